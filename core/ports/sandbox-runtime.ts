@@ -1,0 +1,82 @@
+/**
+ * The sandbox runtime port: what the sandbox services need from a place that runs sandboxes.
+ * Plugins implement it (`plugins/sandbox-local` with bubblewrap, `plugins/sandbox-kubernetes`
+ * with a pod per sandbox). Runtimes deal in sandbox paths (absolute, as seen inside the
+ * sandbox: /workspace/…, /tmp/…, volume mount paths); the file operations of the API are written
+ * once in core on top of the primitive file access below.
+ */
+
+export type SandboxSize = "small" | "medium" | "large";
+
+export interface SandboxSpec {
+  /** The session id (UUID); the runtime's handle for this sandbox. */
+  id: string;
+  accountId: string;
+  size: SandboxSize;
+  storageGb: number | null;
+  /** Hosts the sandbox may reach; empty means no network at all. */
+  egressHosts: string[];
+  /** Persistent volumes mounted at create time (sandbox path → runtime-specific volume handle). */
+  volumeMounts: Array<{ volumeId: string; mountPath: string }>;
+}
+
+export interface SandboxConnectInfo {
+  podName: string | null;
+  note: string;
+}
+
+export interface ExecRequest {
+  /** Run by a shell (`/bin/sh -c`) inside the sandbox with cwd /workspace. */
+  command: string;
+  timeoutSeconds: number;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** True when stdout passed 1 MiB or stderr passed 256 KiB and was cut. */
+  truncated: boolean;
+  durationMs: number;
+}
+
+export interface FileStat {
+  /** Canonical sandbox path. */
+  path: string;
+  isDirectory: boolean;
+  size: number;
+  modifiedAt: Date;
+}
+
+/**
+ * Primitive file access inside one sandbox. Every method takes a sandbox path that core has
+ * already normalised (absolute, no `..`, inside a root); the runtime still refuses, with
+ * ServiceError `path_outside_sandbox`, anything whose real location leaves the roots (symlinks,
+ * hard links to outside files). Missing files are ServiceError `not_found`.
+ */
+export interface SandboxFileSystem {
+  /** Sandbox roots: /workspace, /tmp and the volume mount paths. */
+  roots(): string[];
+  stat(path: string): Promise<FileStat | null>;
+  readFile(path: string, maxBytes: number): Promise<string>;
+  /** Creates parent directories; returns whether the file was newly created. */
+  writeFile(path: string, content: string): Promise<{ created: boolean; size: number }>;
+  /** Direct children of a directory. */
+  list(path: string): Promise<FileStat[]>;
+  /** Every file and directory below `path`, recursively, without following symlinks. Bounded by `limit`. */
+  walk(path: string, limit: number): Promise<FileStat[]>;
+}
+
+export interface SandboxRuntime {
+  readonly name: "local" | "kubernetes";
+  create(spec: SandboxSpec): Promise<SandboxConnectInfo>;
+  /** Idempotent: destroying an unknown or already destroyed sandbox succeeds. */
+  destroy(id: string): Promise<void>;
+  /** Ids of the sandboxes the runtime currently holds (for re-adoption and clean-up at start). */
+  list(): Promise<string[]>;
+  exec(id: string, request: ExecRequest): Promise<ExecResult>;
+  files(id: string): SandboxFileSystem;
+  close(): Promise<void>;
+}
