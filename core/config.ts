@@ -1,0 +1,102 @@
+/**
+ * Typed server configuration: every setting is an `SVC_*` environment variable (CONTRACT.md §9),
+ * parsed once here. Core takes the environment as a plain record so it stays runtime-neutral.
+ */
+import { z } from "zod";
+
+const boolean = (fallback: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no", ""])
+    .optional()
+    .transform((value) =>
+      value === undefined || value === "" ? fallback : ["true", "1", "yes"].includes(value),
+    );
+
+const integer = (fallback: number, minimum = 0) => z.coerce.number().int().min(minimum).default(fallback);
+const number = (fallback: number) => z.coerce.number().min(0).default(fallback);
+const list = z
+  .string()
+  .default("")
+  .transform((value) =>
+    value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+const sandboxSize = z.enum(["small", "medium", "large"]);
+
+const schema = z.object({
+  SVC_HOST: z.string().default("127.0.0.1"),
+  SVC_PORT: integer(8090),
+  SVC_DATA_DIR: z.string().default("./.cairn"),
+  SVC_DATABASE_URL: z.string().optional(),
+  SVC_ENV: z.enum(["development", "production"]).default("development"),
+  SVC_CORS_ALLOWED_ORIGINS: list,
+  SVC_API_DOCS: boolean(true),
+  SVC_METRICS_ENABLED: boolean(true),
+  SVC_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SVC_MAX_BODY_BYTES: integer(16 * 1024 * 1024, 1024),
+
+  SVC_JWT_SECRET: z.string().optional(),
+  SVC_ACCESS_TOKEN_TTL_MINUTES: integer(30, 1),
+
+  SVC_FREE_MONTHLY_SANDBOX_HOURS: number(20),
+  SVC_MAX_SESSION_MINUTES: integer(30, 1),
+  SVC_MAX_CONCURRENT_SANDBOXES: integer(2),
+  SVC_GLOBAL_MAX_CONCURRENT_SANDBOXES: integer(20),
+  SVC_MAX_SANDBOX_SIZE: sandboxSize.default("medium"),
+  SVC_MAX_SANDBOX_STORAGE_GB: number(20),
+  SVC_MAX_ALLOWLIST_RULES: integer(50, 1),
+  SVC_MAX_SECRETS_PER_ACCOUNT: integer(50),
+  SVC_MAX_IMAGES_PER_ACCOUNT: integer(10),
+  SVC_MAX_VOLUMES_PER_ACCOUNT: integer(10),
+  SVC_MAX_MCP_CONNECTIONS_PER_ACCOUNT: integer(50),
+  SVC_SESSION_REAPER_INTERVAL_SECONDS: integer(60, 1),
+
+  SVC_RATE_LIMIT_STORE: z.enum(["memory", "postgres", "redis"]).default("memory"),
+  SVC_REDIS_URL: z.string().optional(),
+  SVC_AUTH_RATE_LIMIT_PER_MINUTE: integer(10, 1),
+  SVC_SANDBOX_LIFECYCLE_RATE_LIMIT_PER_MINUTE: integer(20, 1),
+  SVC_SANDBOX_RATE_LIMIT_PER_MINUTE: integer(120, 1),
+  SVC_SECRET_RATE_LIMIT_PER_MINUTE: integer(10, 1),
+  SVC_MCP_CONNECTION_RATE_LIMIT_PER_MINUTE: integer(10, 1),
+  SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: integer(3, 1),
+  SVC_VOLUME_RATE_LIMIT_PER_MINUTE: integer(3, 1),
+  SVC_MEMORY_RATE_LIMIT_PER_MINUTE: integer(120, 1),
+
+  SVC_SANDBOX_RUNTIME: z.enum(["local", "kubernetes"]).default("local"),
+  SVC_KUBE_NAMESPACE: z.string().default("cairn-sandboxes"),
+  SVC_IMAGE_BASES: list,
+  SVC_MCP_CATALOG: z.string().default(""),
+  SVC_LSP_ENABLED: boolean(true),
+  SVC_IMAGE_BUILDER_ENABLED: boolean(true),
+  SVC_VOLUMES_ENABLED: boolean(true),
+  SVC_SECRETS_KEY: z.string().optional(),
+  SVC_ALLOW_PRIVATE_EGRESS: boolean(false),
+
+  SVC_MEMORY_EMBEDDINGS_ENABLED: boolean(false),
+  SVC_MEMORY_EMBEDDING_PROVIDER: z.string().optional(),
+  SVC_MEMORY_EMBEDDING_BASE_URL: z.string().default("http://127.0.0.1:8000/v1"),
+  SVC_MEMORY_EMBEDDING_API_KEY: z.string().optional(),
+  SVC_MEMORY_EMBEDDING_MODEL: z.string().optional(),
+  SVC_MEMORY_EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().optional(),
+  SVC_MEMORY_EMBEDDING_TIMEOUT_SECONDS: number(10),
+  SVC_MEMORY_VECTOR_FALLBACK_LIMIT: integer(2000, 1),
+  SVC_MEMORY_HNSW_EF_SEARCH: integer(200, 1),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** Parses the environment; an invalid value stops start-up with a message naming the variable. */
+export function loadConfig(environment: Record<string, string | undefined>): Config {
+  const relevant = Object.fromEntries(
+    Object.entries(environment).filter(([name, value]) => name.startsWith("SVC_") && value !== undefined),
+  );
+  const result = schema.safeParse(relevant);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,23 @@
+/**
+ * Core's root entry: the operation registry, the request pipeline, errors, configuration and
+ * ports. Web-standard APIs and zod only (no node: modules, no transport or plugin), so Node and
+ * Deno both run it; test/core-boundary.test.ts proves it.
+ */
+export * from "./auth/api-keys.ts";
+export * from "./auth/dashboard-tokens.ts";
+export * from "./caller.ts";
+export * from "./config.ts";
+export * from "./errors.ts";
+export * from "./invoke.ts";
+export type * from "./platform.ts";
+export * from "./ports/clock.ts";
+export * from "./ports/logger.ts";
+export type * from "./ports/passwords.ts";
+export type * from "./ports/rate-limit.ts";
+export type * from "./ports/sandbox-runtime.ts";
+export type * from "./ports/storage.ts";
+export * from "./rate-limits.ts";
+export * from "./registry.ts";
+export * from "./token-bucket.ts";
+export * from "./tool.ts";
+export * from "./version.ts";

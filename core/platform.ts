@@ -1,0 +1,23 @@
+/**
+ * The ports bundle every handler reaches through its context. `createPlatform` (in platform/,
+ * the composition root) fills it from configuration; tests fill it with whatever they need.
+ */
+import type { DashboardTokens } from "./auth/dashboard-tokens.ts";
+import type { Config } from "./config.ts";
+import type { Clock } from "./ports/clock.ts";
+import type { Logger } from "./ports/logger.ts";
+import type { PasswordHasher } from "./ports/passwords.ts";
+import type { LoginGuard, TokenBucketStore } from "./ports/rate-limit.ts";
+import type { Storage } from "./ports/storage.ts";
+
+export interface Platform {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly storage: Storage;
+  readonly passwords: PasswordHasher;
+  readonly dashboardTokens: DashboardTokens;
+  readonly rateLimits: TokenBucketStore;
+  readonly loginGuard: LoginGuard;
+  close(): Promise<void>;
+}

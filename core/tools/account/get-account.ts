@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { accountOut, toAccountOut } from "../auth/schemas.ts";
+
+export const getAccount = defineTool({
+  name: "get_account",
+  description: "Who am I: the account behind the API key.",
+  input: z.object({}),
+  output: accountOut,
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/account", status: 200 },
+  mcp: false,
+  async handler(context) {
+    const account = await context.platform.storage.accounts.findById(requireAccount(context));
+    if (!account) throw new ServiceError("invalid_api_key", "Invalid or revoked API key");
+    return toAccountOut(account);
+  },
+});

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import type { Platform } from "../../platform.ts";
+import { bucketLimit } from "../../rate-limits.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+
+export const usageSummary = z.object({
+  monthly_sandbox_hours_used: z.number(),
+  monthly_sandbox_hours_limit: z.number(),
+  concurrent_sandboxes: z.number().int(),
+  concurrent_sandboxes_limit: z.number().int(),
+  total_sandboxes_created: z.number().int(),
+});
+
+export async function summariseUsage(platform: Platform, accountId: string, now: Date) {
+  const figures = await platform.storage.usage.figures(accountId, now);
+  return {
+    monthly_sandbox_hours_used: Math.round((figures.monthlySandboxSeconds / 3600) * 10_000) / 10_000,
+    monthly_sandbox_hours_limit: platform.config.SVC_FREE_MONTHLY_SANDBOX_HOURS,
+    concurrent_sandboxes: figures.activeSandboxes,
+    concurrent_sandboxes_limit: platform.config.SVC_MAX_CONCURRENT_SANDBOXES,
+    total_sandboxes_created: figures.totalSandboxesCreated,
+  };
+}
+
+export const getUsage = defineTool({
+  name: "get_usage",
+  description: "Sandbox usage this month, concurrent sandboxes and the sandbox_ops rate-limit headroom.",
+  input: z.object({}),
+  output: usageSummary.extend({
+    sandbox_ops_rate_limit_remaining: z.number().int(),
+    sandbox_ops_rate_limit: z.number().int(),
+  }),
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/usage", status: 200 },
+  mcp: false,
+  async handler(context) {
+    const accountId = requireAccount(context);
+    const { platform } = context;
+    const limit = bucketLimit(platform.config, "sandbox_ops");
+    return {
+      ...(await summariseUsage(platform, accountId, context.now)),
+      sandbox_ops_rate_limit_remaining: await platform.rateLimits.peek(
+        `sandbox_ops:${accountId}`,
+        limit,
+        context.now,
+      ),
+      sandbox_ops_rate_limit: limit,
+    };
+  },
+});

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { generateApiKey, sha256Hex } from "../../auth/api-keys.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { apiKeyOut, toApiKeyOut } from "./schemas.ts";
+
+export const createApiKey = defineTool({
+  name: "create_api_key",
+  description: "Create an API key. The raw key is in this response only; it is stored as a SHA-256 digest.",
+  input: z.object({ name: z.string().min(1).max(200) }),
+  output: apiKeyOut.extend({ key: z.string() }),
+  auth: "dashboard",
+  bucket: null,
+  http: { method: "POST", path: "/v1/api-keys", status: 201 },
+  mcp: false,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const { key, prefix } = generateApiKey();
+    const record = await context.platform.storage.apiKeys.create({
+      accountId,
+      name: input.name,
+      prefix,
+      keyHash: await sha256Hex(key),
+      now: context.now,
+    });
+    context.logger.info({ keyId: record.id }, "api key created");
+    return { ...toApiKeyOut(record), key };
+  },
+});

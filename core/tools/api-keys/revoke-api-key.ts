@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { notFound } from "../../errors.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+
+export const revokeApiKey = defineTool({
+  name: "revoke_api_key",
+  description: "Revoke an API key; it stops working at once.",
+  input: z.object({ key_id: z.string().min(1).max(64) }),
+  output: z.null(),
+  auth: "dashboard",
+  bucket: null,
+  http: { method: "DELETE", path: "/v1/api-keys/:key_id", status: 204 },
+  mcp: false,
+  async handler(context, input) {
+    const revoked = await context.platform.storage.apiKeys.revoke(
+      requireAccount(context),
+      input.key_id,
+      context.now,
+    );
+    if (!revoked) throw notFound("API key not found");
+    context.logger.info({ keyId: input.key_id }, "api key revoked");
+    return null;
+  },
+});

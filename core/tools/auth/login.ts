@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import { defineTool } from "../../tool.ts";
+import { toAccountOut, tokenResponse } from "./schemas.ts";
+
+// Verified when the email is unknown, so both failures cost the same argon2 work.
+let decoyHash: Promise<string> | undefined;
+
+export const login = defineTool({
+  name: "login",
+  description: "Exchange email and password for a dashboard session token.",
+  input: z.object({ email: z.string().trim().toLowerCase().max(320), password: z.string().max(1000) }),
+  output: tokenResponse,
+  auth: "none",
+  bucket: "login",
+  http: { method: "POST", path: "/v1/auth/login", status: 200 },
+  mcp: false,
+  async handler(context, input) {
+    const { storage, passwords, dashboardTokens, loginGuard } = context.platform;
+    const guardKey = `${input.email}|${context.clientIp}`;
+    const blockedSeconds = await loginGuard.blockedFor(guardKey);
+    if (blockedSeconds > 0) {
+      throw new ServiceError("rate_limited", `Too many failed logins; retry in ${blockedSeconds} s`, {
+        details: { bucket: "login", limit: 10, retry_after_seconds: blockedSeconds },
+        headers: { "Retry-After": String(blockedSeconds) },
+      });
+    }
+    const account = await storage.accounts.findByEmail(input.email);
+    decoyHash ??= passwords.hash("decoy password for unknown emails");
+    const valid = await passwords.verify(account?.passwordHash ?? (await decoyHash), input.password);
+    if (!account || !valid) {
+      await loginGuard.recordFailure(guardKey);
+      throw new ServiceError("invalid_credentials", "Invalid email or password");
+    }
+    await loginGuard.reset(guardKey);
+    return {
+      access_token: await dashboardTokens.issue({ accountId: account.id, email: account.email }, context.now),
+      token_type: "bearer" as const,
+      expires_in: dashboardTokens.ttlSeconds,
+      account: toAccountOut(account),
+    };
+  },
+});

@@ -1,0 +1,17 @@
+/** Wire shapes shared by the auth and account operations (CONTRACT.md §2.1–2.3). */
+import { z } from "zod";
+
+export const email = z.string().trim().toLowerCase().pipe(z.email().max(320));
+
+export const accountOut = z.object({ id: z.string(), email: z.string(), created_at: z.string() });
+
+export const tokenResponse = z.object({
+  access_token: z.string(),
+  token_type: z.literal("bearer"),
+  expires_in: z.number().int(),
+  account: accountOut,
+});
+
+export function toAccountOut(account: { id: string; email: string; createdAt: Date }) {
+  return { id: account.id, email: account.email, created_at: account.createdAt.toISOString() };
+}

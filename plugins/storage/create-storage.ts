@@ -1,0 +1,86 @@
+/**
+ * The storage plugin: MikroORM 7 over SQLite (better-sqlite3, the embedded default) or
+ * PostgreSQL, chosen by the database URL. Runs the migrations at open and returns the
+ * repositories of core's storage port.
+ */
+import type { EntityManager, MikroORM } from "@mikro-orm/core";
+import { Migrator } from "@mikro-orm/migrations";
+import type { Logger, Storage } from "../../core/index.ts";
+import { entities } from "./entities.ts";
+import { type Dialect, migrationsFor } from "./migrations/index.ts";
+import { createAccountRepository, createApiKeyRepository, createUsageRepository } from "./repositories.ts";
+
+export interface StorageSettings {
+  /** `postgres://…` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
+  databaseUrl?: string;
+  sqlitePath: string;
+  logger: Logger;
+}
+
+export interface SqlStorage extends Storage {
+  readonly orm: MikroORM;
+  /** Raw SQL with positional `?` parameters, for the few statements the ORM cannot express. */
+  execute<Row = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<Row[]>;
+}
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return !!url && /^postgres(ql)?:\/\//.test(url);
+}
+
+async function openOrm(settings: StorageSettings): Promise<{ orm: MikroORM; dialect: Dialect }> {
+  const common = { entities, extensions: [Migrator], debug: false, allowGlobalContext: false };
+  if (isPostgresUrl(settings.databaseUrl)) {
+    const { MikroORM } = await import("@mikro-orm/postgresql");
+    const orm = new MikroORM({
+      ...common,
+      clientUrl: settings.databaseUrl,
+      pool: { min: 0, max: 10 },
+      migrations: { migrationsList: migrationsFor("postgresql"), silent: true, snapshot: false },
+    });
+    return { orm, dialect: "postgresql" };
+  }
+  const { MikroORM } = await import("@mikro-orm/sqlite");
+  const orm = new MikroORM({
+    ...common,
+    dbName: settings.sqlitePath,
+    migrations: { migrationsList: migrationsFor("sqlite"), silent: true, snapshot: false },
+  });
+  return { orm, dialect: "sqlite" };
+}
+
+export async function createStorage(settings: StorageSettings): Promise<SqlStorage> {
+  const { orm, dialect } = await openOrm(settings);
+  const connection = orm.em.getConnection();
+  if (dialect === "sqlite") {
+    // WAL for concurrent readers; secure_delete so forgotten data is overwritten, not left in free pages.
+    for (const pragma of [
+      "journal_mode = WAL",
+      "synchronous = NORMAL",
+      "secure_delete = ON",
+      "foreign_keys = ON",
+      "busy_timeout = 5000",
+    ]) {
+      await connection.execute(`pragma ${pragma}`);
+    }
+  }
+  await orm.migrator.up();
+  settings.logger.info({ dialect }, "storage ready");
+  const fork = (): EntityManager => orm.em.fork();
+  return {
+    dialect,
+    orm,
+    accounts: createAccountRepository(fork),
+    apiKeys: createApiKeyRepository(fork),
+    usage: createUsageRepository(fork),
+    execute: (sql, parameters = []) => connection.execute(sql, parameters) as never,
+    async ping() {
+      try {
+        await connection.execute("select 1");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => orm.close(true),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * MikroORM entities (defineEntity, no decorators, so Node and Deno run them as plain .ts).
+ * Column names are snake_case; the schema itself comes from the migrations in migrations/.
+ */
+import { defineEntity, p } from "@mikro-orm/core";
+
+export const AccountEntity = defineEntity({
+  name: "Account",
+  tableName: "accounts",
+  properties: {
+    id: p.string().length(36).primary(),
+    email: p.string().length(320).unique(),
+    passwordHash: p.text(),
+    createdAt: p.datetime(),
+  },
+});
+
+export const ApiKeyEntity = defineEntity({
+  name: "ApiKey",
+  tableName: "api_keys",
+  properties: {
+    id: p.string().length(36).primary(),
+    accountId: p.string().length(36).index(),
+    name: p.string().length(200),
+    prefix: p.string().length(32),
+    keyHash: p.string().length(64).unique(),
+    createdAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
+  },
+});
+
+export const SandboxSessionEntity = defineEntity({
+  name: "SandboxSession",
+  tableName: "sandbox_sessions",
+  properties: {
+    id: p.string().length(36).primary(),
+    accountId: p.string().length(36).index(),
+    status: p.string().length(16),
+    label: p.string().length(200).nullable(),
+    size: p.string().length(16),
+    storageGb: p.double().nullable(),
+    runtime: p.string().length(16),
+    podName: p.string().length(253).nullable(),
+    connectNote: p.text().nullable(),
+    imageId: p.string().length(36).nullable(),
+    grants: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+    destroyedAt: p.datetime().nullable(),
+    endedReason: p.string().length(16).nullable(),
+  },
+});
+
+export const entities = [AccountEntity, ApiKeyEntity, SandboxSessionEntity];

@@ -1,0 +1,28 @@
+/**
+ * Migrations, in order. Each is written out for both dialects (SQLite has FTS5 where PostgreSQL
+ * has GIN and pgvector), and turned into MikroORM migration classes for the dialect in use.
+ */
+import { Migration } from "@mikro-orm/migrations";
+import { accountsAndKeys } from "./0001-accounts-and-keys.ts";
+
+export type Dialect = "sqlite" | "postgresql";
+
+export interface MigrationSource {
+  name: string;
+  sqlite: string[];
+  postgresql: string[];
+}
+
+export const migrationSources: MigrationSource[] = [accountsAndKeys];
+
+export function migrationsFor(dialect: Dialect) {
+  return migrationSources.map(
+    (source) =>
+      class extends Migration {
+        override name = source.name;
+        up() {
+          for (const statement of source[dialect]) this.addSql(statement);
+        }
+      },
+  );
+}

@@ -1,0 +1,131 @@
+/** Repositories for accounts, API keys and usage over MikroORM entity managers. */
+import { type EntityManager, UniqueConstraintViolationException } from "@mikro-orm/core";
+import {
+  type AccountRecord,
+  type AccountRepository,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  ServiceError,
+  type UsageRepository,
+} from "../../core/index.ts";
+import { AccountEntity, ApiKeyEntity, SandboxSessionEntity } from "./entities.ts";
+
+type Fork = () => EntityManager;
+
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof UniqueConstraintViolationException;
+}
+
+export function createAccountRepository(fork: Fork): AccountRepository {
+  return {
+    async create({ email, passwordHash, now }) {
+      const entityManager = fork();
+      const account = entityManager.create(AccountEntity, {
+        id: crypto.randomUUID(),
+        email,
+        passwordHash,
+        createdAt: now,
+      });
+      try {
+        await entityManager.flush();
+      } catch (error) {
+        if (isUniqueViolation(error))
+          throw new ServiceError("email_taken", "An account with this email already exists");
+        throw error;
+      }
+      return { ...account } as AccountRecord;
+    },
+    async findByEmail(email) {
+      return (await fork().findOne(
+        AccountEntity,
+        { email },
+        { disableIdentityMap: true },
+      )) as AccountRecord | null;
+    },
+    async findById(id) {
+      return (await fork().findOne(
+        AccountEntity,
+        { id },
+        { disableIdentityMap: true },
+      )) as AccountRecord | null;
+    },
+  };
+}
+
+export function createApiKeyRepository(fork: Fork): ApiKeyRepository {
+  return {
+    async create({ accountId, name, prefix, keyHash, now }) {
+      const entityManager = fork();
+      const key = entityManager.create(ApiKeyEntity, {
+        id: crypto.randomUUID(),
+        accountId,
+        name,
+        prefix,
+        keyHash,
+        createdAt: now,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
+      await entityManager.flush();
+      return { ...key } as ApiKeyRecord;
+    },
+    async list(accountId) {
+      const keys = await fork().find(
+        ApiKeyEntity,
+        { accountId },
+        { orderBy: { createdAt: "desc", id: "desc" } },
+      );
+      return keys as ApiKeyRecord[];
+    },
+    async revoke(accountId, keyId, now) {
+      const changed = await fork().nativeUpdate(
+        ApiKeyEntity,
+        { id: keyId, accountId, revokedAt: null },
+        { revokedAt: now },
+      );
+      return changed > 0;
+    },
+    async findActiveByHash(keyHash) {
+      const key = await fork().findOne(
+        ApiKeyEntity,
+        { keyHash, revokedAt: null },
+        { disableIdentityMap: true },
+      );
+      return key as ApiKeyRecord | null;
+    },
+    async touch(keyId, now) {
+      await fork().nativeUpdate(ApiKeyEntity, { id: keyId }, { lastUsedAt: now });
+    },
+  };
+}
+
+function monthStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+export function createUsageRepository(fork: Fork): UsageRepository {
+  return {
+    async figures(accountId, now) {
+      const entityManager = fork();
+      const start = monthStart(now);
+      const [sessions, totalSandboxesCreated] = await Promise.all([
+        // Sessions that ran at some point this month: still running, or ended after it began.
+        entityManager.find(
+          SandboxSessionEntity,
+          { accountId, $or: [{ destroyedAt: null }, { destroyedAt: { $gte: start } }] },
+          { fields: ["createdAt", "destroyedAt", "status"], disableIdentityMap: true },
+        ),
+        entityManager.count(SandboxSessionEntity, { accountId }),
+      ]);
+      let milliseconds = 0;
+      let activeSandboxes = 0;
+      for (const session of sessions) {
+        if (session.status === "active") activeSandboxes++;
+        const from = Math.max(session.createdAt.getTime(), start.getTime());
+        const to = Math.min(session.destroyedAt?.getTime() ?? now.getTime(), now.getTime());
+        if (to > from) milliseconds += to - from;
+      }
+      return { activeSandboxes, totalSandboxesCreated, monthlySandboxSeconds: milliseconds / 1000 };
+    },
+  };
+}

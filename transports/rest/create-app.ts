@@ -1,0 +1,161 @@
+/**
+ * The REST transport: a Hono app whose /v1 routes are generated from the registry. It is
+ * web-standard (`app.fetch(Request)`), so the Node and Deno entry points serve the same app.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import {
+  type ErrorBody,
+  invoke,
+  type Platform,
+  registry,
+  ServiceError,
+  type ToolDefinition,
+  toServiceError,
+  version,
+} from "../../core/index.ts";
+import { docsPage } from "./docs-page.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { createOpenApiDocument } from "./openapi.ts";
+
+export interface AppOptions {
+  /** How this runtime learns the client address (Node: the socket; Deno: the connection info). */
+  clientIp?: (request: Request, environment: unknown) => string | undefined;
+  metrics?: Metrics;
+}
+
+type Variables = { requestId: string };
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
+
+function newRequestId(): string {
+  return crypto.randomUUID().replaceAll("-", "");
+}
+
+function errorResponse(error: ServiceError, requestId: string): Response {
+  const body: { error: ErrorBody } = { error: error.toBody() };
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { "content-type": "application/json", ...error.headers, "X-Request-ID": requestId },
+  });
+}
+
+async function readInput(
+  request: Request,
+  tool: ToolDefinition,
+  parameters: Record<string, string>,
+): Promise<unknown> {
+  if (tool.http.method === "GET" || tool.http.method === "DELETE") {
+    const query: Record<string, string> = {};
+    for (const [name, value] of new URL(request.url).searchParams) query[name] ??= value;
+    return { ...query, ...parameters };
+  }
+  const text = await request.text();
+  if (text.trim() === "") return { ...parameters };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ServiceError("invalid_json", "Request body is not valid JSON");
+  }
+  // A non-object body is left to the schema, which reports it as a validation error.
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  return { ...body, ...parameters };
+}
+
+function routePattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/:[a-z_]+/g, "[^/]+")}$`);
+}
+
+export function createApp(platform: Platform, options: AppOptions = {}) {
+  const app = new Hono<{ Variables: Variables }>();
+  const metrics = options.metrics ?? createMetrics();
+  const knownRoutes = registry.map((tool) => routePattern(tool.http.path));
+  const { config } = platform;
+
+  app.use(async (context, next) => {
+    const inbound = context.req.header("X-Request-ID");
+    const requestId = inbound && requestIdPattern.test(inbound) ? inbound : newRequestId();
+    context.set("requestId", requestId);
+    const started = performance.now();
+    await next();
+    context.header("X-Request-ID", requestId);
+    context.header("X-Frame-Options", "DENY");
+    context.header("Content-Security-Policy", "frame-ancestors 'none'");
+    context.header("X-Content-Type-Options", "nosniff");
+    const route = context.req.routePath === "/*" ? "unmatched" : context.req.routePath;
+    metrics.observe(context.req.method, route, context.res.status, (performance.now() - started) / 1000);
+  });
+  if (config.SVC_CORS_ALLOWED_ORIGINS.length > 0) {
+    app.use(
+      cors({
+        origin: config.SVC_CORS_ALLOWED_ORIGINS,
+        exposeHeaders: ["X-Request-ID", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining"],
+      }),
+    );
+  }
+  app.use(
+    bodyLimit({
+      maxSize: config.SVC_MAX_BODY_BYTES,
+      onError: (context) =>
+        errorResponse(
+          new ServiceError("payload_too_large", "Request body is too large"),
+          context.get("requestId"),
+        ),
+    }),
+  );
+
+  app.get("/health", (context) => context.json({ status: "ok" }));
+  app.get("/health/ready", async (context) => {
+    const healthy = await platform.storage.ping();
+    return healthy
+      ? context.json({ status: "ready", checks: { database: "ok" } })
+      : context.json({ status: "unavailable", checks: { database: "unreachable" } }, 503);
+  });
+  if (config.SVC_METRICS_ENABLED) {
+    app.get("/metrics", async (context) =>
+      context.text(await metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
+    );
+  }
+  const openApiDocument = createOpenApiDocument(version);
+  app.get("/v1/openapi.json", (context) => context.json(openApiDocument));
+  if (config.SVC_API_DOCS) app.get("/docs", (context) => context.html(docsPage));
+
+  for (const tool of registry) {
+    const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
+    app[method](tool.http.path, async (context) => {
+      const parameters = context.req.param() as Record<string, string>;
+      const input = await readInput(context.req.raw, tool, parameters);
+      const result = await invoke(platform, tool, {
+        authorization: context.req.header("Authorization") ?? null,
+        clientIp: options.clientIp?.(context.req.raw, context.env) ?? "unknown",
+        requestId: context.get("requestId"),
+        signal: context.req.raw.signal,
+        input,
+        source: tool.http.method === "GET" || tool.http.method === "DELETE" ? "query" : "body",
+        pathParameters: Object.keys(parameters),
+      });
+      for (const [name, value] of Object.entries(result.headers)) context.header(name, value);
+      if (tool.http.status === 204) return context.body(null, 204);
+      return context.json(result.output as object, tool.http.status as 200);
+    });
+  }
+
+  app.notFound((context) => {
+    const path = new URL(context.req.url).pathname;
+    const error = knownRoutes.some((pattern) => pattern.test(path))
+      ? new ServiceError("method_not_allowed", `Method ${context.req.method} is not allowed on ${path}`)
+      : new ServiceError("not_found", "Not found");
+    return errorResponse(error, context.get("requestId") ?? newRequestId());
+  });
+  app.onError((thrown, context) => {
+    const error = toServiceError(thrown);
+    const requestId = context.get("requestId") ?? newRequestId();
+    if (error.status >= 500) {
+      platform.logger.error({ requestId, err: error.cause ?? thrown, code: error.code }, "request failed");
+    }
+    return errorResponse(error, requestId);
+  });
+  return app;
+}

@@ -1,0 +1,110 @@
+/** The OpenAPI 3.1 document of every /v1 route, generated from the registry's zod schemas. */
+import { z } from "zod";
+import { errorCodes, registry, type ToolDefinition } from "../../core/index.ts";
+
+const errorEnvelope = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message", "retryable", "remediation"],
+      properties: {
+        code: { type: "string", enum: Object.keys(errorCodes) },
+        message: { type: "string" },
+        retryable: { type: "boolean" },
+        remediation: { type: ["string", "null"] },
+        details: {},
+      },
+    },
+  },
+};
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output") {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+function pathParameters(path: string): string[] {
+  return [...path.matchAll(/:([a-z_]+)/g)].map((match) => match[1]);
+}
+
+function operation(tool: ToolDefinition) {
+  const input = jsonSchema(tool.input, "input") as {
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
+  const pathNames = pathParameters(tool.http.path);
+  const parameters = pathNames.map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+  const properties = Object.fromEntries(
+    Object.entries(input.properties ?? {}).filter(([name]) => !pathNames.includes(name)),
+  );
+  const required = (input.required ?? []).filter((name) => !pathNames.includes(name));
+  const usesQuery = tool.http.method === "GET" || tool.http.method === "DELETE";
+  if (usesQuery) {
+    for (const [name, schema] of Object.entries(properties)) {
+      parameters.push({
+        name,
+        in: "query",
+        required: required.includes(name),
+        schema: schema as { type: string },
+      });
+    }
+  }
+  const security =
+    tool.auth === "none" ? [] : tool.auth === "dashboard" ? [{ dashboardToken: [] }] : [{ apiKey: [] }];
+  const success =
+    tool.http.status === 204
+      ? { description: "No content" }
+      : {
+          description: "Success",
+          content: { "application/json": { schema: jsonSchema(tool.output, "output") } },
+        };
+  return {
+    operationId: tool.name,
+    summary: tool.description,
+    security,
+    parameters,
+    ...(!usesQuery && {
+      requestBody: {
+        required: required.length > 0,
+        content: { "application/json": { schema: { type: "object", properties, required } } },
+      },
+    }),
+    responses: {
+      [tool.http.status]: success,
+      default: { description: "Error", content: { "application/json": { schema: errorEnvelope } } },
+    },
+    "x-rate-limit-bucket": tool.bucket,
+    "x-mcp-tool": tool.mcp,
+  };
+}
+
+export function createOpenApiDocument(version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const tool of registry) {
+    const path = tool.http.path.replace(/:([a-z_]+)/g, "{$1}");
+    paths[path] ??= {};
+    paths[path][tool.http.method.toLowerCase()] = operation(tool);
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Cairn API", version, description: "Persistent agent memory and isolated sandboxes." },
+    servers: [{ url: "http://127.0.0.1:8090" }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: "http", scheme: "bearer", description: "An API key: cairn_…" },
+        dashboardToken: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+      },
+    },
+    paths,
+  };
+}
