@@ -85,7 +85,19 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     context.header("Content-Security-Policy", "frame-ancestors 'none'");
     context.header("X-Content-Type-Options", "nosniff");
     const route = context.req.routePath === "/*" ? "unmatched" : context.req.routePath;
-    metrics.observe(context.req.method, route, context.res.status, (performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    metrics.observe(context.req.method, route, context.res.status, seconds);
+    // The route pattern, not the URL: query strings may carry user text and are never logged.
+    platform.logger.info(
+      {
+        requestId,
+        method: context.req.method,
+        route,
+        status: context.res.status,
+        ms: Math.round(seconds * 1000),
+      },
+      "request",
+    );
   });
   if (config.SVC_CORS_ALLOWED_ORIGINS.length > 0) {
     app.use(

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.ts";
+
+describe("configuration", () => {
+  it("has the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      SVC_HOST: "127.0.0.1",
+      SVC_PORT: 8090,
+      SVC_DATA_DIR: "./.cairn",
+      SVC_ACCESS_TOKEN_TTL_MINUTES: 30,
+      SVC_MAX_CONCURRENT_SANDBOXES: 2,
+      SVC_FREE_MONTHLY_SANDBOX_HOURS: 20,
+      SVC_SANDBOX_RATE_LIMIT_PER_MINUTE: 120,
+      SVC_AUTH_RATE_LIMIT_PER_MINUTE: 10,
+      SVC_RATE_LIMIT_STORE: "memory",
+      SVC_API_DOCS: true,
+      SVC_MEMORY_EMBEDDINGS_ENABLED: false,
+      SVC_CORS_ALLOWED_ORIGINS: [],
+    });
+  });
+
+  it("parses booleans, numbers and lists, and ignores non-SVC variables", () => {
+    const config = loadConfig({
+      SVC_PORT: "9000",
+      SVC_API_DOCS: "false",
+      SVC_CORS_ALLOWED_ORIGINS: "https://a.example, https://b.example",
+      PATH: "/bin",
+    });
+    expect(config.SVC_PORT).toBe(9000);
+    expect(config.SVC_API_DOCS).toBe(false);
+    expect(config.SVC_CORS_ALLOWED_ORIGINS).toEqual(["https://a.example", "https://b.example"]);
+  });
+
+  it("names the variable when a value is invalid", () => {
+    expect(() => loadConfig({ SVC_PORT: "eighty" })).toThrow(/SVC_PORT/);
+    expect(() => loadConfig({ SVC_RATE_LIMIT_STORE: "etcd" })).toThrow(/SVC_RATE_LIMIT_STORE/);
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * Test platforms on real databases: a fresh SQLite file per platform, or a fresh PostgreSQL
+ * database (created from SVC_TEST_DATABASE_URL, dropped at close). Suites that run "on both
+ * stores" loop over `storageTargets`; a missing PostgreSQL is a failure, never a skip.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { type Clock, type Config, createCaller, loadConfig, silentLogger } from "../../core/index.ts";
+import { createPlatform, type NodePlatform } from "../../platform/create-platform.ts";
+import { createArgon2Hasher } from "../../plugins/passwords/create-argon2-hasher.ts";
+import { createApp } from "../../transports/rest/create-app.ts";
+
+export type StorageTarget = "sqlite" | "postgresql";
+export const storageTargets: StorageTarget[] = ["sqlite", "postgresql"];
+
+// Light argon2 settings keep suites fast; the production parameters have their own test.
+export const fastPasswords = createArgon2Hasher({ memoryCost: 1024, timeCost: 1 });
+
+export function testDatabaseUrl(): string {
+  const url = process.env.SVC_TEST_DATABASE_URL;
+  if (!url) {
+    throw new Error(
+      "SVC_TEST_DATABASE_URL is not set: run `npm test` (its set-up step starts PostgreSQL) or point it at a PostgreSQL 15 server with pgvector",
+    );
+  }
+  return url;
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: testDatabaseUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new empty PostgreSQL database with pgvector; returns its URL and a dropper. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `cairn_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  await withAdmin((client) => client.query(`create database ${name}`));
+  const url = new URL(testDatabaseUrl());
+  url.pathname = `/${name}`;
+  const database = new pg.Client({ connectionString: url.toString() });
+  await database.connect();
+  await database.query("create extension if not exists vector");
+  await database.end();
+  return {
+    url: url.toString(),
+    drop: () =>
+      withAdmin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+}
+
+export interface TestPlatformOptions {
+  clock?: Clock;
+  environment?: Record<string, string>;
+  /** Reuse an existing database (for two replicas on one database). */
+  databaseUrl?: string;
+  logger?: typeof silentLogger;
+}
+
+export interface TestPlatform {
+  platform: NodePlatform;
+  config: Config;
+  app: ReturnType<typeof createApp>;
+  call: ReturnType<typeof createCaller>;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** A fetch against the app with a fixed client IP. */
+  request(
+    path: string,
+    init?: RequestInit & { json?: unknown; credential?: string; ip?: string },
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function createTestPlatform(
+  target: StorageTarget,
+  options: TestPlatformOptions = {},
+): Promise<TestPlatform> {
+  const dataDir = await mkdtemp(join(tmpdir(), "cairn-test-"));
+  const database = target === "postgresql" && !options.databaseUrl ? await createTestDatabase() : undefined;
+  const databaseUrl = target === "postgresql" ? (options.databaseUrl ?? database?.url) : undefined;
+  const config = loadConfig({
+    SVC_DATA_DIR: dataDir,
+    SVC_JWT_SECRET: "test-secret-test-secret-test-secret-0123456789",
+    ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
+    ...options.environment,
+  });
+  const platform = await createPlatform(config, {
+    clock: options.clock,
+    logger: options.logger ?? silentLogger,
+    passwords: fastPasswords,
+  });
+  const app = createApp(platform, {
+    clientIp: (request) => request.headers.get("x-test-client-ip") ?? "203.0.113.7",
+  });
+  return {
+    platform,
+    config,
+    app,
+    call: createCaller(platform),
+    databaseUrl,
+    dataDir,
+    request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.credential) headers.set("Authorization", `Bearer ${init.credential}`);
+      if (init.ip) headers.set("x-test-client-ip", init.ip);
+      let body = init.body;
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        headers.set("content-type", "application/json");
+      }
+      return Promise.resolve(app.request(path, { ...init, headers, body }));
+    },
+    async close() {
+      await platform.close();
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs up a fresh account and creates an API key; returns both credentials. */
+export async function createAccountWithKey(
+  test: TestPlatform,
+  email = `user-${crypto.randomUUID()}@example.com`,
+) {
+  const signup = await test.request("/v1/auth/signup", {
+    method: "POST",
+    json: { email, password: "correct horse battery" },
+  });
+  if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${await signup.text()}`);
+  const { access_token: token, account } = (await signup.json()) as {
+    access_token: string;
+    account: { id: string };
+  };
+  const created = await test.request("/v1/api-keys", {
+    method: "POST",
+    json: { name: "test" },
+    credential: token,
+  });
+  const key = (await created.json()) as { id: string; key: string };
+  return { email, token, accountId: account.id, key: key.key, keyId: key.id };
+}
