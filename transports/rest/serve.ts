@@ -3,27 +3,14 @@
  * REST app (and, later, /mcp) with @hono/node-server.
  */
 import { serve } from "@hono/node-server";
-import pino from "pino";
 import { loadConfig } from "../../core/index.ts";
 import { createPlatform } from "../../platform/create-platform.ts";
 import { createApp } from "./create-app.ts";
+import { createLogger } from "./logger.ts";
 
 const startedAt = performance.now();
 const config = loadConfig(process.env);
-const logger = pino({
-  level: config.SVC_LOG_LEVEL,
-  // Defence in depth: even if a credential reached a log call, these paths are blanked.
-  redact: [
-    "authorization",
-    "password",
-    "token",
-    "key",
-    "*.authorization",
-    "*.password",
-    "*.access_token",
-    "*.key",
-  ],
-});
+const logger = createLogger(config);
 const platform = await createPlatform(config, { logger });
 const app = createApp(platform, {
   clientIp: (_request, environment) =>

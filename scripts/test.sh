@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, as `npm test` runs it: set up what the machine lacks (bubblewrap,
+# PostgreSQL 15 + pgvector in a throwaway cluster), check format, lint and types, then run every
+# suite. A suite that cannot run fails the command; nothing is skipped silently.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "set-up"
+bash scripts/setup-test-env.sh
+# shellcheck source=/dev/null
+source .test-data/env
+export SVC_TEST_DATABASE_URL
+
+step "format, lint and types"
+biome check .
+tsc --noEmit -p .
+
+step "TypeScript suites (vitest: core, plugins, transports, SQLite and PostgreSQL, Deno)"
+vitest run

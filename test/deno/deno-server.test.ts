@@ -1,0 +1,63 @@
+/**
+ * The same app served by Deno (the npm `deno` package) does signup → API key → whoami, on the
+ * embedded SQLite database (better-sqlite3's prebuilt addon loads under Deno).
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../support/processes.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+
+describe("Deno runtime", () => {
+  let server: RunningServer;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "cairn-deno-"));
+    server = await startServer(
+      join(root, "node_modules/deno/deno"),
+      [
+        "run",
+        "--allow-net",
+        "--allow-env",
+        "--allow-read",
+        "--allow-write",
+        "--allow-ffi",
+        "--allow-sys",
+        "--unstable-no-legacy-abort",
+        join(root, "transports/rest/serve-deno.ts"),
+      ],
+      { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn" },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("signs up, creates a key and answers whoami", async () => {
+    const email = `deno-${crypto.randomUUID()}@example.com`;
+    const signup = await fetch(`${server.baseUrl}/v1/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "deno password" }),
+    });
+    expect(signup.status).toBe(201);
+    const { access_token: token } = (await signup.json()) as { access_token: string };
+    const created = await fetch(`${server.baseUrl}/v1/api-keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "deno" }),
+    });
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    const whoami = await fetch(`${server.baseUrl}/v1/account`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(whoami.status).toBe(200);
+    expect(((await whoami.json()) as { email: string }).email).toBe(email);
+    expect(server.output()).not.toContain(key);
+  });
+});
