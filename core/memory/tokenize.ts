@@ -1,0 +1,137 @@
+/**
+ * Tokenisation for memory search and relation detection. Written once here so the SQLite and
+ * PostgreSQL stores index, query and rank exactly the same tokens (CONTRACT.md §8).
+ *
+ * - `indexTokens`: the distinct tokens a memory is indexed under (FTS5 document / text[] column).
+ * - `queryTokens`: the distinct tokens a search query looks for; never throws, may be empty.
+ * - `textTerms`: every term of a text in order, stopwords included (phrase matching, BM25 counts).
+ * - `meaningfulTokens`: §8's ASCII "meaningful tokens" (relation similarity, ingest filtering).
+ * - `ftsTerm` / `ftsDocument` / `ftsMatchQuery`: how the SQLite store writes tokens into FTS5.
+ */
+
+import { stopwords } from "./stopwords.ts";
+
+/**
+ * Longest token, in code points. Longer runs are cut: they are hashes, base64 or URL fragments
+ * nobody types into a query, and the cut keeps every token far below PostgreSQL's index entry
+ * size limit (64 code points ≤ 256 bytes). Queries are cut the same way, so prefixes still match.
+ */
+export const maxTokenLength = 64;
+/**
+ * Most distinct tokens indexed per memory (first occurrences win). Bounds the index row of a
+ * 64 KiB memory; 512 distinct words is far beyond any single memory a query should find.
+ */
+export const maxIndexTokens = 512;
+/** Most distinct tokens per query: a 400-character query rarely has more, and each costs a lookup. */
+export const maxQueryTokens = 32;
+
+// A run of letters, numbers and combining marks: one word (or one stretch of unspaced script).
+const wordRunPattern = /[\p{L}\p{N}\p{M}]+/gu;
+// Han and kana are written without spaces, so a run of them is cut into overlapping bigrams
+// (the usual CJK search practice); other scripts keep whole runs.
+const unspacedSegmentPattern =
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+|[^\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+/gu;
+const unspacedCharacterPattern = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
+
+/** NFKC (folds full-width forms, ligatures, compatibility characters) then lower-case. */
+export function normaliseText(text: string): string {
+  // toLowerCase is locale-independent, unlike toLocaleLowerCase: same result in every runtime.
+  return text.normalize("NFKC").toLowerCase();
+}
+
+function capLength(codePoints: string[]): string {
+  return codePoints.length > maxTokenLength
+    ? codePoints.slice(0, maxTokenLength).join("")
+    : codePoints.join("");
+}
+
+/** Every term of the text in reading order, stopwords and one-character terms included. */
+export function textTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const run of normaliseText(text).match(wordRunPattern) ?? []) {
+    for (const segment of run.match(unspacedSegmentPattern) ?? []) {
+      const codePoints = Array.from(segment);
+      if (codePoints.length > 1 && unspacedCharacterPattern.test(segment)) {
+        for (let index = 0; index + 1 < codePoints.length; index++) {
+          terms.push(codePoints[index] + codePoints[index + 1]);
+        }
+      } else {
+        terms.push(capLength(codePoints));
+      }
+    }
+  }
+  return terms;
+}
+
+/** Whether a term from `textTerms` is indexed: not a stopword, and longer than one character
+ * (a single Han or kana character is a word on its own, so it stays). */
+export function isIndexTerm(term: string): boolean {
+  if (stopwords.has(term)) return false;
+  const length = term.length === 1 ? 1 : Array.from(term).length;
+  return length > 1 || unspacedCharacterPattern.test(term);
+}
+
+/** The first `limit` distinct index terms of a term list (the terms of one text). */
+export function distinctIndexTerms(terms: readonly string[], limit: number): string[] {
+  const distinct = new Set<string>();
+  for (const term of terms) {
+    if (distinct.size >= limit) break;
+    if (isIndexTerm(term)) distinct.add(term);
+  }
+  return [...distinct];
+}
+
+/** The distinct tokens a memory is indexed under, in order of first occurrence. Each token is a
+ * run of Unicode letters, numbers and marks only (no quotes, spaces or operators). */
+export function indexTokens(text: string): string[] {
+  return distinctIndexTerms(textTerms(text), maxIndexTokens);
+}
+
+/** The distinct tokens a query looks for (same normalisation as `indexTokens`). Any input gives
+ * a valid list; an empty list means the query can match nothing. */
+export function queryTokens(query: string): string[] {
+  return distinctIndexTerms(textTerms(query), maxQueryTokens);
+}
+
+// §8's `[a-z0-9][a-z0-9_'-]*`, widened from ASCII to all letters and numbers (and the marks
+// inside words) so "café" is one token, not "caf", and non-Latin text has meaningful tokens.
+const meaningfulPattern = /[\p{L}\p{N}][\p{L}\p{N}\p{M}_'-]*/gu;
+
+/** §8 "meaningful tokens": lower-cased words (`[a-z0-9][a-z0-9_'-]*` for ASCII text) longer
+ * than one character, minus stopwords; distinct, in order of first occurrence. */
+export function meaningfulTokens(text: string): string[] {
+  // Typographic apostrophes are folded so "don’t" and "don't" are one token.
+  const normalised = normaliseText(text).replace(/[\u2018\u2019\u02bc]/g, "'");
+  const distinct = new Set<string>();
+  for (const match of normalised.match(meaningfulPattern) ?? []) {
+    // A trailing quote or hyphen is punctuation, not part of the word ("rollout-", "users'").
+    const token = match.replace(/['-]+$/, "");
+    if (Array.from(token).length > 1 && !stopwords.has(token)) distinct.add(token);
+  }
+  return [...distinct];
+}
+
+/**
+ * The FTS5 spelling of an index token. SQLite's unicode61 tokenizer splits some tokens we keep
+ * whole (it treats many combining marks, e.g. Devanagari vowel signs, and letters newer than
+ * Unicode 6.1 as separators), which would make SQLite's matches and document frequencies differ
+ * from PostgreSQL's exact text[] membership. Plain `[a-z0-9]` tokens are written as they are;
+ * every other token (and any starting with "zz", to keep the mapping one-to-one) is written as
+ * "zz" + the hex of its UTF-8 bytes, which FTS5 keeps as a single token.
+ */
+export function ftsTerm(token: string): string {
+  if (/^[a-z0-9]+$/.test(token) && !token.startsWith("zz")) return token;
+  let hex = "zz";
+  for (const byte of new TextEncoder().encode(token)) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** The text to store in the FTS5 column for a memory's index tokens. */
+export function ftsDocument(tokens: readonly string[]): string {
+  return tokens.map(ftsTerm).join(" ");
+}
+
+/** An FTS5 MATCH expression for "any of these tokens"; "" when there are none (match nothing). */
+export function ftsMatchQuery(tokens: readonly string[]): string {
+  return tokens.map((token) => `"${ftsTerm(token)}"`).join(" OR ");
+}
