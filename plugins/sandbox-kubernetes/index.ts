@@ -1,0 +1,13 @@
+/**
+ * Entry of the Kubernetes sandbox runtime plugin: a pod per sandbox under the restricted
+ * pod-security profile, reached through the Kubernetes API with @kubernetes/client-node.
+ */
+
+export { defaultSizes, type SizeResources } from "./manifests.ts";
+export type { ExecWebSocket } from "./pod-exec.ts";
+export {
+  createKubernetesSandboxRuntime,
+  defaultSandboxImage,
+  type KubernetesSandboxRuntimeSettings,
+  type SandboxLogger,
+} from "./runtime.ts";

@@ -1,0 +1,199 @@
+/**
+ * The Kubernetes objects of one sandbox: a Pod under the restricted pod-security profile and a
+ * NetworkPolicy that denies all ingress and all egress unless the sandbox was granted hosts.
+ * Pure functions, so the exact manifests are easy to read and to assert.
+ */
+
+import type { V1NetworkPolicy, V1Pod } from "@kubernetes/client-node";
+import { ServiceError } from "../../core/errors.ts";
+import type { SandboxSize, SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
+
+export const containerName = "sandbox";
+export const managedByLabel = "app.kubernetes.io/managed-by";
+export const managedByValue = "cairn";
+export const sessionIdLabel = "cairn.dev/session-id";
+export const accountIdLabel = "cairn.dev/account-id";
+/** Remembers the volume mount paths so the file roots survive a restart of the control plane. */
+export const mountPathsAnnotation = "cairn.dev/mount-paths";
+export const managedBySelector = `${managedByLabel}=${managedByValue}`;
+
+/** A non-root uid/gid that exists in no base image on purpose: the sandbox owns nothing else. */
+export const sandboxUserId = 65532;
+
+export interface SizeResources {
+  /** CPU request (guaranteed share) and limit (cap), as Kubernetes quantities. */
+  cpuRequest: string;
+  cpuLimit: string;
+  /** Memory request and limit are equal so a sandbox is never OOM-killed for a neighbour's burst. */
+  memory: string;
+  /** Size of /workspace and of /tmp (each) when the request gives no storage_gb. */
+  defaultStorageGb: number;
+}
+
+export const defaultSizes: Record<SandboxSize, SizeResources> = {
+  small: { cpuRequest: "250m", cpuLimit: "1", memory: "1Gi", defaultStorageGb: 2 },
+  medium: { cpuRequest: "500m", cpuLimit: "2", memory: "4Gi", defaultStorageGb: 5 },
+  large: { cpuRequest: "1", cpuLimit: "4", memory: "8Gi", defaultStorageGb: 10 },
+};
+
+export interface ManifestOptions {
+  image: string;
+  sizes: Record<SandboxSize, SizeResources>;
+  activeDeadlineSeconds: number;
+  runtimeClassName: string | null;
+  egressPorts: number[];
+  allowPrivateEgress: boolean;
+  volumeClaimName: (volumeId: string) => string;
+}
+
+// DNS label (RFC 1123) for the id part of object names; label values for the account id.
+const namePartPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const labelValuePattern = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+export function isValidSandboxId(id: string): boolean {
+  return id.length <= 47 && namePartPattern.test(id);
+}
+
+/** The name of both the Pod and the NetworkPolicy of a sandbox. */
+export function objectName(id: string): string {
+  if (!isValidSandboxId(id)) {
+    throw new ServiceError("sandbox_operation_failed", "Sandbox operation failed", {
+      cause: new Error(`sandbox id is not a valid Kubernetes name part: ${JSON.stringify(id)}`),
+    });
+  }
+  return `cairn-sandbox-${id}`;
+}
+
+export function sandboxLabels(spec: Pick<SandboxSpec, "id" | "accountId">): Record<string, string> {
+  if (spec.accountId.length > 63 || !labelValuePattern.test(spec.accountId)) {
+    throw new ServiceError("sandbox_operation_failed", "Sandbox operation failed", {
+      cause: new Error(`account id is not a valid label value: ${JSON.stringify(spec.accountId)}`),
+    });
+  }
+  return { [managedByLabel]: managedByValue, [sessionIdLabel]: spec.id, [accountIdLabel]: spec.accountId };
+}
+
+/** Whole gibibytes read best ("2Gi"); fractions are rounded up to the next mebibyte. */
+export function storageQuantity(gigabytes: number): string {
+  return Number.isInteger(gigabytes) ? `${gigabytes}Gi` : `${Math.ceil(gigabytes * 1024)}Mi`;
+}
+
+export function buildPod(spec: SandboxSpec, options: ManifestOptions): V1Pod {
+  const size = options.sizes[spec.size];
+  const storage = storageQuantity(spec.storageGb ?? size.defaultStorageGb);
+  const claims = spec.volumeMounts.map((mount, index) => ({ ...mount, volumeName: `volume-${index}` }));
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: objectName(spec.id),
+      labels: sandboxLabels(spec),
+      annotations: {
+        [mountPathsAnnotation]: JSON.stringify(spec.volumeMounts.map((mount) => mount.mountPath)),
+      },
+    },
+    spec: {
+      restartPolicy: "Never",
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      // The reaper destroys sessions long before this; it only bounds pods the control plane lost.
+      activeDeadlineSeconds: options.activeDeadlineSeconds,
+      terminationGracePeriodSeconds: 0,
+      ...(options.runtimeClassName ? { runtimeClassName: options.runtimeClassName } : {}),
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: sandboxUserId,
+        runAsGroup: sandboxUserId,
+        // Makes the emptyDirs and persistent volumes writable by the sandbox user.
+        fsGroup: sandboxUserId,
+        fsGroupChangePolicy: "OnRootMismatch",
+        seccompProfile: { type: "RuntimeDefault" },
+      },
+      containers: [
+        {
+          name: containerName,
+          image: options.image,
+          imagePullPolicy: "IfNotPresent",
+          command: ["sleep", "infinity"],
+          workingDir: "/workspace",
+          env: [
+            { name: "HOME", value: "/workspace" },
+            { name: "TMPDIR", value: "/tmp" },
+          ],
+          resources: {
+            requests: { cpu: size.cpuRequest, memory: size.memory },
+            limits: { cpu: size.cpuLimit, memory: size.memory },
+          },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            privileged: false,
+            readOnlyRootFilesystem: true,
+            runAsNonRoot: true,
+            capabilities: { drop: ["ALL"] },
+            seccompProfile: { type: "RuntimeDefault" },
+          },
+          volumeMounts: [
+            { name: "workspace", mountPath: "/workspace" },
+            { name: "tmp", mountPath: "/tmp" },
+            ...claims.map((claim) => ({ name: claim.volumeName, mountPath: claim.mountPath })),
+          ],
+        },
+      ],
+      volumes: [
+        { name: "workspace", emptyDir: { sizeLimit: storage } },
+        { name: "tmp", emptyDir: { sizeLimit: storage } },
+        ...claims.map((claim) => ({
+          name: claim.volumeName,
+          persistentVolumeClaim: { claimName: options.volumeClaimName(claim.volumeId) },
+        })),
+      ],
+    },
+  };
+}
+
+// Private, loopback, link-local (cloud metadata) and carrier-grade NAT ranges stay unreachable.
+const privateIpv4 = [
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "169.254.0.0/16",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+];
+const privateIpv6 = ["fc00::/7", "fe80::/10", "::1/128"];
+
+/**
+ * NetworkPolicy cannot match host names, so a sandbox granted any host may reach DNS and the
+ * egress ports of every public address; one granted none may reach nothing at all.
+ */
+export function buildNetworkPolicy(spec: SandboxSpec, options: ManifestOptions): V1NetworkPolicy {
+  const allowEgress = spec.egressHosts.length > 0;
+  const ipBlocks = options.allowPrivateEgress
+    ? [{ ipBlock: { cidr: "0.0.0.0/0" } }, { ipBlock: { cidr: "::/0" } }]
+    : [
+        { ipBlock: { cidr: "0.0.0.0/0", except: privateIpv4 } },
+        { ipBlock: { cidr: "::/0", except: privateIpv6 } },
+      ];
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: objectName(spec.id), labels: sandboxLabels(spec) },
+    spec: {
+      podSelector: { matchLabels: { [managedByLabel]: managedByValue, [sessionIdLabel]: spec.id } },
+      policyTypes: ["Ingress", "Egress"],
+      ingress: [],
+      egress: allowEgress
+        ? [
+            {
+              to: [{ namespaceSelector: {}, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
+              ports: [
+                { protocol: "UDP", port: 53 },
+                { protocol: "TCP", port: 53 },
+              ],
+            },
+            { to: ipBlocks, ports: options.egressPorts.map((port) => ({ protocol: "TCP", port })) },
+          ]
+        : [],
+    },
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * Runs one command in a sandbox pod through the Kubernetes exec API (a websocket opened by the
+ * client library's `Exec`) and collects its output within byte caps and a client-side deadline.
+ * The exit code comes from the status channel; a stream that closes without one is a failure.
+ */
+
+import { PassThrough, Writable } from "node:stream";
+import type { KubeConfig, V1Status } from "@kubernetes/client-node";
+import { Exec } from "@kubernetes/client-node";
+import { containerName } from "./manifests.ts";
+
+/** How `Exec` opens its websocket; the library's own handler (the `ws` package) by default. */
+export type ExecWebSocket = ConstructorParameters<typeof Exec>[1];
+
+export interface PodCommand {
+  podName: string;
+  argv: string[];
+  /** Bytes written to the command's stdin. The stream is never closed: commands read a known length. */
+  stdin?: Uint8Array;
+  stdoutLimit: number;
+  stderrLimit: number;
+  /** Client-side deadline; when it passes the stream is closed and the result says timedOut. */
+  deadlineMs: number;
+  signal?: AbortSignal;
+}
+
+export interface PodCommandResult {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: Buffer;
+  truncated: boolean;
+  timedOut: boolean;
+}
+
+export type PodCommandRunner = (command: PodCommand) => Promise<PodCommandResult>;
+
+/** Exit code reported when the client-side deadline ends a command, as `timeout` does. */
+export const deadlineExitCode = 124;
+
+// The API server forwards stdin frames as they come; small frames keep its buffers small.
+const stdinChunkBytes = 64 * 1024;
+
+/** Keeps the first `limit` bytes written to it and notes whether anything past them was dropped. */
+class CappedSink extends Writable {
+  readonly chunks: Buffer[] = [];
+  kept = 0;
+  cut = false;
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    super();
+    this.limit = limit;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    const room = this.limit - this.kept;
+    if (chunk.length > room) this.cut = true;
+    if (room > 0) {
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      this.chunks.push(Buffer.from(part));
+      this.kept += part.length;
+    }
+    callback();
+  }
+
+  contents(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+/** 0 for Success, the code of a NonZeroExitCode failure, null for any other status. */
+export function exitCodeFromStatus(status: V1Status): number | null {
+  if (status.status === "Success") return 0;
+  if (status.reason !== "NonZeroExitCode") return null;
+  const cause = status.details?.causes?.find((item) => item.reason === "ExitCode");
+  const code = Number.parseInt(cause?.message ?? "", 10);
+  return Number.isInteger(code) ? code : null;
+}
+
+export class PodCommandError extends Error {
+  readonly status: V1Status | null;
+  constructor(message: string, status: V1Status | null = null) {
+    super(message);
+    this.name = "PodCommandError";
+    this.status = status;
+  }
+}
+
+export function createPodCommandRunner(options: {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  webSocket?: ExecWebSocket;
+}): PodCommandRunner {
+  const exec = new Exec(options.kubeConfig, options.webSocket);
+
+  return (command) =>
+    new Promise<PodCommandResult>((resolve, reject) => {
+      const stdout = new CappedSink(command.stdoutLimit);
+      const stderr = new CappedSink(command.stderrLimit);
+      const stdin = command.stdin ? new PassThrough() : null;
+      let socket: { close(): void } | null = null;
+      let settled = false;
+
+      const result = (exitCode: number, timedOut: boolean): PodCommandResult => ({
+        exitCode,
+        stdout: stdout.contents(),
+        stderr: stderr.contents(),
+        truncated: stdout.cut || stderr.cut,
+        timedOut,
+      });
+      const onAbort = () => finish(() => reject(new PodCommandError("exec cancelled")));
+      const finish = (settle: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        command.signal?.removeEventListener("abort", onAbort);
+        socket?.close();
+        settle();
+      };
+      const timer = setTimeout(
+        () => finish(() => resolve(result(deadlineExitCode, true))),
+        command.deadlineMs,
+      );
+      if (command.signal?.aborted) return onAbort();
+      command.signal?.addEventListener("abort", onAbort);
+
+      const onStatus = (status: V1Status) => {
+        const exitCode = exitCodeFromStatus(status);
+        if (exitCode === null) finish(() => reject(new PodCommandError("exec failed", status)));
+        else finish(() => resolve(result(exitCode, false)));
+      };
+      exec
+        .exec(
+          options.namespace,
+          command.podName,
+          containerName,
+          command.argv,
+          stdout,
+          stderr,
+          stdin,
+          false,
+          onStatus,
+        )
+        .then((opened) => {
+          socket = opened;
+          if (settled) return opened.close();
+          const closedEarly = () =>
+            finish(() => reject(new PodCommandError("exec stream closed without a status")));
+          opened.onclose = closedEarly;
+          // The socket may have closed between opening and this callback (CLOSING = 2, CLOSED = 3).
+          if (opened.readyState >= 2) return closedEarly();
+          if (stdin && command.stdin) {
+            for (let offset = 0; offset < command.stdin.length; offset += stdinChunkBytes) {
+              stdin.write(Buffer.from(command.stdin.subarray(offset, offset + stdinChunkBytes)));
+            }
+          }
+        })
+        .catch((error: unknown) => finish(() => reject(error)));
+    });
+}

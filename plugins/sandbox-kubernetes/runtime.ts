@@ -1,0 +1,255 @@
+/**
+ * The Kubernetes sandbox runtime: one Pod and one NetworkPolicy per sandbox in one namespace,
+ * commands and file access through the exec API. Every API failure a client can see becomes
+ * ServiceError `sandbox_operation_failed` with a generic message; the cause stays on the error
+ * (and in the log) and never reaches the client.
+ */
+
+import { CoreV1Api, KubeConfig, NetworkingV1Api, type V1Pod } from "@kubernetes/client-node";
+import { ServiceError } from "../../core/errors.ts";
+import type {
+  ExecResult,
+  SandboxFileSystem,
+  SandboxRuntime,
+  SandboxSize,
+  SandboxSpec,
+} from "../../core/ports/sandbox-runtime.ts";
+import { createPodFileSystem } from "./file-system.ts";
+import {
+  buildNetworkPolicy,
+  buildPod,
+  defaultSizes,
+  isValidSandboxId,
+  type ManifestOptions,
+  managedBySelector,
+  mountPathsAnnotation,
+  objectName,
+  type SizeResources,
+  sessionIdLabel,
+} from "./manifests.ts";
+import { createPodCommandRunner, type ExecWebSocket, PodCommandError } from "./pod-exec.ts";
+import { waitForRunningPod } from "./wait-for-pod.ts";
+
+export interface SandboxLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface KubernetesSandboxRuntimeSettings {
+  namespace: string;
+  /** Default: `loadFromDefault()` (KUBECONFIG, ~/.kube/config, then the in-cluster service account). */
+  kubeConfig?: KubeConfig;
+  /** The sandbox image; needs /bin/sh, GNU coreutils (timeout, realpath, head, stat) and GNU find. */
+  image?: string;
+  sizes?: Partial<Record<SandboxSize, SizeResources>>;
+  /** Backstop lifetime of a pod the control plane lost track of (default 7200 s). */
+  activeDeadlineSeconds?: number;
+  /** A RuntimeClass such as gVisor or Kata for a second isolation layer (default none). */
+  runtimeClassName?: string;
+  /** TCP ports a sandbox with egress hosts may reach (default [443]). */
+  egressPorts?: number[];
+  /** Let sandboxes with egress reach private address ranges (SVC_ALLOW_PRIVATE_EGRESS; default false). */
+  allowPrivateEgress?: boolean;
+  /** PersistentVolumeClaim of a Cairn volume (default `cairn-volume-<volumeId>`). */
+  volumeClaimName?: (volumeId: string) => string;
+  /** How long create waits for the pod to run (default 120 000 ms), polling every pollIntervalMs (1000). */
+  startTimeoutMs?: number;
+  pollIntervalMs?: number;
+  /** Client-side deadline of one file operation (default 60 000 ms). */
+  fileOperationTimeoutMs?: number;
+  /** How exec opens its websocket; the library's default handler unless a test injects one. */
+  execWebSocket?: ExecWebSocket;
+  logger?: SandboxLogger;
+}
+
+export const defaultSandboxImage = "docker.io/library/debian:bookworm-slim";
+
+const stdoutLimit = 1024 * 1024;
+const stderrLimit = 256 * 1024;
+// After the in-pod `timeout` has had the chance to end the command (TERM, then KILL 2 s later).
+const clientGraceMs = 5000;
+const execWrapper = 'cd /workspace || exit 126; exec timeout -k 2 "$1" /bin/sh -c "$2"';
+
+function operationFailed(message: string, cause: unknown): ServiceError {
+  return cause instanceof ServiceError
+    ? cause
+    : new ServiceError("sandbox_operation_failed", message, { cause });
+}
+
+function statusCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
+export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntimeSettings): SandboxRuntime {
+  const kubeConfig = settings.kubeConfig ?? defaultKubeConfig();
+  const { namespace } = settings;
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const networking = kubeConfig.makeApiClient(NetworkingV1Api);
+  const runCommand = createPodCommandRunner({ kubeConfig, namespace, webSocket: settings.execWebSocket });
+  const manifestOptions: ManifestOptions = {
+    image: settings.image ?? defaultSandboxImage,
+    sizes: { ...defaultSizes, ...settings.sizes },
+    activeDeadlineSeconds: settings.activeDeadlineSeconds ?? 7200,
+    runtimeClassName: settings.runtimeClassName ?? null,
+    egressPorts: settings.egressPorts ?? [443],
+    allowPrivateEgress: settings.allowPrivateEgress ?? false,
+    volumeClaimName: settings.volumeClaimName ?? ((volumeId) => `cairn-volume-${volumeId}`),
+  };
+  const fileTimeoutMs = settings.fileOperationTimeoutMs ?? 60_000;
+  // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list().
+  const mountPaths = new Map<string, string[]>();
+  const lifetime = new AbortController();
+
+  const deleteQuietly = async (kind: "pod" | "policy", name: string) => {
+    try {
+      if (kind === "pod") await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+      else await networking.deleteNamespacedNetworkPolicy({ name, namespace, gracePeriodSeconds: 0 });
+    } catch (error) {
+      if (statusCode(error) !== 404) throw error;
+    }
+  };
+
+  const rememberMounts = (pod: V1Pod) => {
+    const id = pod.metadata?.labels?.[sessionIdLabel];
+    if (!id) return;
+    try {
+      const paths: unknown = JSON.parse(pod.metadata?.annotations?.[mountPathsAnnotation] ?? "[]");
+      if (Array.isArray(paths))
+        mountPaths.set(
+          id,
+          paths.filter((path) => typeof path === "string"),
+        );
+    } catch {
+      settings.logger?.warn("sandbox pod has an unreadable mount-paths annotation", { sandboxId: id });
+    }
+  };
+
+  return {
+    name: "kubernetes",
+
+    async create(spec: SandboxSpec) {
+      const pod = buildPod(spec, manifestOptions);
+      const policy = buildNetworkPolicy(spec, manifestOptions);
+      const name = objectName(spec.id);
+      const created: Array<"pod" | "policy"> = [];
+      try {
+        // The policy first, so the pod never runs a moment without it.
+        await networking.createNamespacedNetworkPolicy({ namespace, body: policy });
+        created.push("policy");
+        await core.createNamespacedPod({ namespace, body: pod });
+        created.push("pod");
+        await waitForRunningPod({
+          readPod: () => core.readNamespacedPod({ name, namespace }),
+          timeoutMs: settings.startTimeoutMs ?? 120_000,
+          pollIntervalMs: settings.pollIntervalMs ?? 1000,
+          signal: lifetime.signal,
+        });
+      } catch (error) {
+        for (const kind of created.reverse()) {
+          await deleteQuietly(kind, name).catch((cleanupError: unknown) =>
+            settings.logger?.warn("could not clean up after a failed sandbox create", {
+              sandboxId: spec.id,
+              kind,
+              error: String(cleanupError),
+            }),
+          );
+        }
+        throw operationFailed("Could not create the sandbox", error);
+      }
+      mountPaths.set(
+        spec.id,
+        spec.volumeMounts.map((mount) => mount.mountPath),
+      );
+      return {
+        podName: name,
+        note: `Kubernetes pod ${name} in namespace ${namespace}; no network unless hosts were granted.`,
+      };
+    },
+
+    async destroy(id) {
+      mountPaths.delete(id);
+      if (!isValidSandboxId(id)) return;
+      const name = objectName(id);
+      try {
+        await deleteQuietly("pod", name);
+        await deleteQuietly("policy", name);
+      } catch (error) {
+        throw operationFailed("Could not destroy the sandbox", error);
+      }
+    },
+
+    async list() {
+      try {
+        const pods = await core.listNamespacedPod({ namespace, labelSelector: managedBySelector });
+        for (const pod of pods.items) rememberMounts(pod);
+        return pods.items.flatMap((pod) => pod.metadata?.labels?.[sessionIdLabel] ?? []);
+      } catch (error) {
+        throw operationFailed("Could not list sandboxes", error);
+      }
+    },
+
+    async exec(id, request): Promise<ExecResult> {
+      const started = performance.now();
+      const timeoutSeconds = Math.max(1, Math.ceil(request.timeoutSeconds));
+      try {
+        const result = await runCommand({
+          podName: objectName(id),
+          argv: ["/bin/sh", "-c", execWrapper, "cairn-exec", String(timeoutSeconds), request.command],
+          stdoutLimit,
+          stderrLimit,
+          deadlineMs: timeoutSeconds * 1000 + clientGraceMs,
+          signal: request.signal ? AbortSignal.any([request.signal, lifetime.signal]) : lifetime.signal,
+        });
+        const durationMs = Math.round(performance.now() - started);
+        // `timeout` exits 124 (TERM) or 137 (KILL); an early exit with those codes is the command's own.
+        const killedByTimeout =
+          (result.exitCode === 124 || result.exitCode === 137) && durationMs >= timeoutSeconds * 1000;
+        return {
+          exitCode: result.exitCode,
+          stdout: result.stdout.toString("utf8"),
+          stderr: result.stderr.toString("utf8"),
+          timedOut: result.timedOut || killedByTimeout,
+          truncated: result.truncated,
+          durationMs,
+        };
+      } catch (error) {
+        throw operationFailed(
+          error instanceof PodCommandError && error.message === "exec cancelled"
+            ? "The command was cancelled"
+            : "Could not run the command in the sandbox",
+          error,
+        );
+      }
+    },
+
+    files(id): SandboxFileSystem {
+      const podName = objectName(id);
+      const roots = ["/workspace", "/tmp", ...(mountPaths.get(id) ?? [])];
+      return createPodFileSystem(roots, async ({ argv, stdin, stdoutLimit: limit }) => {
+        try {
+          return await runCommand({
+            podName,
+            argv: ["timeout", "-k", "2", String(Math.ceil(fileTimeoutMs / 1000)), ...argv],
+            stdin,
+            stdoutLimit: limit,
+            stderrLimit: 64 * 1024,
+            deadlineMs: fileTimeoutMs + clientGraceMs,
+            signal: lifetime.signal,
+          });
+        } catch (error) {
+          throw operationFailed("Sandbox file operation failed", error);
+        }
+      });
+    },
+
+    async close() {
+      lifetime.abort(new Error("sandbox runtime closed"));
+    },
+  };
+}
+
+function defaultKubeConfig(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+  return kubeConfig;
+}
