@@ -1,0 +1,176 @@
+/**
+ * Event-date extraction for ingest (CONTRACT.md §8, ingest step 4): the dates a text talks
+ * about, as strings for a memory's `event_dates`. Explicit dates are always found; relative
+ * phrases ("yesterday", "next Friday", "3 weeks ago") only when a document date anchors them.
+ * All calendar arithmetic is in UTC.
+ */
+
+/** A memory holds at most this many event dates (the `event_dates` limit of §2.14). */
+export const maxEventDates = 16;
+// Relative offsets beyond this many days are more likely a misreading than a real plan.
+const maxRelativeDays = 3660;
+const dayInMilliseconds = 86_400_000;
+
+const monthNumbers: Record<string, number> = {
+  january: 1,
+  february: 2,
+  march: 3,
+  april: 4,
+  may: 5,
+  june: 6,
+  july: 7,
+  august: 8,
+  september: 9,
+  october: 10,
+  november: 11,
+  december: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+};
+const monthAlternatives = Object.keys(monthNumbers).join("|");
+// Monday-first, matching how "this Friday" is read: the Friday of the current week.
+const weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+const numberWords: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+};
+const amount = `(\\d{1,4}|${Object.keys(numberWords).join("|")})`;
+
+const isoPattern = /(?<![\d-])20\d{2}-\d{2}-\d{2}(?!\d)/g;
+const slashPattern = /(?<![\d/])20\d{2}\/\d{1,2}\/\d{1,2}(?![\d/])/g;
+const monthFirstPattern = new RegExp(
+  `\\b(${monthAlternatives})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`,
+  "gi",
+);
+const dayFirstPattern = new RegExp(
+  `\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?(${monthAlternatives})\\.?,?\\s+(\\d{4})\\b`,
+  "gi",
+);
+const dayWordPattern = /\b(yesterday|today|tonight|tomorrow)\b/gi;
+const weekdayPattern = new RegExp(`\\b(last|this|next)\\s+(${weekdays.join("|")})\\b`, "gi");
+const agoPattern = new RegExp(`\\b${amount}\\s+(days?|weeks?)\\s+ago\\b`, "gi");
+const aheadPattern = new RegExp(`\\b(?:in|within)\\s+${amount}\\s+(days?|weeks?)\\b`, "gi");
+
+interface FoundDate {
+  index: number;
+  value: string;
+}
+
+/** "YYYY-MM-DD" for a real calendar date, or null (February 30th is not a date). */
+function isoDate(year: number, month: number, day: number): string | null {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    return null;
+  }
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+
+function isRealDate(raw: string): boolean {
+  const [year, month, day] = raw.split(/[-/]/).map(Number);
+  return isoDate(year, month, day) !== null;
+}
+
+function addDays(anchor: Date, days: number): string {
+  return new Date(anchor.getTime() + days * dayInMilliseconds).toISOString().slice(0, 10);
+}
+
+function parseAmount(text: string): number {
+  return numberWords[text.toLowerCase()] ?? Number(text);
+}
+
+function unitDays(unit: string): number {
+  return unit.toLowerCase().startsWith("week") ? 7 : 1;
+}
+
+function relativeDates(text: string, documentDate: Date): FoundDate[] {
+  const anchor = new Date(
+    Date.UTC(documentDate.getUTCFullYear(), documentDate.getUTCMonth(), documentDate.getUTCDate()),
+  );
+  const today = (anchor.getUTCDay() + 6) % 7; // Monday = 0
+  const found: FoundDate[] = [];
+  const push = (index: number, days: number): void => {
+    if (Math.abs(days) <= maxRelativeDays) found.push({ index, value: addDays(anchor, days) });
+  };
+  const dayOffsets: Record<string, number> = { yesterday: -1, today: 0, tonight: 0, tomorrow: 1 };
+  for (const match of text.matchAll(dayWordPattern)) push(match.index, dayOffsets[match[1].toLowerCase()]);
+  for (const match of text.matchAll(weekdayPattern)) {
+    const target = weekdays.indexOf(match[2].toLowerCase());
+    const which = match[1].toLowerCase();
+    if (which === "this") push(match.index, target - today);
+    // "last Friday": the latest Friday before today; "next Friday": the first one after it.
+    else if (which === "last") push(match.index, -((today - target + 6) % 7) - 1);
+    else push(match.index, ((target - today + 6) % 7) + 1);
+  }
+  for (const match of text.matchAll(agoPattern)) {
+    push(match.index, -parseAmount(match[1]) * unitDays(match[2]));
+  }
+  for (const match of text.matchAll(aheadPattern)) {
+    push(match.index, parseAmount(match[1]) * unitDays(match[2]));
+  }
+  return found;
+}
+
+/**
+ * The event dates of a text in reading order, de-duplicated, at most `maxEventDates`:
+ * `20YY-MM-DD` and `20YY/M/D` as written, "March 5[,] 2024" (and "5 March 2024") as ISO dates,
+ * and, when `documentDate` is given, relative phrases resolved against it as ISO dates.
+ */
+export function extractEventDates(text: string, documentDate: Date | null): string[] {
+  const found: FoundDate[] = [];
+  for (const pattern of [isoPattern, slashPattern]) {
+    for (const match of text.matchAll(pattern)) {
+      if (isRealDate(match[0])) found.push({ index: match.index, value: match[0] });
+    }
+  }
+  for (const match of text.matchAll(monthFirstPattern)) {
+    const value = isoDate(Number(match[3]), monthNumbers[match[1].toLowerCase()], Number(match[2]));
+    if (value !== null) found.push({ index: match.index, value });
+  }
+  for (const match of text.matchAll(dayFirstPattern)) {
+    const value = isoDate(Number(match[3]), monthNumbers[match[2].toLowerCase()], Number(match[1]));
+    if (value !== null) found.push({ index: match.index, value });
+  }
+  if (documentDate !== null && !Number.isNaN(documentDate.getTime())) {
+    found.push(...relativeDates(text, documentDate));
+  }
+  // Stable sort: equal positions keep the order the patterns were tried in.
+  found.sort((first, second) => first.index - second.index);
+  return unionDates([found.map((date) => date.value)]);
+}
+
+/** The union of several date lists: first occurrences in order, case-insensitive, capped. */
+export function unionDates(lists: ReadonlyArray<readonly string[]>): string[] {
+  const seen = new Set<string>();
+  const result: string[] = [];
+  for (const list of lists) {
+    for (const value of list) {
+      const key = value.toLowerCase();
+      if (seen.has(key) || result.length >= maxEventDates) continue;
+      seen.add(key);
+      result.push(value);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,130 @@
+/**
+ * Relation detection between a newly written memory and an older one (CONTRACT.md §8): the edge
+ * goes from the newer (source) to the older (target). "updates" means the newer memory states a
+ * new value for what the older one said, and the store then supersedes the older row.
+ */
+
+import { extractEntities, sharedEntities } from "./entities.ts";
+import { meaningfulTokens } from "./tokenize.ts";
+
+export type DetectedRelationType = "updates" | "extends" | "related";
+
+export interface DetectedRelation {
+  type: DetectedRelationType;
+  /** 0–1, rounded to 4 decimal places. */
+  confidence: number;
+}
+
+// An update needs less word overlap than other edges: a changed value replaces words.
+const updateSimilarityThreshold = 0.25;
+const otherSimilarityThreshold = 0.45;
+// Subjects "match" when they share at least this share of the larger subject's tokens.
+const sameSubjectOverlap = 0.75;
+// Confidence from shared entities: a base plus a step per shared entity, capped at 1.
+const entityConfidenceBase = 0.35;
+const entityConfidenceStep = 0.15;
+
+const updateMarkerPattern =
+  /\b(now|as of|currently|instead|no longer|changed|used to|rescheduled|replaced|superseded|retired)\b/;
+const updateMarkerWords = new Set(["now", "currently", "instead", "longer", "changed"]);
+// The first copula or verb that separates a subject from the value stated about it.
+const subjectSeparatorPattern =
+  /\b(is|are|was|were|am|uses|use|prefers|prefer|runs|run|has|have|had|likes|like|lives|live|works|work|wants|want|needs|need|loves|love|hates|hate|owns|drives|speaks|costs|equals|means|becomes|became|remains|stays|moved|starts|started|ends|ended)\b/i;
+
+interface Subject {
+  tokens: Set<string>;
+  entities: string[];
+}
+
+function subjectOf(text: string): Subject | null {
+  const separator = subjectSeparatorPattern.exec(text);
+  if (separator === null) return null;
+  const prefix = text.slice(0, separator.index);
+  const tokens = new Set(meaningfulTokens(prefix).filter((token) => !updateMarkerWords.has(token)));
+  if (tokens.size === 0) return null;
+  return { tokens, entities: extractEntities(prefix) };
+}
+
+function intersectionSize(first: ReadonlySet<string>, second: ReadonlySet<string>): number {
+  let count = 0;
+  for (const item of first) if (second.has(item)) count++;
+  return count;
+}
+
+function isSubset(first: ReadonlySet<string>, second: ReadonlySet<string>): boolean {
+  return intersectionSize(first, second) === first.size;
+}
+
+/** Jaccard similarity of two token sets; 0 when both are empty. */
+export function jaccardSimilarity(first: ReadonlySet<string>, second: ReadonlySet<string>): number {
+  const shared = intersectionSize(first, second);
+  const union = first.size + second.size - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
+/** The entities a text names in full: a word that is only part of a longer name is left out. */
+function fullNames(entities: readonly string[]): string[] {
+  const parts = new Set(
+    entities.filter((entity) => entity.includes(" ")).flatMap((entity) => entity.split(" ")),
+  );
+  return entities.filter((entity) => entity.includes(" ") || !parts.has(entity));
+}
+
+/** Both subjects name someone or something, and not the same: no full name of either appears
+ * among the other's entities ("Project Apollo" vs "Project Zeus"; but "Paul" may be "Amala Paul"). */
+function clearlyDifferentEntities(first: Subject, second: Subject): boolean {
+  if (first.entities.length === 0 || second.entities.length === 0) return false;
+  const firstAll = new Set(first.entities);
+  const secondAll = new Set(second.entities);
+  return (
+    !fullNames(first.entities).some((entity) => secondAll.has(entity)) &&
+    !fullNames(second.entities).some((entity) => firstAll.has(entity))
+  );
+}
+
+function isUpdate(newerText: string, newer: Set<string>, older: Set<string>, olderText: string): boolean {
+  // Nothing changed: the same statement again is not an update of itself.
+  if (newer.size === older.size && isSubset(newer, older)) return false;
+  const newerSubject = subjectOf(newerText);
+  const olderSubject = subjectOf(olderText);
+  const bothSubjects = newerSubject !== null && olderSubject !== null;
+  if (bothSubjects && clearlyDifferentEntities(newerSubject, olderSubject)) return false;
+  if (updateMarkerPattern.test(newerText.toLowerCase())) {
+    // A marker updates the same thing only: "The API now uses OAuth" does not replace a
+    // statement about the dashboard.
+    return !(bothSubjects && intersectionSize(newerSubject.tokens, olderSubject.tokens) === 0);
+  }
+  if (!bothSubjects) return false;
+  const overlap =
+    intersectionSize(newerSubject.tokens, olderSubject.tokens) /
+    Math.max(newerSubject.tokens.size, olderSubject.tokens.size);
+  // The same subject with a different value: neither statement merely adds to the other.
+  return overlap >= sameSubjectOverlap && !isSubset(newer, older) && !isSubset(older, newer);
+}
+
+/** The relation from `newer` to `older`, or null when they are not related. */
+export function detectRelation(
+  newer: { content: string },
+  older: { content: string },
+): DetectedRelation | null {
+  const newerTokens = new Set(meaningfulTokens(newer.content));
+  const olderTokens = new Set(meaningfulTokens(older.content));
+  const similarity = jaccardSimilarity(newerTokens, olderTokens);
+  const shared = sharedEntities(extractEntities(newer.content), extractEntities(older.content));
+
+  let type: DetectedRelationType;
+  if (isUpdate(newer.content, newerTokens, olderTokens, older.content)) type = "updates";
+  else if (newerTokens.size > olderTokens.size) type = "extends";
+  else type = "related";
+
+  const threshold = type === "updates" ? updateSimilarityThreshold : otherSimilarityThreshold;
+  if (similarity < threshold) {
+    if (shared.length === 0) return null;
+    // Too little word overlap to claim more, but they talk about the same named thing.
+    type = "related";
+  }
+  // §8 as written: every kept edge has at least the base confidence.
+  const entityConfidence = Math.min(1, entityConfidenceBase + entityConfidenceStep * shared.length);
+  const confidence = Math.max(similarity, entityConfidence);
+  return { type, confidence: Math.round(confidence * 10_000) / 10_000 };
+}
