@@ -1,0 +1,158 @@
+/**
+ * Runs one bwrap invocation and collects its result. A tiny /bin/sh wrapper joins the sandbox's
+ * cgroups and sets the per-process rlimits, then execs bwrap, so every process of the exec is
+ * limited from its first instruction. Output beyond the caps is read and dropped (the child never
+ * blocks on a full pipe). A timeout or an abort SIGKILLs the wrapper's process group and sweeps
+ * the exec's cgroup; bwrap's --die-with-parent and the pid namespace take the rest down.
+ */
+import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import { ServiceError } from "../../core/errors.ts";
+import type { ExecResult } from "../../core/ports/sandbox-runtime.ts";
+import type { SizeLimits } from "./sizes.ts";
+
+export const stdoutCapBytes = 1024 * 1024;
+export const stderrCapBytes = 256 * 1024;
+/** The exit code reported when the timeout killed the command (as GNU timeout does). */
+export const timedOutExitCode = 124;
+/** The wrapper's exit code when it could not set the sandbox up; its stderr line starts with the prefix. */
+const setupFailureExitCode = 125;
+const setupFailurePrefix = "cairn-sandbox:";
+
+export interface RunOptions {
+  bubblewrapPath: string;
+  bubblewrapArguments: string[];
+  /** cgroup.procs files to join before exec'ing bwrap; empty when cgroups are unavailable. */
+  cgroupProcsFiles: string[];
+  limits: SizeLimits;
+  /** Without cgroups the memory limit falls back to RLIMIT_AS per process. */
+  addressSpaceLimit: boolean;
+  timeoutSeconds: number;
+  signal?: AbortSignal;
+  /** Kills the exec without rejecting (destroy and close use it; the result shows the kill). */
+  terminate?: AbortSignal;
+  /** Kills whatever the process group kill cannot reach (the exec's cgroup). */
+  sweep?: () => Promise<void>;
+}
+
+export function wrapperScript(
+  options: Pick<RunOptions, "cgroupProcsFiles" | "limits" | "addressSpaceLimit">,
+) {
+  const { limits } = options;
+  const fail = (what: string) =>
+    `{ echo "${setupFailurePrefix} ${what}" >&2; exit ${setupFailureExitCode}; }`;
+  const lines: string[] = [];
+  if (options.cgroupProcsFiles.length > 0) {
+    const files = options.cgroupProcsFiles.map(shellQuote).join(" ");
+    lines.push(`for procs in ${files}; do echo $$ > "$procs" || ${fail("cannot join cgroup")}; done`);
+  }
+  const rlimits = [
+    `ulimit -f ${Math.floor(limits.maxFileBytes / 512)}`,
+    `ulimit -t ${limits.cpuSeconds}`,
+    `ulimit -n ${limits.maxOpenFiles}`,
+    "ulimit -c 0",
+  ];
+  if (options.addressSpaceLimit) rlimits.push(`ulimit -v ${Math.floor(limits.memoryBytes / 1024)}`);
+  lines.push(`${rlimits.join(" && ")} || ${fail("cannot set resource limits")}`);
+  lines.push('exec "$@"');
+  return lines.join("\n");
+}
+
+export async function runBubblewrap(options: RunOptions): Promise<ExecResult> {
+  const { signal } = options;
+  if (signal?.aborted) throw signal.reason;
+  const started = performance.now();
+  const child = spawn(
+    "/bin/sh",
+    ["-c", wrapperScript(options), "cairn-sandbox", options.bubblewrapPath, ...options.bubblewrapArguments],
+    { stdio: ["ignore", "pipe", "pipe"], detached: true, env: { PATH: "/usr/bin:/bin" } },
+  );
+  const stdout = createCappedCollector(stdoutCapBytes);
+  const stderr = createCappedCollector(stderrCapBytes);
+  child.stdout.on("data", stdout.add);
+  child.stderr.on("data", stderr.add);
+
+  let timedOut = false;
+  let aborted = false;
+  const killEverything = () => {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // The group is already gone.
+      }
+    }
+    void options.sweep?.().catch(() => {});
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killEverything();
+  }, options.timeoutSeconds * 1000);
+  const onAbort = () => {
+    aborted = true;
+    killEverything();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  options.terminate?.addEventListener("abort", killEverything, { once: true });
+  if (options.terminate?.aborted) killEverything();
+
+  try {
+    const { code, signalName } = await new Promise<{ code: number | null; signalName: string | null }>(
+      (resolve, reject) => {
+        child.once("error", reject);
+        child.once("close", (code, signalName) => resolve({ code, signalName }));
+      },
+    );
+    if (aborted) throw signal?.reason;
+    const stderrText = stderr.text();
+    if (code === setupFailureExitCode && stderrText.startsWith(setupFailurePrefix)) {
+      throw new ServiceError("sandbox_operation_failed", "The sandbox could not be set up", {
+        cause: new Error(stderrText.trim()),
+      });
+    }
+    return {
+      exitCode: timedOut ? timedOutExitCode : (code ?? 128 + signalNumber(signalName)),
+      stdout: stdout.text(),
+      stderr: stderrText,
+      timedOut,
+      truncated: stdout.truncated() || stderr.truncated(),
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    if (error instanceof ServiceError || aborted) throw error;
+    throw new ServiceError("sandbox_operation_failed", "The sandbox command could not be started", {
+      cause: error,
+    });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    options.terminate?.removeEventListener("abort", killEverything);
+  }
+}
+
+function createCappedCollector(capBytes: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  return {
+    add(chunk: Buffer) {
+      const room = capBytes - size;
+      if (chunk.length > room) truncated = true;
+      if (room <= 0) return;
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(kept);
+      size += kept.length;
+    },
+    text: () => Buffer.concat(chunks, size).toString("utf8"),
+    truncated: () => truncated,
+  };
+}
+
+function signalNumber(signalName: string | null): number {
+  if (signalName === null) return 0;
+  return constants.signals[signalName as keyof typeof constants.signals] ?? 0;
+}
+
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}

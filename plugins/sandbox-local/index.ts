@@ -1,0 +1,6 @@
+/** Entry of the local (bubblewrap) sandbox runtime plugin. */
+export {
+  createLocalSandboxRuntime,
+  type LocalSandboxRuntimeSettings,
+} from "./create-local-sandbox-runtime.ts";
+export { defaultSizeLimits, type SizeLimits, type SizeOverrides } from "./sizes.ts";

@@ -1,0 +1,104 @@
+/**
+ * Maps sandbox paths to host paths the way the sandbox itself sees them. Symlinks are resolved
+ * here, in sandbox terms (an absolute link target is a sandbox path, not a host path), one
+ * component at a time with lstat and readlink; the result must lie inside one of the sandbox's
+ * roots or the path is refused with `path_outside_sandbox`. The caller then opens the result
+ * without following any symlink (see file-system.ts), so a link swapped in after this check
+ * makes the operation fail instead of escaping.
+ */
+import { lstat, readlink } from "node:fs/promises";
+import { ServiceError } from "../../core/errors.ts";
+
+export interface SandboxRoot {
+  /** As seen inside the sandbox: /workspace, /tmp or a volume mount path. */
+  sandboxPath: string;
+  /** The host directory bound there. */
+  hostPath: string;
+}
+
+export interface ResolvedPath {
+  /** Canonical sandbox path (symlinks resolved). */
+  sandboxPath: string;
+  root: SandboxRoot;
+  /** Components below the root; empty for the root itself. */
+  components: string[];
+}
+
+const maximumSymlinkHops = 40;
+
+export const outsideSandbox = (path: string) =>
+  new ServiceError("path_outside_sandbox", `Path is outside the sandbox: ${path}`, { details: { path } });
+
+/** The root holding a sandbox path (the deepest one, so a volume inside /workspace wins). */
+export function locate(roots: SandboxRoot[], sandboxPath: string): ResolvedPath | null {
+  let best: SandboxRoot | null = null;
+  for (const root of roots) {
+    const inside = sandboxPath === root.sandboxPath || sandboxPath.startsWith(`${root.sandboxPath}/`);
+    if (inside && (best === null || root.sandboxPath.length > best.sandboxPath.length)) best = root;
+  }
+  if (best === null) return null;
+  const rest = sandboxPath.slice(best.sandboxPath.length);
+  return { sandboxPath, root: best, components: rest.split("/").filter((part) => part !== "") };
+}
+
+export function hostPathOf(location: ResolvedPath): string {
+  return [location.root.hostPath, ...location.components].join("/");
+}
+
+/** Splits an absolute sandbox path; refuses relative paths, `..` and NUL bytes. */
+function checkedComponents(path: string): string[] {
+  if (typeof path !== "string" || !path.startsWith("/") || path.includes("\0")) {
+    throw new ServiceError("validation_error", "Sandbox paths must be absolute", { details: { path } });
+  }
+  const components = path.split("/").filter((part) => part !== "" && part !== ".");
+  if (components.includes("..")) throw outsideSandbox(path);
+  return components;
+}
+
+/** Resolves symlinks (the last component too when followFinal) and checks the result is inside a root. */
+export async function resolveSandboxPath(
+  roots: SandboxRoot[],
+  path: string,
+  followFinal = true,
+): Promise<ResolvedPath> {
+  let pending = checkedComponents(path);
+  let resolved: string[] = [];
+  let hops = 0;
+  let missing = false;
+  while (pending.length > 0) {
+    const component = pending.shift()!;
+    if (component === "" || component === ".") continue;
+    if (component === "..") {
+      resolved.pop();
+      continue;
+    }
+    resolved.push(component);
+    // Below a missing component nothing exists; the rest is taken literally.
+    if (missing) continue;
+    const location = locate(roots, `/${resolved.join("/")}`);
+    // Ancestors of the roots ("/", "/mnt") are not ours to inspect; only the end result counts.
+    if (location === null) continue;
+    const isFinal = pending.length === 0;
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(hostPathOf(location))).isSymbolicLink();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      missing = true;
+      continue;
+    }
+    if (!isLink || (isFinal && !followFinal)) continue;
+    hops += 1;
+    if (hops > maximumSymlinkHops) {
+      throw new ServiceError("validation_error", `Too many levels of symbolic links: ${path}`);
+    }
+    const target = await readlink(hostPathOf(location));
+    resolved.pop();
+    if (target.startsWith("/")) resolved = [];
+    pending = [...target.split("/"), ...pending];
+  }
+  const result = locate(roots, `/${resolved.join("/")}`);
+  if (result === null) throw outsideSandbox(path);
+  return result;
+}

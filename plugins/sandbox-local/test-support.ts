@@ -1,0 +1,63 @@
+/** Shared set-up of the runtime tests: a throw-away data directory and small helpers. */
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { SandboxRuntime, SandboxSize, SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
+import {
+  createLocalSandboxRuntime,
+  type LocalSandboxRuntimeSettings,
+} from "./create-local-sandbox-runtime.ts";
+
+export interface TestRuntime {
+  runtime: SandboxRuntime;
+  dataDir: string;
+  createSandbox(options?: Partial<SandboxSpec>): Promise<string>;
+  run(id: string, command: string, timeoutSeconds?: number): ReturnType<SandboxRuntime["exec"]>;
+  cleanUp(): Promise<void>;
+}
+
+export async function createTestRuntime(
+  settings: Partial<LocalSandboxRuntimeSettings> = {},
+): Promise<TestRuntime> {
+  // Not under /tmp: host paths of the data directory must not look like sandbox paths (/tmp/…).
+  const dataDir = await mkdtemp(join("/var/tmp", "cairn-sandbox-local-"));
+  const runtime = createLocalSandboxRuntime({ dataDir, ...settings });
+  return {
+    runtime,
+    dataDir,
+    async createSandbox(options = {}) {
+      const id = options.id ?? randomUUID();
+      await runtime.create({
+        id,
+        accountId: randomUUID(),
+        size: "small" as SandboxSize,
+        storageGb: null,
+        egressHosts: [],
+        volumeMounts: [],
+        ...options,
+      });
+      return id;
+    },
+    run: (id, command, timeoutSeconds = 10) => runtime.exec(id, { command, timeoutSeconds }),
+    async cleanUp() {
+      for (const id of await runtime.list()) await runtime.destroy(id);
+      await runtime.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Host processes whose command line contains `marker` (to prove an exec left nothing behind). */
+export async function hostProcessesMatching(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const commandLine = (await readFile(`/proc/${entry}/cmdline`, "utf8")).replaceAll("\0", " ");
+      if (commandLine.includes(marker) && Number(entry) !== process.pid) found.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}
