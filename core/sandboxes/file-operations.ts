@@ -1,0 +1,169 @@
+/**
+ * The file operations of CONTRACT §2.7, written once over the SandboxFileSystem port so every
+ * runtime behaves the same. Inputs and outputs use the contract's field names; every path is
+ * resolved by resolveSandboxPath before the runtime sees it.
+ */
+
+import type { SandboxFileSystem } from "../ports/sandbox-runtime.ts";
+import {
+  byPath,
+  type DirectoryEntry,
+  invalidField,
+  maxContentCharacters,
+  maxGlobMatches,
+  maxViewBytes,
+  maxWalkEntries,
+  relativeTo,
+  statOrNotFound,
+  toDirectoryEntry,
+} from "./file-entries.ts";
+import { globToRegExp } from "./glob.ts";
+import { resolveSandboxPath } from "./paths.ts";
+
+async function readTextFile(files: SandboxFileSystem, path: string): Promise<string> {
+  const stat = await statOrNotFound(files, path);
+  if (stat.isDirectory) throw invalidField("path", `${path} is a directory, not a file`);
+  if (stat.size > maxViewBytes) throw invalidField("path", `${path} is larger than 25 MiB`);
+  return files.readFile(path, maxViewBytes);
+}
+
+export async function createFile(
+  files: SandboxFileSystem,
+  input: { path: string; content: string },
+): Promise<{ path: string; size: number; created: boolean }> {
+  const path = resolveSandboxPath(input.path, files.roots());
+  if (input.content.length > maxContentCharacters)
+    throw invalidField("content", "content is larger than 10 MiB");
+  const existing = await files.stat(path);
+  if (existing?.isDirectory) throw invalidField("path", `${path} is a directory`);
+  const written = await files.writeFile(path, input.content);
+  return { path, size: written.size, created: written.created };
+}
+
+export interface ViewFileResult {
+  content: string;
+  /** The total number of lines in the file (not only those in view_range). */
+  lines: number;
+  is_directory: boolean;
+  /** For a directory: its children's names, directories ending with "/", sorted. */
+  entries: string[] | null;
+}
+
+/** Splits text into lines, each keeping its "\n", so joining a slice restores the text exactly. */
+function splitLines(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
+export async function viewFile(
+  files: SandboxFileSystem,
+  input: { path: string; view_range?: [number, number] | null },
+): Promise<ViewFileResult> {
+  const path = resolveSandboxPath(input.path, files.roots());
+  const stat = await statOrNotFound(files, path);
+  if (stat.isDirectory) {
+    const children = await files.list(path);
+    const entries = children
+      .map((child) => child.path.slice(child.path.lastIndexOf("/") + 1) + (child.isDirectory ? "/" : ""))
+      .sort();
+    return { content: "", lines: 0, is_directory: true, entries };
+  }
+  const lines = splitLines(await readTextFile(files, path));
+  if (!input.view_range)
+    return { content: lines.join(""), lines: lines.length, is_directory: false, entries: null };
+  const [start, end] = input.view_range;
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || (end !== -1 && end < start)) {
+    throw invalidField(
+      "view_range",
+      "view_range must be [start, end] with 1 ≤ start ≤ end, or end = -1 for the end of the file",
+    );
+  }
+  if (start > Math.max(lines.length, 1)) {
+    throw invalidField(
+      "view_range",
+      `view_range starts at line ${start}, but ${path} has ${lines.length} lines`,
+    );
+  }
+  const selected = lines.slice(start - 1, end === -1 ? undefined : end);
+  return { content: selected.join(""), lines: lines.length, is_directory: false, entries: null };
+}
+
+function countOccurrences(text: string, search: string): number {
+  let count = 0;
+  for (let index = text.indexOf(search); index >= 0; index = text.indexOf(search, index + search.length)) {
+    count += 1;
+  }
+  return count;
+}
+
+export async function strReplace(
+  files: SandboxFileSystem,
+  input: { path: string; old_str: string; new_str: string; replace_all?: boolean },
+): Promise<{ path: string; replaced: number; occurrences: number }> {
+  const path = resolveSandboxPath(input.path, files.roots());
+  if (input.old_str.length === 0) throw invalidField("old_str", "old_str must not be empty");
+  const content = await readTextFile(files, path);
+  const occurrences = countOccurrences(content, input.old_str);
+  if (occurrences === 0) throw invalidField("old_str", `old_str not found in ${path}`);
+  if (occurrences > 1 && !input.replace_all) {
+    throw invalidField(
+      "old_str",
+      `old_str occurs ${occurrences} times in ${path}; make it unique or pass replace_all`,
+    );
+  }
+  let updated: string;
+  if (input.replace_all) {
+    updated = content.split(input.old_str).join(input.new_str);
+  } else {
+    const index = content.indexOf(input.old_str);
+    updated = content.slice(0, index) + input.new_str + content.slice(index + input.old_str.length);
+  }
+  if (updated.length > maxViewBytes)
+    throw invalidField("new_str", "the edited file would be larger than 25 MiB");
+  await files.writeFile(path, updated);
+  return { path, replaced: input.replace_all ? occurrences : 1, occurrences };
+}
+
+export async function listDirectory(
+  files: SandboxFileSystem,
+  input: { path?: string },
+): Promise<{ entries: DirectoryEntry[] }> {
+  const path = resolveSandboxPath(input.path ?? "/", files.roots());
+  const stat = await statOrNotFound(files, path);
+  const children = stat.isDirectory ? await files.list(path) : [stat];
+  return { entries: children.map(toDirectoryEntry).sort(byPath) };
+}
+
+export async function globFiles(
+  files: SandboxFileSystem,
+  input: { pattern: string; path?: string },
+): Promise<{ matches: DirectoryEntry[] }> {
+  const root = resolveSandboxPath(input.path ?? "/", files.roots());
+  if (input.pattern.length === 0) throw invalidField("pattern", "pattern must not be empty");
+  let regex: RegExp;
+  try {
+    regex = globToRegExp(input.pattern.startsWith("/") ? input.pattern.slice(1) : input.pattern);
+  } catch {
+    throw invalidField("pattern", "pattern is not a valid glob");
+  }
+  // An absolute pattern is matched against the whole path, a relative one below the root.
+  const subject = (path: string): string =>
+    input.pattern.startsWith("/")
+      ? path.slice(1)
+      : relativeTo(root, path) || path.slice(path.lastIndexOf("/") + 1);
+  const stat = await statOrNotFound(files, root);
+  const candidates = stat.isDirectory ? await files.walk(root, maxWalkEntries) : [stat];
+  const matches = candidates
+    .filter((entry) => !entry.isDirectory && regex.test(subject(entry.path)))
+    .sort(byPath)
+    .slice(0, maxGlobMatches)
+    .map(toDirectoryEntry);
+  return { matches };
+}
+
+export {
+  type DirectoryEntry,
+  invalidField,
+  maxContentCharacters,
+  maxViewBytes,
+} from "./file-entries.ts";
+export { type GrepMatch, type GrepOptions, type GrepResult, grepFiles } from "./grep-files.ts";

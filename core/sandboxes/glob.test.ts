@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { createGlobFilter, globToRegExp } from "./glob.ts";
+
+describe("globToRegExp", () => {
+  it.each([
+    ["*.py", "main.py", true],
+    ["*.py", "src/main.py", false],
+    ["**/*.py", "main.py", true],
+    ["**/*.py", "a/b/c/main.py", true],
+    ["src/**/*.ts", "src/x.ts", true],
+    ["src/**/*.ts", "src/a/b/x.ts", true],
+    ["src/**/*.ts", "lib/x.ts", false],
+    ["src/**", "src/a/b", true],
+    ["**", "anything/at/all", true],
+    ["a?c", "abc", true],
+    ["a?c", "a/c", false],
+    ["[ab].txt", "b.txt", true],
+    ["[!ab].txt", "b.txt", false],
+    ["[!ab].txt", "c.txt", true],
+    ["*.{js,ts}", "x.ts", true],
+    ["*.{js,ts}", "x.py", false],
+    ["a.b", "axb", false],
+    ["(x)|y+", "(x)|y+", true],
+    ["\\*", "*", true],
+    ["\\*", "a", false],
+    ["x**y", "xay", true],
+    ["x**y", "xa/y", false],
+  ])("%s against %s → %s", (glob, path, expected) => {
+    expect(globToRegExp(glob).test(path)).toBe(expected);
+  });
+
+  it("throws on an unclosed brace", () => {
+    expect(() => globToRegExp("*.{js")).toThrow(SyntaxError);
+  });
+});
+
+describe("createGlobFilter", () => {
+  it("matches file names at any depth when the glob has no slash", () => {
+    expect(createGlobFilter("*.py")("deep/down/x.py")).toBe(true);
+    expect(createGlobFilter("*.py")("deep/down/x.txt")).toBe(false);
+  });
+
+  it("matches relative paths when the glob has a slash", () => {
+    expect(createGlobFilter("src/*.py")("src/x.py")).toBe(true);
+    expect(createGlobFilter("src/*.py")("lib/src/x.py")).toBe(false);
+  });
+});
