@@ -38,7 +38,7 @@ function runtime() {
 }
 
 /** Answers every exec with the given frames, recording the exec URLs. */
-function respondWith(urls: URL[], frames: Uint8Array[]) {
+function respondWith(urls: URL[], frames: Array<Uint8Array<ArrayBuffer>>) {
   cluster.network.use(
     execLink.addEventListener("connection", ({ client }) => {
       urls.push(client.url);
@@ -85,6 +85,12 @@ describe("exec", () => {
     respondWith([], [channelFrame(2, "no such file\n"), statusFrame(3)]);
     const result = await runtime().exec(sandboxId, { command: "ls missing", timeoutSeconds: 5 });
     expect(result).toMatchObject({ exitCode: 3, stdout: "", stderr: "no such file\n", timedOut: false });
+  });
+
+  test("an early exit 124 is the command's own, not a timeout", async () => {
+    respondWith([], [statusFrame(124)]);
+    const result = await runtime().exec(sandboxId, { command: "exit 124", timeoutSeconds: 30 });
+    expect(result).toMatchObject({ exitCode: 124, timedOut: false });
   });
 
   test("caps stdout at 1 MiB and stderr at 256 KiB and says it cut them", async () => {

@@ -61,7 +61,7 @@ export function createFakeCluster() {
   network.events.on("request:start", ({ request }) => {
     const copy = request.clone();
     pending.push(
-      copy.text().then((text) => {
+      copy.text().then((text: string) => {
         const url = new URL(copy.url);
         return {
           method: copy.method,
@@ -122,7 +122,7 @@ export function interceptableExecWebSocket(kubeConfig: KubeConfig): ExecWebSocke
 
 export const execLink = ws.link(`wss://kubernetes.test/api/v1/namespaces/:namespace/pods/:pod/exec`);
 
-export function channelFrame(channel: number, data: string | Uint8Array): Uint8Array {
+export function channelFrame(channel: number, data: string | Uint8Array): Uint8Array<ArrayBuffer> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const frame = new Uint8Array(bytes.length + 1);
   frame[0] = channel;
@@ -131,7 +131,7 @@ export function channelFrame(channel: number, data: string | Uint8Array): Uint8A
 }
 
 /** The status frame the kubelet sends when a command ends. */
-export function statusFrame(exitCode: number): Uint8Array {
+export function statusFrame(exitCode: number): Uint8Array<ArrayBuffer> {
   const status =
     exitCode === 0
       ? { metadata: {}, status: "Success" }
@@ -168,8 +168,8 @@ export function localExecHandler(commands: string[][]) {
       const bytes = messageBytes(event.data);
       if (bytes[0] === 0) child.stdin?.write(bytes.subarray(1));
     });
-    child.stdout.on("data", (chunk: Buffer) => client.send(channelFrame(1, chunk)));
-    child.stderr.on("data", (chunk: Buffer) => client.send(channelFrame(2, chunk)));
+    child.stdout?.on("data", (chunk: Buffer) => client.send(channelFrame(1, chunk)));
+    child.stderr?.on("data", (chunk: Buffer) => client.send(channelFrame(2, chunk)));
     child.on("close", (code) => client.send(statusFrame(code ?? 137)));
   });
 }
