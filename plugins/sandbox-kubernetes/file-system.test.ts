@@ -95,9 +95,10 @@ describe("writeFile and readFile", () => {
     expect(await files.readFile(`${root}/empty.txt`, 100)).toBe("");
   });
 
-  test("readFile reads at most maxBytes", async () => {
+  test("a file larger than maxBytes is a validation_error; one of exactly maxBytes is read", async () => {
     await writeFile(`${root}/long.txt`, "abcdefghij");
-    expect(await files.readFile(`${root}/long.txt`, 4)).toBe("abcd");
+    await expect(files.readFile(`${root}/long.txt`, 9)).rejects.toMatchObject({ code: "validation_error" });
+    expect(await files.readFile(`${root}/long.txt`, 10)).toBe("abcdefghij");
   });
 
   test("a missing file is not_found; a directory is a validation_error", async () => {
@@ -201,6 +202,7 @@ describe("stat, list and walk", () => {
     );
     expect(all.find((entry) => entry.path.endsWith("escape"))?.isDirectory).toBe(false);
     expect(await files.walk(root, 2)).toHaveLength(2);
+    await expect(files.walk(`${root}/a/d.txt`, 10)).rejects.toMatchObject({ code: "validation_error" });
   });
 });
 

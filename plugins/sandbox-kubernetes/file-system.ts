@@ -19,6 +19,7 @@ const exitIsDirectory = 5;
 const exitNotDirectory = 6;
 const exitNotRegularFile = 7;
 const exitParentNotDirectory = 8;
+const exitTooLarge = 9;
 
 /** Arguments: operation, path, a number (bytes or a limit), then the roots. */
 export const fileScript = `set -u
@@ -41,12 +42,14 @@ list)
   exec find "$real" -mindepth 1 -maxdepth 1 -printf "$format";;
 walk)
   [ -e "$real" ] || exit ${exitMissing}
+  [ -d "$real" ] || exit ${exitNotDirectory}
   find "$real" -mindepth 1 -printf "$format" | head -z -n "$number"
   exit 0;;
 read)
   [ -e "$real" ] || exit ${exitMissing}
   [ -d "$real" ] && exit ${exitIsDirectory}
   [ -f "$real" ] || exit ${exitNotRegularFile}
+  [ "$(stat -c %s -- "$real")" -le "$number" ] || exit ${exitTooLarge}
   exec head -c "$number" -- "$real";;
 write)
   [ -d "$real" ] && exit ${exitIsDirectory}
@@ -99,6 +102,10 @@ function failure(result: PodCommandResult, path: string): ServiceError {
       return new ServiceError("validation_error", "Path is not a regular file", { details: { path } });
     case exitParentNotDirectory:
       return new ServiceError("validation_error", "A parent of the path is not a directory", {
+        details: { path },
+      });
+    case exitTooLarge:
+      return new ServiceError("validation_error", "File is larger than the allowed size", {
         details: { path },
       });
     default:
