@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../../core/errors.ts";
 import { detectCgroupsV1 } from "./cgroups.ts";
-import { createTestRuntime, hostProcessesMatching, type TestRuntime } from "./test-support.ts";
+import { createTestRuntime, hostProcessesMatching, type TestRuntime, uniqueSeconds } from "./test-support.ts";
 
 const mebibyte = 1024 * 1024;
 let test: TestRuntime;
@@ -57,29 +57,32 @@ describe("exec", () => {
 
   it("kills a command at its timeout, with everything it started", async () => {
     const id = await test.createSandbox();
-    const result = await test.run(id, "sleep 31.4159 & trap '' TERM; sleep 31.4159", 1);
+    const seconds = uniqueSeconds(31);
+    const result = await test.run(id, `sleep ${seconds} & trap '' TERM; sleep ${seconds}`, 1);
     expect(result).toMatchObject({ timedOut: true, exitCode: 124 });
-    expect(await hostProcessesMatching("31.4159")).toEqual([]);
+    expect(await hostProcessesMatching(seconds)).toEqual([]);
   });
 
   it("leaves no background process alive once exec returns", async () => {
     const id = await test.createSandbox();
-    const result = await test.run(id, "sleep 27.1828 > /dev/null 2>&1 & sleep 27.1828 & echo started");
+    const seconds = uniqueSeconds(27);
+    const result = await test.run(id, `sleep ${seconds} > /dev/null 2>&1 & sleep ${seconds} & echo started`);
     expect(result).toMatchObject({ exitCode: 0, stdout: "started\n", timedOut: false });
-    expect(await hostProcessesMatching("27.1828")).toEqual([]);
+    expect(await hostProcessesMatching(seconds)).toEqual([]);
   });
 
   it("rejects with the abort reason when the signal aborts, and kills the command", async () => {
     const id = await test.createSandbox();
     const controller = new AbortController();
+    const seconds = uniqueSeconds(16);
     const pending = test.runtime.exec(id, {
-      command: "sleep 16.1803",
+      command: `sleep ${seconds}`,
       timeoutSeconds: 30,
       signal: controller.signal,
     });
     setTimeout(() => controller.abort(new Error("client went away")), 200);
     await expect(pending).rejects.toThrow("client went away");
-    expect(await hostProcessesMatching("16.1803")).toEqual([]);
+    expect(await hostProcessesMatching(seconds)).toEqual([]);
   });
 
   it("refuses an unknown sandbox with not_found", async () => {
@@ -93,9 +96,10 @@ describe("exec", () => {
 describe("limits", () => {
   it("contains a fork bomb: exec returns, nothing survives, the sandbox still works", async () => {
     const id = await test.createSandbox();
-    const result = await test.run(id, "bomb() { bomb | bomb & }; bomb; sleep 2; echo 42.4242 survived", 10);
+    const marker = uniqueSeconds(2);
+    const result = await test.run(id, `bomb() { bomb | bomb & }; bomb; sleep ${marker}; echo survived`, 10);
     expect(result.timedOut).toBe(false);
-    expect(await hostProcessesMatching("42.4242")).toEqual([]);
+    expect(await hostProcessesMatching(marker)).toEqual([]);
     expect((await test.run(id, "echo alive")).stdout).toBe("alive\n");
   });
 
@@ -160,13 +164,14 @@ describe("lifecycle", () => {
 
   it("destroy kills a running exec", async () => {
     const id = await test.createSandbox();
-    const pending = test.run(id, "sleep 23.1406", 30);
+    const seconds = uniqueSeconds(23);
+    const pending = test.run(id, `sleep ${seconds}`, 30);
     await new Promise((resolve) => setTimeout(resolve, 200));
     await test.runtime.destroy(id);
     const result = await pending;
     expect(result.exitCode).not.toBe(0);
     expect(result.timedOut).toBe(false);
-    expect(await hostProcessesMatching("23.1406")).toEqual([]);
+    expect(await hostProcessesMatching(seconds)).toEqual([]);
   });
 
   it("mounts volumes and keeps their content for the next sandbox", async () => {
@@ -195,13 +200,47 @@ describe("lifecycle", () => {
     const other = await createTestRuntime();
     try {
       const id = await other.createSandbox();
-      const pending = other.run(id, "sleep 19.2837", 30);
+      const seconds = uniqueSeconds(19);
+      const pending = other.run(id, `sleep ${seconds}`, 30);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await other.runtime.close();
       expect((await pending).exitCode).not.toBe(0);
-      expect(await hostProcessesMatching("19.2837")).toEqual([]);
+      expect(await hostProcessesMatching(seconds)).toEqual([]);
     } finally {
       await other.cleanUp();
     }
+  });
+});
+
+describe("without cgroups (rlimits only)", () => {
+  let fallback: TestRuntime;
+  const warnings: string[] = [];
+  beforeAll(async () => {
+    const logger = {
+      debug() {},
+      info() {},
+      warn(_fields: object, message?: string) {
+        warnings.push(message ?? "");
+      },
+      error() {},
+      child: () => logger,
+    };
+    fallback = await createTestRuntime({
+      useCgroups: false,
+      logger,
+      sizes: { small: { memoryBytes: 256 * mebibyte } },
+    });
+  });
+  afterAll(() => fallback.cleanUp());
+
+  it("limits memory per process by address space and still cleans up after a timeout", async () => {
+    const id = await fallback.createSandbox();
+    const hog = await fallback.run(id, "python3 -c \"b = bytearray(512 * 1024 * 1024); print('allocated')\"");
+    expect(hog.exitCode).not.toBe(0);
+    expect(hog.stderr).toContain("MemoryError");
+    const seconds = uniqueSeconds(29);
+    const slow = await fallback.run(id, `sleep ${seconds} & sleep ${seconds}`, 1);
+    expect(slow).toMatchObject({ timedOut: true, exitCode: 124 });
+    expect(await hostProcessesMatching(seconds)).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestRuntime, type TestRuntime } from "./test-support.ts";
+import { createTestRuntime, type TestRuntime, uniqueSeconds } from "./test-support.ts";
 
 const canaryName = "CAIRN_ESCAPE_CANARY";
 const canaryValue = "canary-7e1f0c2b9d";
@@ -81,10 +81,11 @@ describe("exec cannot reach the host", () => {
   });
 
   it("cannot see another sandbox's processes", async () => {
-    const pending = test.run(neighbour, "sleep 1.414213", 10);
+    const seconds = uniqueSeconds(1);
+    const pending = test.run(neighbour, `sleep ${seconds}`, 10);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const result = await test.run(sandbox, "cat /proc/[0-9]*/cmdline | tr '\\0' ' '");
-    expect(result.stdout).not.toContain("1.414213");
+    expect(result.stdout).not.toContain(seconds);
     expect((await pending).exitCode).toBe(0);
   });
 

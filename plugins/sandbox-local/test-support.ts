@@ -61,3 +61,11 @@ export async function hostProcessesMatching(marker: string): Promise<number[]> {
   }
   return found;
 }
+
+/**
+ * A sleep duration (about `seconds`) unique to this call, to find the processes of one exec on the
+ * host: other test runs on the same machine must not match it.
+ */
+export function uniqueSeconds(seconds: number): string {
+  return `${seconds}.${String(Math.random()).slice(2, 12).padEnd(10, "7")}`;
+}
