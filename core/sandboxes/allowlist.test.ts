@@ -216,6 +216,13 @@ describe("checkCommand refuses", () => {
     ["xargs running a program not listed", "ls | xargs rm", "rm is not in"],
     ["xargs with options", "ls | xargs -0 -n 1 rm", "rm is not in"],
     ["xargs with an inner pattern-restricted program", "xargs git status", "not known in advance"],
+    ["xargs through another wrapper to a pattern-restricted program", "xargs timeout 5 git log", "not known"],
+    [
+      "find -exec through a wrapper to a pattern-restricted program",
+      "find . -exec nice git log {} ';'",
+      "not known",
+    ],
+    ["an empty command name", '"" ls', "empty command name"],
     ["xargs sh -c with inner program not listed", "xargs sh -c 'rm $1'", "rm is not in"],
     ["find -exec", "find . -exec rm {} \\;", "rm is not in"],
     ["find -execdir", "find . -execdir rm {} +", "rm is not in"],

@@ -244,6 +244,7 @@ function checkInvocation(
   if (program.expands || (program.unquotedExpansion && program.value !== "[")) {
     return `the command name ${JSON.stringify(program.value)} uses shell expansion, so the program it runs cannot be checked`;
   }
+  if (program.value === "") return "an empty command name cannot be checked";
   const name = programName(program.value);
   if (name === null) {
     return `${JSON.stringify(program.value)} runs a program by path; only programs in the standard bin directories (/bin, /usr/bin, /usr/local/bin and their sbin) can be checked`;
@@ -253,7 +254,7 @@ function checkInvocation(
     return `${name} runs another command that the allowlist cannot check, so it is not allowed`;
   }
   const transparent = transparentBuiltins.get(name);
-  if (transparent) return checkUnwrapped(rules, transparent(args), depth);
+  if (transparent) return checkUnwrapped(rules, transparent(args), argsKnown, depth);
 
   const rulesForName = rules.get(name);
   if (!rulesForName) {
@@ -264,13 +265,19 @@ function checkInvocation(
   if (argumentFailure !== null) return argumentFailure;
   if (harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
   const wrapper = wrapperPrograms.get(name);
-  return wrapper ? checkUnwrapped(rules, wrapper(args, name), depth) : null;
+  return wrapper ? checkUnwrapped(rules, wrapper(args, name), argsKnown, depth) : null;
 }
 
-function checkUnwrapped(rules: RuleIndex, unwrapped: Unwrapped, depth: number): string | null {
+/** `argsKnown` false means unknown arguments are appended, and they reach the innermost command. */
+function checkUnwrapped(
+  rules: RuleIndex,
+  unwrapped: Unwrapped,
+  argsKnown: boolean,
+  depth: number,
+): string | null {
   if (unwrapped.kind === "refuse") return unwrapped.reason;
   for (const invocation of unwrapped.invocations) {
-    const failure = checkInvocation(rules, invocation.words, invocation.argsKnown, depth + 1);
+    const failure = checkInvocation(rules, invocation.words, argsKnown && invocation.argsKnown, depth + 1);
     if (failure !== null) return failure;
   }
   for (const script of unwrapped.scripts) {
