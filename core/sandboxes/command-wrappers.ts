@@ -114,28 +114,13 @@ export function isDangerousVariable(name: string): boolean {
   if (/(PAGER|EDITOR|ASKPASS|_COMMAND|_OPTIONS|OPT)$/.test(name)) return true;
   return dangerousVariables.has(name);
 }
-const dangerousVariables = new Set([
-  "PATH",
-  "IFS",
-  "ENV",
-  "BASH_ENV",
-  "SHELLOPTS",
-  "BASHOPTS",
-  "PS4",
-  "PROMPT_COMMAND",
-  "BASH_LOADABLES_PATH",
-  "GCONV_PATH",
-  "VISUAL",
-  "LESSOPEN",
-  "LESSCLOSE",
-  "SHELL",
-  "BROWSER",
-  "PYTHONSTARTUP",
-  "PYTHONPATH",
-  "PERL5LIB",
-  "RUBYLIB",
-  "NODE_PATH",
-]);
+const dangerousVariables = new Set(
+  (
+    "PATH IFS ENV BASH_ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND BASH_LOADABLES_PATH GCONV_PATH " +
+    "VISUAL LESSOPEN LESSCLOSE SHELL BROWSER PYTHONSTARTUP PYTHONPATH PERL5LIB RUBYLIB " +
+    "NODE_PATH"
+  ).split(" "),
+);
 
 function envWrapper(args: ShellWord[]): Unwrapped {
   const options = skipOptions("env", args, {
@@ -351,47 +336,14 @@ export const transparentBuiltins: ReadonlyMap<string, (args: ShellWord[]) => Unw
 ]);
 
 /** Programs that run a command this module cannot safely find; refused even when listed. */
-export const uncheckableRunners = new Set([
-  "su",
-  "runuser",
-  "chroot",
-  "unshare",
-  "nsenter",
-  "flock",
-  "watch",
-  "script",
-  "parallel",
-  "strace",
-  "ltrace",
-  "gdb",
-  "valgrind",
-  "taskset",
-  "ionice",
-  "chrt",
-  "prlimit",
-  "systemd-run",
-  "pkexec",
-  "runcon",
-  "setpriv",
-  "capsh",
-  "numactl",
-  "cgexec",
-  "firejail",
-  "bwrap",
-  "proot",
-  "fakeroot",
-  "faketime",
-  "catchsegv",
-  "sg",
-  "newgrp",
-  "expect",
-  "tmux",
-  "screen",
-  "at",
-  "batch",
-  "dtach",
-  "rlwrap",
-]);
+export const uncheckableRunners = new Set(
+  (
+    "su runuser chroot unshare nsenter flock watch script parallel strace ltrace gdb valgrind " +
+    "taskset ionice chrt prlimit systemd-run pkexec runcon setpriv capsh numactl cgexec " +
+    "firejail bwrap proot fakeroot faketime catchsegv sg newgrp expect tmux screen at batch " +
+    "dtach rlwrap"
+  ).split(" "),
+);
 
 function syntheticWord(value: string): ShellWord {
   return {
