@@ -104,6 +104,9 @@ export function bubblewrapArguments(
 ): string[] {
   const argumentsList = [
     "--unshare-all",
+    // A user namespace is required, and none may be nested in it (less kernel surface).
+    "--unshare-user",
+    "--disable-userns",
     "--die-with-parent",
     "--new-session",
     "--cap-drop",

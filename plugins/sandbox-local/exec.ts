@@ -84,10 +84,14 @@ export async function runBubblewrap(options: RunOptions): Promise<ExecResult> {
     }
     void options.sweep?.().catch(() => {});
   };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killEverything();
-  }, options.timeoutSeconds * 1000);
+  // setTimeout fires at once for delays past 2^31 - 1 ms; core allows at most 100 s anyway.
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      killEverything();
+    },
+    Math.min(options.timeoutSeconds * 1000, 2_147_483_647),
+  );
   const onAbort = () => {
     aborted = true;
     killEverything();

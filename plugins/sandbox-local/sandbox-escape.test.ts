@@ -92,9 +92,9 @@ describe("exec cannot reach the host", () => {
   it("has no capabilities and a read-only system", async () => {
     const result = await test.run(
       sandbox,
-      "grep CapEff /proc/self/status; touch /usr/x /etc/x /x 2>/dev/null || echo read-only; mount -t tmpfs none /mnt 2>/dev/null || echo no-mount",
+      "grep CapEff /proc/self/status; touch /usr/x /etc/x /x 2>/dev/null || echo read-only; mount -t tmpfs none /mnt 2>/dev/null || echo no-mount; unshare -U true 2>/dev/null || echo no-userns",
     );
-    expect(result.stdout).toBe("CapEff:\t0000000000000000\nread-only\nno-mount\n");
+    expect(result.stdout).toBe("CapEff:\t0000000000000000\nread-only\nno-mount\nno-userns\n");
   });
 
   describe("network", () => {
