@@ -7,7 +7,7 @@
 
 const words = `
 a an the and or but if then else so than
-of to in on at by for with from as into onto about over under up down out off
+of to in on at by for with from as into onto about over under up down out off before after
 is are was were be been being am
 i me my mine myself we us our ours you your yours he him his she her hers it its
 they them their theirs this that these those there here

@@ -32,6 +32,7 @@ const wordRunPattern = /[\p{L}\p{N}\p{M}]+/gu;
 const unspacedSegmentPattern =
   /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+|[^\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+/gu;
 const unspacedCharacterPattern = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
+const asciiWordPattern = /^[a-z0-9]+$/;
 
 /** NFKC (folds full-width forms, ligatures, compatibility characters) then lower-case. */
 export function normaliseText(text: string): string {
@@ -49,6 +50,11 @@ function capLength(codePoints: string[]): string {
 export function textTerms(text: string): string[] {
   const terms: string[] = [];
   for (const run of normaliseText(text).match(wordRunPattern) ?? []) {
+    // Fast path for the common case: a plain ASCII word needs no script split or code points.
+    if (asciiWordPattern.test(run)) {
+      terms.push(run.length > maxTokenLength ? run.slice(0, maxTokenLength) : run);
+      continue;
+    }
     for (const segment of run.match(unspacedSegmentPattern) ?? []) {
       const codePoints = Array.from(segment);
       if (codePoints.length > 1 && unspacedCharacterPattern.test(segment)) {
@@ -67,8 +73,9 @@ export function textTerms(text: string): string[] {
  * (a single Han or kana character is a word on its own, so it stays). */
 export function isIndexTerm(term: string): boolean {
   if (stopwords.has(term)) return false;
-  const length = term.length === 1 ? 1 : Array.from(term).length;
-  return length > 1 || unspacedCharacterPattern.test(term);
+  // One code point is one or two UTF-16 units (two for astral characters).
+  const singleCodePoint = term.length === 1 || (term.length === 2 && (term.codePointAt(0) ?? 0) > 0xffff);
+  return !singleCodePoint || unspacedCharacterPattern.test(term);
 }
 
 /** The first `limit` distinct index terms of a term list (the terms of one text). */
@@ -120,7 +127,7 @@ export function meaningfulTokens(text: string): string[] {
  * "zz" + the hex of its UTF-8 bytes, which FTS5 keeps as a single token.
  */
 export function ftsTerm(token: string): string {
-  if (/^[a-z0-9]+$/.test(token) && !token.startsWith("zz")) return token;
+  if (asciiWordPattern.test(token) && !token.startsWith("zz")) return token;
   let hex = "zz";
   for (const byte of new TextEncoder().encode(token)) hex += byte.toString(16).padStart(2, "0");
   return hex;

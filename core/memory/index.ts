@@ -1,0 +1,48 @@
+/**
+ * Cairn's memory algorithms, independent of storage: tokenisation for the full-text index,
+ * entity extraction, relation detection, event dates, ingest, history intent and the lexical
+ * ranking. Both memory stores (SQLite, PostgreSQL) use these so their results are identical.
+ * Web-standard JavaScript only: no I/O, no `node:` imports.
+ */
+
+export { extractEventDates, maxEventDates, unionDates } from "./dates.ts";
+export { extractEntities, sharedEntities } from "./entities.ts";
+export { asksForHistory } from "./history.ts";
+export {
+  classifyKind,
+  type ExtractedMemory,
+  extractMemories,
+  type IngestRequest,
+  importanceOf,
+  type MemoryKind,
+  maxFragments,
+  maxMemoryLength,
+  maxWholeDocumentBytes,
+} from "./ingest.ts";
+export {
+  type DetectedRelation,
+  type DetectedRelationType,
+  detectRelation,
+  jaccardSimilarity,
+} from "./relations.ts";
+export {
+  type PhraseMatch,
+  phraseMatches,
+  type ScoredMemory,
+  type ScoringCandidate,
+  type ScoringInput,
+  scoreCandidates,
+} from "./scoring.ts";
+export {
+  ftsDocument,
+  ftsMatchQuery,
+  ftsTerm,
+  indexTokens,
+  maxIndexTokens,
+  maxQueryTokens,
+  maxTokenLength,
+  meaningfulTokens,
+  normaliseText,
+  queryTokens,
+  textTerms,
+} from "./tokenize.ts";

@@ -1,0 +1,231 @@
+import { describe, expect, it } from "vitest";
+import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
+import { phraseMatches, type ScoredMemory, type ScoringCandidate, scoreCandidates } from "./scoring.ts";
+import { indexTokens, queryTokens } from "./tokenize.ts";
+
+const now = new Date("2024-06-01T12:00:00Z");
+const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
+
+function row(id: string, content: string, overrides: Partial<ScoringCandidate> = {}): ScoringCandidate {
+  return {
+    id,
+    content,
+    importance: 0.5,
+    updatedAt: daysAgo(1),
+    supersededAt: null,
+    supersededById: null,
+    accessCount: 0,
+    ...overrides,
+  };
+}
+
+/** Scores the way a store does: the collection's document frequencies, the matching rows (plus
+ * linked ones) as candidates, superseded rows only when the query asks for history. */
+function search(
+  query: string,
+  collection: ScoringCandidate[],
+  linked: ScoringCandidate[] = [],
+): ScoredMemory[] {
+  const tokens = queryTokens(query);
+  const documentFrequency = new Map(
+    tokens.map((token) => [
+      token,
+      collection.filter((entry) => indexTokens(entry.content).includes(token)).length,
+    ]),
+  );
+  const matching = collection.filter((entry) =>
+    indexTokens(entry.content).some((token) => tokens.includes(token)),
+  );
+  return scoreCandidates({
+    query,
+    now,
+    candidates: [...matching, ...linked],
+    documentFrequency,
+    totalDocuments: collection.length,
+  });
+}
+
+const ids = (results: ScoredMemory[]) => results.map((result) => result.id);
+
+describe("scoreCandidates", () => {
+  it("ranks an exact phrase match first with a score above 0, even against more term hits", () => {
+    const collection = [
+      row("repeats", "Deployment notes: deployment of blue, green green deployment, deployment logs."),
+      row("phrase", "Yesterday we discussed the blue green deployment with the whole platform team."),
+      row("partial", "The green button starts a deployment."),
+      row("unrelated", "Lunch is at noon."),
+    ];
+    const results = search("blue green deployment", collection);
+    expect(ids(results)).toEqual(["phrase", "repeats", "partial"]);
+    expect(results[0].score).toBeGreaterThan(0.5);
+  });
+
+  it("ranks a near phrase (stopwords aside) above scattered matches", () => {
+    const collection = [
+      row("scattered", "Blue is a color; my favorite snack is popcorn, favorite color of the logo is red."),
+      row("near", "My favorite color is blue."),
+    ];
+    expect(phraseMatches("favorite color blue", "My favorite color is blue.")).toBe("near");
+    expect(ids(search("favorite color blue", collection))).toEqual(["near", "scattered"]);
+  });
+
+  it("excludes a superseded row for a current query and returns it first for a history query", () => {
+    const old = row("old", "My favorite color is blue.", {
+      updatedAt: daysAgo(20),
+      supersededAt: daysAgo(2),
+      supersededById: "new",
+    });
+    const current = row("new", "My favorite color is now green.", { updatedAt: daysAgo(2) });
+    const other = row("other", "The office walls are green.");
+    const collection = [old, current, other];
+    expect(ids(search("favorite color", collection))).toEqual(["new"]);
+    expect(ids(search("What was my favorite color before green?", collection))).toEqual([
+      "old",
+      "new",
+      "other",
+    ]);
+  });
+
+  it("ranks a superseded row by its successor's match for a history query", () => {
+    // "green" is rare and matches only the successor; "favorite color" is everywhere.
+    const others = Array.from({ length: 8 }, (_, index) =>
+      row(`team-${index}`, `Team ${index} has a favorite color.`),
+    );
+    const old = row("old", "My favorite color is blue.", { supersededAt: daysAgo(2), supersededById: "new" });
+    const current = row("new", "My favorite color is green now, and green it stays.");
+    const results = search("What was my favorite color before green?", [...others, old, current]);
+    expect(ids(results).slice(0, 2)).toEqual(["old", "new"]);
+  });
+
+  it("ranks a superseded row above its successor for a history query even without the link", () => {
+    const old = row("old", "The deployment uses blue-green rollout.", { supersededAt: daysAgo(1) });
+    const current = row("new", "The deployment uses canary rollout.");
+    expect(ids(search("What was the previous deployment rollout?", [old, current]))).toEqual(["old", "new"]);
+  });
+
+  it("returns nothing when nothing is relevant", () => {
+    const collection = [row("a", "The cache lives in Redis."), row("b", "Lunch is at noon.")];
+    expect(search("kubernetes cluster", collection)).toEqual([]);
+    expect(search("the is of", collection)).toEqual([]);
+    expect(search("", collection)).toEqual([]);
+  });
+
+  it("includes a linked row without a lexical match only when it carries a relation boost", () => {
+    const collection = [row("hit", "Amala Paul lives in Belgium."), row("neighbour", "She married in 2019.")];
+    const linked = row("neighbour", "She married in 2019.", { relationBoost: 0.5 });
+    expect(ids(search("Amala Paul", collection))).toEqual(["hit"]);
+    const results = search("Amala Paul", collection, [linked]);
+    expect(ids(results)).toEqual(["hit", "neighbour"]);
+    expect(results[1].score).toBeGreaterThan(0);
+  });
+
+  it("ranks a row naming the query's entity above one that only shares its words", () => {
+    const collection = [
+      row("words", "the paul and amala paul fund pays for amala paul street."),
+      row("entity", "Amala Paul lives in Brussels."),
+    ];
+    expect(ids(search("Where does Amala Paul live?", collection))).toEqual(["entity", "words"]);
+  });
+
+  it("breaks ties by newer updatedAt, then by smaller id (code-unit order)", () => {
+    const tied = [
+      row("b", "alpha beta"),
+      row("a", "alpha gamma"),
+      row("B", "alpha delta"),
+      row("newer", "alpha epsilon", { updatedAt: daysAgo(1) }),
+    ].map((entry) => (entry.id === "newer" ? entry : { ...entry, updatedAt: daysAgo(3) }));
+    const results = search("alpha", tied);
+    expect(new Set(results.slice(1).map((result) => result.score)).size).toBe(1);
+    expect(ids(results)).toEqual(["newer", "B", "a", "b"]);
+  });
+
+  it("demotes a near-duplicate below distinct rows, but never a row and its successor", () => {
+    const long = "canary rollout across regions alpha beta gamma delta epsilon zeta eta theta iota kappa";
+    const collection = [
+      row("original", `The deployment uses ${long}.`),
+      row("copy", `The deployment uses ${long} lambda.`),
+      row("distinct", "Canary rollout is our default for the billing service."),
+    ];
+    const results = search("canary rollout", collection);
+    const score = (id: string) => results.find((result) => result.id === id)?.score ?? 0;
+    expect(ids(results).at(-1)).toBe("copy");
+    expect(score("copy")).toBeLessThan(score("original") * 0.6);
+
+    const replaced = row("replaced", `The deployment uses ${long}.`, {
+      supersededAt: daysAgo(1),
+      supersededById: "current",
+    });
+    const current = row("current", `The deployment uses ${long} lambda.`);
+    const history = search("what was the canary rollout", [replaced, current]);
+    expect(ids(history)).toEqual(["replaced", "current"]);
+    expect(history[1].score).toBeGreaterThan(history[0].score * 0.6);
+  });
+
+  it("gives the same ids, order and scores whatever order the candidates arrive in", () => {
+    const collection = Array.from({ length: 40 }, (_, index) =>
+      row(`id-${index}`, `Service ${index % 7} uses rollout plan ${index % 3} with canary ${index % 5}.`, {
+        updatedAt: daysAgo(index % 4),
+        importance: (index % 10) / 10,
+        accessCount: index,
+      }),
+    );
+    const expected = search("canary rollout plan 2", collection);
+    expect(expected.length).toBe(40);
+    const shuffled = [...collection]
+      .reverse()
+      .sort((first, second) => (first.content.length % 3) - (second.content.length % 3));
+    expect(search("canary rollout plan 2", shuffled)).toEqual(expected);
+  });
+
+  it("keeps every score below 1 and above 0 even when every signal is at its maximum", () => {
+    const best = row("best", "blue ".repeat(1000), {
+      importance: 1,
+      accessCount: 10_000,
+      relationBoost: 1,
+      updatedAt: daysAgo(-5),
+    });
+    const [result] = search("blue", [best], [best]);
+    expect(result.score).toBeGreaterThan(0.95);
+    expect(result.score).toBeLessThan(1);
+  });
+
+  it("never throws and returns sorted scores in [0, 1) with 6 decimals for hostile queries", () => {
+    const contents = fuzzStrings(60, 300, 99);
+    const collection = contents.map((content, index) =>
+      row(`row-${String(index).padStart(2, "0")}`, content, {
+        updatedAt: daysAgo(index % 9),
+        supersededAt: index % 5 === 0 ? daysAgo(1) : null,
+        supersededById: index % 5 === 0 ? `row-${String(index + 1).padStart(2, "0")}` : null,
+        relationBoost: index % 11 === 0 ? 0.3 : undefined,
+      }),
+    );
+    for (const query of [...fuzzStrings(300, 400, 5), ...contents.slice(0, 20)]) {
+      const results = search(
+        query,
+        collection,
+        collection.filter((entry) => entry.relationBoost !== undefined),
+      );
+      expect(new Set(ids(results)).size).toBe(results.length);
+      for (const [index, result] of results.entries()) {
+        expect(result.score).toBeGreaterThanOrEqual(0);
+        expect(result.score).toBeLessThan(1);
+        expect(Math.round(result.score * 1_000_000) / 1_000_000).toBe(result.score);
+        if (index > 0) expect(results[index - 1].score).toBeGreaterThanOrEqual(result.score);
+      }
+    }
+  });
+});
+
+describe("phraseMatches", () => {
+  it.each([
+    ["favorite color", "My Favorite   Color is blue", "exact"],
+    ["ＦＡＶＯＲＩＴＥ color", "my favorite color", "exact"],
+    ["favorite blue", "my favorite color is blue", null],
+    ["what is the favorite color", "The favorite color: blue", "near"],
+    ["蓝色", "我喜欢蓝色", "exact"],
+    ["the", "the cat", null],
+    ["", "anything", null],
+  ])("%j in %j → %s", (query, content, expected) => {
+    expect(phraseMatches(query, content)).toBe(expected);
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * Lexical search ranking (CONTRACT.md §8 "Search"), computed in core from the candidate rows a
+ * store fetched, so SQLite and PostgreSQL return the same ids, order and scores.
+ *
+ * Store contract: candidates are the live rows of the account (and scope filter) whose index
+ * tokens contain any query token, plus rows sharing the query's entities (scored here from the
+ * texts, no boost needed) and 1-hop relation neighbours of lexical hits (with `relationBoost`);
+ * superseded rows only when `asksForHistory(query)`, and in a deterministic bounded order. The
+ * document frequency of a token is the number of live rows in that same account/scope set
+ * (superseded rows included) whose `indexTokens` contain it; `totalDocuments` is the size of
+ * that set.
+ *
+ * Score (each signal in [0, 1], weights sum below 1, so the score is in [0, 1)):
+ * a phrase match dominates (its weight exceeds all other weights together), then BM25 relevance
+ * normalised by the best score the query could reach, then current-vs-historical state,
+ * relation links, recency, importance and use.
+ */
+
+import { extractEntities, sharedEntities } from "./entities.ts";
+import { asksForHistory } from "./history.ts";
+import { jaccardSimilarity } from "./relations.ts";
+import { distinctIndexTerms, isIndexTerm, maxIndexTokens, queryTokens, textTerms } from "./tokenize.ts";
+
+export interface ScoringCandidate {
+  id: string;
+  content: string;
+  /** 0–1. */
+  importance: number;
+  updatedAt: Date;
+  supersededAt: Date | null;
+  /** The row that replaced this one: a history query ranks a superseded row by its successor's
+   * match ("What was my favorite color before green?" finds the row "green" replaced). */
+  supersededById: string | null;
+  accessCount: number;
+  /** 0–1 link strength through a relation edge to a lexical hit (the edge confidence); absent
+   * or 0 when the row is not linked. Shared entities with the query are found here. */
+  relationBoost?: number;
+}
+
+export interface ScoringInput {
+  query: string;
+  now: Date;
+  candidates: readonly ScoringCandidate[];
+  documentFrequency: ReadonlyMap<string, number>;
+  totalDocuments: number;
+}
+
+export interface ScoredMemory {
+  id: string;
+  /** In [0, 1), 6 decimal places. */
+  score: number;
+}
+
+export type PhraseMatch = "exact" | "near" | null;
+
+// BM25 term-frequency saturation and document-length normalisation (the usual defaults).
+const k1 = 1.2;
+const b = 0.75;
+// Phrase weights exceed the sum of all other weights (0.42), so a phrase match ranks first.
+const exactPhraseWeight = 0.55;
+const nearPhraseWeight = 0.45;
+const lexicalWeight = 0.25;
+const stateWeight = 0.07;
+const relationWeight = 0.04;
+const recencyWeight = 0.03;
+const importanceWeight = 0.02;
+const accessWeight = 0.01;
+// Recency halves every 30 days: last month's memory counts half as much as today's.
+const recencyHalfLifeDays = 30;
+// Use saturates at 100 reads: beyond that, more reads say nothing new.
+const accessSaturation = 100;
+// A row naming the query's entities is linked like a relation edge: 0.35 + 0.15 per shared
+// entity, capped at 1 (the confidence rule of relation detection).
+const entityLinkBase = 0.35;
+const entityLinkStep = 0.15;
+// Index-token sets this similar are near-duplicates; the lower one is demoted by the factor.
+const nearDuplicateSimilarity = 0.9;
+const nearDuplicateDemotion = 0.5;
+// Only the top of the ranking is diversified: a page holds at most 50 rows, and the pairwise
+// comparison must stay cheap for large candidate sets.
+const diversifyWindow = 100;
+// A returned row never shows a zero score.
+const minimumScore = 0.000001;
+const dayInMilliseconds = 86_400_000;
+
+function containsSequence(haystack: readonly string[], needle: readonly string[]): boolean {
+  if (needle.length === 0 || needle.length > haystack.length) return false;
+  for (let start = 0; start + needle.length <= haystack.length; start++) {
+    let index = 0;
+    while (index < needle.length && haystack[start + index] === needle[index]) index++;
+    if (index === needle.length) return true;
+  }
+  return false;
+}
+
+function matchPhrase(queryTerms: readonly string[], contentTerms: readonly string[]): PhraseMatch {
+  if (containsSequence(contentTerms, queryTerms)) return "exact";
+  // Near: the query's words without stopwords appear together in the content's words without
+  // stopwords ("favorite color blue" in "my favorite color is blue"). One word is no phrase.
+  const queryCore = queryTerms.filter(isIndexTerm);
+  if (queryCore.length >= 2 && containsSequence(contentTerms.filter(isIndexTerm), queryCore)) return "near";
+  return null;
+}
+
+/** Whether the normalised query appears in the normalised content, word for word ("exact") or
+ * ignoring stopwords ("near"). */
+export function phraseMatches(query: string, content: string): PhraseMatch {
+  const queryTerms = textTerms(query);
+  return queryTokens(query).length === 0 ? null : matchPhrase(queryTerms, textTerms(content));
+}
+
+function clampUnit(value: number | undefined): number {
+  return value === undefined || !Number.isFinite(value) ? 0 : Math.min(1, Math.max(0, value));
+}
+
+function roundScore(value: number): number {
+  return Math.max(minimumScore, Math.round(value * 1_000_000) / 1_000_000);
+}
+
+interface Analysed {
+  candidate: ScoringCandidate;
+  tokens: Set<string>;
+  termCounts: Map<string, number>;
+  length: number;
+  phrase: PhraseMatch;
+  lexical: number;
+  matched: boolean;
+  score: number;
+}
+
+function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): Analysed {
+  const terms = textTerms(candidate.content);
+  const tokens = new Set(distinctIndexTerms(terms, maxIndexTokens));
+  const termCounts = new Map<string, number>();
+  let length = 0;
+  for (const term of terms) {
+    if (!tokens.has(term)) continue;
+    termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
+    length++;
+  }
+  const phrase = matchPhrase(queryTerms, terms);
+  return { candidate, tokens, termCounts, length, phrase, lexical: 0, matched: false, score: 0 };
+}
+
+/** One entry per id (a row can arrive both as a lexical hit and as a neighbour). */
+function distinctCandidates(candidates: readonly ScoringCandidate[]): ScoringCandidate[] {
+  const byId = new Map<string, ScoringCandidate>();
+  for (const candidate of candidates) {
+    const existing = byId.get(candidate.id);
+    if (existing === undefined) byId.set(candidate.id, candidate);
+    else if (clampUnit(candidate.relationBoost) > clampUnit(existing.relationBoost)) {
+      byId.set(candidate.id, { ...existing, relationBoost: candidate.relationBoost });
+    }
+  }
+  return [...byId.values()];
+}
+
+/** BM25 of each row, normalised by the score a perfect row would reach for this query. */
+function scoreLexical(rows: Analysed[], tokens: readonly string[], input: ScoringInput): void {
+  const averageLength = Math.max(
+    1,
+    rows.reduce((sum, row) => sum + row.length, 0) / Math.max(1, rows.length),
+  );
+  const total = Math.max(input.totalDocuments, rows.length);
+  let bestPossible = 0;
+  const weights = tokens.map((token) => {
+    const inCandidates = rows.filter((row) => row.tokens.has(token)).length;
+    // Never below what the candidates themselves show, never above the collection size.
+    const frequency = Math.min(total, Math.max(input.documentFrequency.get(token) ?? 0, inCandidates));
+    const inverse = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
+    bestPossible += inverse * (k1 + 1);
+    return inverse;
+  });
+  for (const row of rows) {
+    let sum = 0;
+    tokens.forEach((token, index) => {
+      const frequency = row.termCounts.get(token) ?? 0;
+      if (frequency === 0) return;
+      row.matched = true;
+      const norm = k1 * (1 - b + (b * row.length) / averageLength);
+      sum += (weights[index] * frequency * (k1 + 1)) / (frequency + norm);
+    });
+    row.lexical = bestPossible > 0 ? Math.min(1, sum / bestPossible) : 0;
+  }
+}
+
+function entityLink(queryEntities: readonly string[], content: string): number {
+  if (queryEntities.length === 0) return 0;
+  const shared = sharedEntities(queryEntities, extractEntities(content)).length;
+  return shared === 0 ? 0 : Math.min(1, entityLinkBase + entityLinkStep * shared);
+}
+
+const phraseWeight = (phrase: PhraseMatch): number =>
+  phrase === "exact" ? exactPhraseWeight : phrase === "near" ? nearPhraseWeight : 0;
+
+function compareRanked(first: Analysed, second: Analysed): number {
+  if (first.score !== second.score) return second.score - first.score;
+  const firstTime = first.candidate.updatedAt.getTime() || 0;
+  const secondTime = second.candidate.updatedAt.getTime() || 0;
+  if (firstTime !== secondTime) return secondTime - firstTime;
+  // Code-unit comparison, never localeCompare: the same order in every runtime and locale.
+  return first.candidate.id < second.candidate.id ? -1 : first.candidate.id > second.candidate.id ? 1 : 0;
+}
+
+/** Demote a row whose tokens nearly repeat a higher-ranked row, so copies do not crowd the top.
+ * A row and the row that superseded it are never copies: their difference is the answer. */
+function diversify(ranked: Analysed[]): void {
+  const leaders: Analysed[] = [];
+  for (const row of ranked.slice(0, diversifyWindow)) {
+    const copies = leaders.some(
+      (leader) =>
+        leader.candidate.supersededById !== row.candidate.id &&
+        row.candidate.supersededById !== leader.candidate.id &&
+        // Sets whose sizes differ this much cannot reach the threshold: skip the comparison.
+        Math.min(leader.tokens.size, row.tokens.size) >=
+          nearDuplicateSimilarity * Math.max(leader.tokens.size, row.tokens.size) &&
+        jaccardSimilarity(leader.tokens, row.tokens) >= nearDuplicateSimilarity,
+    );
+    if (copies) row.score = roundScore(row.score * nearDuplicateDemotion);
+    else leaders.push(row);
+  }
+  ranked.sort(compareRanked);
+}
+
+/** Rank candidate rows for a query: best first, ties by newer `updatedAt`, then smaller id.
+ * Rows with no lexical match and no relation or entity link are left out. */
+export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
+  const tokens = queryTokens(input.query);
+  if (tokens.length === 0) return [];
+  const history = asksForHistory(input.query);
+  const queryTerms = textTerms(input.query);
+  const queryEntities = extractEntities(input.query);
+  const visible = distinctCandidates(input.candidates).filter((row) => history || row.supersededAt === null);
+  const rows = visible.map((candidate) => analyse(candidate, queryTerms));
+  scoreLexical(rows, tokens, input);
+
+  const byId = new Map(rows.map((row) => [row.candidate.id, row]));
+  const nowTime = input.now.getTime();
+  const ranked: Analysed[] = [];
+  for (const row of rows) {
+    const { candidate } = row;
+    let lexical = row.lexical;
+    let phrase = phraseWeight(row.phrase);
+    let matched = row.matched;
+    const successor = candidate.supersededById === null ? undefined : byId.get(candidate.supersededById);
+    if (history && candidate.supersededAt !== null && successor !== undefined) {
+      lexical = Math.max(lexical, successor.lexical);
+      phrase = Math.max(phrase, phraseWeight(successor.phrase));
+      matched ||= successor.matched;
+    }
+    const relation = Math.max(
+      clampUnit(candidate.relationBoost),
+      entityLink(queryEntities, candidate.content),
+    );
+    if (!matched && relation === 0) continue;
+    // A history query wants the replaced rows; any other query wants the current ones.
+    const state = history === (candidate.supersededAt !== null) ? 1 : 0;
+    const ageDays = Math.max(0, (nowTime - candidate.updatedAt.getTime()) / dayInMilliseconds);
+    const recency = Number.isFinite(ageDays) ? 0.5 ** (ageDays / recencyHalfLifeDays) : 0;
+    const access = Math.min(
+      1,
+      Math.log1p(Math.max(0, candidate.accessCount || 0)) / Math.log1p(accessSaturation),
+    );
+    row.score = roundScore(
+      phrase +
+        lexicalWeight * lexical +
+        stateWeight * state +
+        relationWeight * relation +
+        recencyWeight * recency +
+        importanceWeight * clampUnit(candidate.importance) +
+        accessWeight * access,
+    );
+    ranked.push(row);
+  }
+  ranked.sort(compareRanked);
+  diversify(ranked);
+  return ranked.map((row) => ({ id: row.candidate.id, score: row.score }));
+}
