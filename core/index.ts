@@ -12,6 +12,7 @@ export * from "./invoke.ts";
 export type * from "./platform.ts";
 export * from "./ports/clock.ts";
 export * from "./ports/logger.ts";
+export type * from "./ports/memory-store.ts";
 export type * from "./ports/passwords.ts";
 export type * from "./ports/rate-limit.ts";
 export type * from "./ports/sandbox-runtime.ts";

@@ -8,6 +8,17 @@ import { listApiKeys } from "./tools/api-keys/list-api-keys.ts";
 import { revokeApiKey } from "./tools/api-keys/revoke-api-key.ts";
 import { login } from "./tools/auth/login.ts";
 import { signup } from "./tools/auth/signup.ts";
+import { exportMemories } from "./tools/memory/export-memories.ts";
+import { forgetMemory } from "./tools/memory/forget-memory.ts";
+import { getMemory } from "./tools/memory/get-memory.ts";
+import { importMemories } from "./tools/memory/import-memories.ts";
+import { ingestMemory } from "./tools/memory/ingest-memory.ts";
+import { listMemories } from "./tools/memory/list-memories.ts";
+import { memoryMetrics } from "./tools/memory/memory-metrics.ts";
+import { memoryProfile } from "./tools/memory/memory-profile.ts";
+import { memoryRelations } from "./tools/memory/memory-relations.ts";
+import { recall } from "./tools/memory/recall.ts";
+import { remember } from "./tools/memory/remember.ts";
 
 export const registry: readonly ToolDefinition[] = [
   signup,
@@ -17,6 +28,18 @@ export const registry: readonly ToolDefinition[] = [
   revokeApiKey,
   getAccount,
   getUsage,
+  // Memory: the fixed paths come before /v1/memory/:memory_id.
+  remember,
+  ingestMemory,
+  importMemories,
+  memoryMetrics,
+  recall,
+  memoryProfile,
+  exportMemories,
+  listMemories,
+  memoryRelations,
+  getMemory,
+  forgetMemory,
 ] as ToolDefinition[];
 
 export function findTool(name: string): ToolDefinition | undefined {

@@ -1,3 +1,5 @@
+import type { MemoryStore } from "./memory-store.ts";
+
 /**
  * Storage ports: what services need from the database, one repository per aggregate. The
  * MikroORM plugin implements them for SQLite and PostgreSQL; the same repository tests run on both.
@@ -57,6 +59,7 @@ export interface UsageRepository {
 
 export interface Storage {
   readonly dialect: "sqlite" | "postgresql";
+  readonly memories: MemoryStore;
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly usage: UsageRepository;

@@ -7,6 +7,7 @@ import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
 import { entities } from "./entities.ts";
+import { createSqlMemoryStore, type Execute } from "./memory-store.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
 import { createAccountRepository, createApiKeyRepository, createUsageRepository } from "./repositories.ts";
 
@@ -66,13 +67,19 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   await orm.migrator.up();
   settings.logger.info({ dialect }, "storage ready");
   const fork = (): EntityManager => orm.em.fork();
+  const execute: Execute = (sql, parameters = []) => connection.execute(sql, parameters) as never;
   return {
     dialect,
     orm,
     accounts: createAccountRepository(fork),
     apiKeys: createApiKeyRepository(fork),
     usage: createUsageRepository(fork),
-    execute: (sql, parameters = []) => connection.execute(sql, parameters) as never,
+    memories: createSqlMemoryStore(dialect, execute, (work) =>
+      connection.transactional((transaction) =>
+        work((sql, parameters = []) => connection.execute(sql, parameters, "all", transaction) as never),
+      ),
+    ),
+    execute,
     async ping() {
       try {
         await connection.execute("select 1");

@@ -17,7 +17,10 @@ describe.each(storageTargets)("repositories on %s", (target) => {
     const now = new Date("2026-03-01T10:00:00.123Z");
     const account = await storage().accounts.create({ email: "repo@example.com", passwordHash: "h", now });
     expect(account.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await storage().accounts.findByEmail("repo@example.com")).toMatchObject({ id: account.id, createdAt: now });
+    expect(await storage().accounts.findByEmail("repo@example.com")).toMatchObject({
+      id: account.id,
+      createdAt: now,
+    });
     expect(await storage().accounts.findById(account.id)).toMatchObject({ email: "repo@example.com" });
     expect(await storage().accounts.findById(crypto.randomUUID())).toBeNull();
     const taken = await storage()
@@ -28,7 +31,11 @@ describe.each(storageTargets)("repositories on %s", (target) => {
   });
 
   it("lists keys newest first with revoked ones, revokes once, finds only active keys", async () => {
-    const account = await storage().accounts.create({ email: `${crypto.randomUUID()}@x.io`, passwordHash: "h", now: new Date() });
+    const account = await storage().accounts.create({
+      email: `${crypto.randomUUID()}@x.io`,
+      passwordHash: "h",
+      now: new Date(),
+    });
     const older = await storage().apiKeys.create({
       accountId: account.id,
       name: "older",
@@ -57,7 +64,11 @@ describe.each(storageTargets)("repositories on %s", (target) => {
   });
 
   it("computes usage from sandbox sessions, counting only this month's running time", async () => {
-    const account = await storage().accounts.create({ email: `${crypto.randomUUID()}@x.io`, passwordHash: "h", now: new Date() });
+    const account = await storage().accounts.create({
+      email: `${crypto.randomUUID()}@x.io`,
+      passwordHash: "h",
+      now: new Date(),
+    });
     const entityManager = test.platform.storage.orm.em.fork();
     const session = (createdAt: string, destroyedAt: string | null) =>
       entityManager.create(SandboxSessionEntity, {
@@ -83,7 +94,11 @@ describe.each(storageTargets)("repositories on %s", (target) => {
     session("2026-01-10T10:00:00Z", "2026-01-10T12:00:00Z"); // another month
     await entityManager.flush();
     const figures = await storage().usage.figures(account.id, new Date("2026-03-10T12:00:00Z"));
-    expect(figures).toEqual({ activeSandboxes: 1, totalSandboxesCreated: 4, monthlySandboxSeconds: 105 * 60 });
+    expect(figures).toEqual({
+      activeSandboxes: 1,
+      totalSandboxesCreated: 4,
+      monthlySandboxSeconds: 105 * 60,
+    });
   });
 
   it("answers ping", async () => {

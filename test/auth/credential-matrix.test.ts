@@ -114,6 +114,14 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
         return { path: tool.http.path, body: { name: "matrix" } };
       case "revoke_api_key":
         return { path: "/v1/api-keys/00000000-0000-4000-8000-000000000000" };
+      case "remember":
+        return { path: tool.http.path, body: { content: "The matrix test remembers this." } };
+      case "ingest_memory":
+        return { path: tool.http.path, body: { content: "The matrix test ingests this sentence." } };
+      case "import_memories":
+        return { path: tool.http.path, body: { memories: [{ content: "The matrix test imports this." }] } };
+      case "recall":
+        return { path: `${tool.http.path}?q=matrix` };
       default:
         return { path: tool.http.path.replace(/:[a-z_]+/g, "00000000-0000-4000-8000-000000000000") };
     }
@@ -130,7 +138,8 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
           ...(body ? { json: body } : {}),
         });
         // Unknown ids are 404 once authentication passed; that still proves the credential was accepted.
-        const success = tool.name === "revoke_api_key" ? 404 : tool.http.status;
+        const unknownId = tool.http.path.includes(":");
+        const success = unknownId ? 404 : tool.http.status;
         const [status, code] = expected(tool.auth, credential, success);
         const text = await response.text();
         expect(response.status, text).toBe(status);

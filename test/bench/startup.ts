@@ -44,5 +44,7 @@ for (const [name, command, args] of [
   const runs: number[] = [];
   for (let run = 0; run < 5; run++) runs.push(await measure(command, [...args]));
   runs.sort((left, right) => left - right);
-  console.log(`${name}: first /health after ${runs.map((value) => value.toFixed(0)).join(", ")} ms (median ${runs[2].toFixed(0)} ms)`);
+  console.log(
+    `${name}: first /health after ${runs.map((value) => value.toFixed(0)).join(", ")} ms (median ${runs[2].toFixed(0)} ms)`,
+  );
 }

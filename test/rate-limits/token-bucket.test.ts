@@ -22,7 +22,7 @@ const probe = defineTool({
 });
 
 const stores = [
-  { name: "in-process store", target: "sqlite" as const, environment: {} },
+  { name: "in-process store", target: "sqlite" as const, environment: {} as Record<string, string> },
   {
     name: "PostgreSQL store",
     target: "postgresql" as const,

@@ -4,6 +4,7 @@
  */
 import { Migration } from "@mikro-orm/migrations";
 import { accountsAndKeys } from "./0001-accounts-and-keys.ts";
+import { memories } from "./0002-memories.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -13,7 +14,7 @@ export interface MigrationSource {
   postgresql: string[];
 }
 
-export const migrationSources: MigrationSource[] = [accountsAndKeys];
+export const migrationSources: MigrationSource[] = [accountsAndKeys, memories];
 
 export function migrationsFor(dialect: Dialect) {
   return migrationSources.map(

@@ -1,0 +1,131 @@
+/**
+ * The memory store port: persistence for memories and their relations, scoped to one account in
+ * every call. Ranking, dedup rules, relation detection and extraction live in core
+ * (core/memory, core/tools/memory); a store only keeps rows and fetches candidates, so SQLite
+ * and PostgreSQL give identical results.
+ */
+
+export type MemoryKind = "fact" | "preference" | "goal" | "instruction" | "note" | "summary";
+export type RelationType = "updates" | "extends" | "related" | "derives";
+
+export interface MemoryRecord {
+  id: string;
+  scope: string;
+  kind: MemoryKind;
+  content: string;
+  metadata: Record<string, unknown>;
+  sourceSessionId: string | null;
+  sourceContent: string | null;
+  documentDate: Date | null;
+  eventDates: string[];
+  importance: number;
+  accessCount: number;
+  lastAccessedAt: Date | null;
+  expiresAt: Date | null;
+  supersededAt: Date | null;
+  supersededById: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What a write stores; `id` is set by the store (or taken from an import). */
+export type MemoryWrite = Omit<
+  MemoryRecord,
+  "id" | "accessCount" | "lastAccessedAt" | "supersededAt" | "supersededById"
+> & {
+  contentHash: string;
+  supersededAt?: Date | null;
+  supersededById?: string | null;
+};
+
+export interface RelationRecord {
+  sourceMemoryId: string;
+  targetMemoryId: string;
+  relationType: RelationType;
+  confidence: number;
+  createdAt: Date;
+}
+
+export interface MemoryFilter {
+  /** Undefined = every scope. */
+  scope?: string;
+  includeSuperseded: boolean;
+}
+
+export interface SearchCandidates {
+  rows: MemoryRecord[];
+  /** Per query token: live matching rows found, at most the per-token bound. */
+  documentFrequency: Map<string, number>;
+  /** Rows of the account (and scope filter), the corpus size for IDF. */
+  totalDocuments: number;
+}
+
+export interface MemoryMetrics {
+  total: number;
+  byKind: Record<string, number>;
+  embedded: number;
+}
+
+export interface MemoryStore {
+  /** Finds the row with this identity key (account, scope, kind, content hash), live or not. */
+  findByIdentity(
+    accountId: string,
+    scope: string,
+    kind: MemoryKind,
+    contentHash: string,
+  ): Promise<MemoryRecord | null>;
+  /**
+   * Inserts a new row unless the identity key exists; returns the existing row's id when it does
+   * (the caller then merges and calls `update`), so concurrent duplicates converge on one row.
+   */
+  insert(accountId: string, write: MemoryWrite): Promise<{ id: string; inserted: boolean }>;
+  /** Replaces the mutable fields of an existing row (same id). */
+  update(accountId: string, id: string, write: MemoryWrite): Promise<void>;
+  get(accountId: string, id: string, now: Date): Promise<MemoryRecord | null>;
+  /** The row whatever its expiry (a write answers with the row it stored, even one already expired). */
+  getAny(accountId: string, id: string): Promise<MemoryRecord | null>;
+  getMany(accountId: string, ids: string[], now: Date): Promise<MemoryRecord[]>;
+  /** Live rows, newest `updated_at` first. */
+  list(
+    accountId: string,
+    filter: MemoryFilter & { limit: number; offset: number },
+    now: Date,
+  ): Promise<MemoryRecord[]>;
+  /** The most recently updated live rows of a scope other than `excludeIds`, for relation detection. */
+  recent(
+    accountId: string,
+    scope: string,
+    excludeIds: string[],
+    limit: number,
+    now: Date,
+  ): Promise<MemoryRecord[]>;
+  /** Inserts edges (one per source, target, type; existing ones kept) and applies supersession. */
+  addRelations(accountId: string, relations: RelationRecord[]): Promise<void>;
+  supersede(accountId: string, targetIds: string[], byId: string, at: Date): Promise<void>;
+  /** Outgoing edges of `id` whose target is live, by confidence desc. */
+  relations(accountId: string, id: string, limit: number, now: Date): Promise<RelationRecord[]>;
+  /** Edges touching any of `ids` (either end), for 1-hop neighbours in search. */
+  relationsTouching(accountId: string, ids: string[]): Promise<RelationRecord[]>;
+  /** Hard delete of the row, its index entry, embeddings and every edge touching it. */
+  delete(accountId: string, id: string): Promise<boolean>;
+  searchCandidates(
+    accountId: string,
+    request: MemoryFilter & { tokens: string[]; perTokenLimit: number },
+    now: Date,
+  ): Promise<SearchCandidates>;
+  recordAccess(accountId: string, ids: string[], now: Date): Promise<void>;
+  metrics(accountId: string, scope: string | undefined, now: Date): Promise<MemoryMetrics>;
+  /** Live rows (superseded included) for export, oldest first, at most `limit`. */
+  exportRows(accountId: string, scope: string | undefined, limit: number, now: Date): Promise<MemoryRecord[]>;
+  /** Edges whose two ends are both in `ids`. */
+  relationsWithin(accountId: string, ids: string[]): Promise<RelationRecord[]>;
+  /**
+   * Forgotten identities, kept as one-way digests (never content) so an import cannot bring a
+   * forgotten memory back; an explicit remember of the same content lifts the tombstone.
+   */
+  addTombstone(accountId: string, digest: string, at: Date): Promise<void>;
+  clearTombstone(accountId: string, digest: string): Promise<void>;
+  tombstoned(accountId: string, digests: string[]): Promise<Set<string>>;
+  /** Runs `work` in one transaction. */
+  transaction<T>(work: (store: MemoryStore) => Promise<T>): Promise<T>;
+}

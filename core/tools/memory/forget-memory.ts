@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { memoryNotFound } from "./get-memory.ts";
+import { memoryIdParameter } from "./schemas.ts";
+import { identityDigest } from "./write-memory.ts";
+
+export const forgetMemory = defineTool({
+  name: "forget_memory",
+  description:
+    "Permanently delete a memory: the row, its search index entry, embeddings and relations go at once. Use when asked to forget something.",
+  input: z.object({ memory_id: memoryIdParameter }),
+  output: z.null(),
+  auth: "api_key",
+  bucket: "memory_ops",
+  http: { method: "DELETE", path: "/v1/memory/:memory_id", status: 204 },
+  mcp: true,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const deleted = await context.platform.storage.memories.transaction(async (store) => {
+      const row = await store.getAny(accountId, input.memory_id);
+      if (!row) return false;
+      await store.addTombstone(
+        accountId,
+        await identityDigest(row.scope, row.kind, row.content),
+        context.now,
+      );
+      return store.delete(accountId, input.memory_id);
+    });
+    if (!deleted) throw memoryNotFound();
+    return null;
+  },
+});

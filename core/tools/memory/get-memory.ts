@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { memoryIdParameter, memoryOut, toMemoryOut } from "./schemas.ts";
+
+export const memoryNotFound = () => new ServiceError("memory_not_found", "Memory not found");
+
+export const getMemory = defineTool({
+  name: "get_memory",
+  description: "Get one memory by id (superseded memories too; expired ones are gone).",
+  input: z.object({ memory_id: memoryIdParameter }),
+  output: memoryOut,
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/memory/:memory_id", status: 200 },
+  mcp: false,
+  async handler(context, input) {
+    const row = await context.platform.storage.memories.get(
+      requireAccount(context),
+      input.memory_id,
+      context.now,
+    );
+    if (!row) throw memoryNotFound();
+    return toMemoryOut(row);
+  },
+});

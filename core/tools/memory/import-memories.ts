@@ -1,0 +1,116 @@
+import { z } from "zod";
+import type { MemoryRecord, RelationRecord } from "../../ports/memory-store.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { dateTime, memoryCreateFields, memoryOut, relationTypes, toMemoryOut } from "./schemas.ts";
+import { identityDigest, linkMemories, upsertMemory } from "./write-memory.ts";
+
+const importMemory = z.object({
+  ...memoryCreateFields,
+  id: z.string().max(36).nullable().default(null),
+  // Carried over from an export so a round trip keeps its history.
+  created_at: dateTime.nullable().optional(),
+  updated_at: dateTime.nullable().optional(),
+  superseded_at: dateTime.nullable().optional(),
+  superseded_by_id: z.string().max(36).nullable().optional(),
+});
+
+const importRelation = z.object({
+  source_memory_id: z.string().max(36),
+  target_memory_id: z.string().max(36),
+  relation_type: z.enum(relationTypes),
+  confidence: z.number().min(0).max(1).default(0.5),
+});
+
+export const importMemories = defineTool({
+  name: "import_memories",
+  description:
+    "Import up to 500 memories and 2 000 relations in one all-or-nothing batch (an export payload works as is). Ids are reassigned; relations refer to ids inside the batch.",
+  input: z.object({
+    memories: z
+      .array(importMemory)
+      .min(1, "memories must hold 1 to 500 items")
+      .max(500, "memories must hold 1 to 500 items; split larger imports into batches"),
+    relations: z
+      .array(importRelation)
+      .max(2000, "relations must hold at most 2 000 items; split larger imports into batches")
+      .default([]),
+  }),
+  output: z.object({ source_session_id: z.null(), memories: z.array(memoryOut) }),
+  auth: "api_key",
+  bucket: "memory_ops",
+  http: { method: "POST", path: "/v1/memory/import", status: 201 },
+  mcp: false,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const now = context.now;
+    const rows = await context.platform.storage.memories.transaction(async (store) => {
+      const digests = await Promise.all(
+        input.memories.map((memory) => identityDigest(memory.scope, memory.kind, memory.content)),
+      );
+      const forgotten = await store.tombstoned(accountId, digests);
+      const newIds = new Map<string, string>();
+      const written: string[] = [];
+      for (const [index, memory] of input.memories.entries()) {
+        // A forgotten memory never comes back through an import.
+        if (forgotten.has(digests[index])) continue;
+        const id = await upsertMemory(
+          store,
+          accountId,
+          {
+            content: memory.content,
+            scope: memory.scope,
+            kind: memory.kind,
+            metadata: memory.metadata,
+            sourceSessionId: memory.source_session_id,
+            expiresAt: memory.expires_at,
+            sourceContent: memory.source_content,
+            documentDate: memory.document_date,
+            eventDates: memory.event_dates,
+            importance: memory.importance,
+            createdAt: memory.created_at ?? undefined,
+            updatedAt: memory.updated_at ?? undefined,
+          },
+          now,
+        );
+        if (memory.id) newIds.set(memory.id, id);
+        written.push(id);
+      }
+      for (const memory of input.memories) {
+        const successor = memory.superseded_by_id ? newIds.get(memory.superseded_by_id) : undefined;
+        const id = memory.id ? newIds.get(memory.id) : undefined;
+        if (id && successor && successor !== id) {
+          await store.supersede(accountId, [id], successor, memory.superseded_at ?? now);
+        }
+      }
+      const relations: RelationRecord[] = [];
+      for (const relation of input.relations) {
+        const source = newIds.get(relation.source_memory_id);
+        const target = newIds.get(relation.target_memory_id);
+        // Unknown and self-referencing endpoints are skipped, as the contract says.
+        if (!source || !target || source === target) continue;
+        relations.push({
+          sourceMemoryId: source,
+          targetMemoryId: target,
+          relationType: relation.relation_type,
+          confidence: relation.confidence,
+          createdAt: now,
+        });
+      }
+      await store.addRelations(accountId, relations);
+      const unique = [...new Set(written)];
+      const records = (await Promise.all(unique.map((id) => store.getAny(accountId, id)))).filter(
+        (row): row is MemoryRecord => row !== null,
+      );
+      // Detection links the batch to what the account already had; links inside the batch are
+      // the payload's own, so an export re-imported exports again the same.
+      await linkMemories(store, accountId, records, now, { withinBatch: false });
+      const byId = new Map<string, MemoryRecord>();
+      for (const id of unique) {
+        const row = await store.getAny(accountId, id);
+        if (row) byId.set(id, row);
+      }
+      return written.map((id) => byId.get(id)).filter((row): row is MemoryRecord => row !== undefined);
+    });
+    return { source_session_id: null, memories: rows.map(toMemoryOut) };
+  },
+});

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { extractMemories } from "../../memory/index.ts";
+import type { MemoryRecord } from "../../ports/memory-store.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { dateTime, memoryKinds, memoryOut, metadata, scope, toMemoryOut } from "./schemas.ts";
+import { linkMemories, upsertMemory } from "./write-memory.ts";
+
+export const ingestMemory = defineTool({
+  name: "ingest_memory",
+  description:
+    "Extract atomic memories from a document or a session transcript (`speaker: text` lines) without any model: sentences are split, fragments filtered and de-duplicated, kinds and dates detected, at most 50 per call.",
+  input: z.object({
+    content: z.string().min(1).max(262_144),
+    scope: scope.default("default"),
+    kind: z.enum(["auto", ...memoryKinds]).default("auto"),
+    metadata: metadata.default({}),
+    source_session_id: z.string().max(36).nullable().default(null),
+    expires_at: dateTime.nullable().default(null),
+    document_date: dateTime.nullable().default(null),
+  }),
+  output: z.object({ source_session_id: z.string().nullable(), memories: z.array(memoryOut) }),
+  auth: "api_key",
+  bucket: "memory_ops",
+  http: { method: "POST", path: "/v1/memory/ingest", status: 201 },
+  mcp: true,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const extracted = extractMemories({
+      content: input.content,
+      kind: input.kind,
+      documentDate: input.document_date,
+    });
+    const records = await context.platform.storage.memories.transaction(async (store) => {
+      const ids: string[] = [];
+      for (const memory of extracted) {
+        ids.push(
+          await upsertMemory(
+            store,
+            accountId,
+            {
+              content: memory.content,
+              scope: input.scope,
+              kind: memory.kind,
+              metadata: input.metadata,
+              sourceSessionId: input.source_session_id,
+              expiresAt: input.expires_at,
+              sourceContent: memory.sourceContent,
+              documentDate: input.document_date,
+              eventDates: memory.eventDates,
+              importance: memory.importance,
+            },
+            context.now,
+          ),
+        );
+      }
+      const written = await loadInOrder(store, accountId, ids);
+      await linkMemories(store, accountId, uniqueById(written), context.now);
+      return loadInOrder(store, accountId, ids);
+    });
+    return { source_session_id: input.source_session_id, memories: records.map(toMemoryOut) };
+  },
+});
+
+async function loadInOrder(
+  store: { getAny(accountId: string, id: string): Promise<MemoryRecord | null> },
+  accountId: string,
+  ids: string[],
+) {
+  const rows: MemoryRecord[] = [];
+  for (const id of ids) {
+    const row = await store.getAny(accountId, id);
+    if (row) rows.push(row);
+  }
+  return rows;
+}
+
+function uniqueById(rows: MemoryRecord[]): MemoryRecord[] {
+  return [...new Map(rows.map((row) => [row.id, row])).values()];
+}

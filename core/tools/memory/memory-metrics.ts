@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { defineTool, requireAccount } from "../../tool.ts";
+
+export const memoryMetrics = defineTool({
+  name: "memory_metrics",
+  description: "Counts of live, current memories by kind, and how many carry an embedding.",
+  input: z.object({ scope: z.string().min(1).max(128).optional() }),
+  output: z.object({
+    total_memories: z.number().int(),
+    by_kind: z.record(z.string(), z.number().int()),
+    embedded_memories: z.number().int(),
+    embedding_coverage: z.number(),
+    embedding_model_id: z.string().nullable(),
+  }),
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/memory/metrics", status: 200 },
+  mcp: false,
+  async handler(context, input) {
+    const { config, storage } = context.platform;
+    const metrics = await storage.memories.metrics(requireAccount(context), input.scope, context.now);
+    const coverage =
+      metrics.total === 0 ? 0 : Math.round((metrics.embedded / metrics.total) * 1_000_000) / 1_000_000;
+    return {
+      total_memories: metrics.total,
+      by_kind: metrics.byKind,
+      embedded_memories: metrics.embedded,
+      embedding_coverage: coverage,
+      embedding_model_id: config.SVC_MEMORY_EMBEDDINGS_ENABLED
+        ? (config.SVC_MEMORY_EMBEDDING_MODEL ?? null)
+        : null,
+    };
+  },
+});

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { memoryOut, queryInteger, toMemoryOut } from "./schemas.ts";
+
+const stableKinds = new Set(["fact", "preference", "instruction"]);
+
+export const memoryProfile = defineTool({
+  name: "memory_profile",
+  description:
+    "What is known about the user and project: stable facts, preferences and instructions apart from recent goals, notes and summaries. Call it early in a task.",
+  input: z.object({ scope: z.string().min(1).max(128).optional(), limit: queryInteger(1, 100, 20) }),
+  output: z.object({ static: z.array(memoryOut), dynamic: z.array(memoryOut) }),
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/memory/profile", status: 200 },
+  mcp: true,
+  async handler(context, input) {
+    const rows = await context.platform.storage.memories.list(
+      requireAccount(context),
+      { scope: input.scope, includeSuperseded: false, limit: 4 * input.limit, offset: 0 },
+      context.now,
+    );
+    return {
+      static: rows
+        .filter((row) => stableKinds.has(row.kind))
+        .slice(0, input.limit)
+        .map(toMemoryOut),
+      dynamic: rows
+        .filter((row) => !stableKinds.has(row.kind))
+        .slice(0, input.limit)
+        .map(toMemoryOut),
+    };
+  },
+});

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { memoryNotFound } from "./get-memory.ts";
+import { memoryIdParameter, queryInteger, relationOut, toRelationOut } from "./schemas.ts";
+
+export const memoryRelations = defineTool({
+  name: "memory_relations",
+  description:
+    "Outgoing relations of a memory (updates, extends, related, derives) to live memories, strongest first.",
+  input: z.object({ memory_id: memoryIdParameter, limit: queryInteger(1, 100, 20) }),
+  output: z.object({ memory_id: z.string(), relations: z.array(relationOut) }),
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/memory/:memory_id/relations", status: 200 },
+  mcp: false,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const { memories } = context.platform.storage;
+    if (!(await memories.get(accountId, input.memory_id, context.now))) throw memoryNotFound();
+    const relations = await memories.relations(accountId, input.memory_id, input.limit, context.now);
+    return { memory_id: input.memory_id, relations: relations.map(toRelationOut) };
+  },
+});

@@ -1,0 +1,45 @@
+import { ServiceError } from "../../errors.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { memoryCreateRequest, memoryOut, toMemoryOut } from "./schemas.ts";
+import { identityDigest, linkMemories, upsertMemory } from "./write-memory.ts";
+
+export const remember = defineTool({
+  name: "remember",
+  description:
+    "Store a durable memory (a fact, preference, decision, goal or instruction). Writing the same content again updates the existing memory instead of duplicating it.",
+  input: memoryCreateRequest,
+  output: memoryOut,
+  auth: "api_key",
+  bucket: "memory_ops",
+  http: { method: "POST", path: "/v1/memory", status: 201 },
+  mcp: true,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const { memories } = context.platform.storage;
+    const record = await memories.transaction(async (store) => {
+      const id = await upsertMemory(
+        store,
+        accountId,
+        {
+          content: input.content,
+          scope: input.scope,
+          kind: input.kind,
+          metadata: input.metadata,
+          sourceSessionId: input.source_session_id,
+          expiresAt: input.expires_at,
+          sourceContent: input.source_content,
+          documentDate: input.document_date,
+          eventDates: input.event_dates,
+          importance: input.importance,
+        },
+        context.now,
+      );
+      await store.clearTombstone(accountId, await identityDigest(input.scope, input.kind, input.content));
+      const written = await store.getAny(accountId, id);
+      if (!written) throw new ServiceError("internal_error", "Memory vanished while being written");
+      await linkMemories(store, accountId, [written], context.now);
+      return (await store.getAny(accountId, id)) ?? written;
+    });
+    return toMemoryOut(record);
+  },
+});

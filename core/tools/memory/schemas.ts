@@ -1,0 +1,134 @@
+/** Wire shapes of the memory operations (CONTRACT.md §2.14). */
+import { z } from "zod";
+import type { MemoryRecord, RelationRecord } from "../../ports/memory-store.ts";
+
+export const memoryKinds = ["fact", "preference", "goal", "instruction", "note", "summary"] as const;
+export const relationTypes = ["updates", "extends", "related", "derives"] as const;
+const metadataLimitBytes = 32 * 1024;
+
+/** An ISO-8601 date-time; a value without an offset is read as UTC. */
+export const dateTime = z
+  .string()
+  .max(64)
+  .refine(
+    (value) =>
+      /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(value) &&
+      !Number.isNaN(Date.parse(value)),
+    {
+      message: "Invalid ISO-8601 date-time",
+    },
+  )
+  .transform(
+    (value) => new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(value) || !value.includes(":") ? value : `${value}Z`),
+  );
+
+export const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).length <= metadataLimitBytes, {
+    message: "metadata must encode to at most 32 KiB of compact JSON",
+  });
+
+export const scope = z.string().min(1).max(128);
+
+export const memoryCreateFields = {
+  content: z.string().min(1).max(65_536),
+  scope: scope.default("default"),
+  kind: z.enum(memoryKinds).default("fact"),
+  metadata: metadata.default({}),
+  source_session_id: z.string().max(36).nullable().default(null),
+  expires_at: dateTime.nullable().default(null),
+  source_content: z.string().max(65_536).nullable().default(null),
+  document_date: dateTime.nullable().default(null),
+  event_dates: z.array(z.string().max(1000)).max(16).default([]),
+  importance: z.number().min(0).max(1).default(0.5),
+};
+
+export const memoryCreateRequest = z.object(memoryCreateFields);
+export type MemoryCreateInput = z.output<typeof memoryCreateRequest>;
+
+const isoOrNull = z.string().nullable();
+
+export const memoryOut = z.object({
+  id: z.string(),
+  scope: z.string(),
+  kind: z.enum(memoryKinds),
+  content: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  source_session_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  expires_at: isoOrNull,
+  source_content: z.string().nullable(),
+  document_date: isoOrNull,
+  event_dates: z.array(z.string()),
+  importance: z.number(),
+  access_count: z.number().int(),
+  last_accessed_at: isoOrNull,
+  superseded_at: isoOrNull,
+  superseded_by_id: z.string().nullable(),
+});
+
+export const relationOut = z.object({
+  source_memory_id: z.string(),
+  target_memory_id: z.string(),
+  relation_type: z.enum(relationTypes),
+  confidence: z.number(),
+  created_at: z.string(),
+});
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function toMemoryOut(record: MemoryRecord): z.input<typeof memoryOut> {
+  return {
+    id: record.id,
+    scope: record.scope,
+    kind: record.kind,
+    content: record.content,
+    metadata: record.metadata,
+    source_session_id: record.sourceSessionId,
+    created_at: record.createdAt.toISOString(),
+    updated_at: record.updatedAt.toISOString(),
+    expires_at: iso(record.expiresAt),
+    source_content: record.sourceContent,
+    document_date: iso(record.documentDate),
+    event_dates: record.eventDates,
+    importance: record.importance,
+    access_count: record.accessCount,
+    last_accessed_at: iso(record.lastAccessedAt),
+    superseded_at: iso(record.supersededAt),
+    superseded_by_id: record.supersededById,
+  };
+}
+
+export function toRelationOut(relation: RelationRecord): z.input<typeof relationOut> {
+  return {
+    source_memory_id: relation.sourceMemoryId,
+    target_memory_id: relation.targetMemoryId,
+    relation_type: relation.relationType,
+    confidence: relation.confidence,
+    created_at: relation.createdAt.toISOString(),
+  };
+}
+
+/** Query-string integers and booleans: "10" → 10, "false" → false; anything else is a 422. */
+export const queryInteger = (minimum: number, maximum: number, fallback: number) =>
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^-?\d+$/, "Expected an integer")
+        .transform(Number),
+    ])
+    .pipe(z.number().int().min(minimum).max(maximum))
+    .default(fallback);
+
+export const queryBoolean = (fallback: boolean) =>
+  z
+    .union([
+      z.boolean(),
+      z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1"),
+    ])
+    .default(fallback);
+
+export const memoryIdParameter = z.string().min(1).max(64);

@@ -1,0 +1,383 @@
+/**
+ * The memory store over SQL, one implementation for both dialects. The few differences (how a
+ * timestamp and JSON are stored, FTS5 versus a GIN-indexed text[] for search tokens) are the
+ * `dialect` switches below; everything else, including candidate order, is the same SQL.
+ */
+import type {
+  MemoryFilter,
+  MemoryRecord,
+  MemoryStore,
+  MemoryWrite,
+  RelationRecord,
+} from "../../core/index.ts";
+import { ftsDocument, ftsMatchQuery, indexTokens } from "../../core/memory/index.ts";
+import type { Dialect } from "./migrations/index.ts";
+
+export type Execute = <Row = Record<string, unknown>>(sql: string, parameters?: unknown[]) => Promise<Row[]>;
+export type RunTransaction = <T>(work: (execute: Execute) => Promise<T>) => Promise<T>;
+
+type Row = Record<string, unknown>;
+
+/** A text[] literal: the SQL layer expands JS arrays into lists, so arrays travel as one string. */
+function postgresTextArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
+}
+
+const columns =
+  "id, scope, kind, content, metadata, source_session_id, source_content, document_date, event_dates, importance, access_count, last_accessed_at, expires_at, superseded_at, superseded_by_id, created_at, updated_at";
+
+export function createSqlMemoryStore(
+  dialect: Dialect,
+  execute: Execute,
+  runTransaction: RunTransaction,
+): MemoryStore {
+  const sqlite = dialect === "sqlite";
+  const time = (date: Date | null | undefined) => (date == null ? null : sqlite ? date.getTime() : date);
+  const json = (value: unknown) => JSON.stringify(value);
+  const readTime = (value: unknown): Date | null =>
+    value == null ? null : new Date(value as string | number | Date);
+  const readJson = <T>(value: unknown): T => (typeof value === "string" ? JSON.parse(value) : value) as T;
+  const live = "(expires_at is null or expires_at > ?)";
+
+  const toRecord = (row: Row): MemoryRecord => ({
+    id: row.id as string,
+    scope: row.scope as string,
+    kind: row.kind as MemoryRecord["kind"],
+    content: row.content as string,
+    metadata: readJson(row.metadata),
+    sourceSessionId: (row.source_session_id as string | null) ?? null,
+    sourceContent: (row.source_content as string | null) ?? null,
+    documentDate: readTime(row.document_date),
+    eventDates: readJson(row.event_dates),
+    importance: Number(row.importance),
+    accessCount: Number(row.access_count),
+    lastAccessedAt: readTime(row.last_accessed_at),
+    expiresAt: readTime(row.expires_at),
+    supersededAt: readTime(row.superseded_at),
+    supersededById: (row.superseded_by_id as string | null) ?? null,
+    createdAt: readTime(row.created_at) as Date,
+    updatedAt: readTime(row.updated_at) as Date,
+  });
+
+  const filterSql = (filter: MemoryFilter, parameters: unknown[]) => {
+    let sql = "";
+    if (filter.scope !== undefined) {
+      sql += " and scope = ?";
+      parameters.push(filter.scope);
+    }
+    if (!filter.includeSuperseded) sql += " and superseded_at is null";
+    return sql;
+  };
+
+  const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
+  function build(run: Execute): MemoryStore {
+    const nextSequence = sqlite
+      ? "(select coalesce(max(search_seq), 0) + 1 from memories)"
+      : "nextval('memory_search_seq')";
+
+    async function indexRow(id: string, content: string) {
+      if (!sqlite) return;
+      await run("insert into memory_fts (rowid, tokens) select search_seq, ? from memories where id = ?", [
+        ftsDocument(indexTokens(content)),
+        id,
+      ]);
+    }
+
+    async function unindexRow(accountId: string, id: string) {
+      if (!sqlite) return;
+      await run(
+        "delete from memory_fts where rowid = (select search_seq from memories where id = ? and account_id = ?)",
+        [id, accountId],
+      );
+    }
+
+    const writeValues = (write: MemoryWrite) => [
+      write.metadata === undefined ? "{}" : json(write.metadata),
+      write.sourceSessionId,
+      write.sourceContent,
+      time(write.documentDate),
+      json(write.eventDates),
+      write.importance,
+      time(write.expiresAt),
+      time(write.updatedAt),
+    ];
+
+    const store: MemoryStore = {
+      async findByIdentity(accountId, scope, kind, contentHash) {
+        const rows = await run(
+          `select ${columns} from memories where account_id = ? and scope = ? and kind = ? and content_hash = ?`,
+          [accountId, scope, kind, contentHash],
+        );
+        return rows[0] ? toRecord(rows[0]) : null;
+      },
+
+      async insert(accountId, write) {
+        const id = crypto.randomUUID();
+        const tokens = sqlite ? [] : [postgresTextArray(indexTokens(write.content))];
+        const inserted = await run<{ id: string }>(
+          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq${sqlite ? "" : ", search_tokens"})
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ${nextSequence}${sqlite ? "" : ", ?::text[]"})
+           on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
+          [
+            id,
+            accountId,
+            write.scope,
+            write.kind,
+            write.content,
+            write.contentHash,
+            ...writeValues(write),
+            time(write.createdAt),
+            time(write.supersededAt),
+            write.supersededById ?? null,
+            ...tokens,
+          ],
+        );
+        if (inserted.length === 0) {
+          const existing = await store.findByIdentity(accountId, write.scope, write.kind, write.contentHash);
+          if (!existing) throw new Error("identity conflict without a row");
+          return { id: existing.id, inserted: false };
+        }
+        await indexRow(id, write.content);
+        return { id, inserted: true };
+      },
+
+      async update(accountId, id, write) {
+        await unindexRow(accountId, id);
+        await run(
+          `update memories set metadata = ?, source_session_id = ?, source_content = ?, document_date = ?, event_dates = ?, importance = ?, expires_at = ?, updated_at = ?, search_seq = ${nextSequence} where id = ? and account_id = ?`,
+          [...writeValues(write), id, accountId],
+        );
+        await indexRow(id, write.content);
+      },
+
+      async get(accountId, id, now) {
+        const rows = await run(
+          `select ${columns} from memories where id = ? and account_id = ? and ${live}`,
+          [id, accountId, time(now)],
+        );
+        return rows[0] ? toRecord(rows[0]) : null;
+      },
+
+      async getAny(accountId, id) {
+        const rows = await run(`select ${columns} from memories where id = ? and account_id = ?`, [
+          id,
+          accountId,
+        ]);
+        return rows[0] ? toRecord(rows[0]) : null;
+      },
+
+      async getMany(accountId, ids, now) {
+        if (ids.length === 0) return [];
+        const rows = await run(
+          `select ${columns} from memories where account_id = ? and id in (${placeholders(ids.length)}) and ${live}`,
+          [accountId, ...ids, time(now)],
+        );
+        return rows.map(toRecord);
+      },
+
+      async list(accountId, filter, now) {
+        const parameters: unknown[] = [accountId, time(now)];
+        const where = filterSql(filter, parameters);
+        const rows = await run(
+          `select ${columns} from memories where account_id = ? and ${live}${where} order by updated_at desc, id desc limit ? offset ?`,
+          [...parameters, filter.limit, filter.offset],
+        );
+        return rows.map(toRecord);
+      },
+
+      async recent(accountId, scope, excludeIds, limit, now) {
+        const exclusion = excludeIds.length > 0 ? ` and id not in (${placeholders(excludeIds.length)})` : "";
+        const rows = await run(
+          `select ${columns} from memories where account_id = ? and scope = ? and ${live}${exclusion} order by updated_at desc, id desc limit ?`,
+          [accountId, scope, time(now), ...excludeIds, limit],
+        );
+        return rows.map(toRecord);
+      },
+
+      async addRelations(accountId, relations) {
+        for (const relation of relations) {
+          await run(
+            `insert into memory_relations (account_id, source_memory_id, target_memory_id, relation_type, confidence, created_at)
+             values (?, ?, ?, ?, ?, ?) on conflict (source_memory_id, target_memory_id, relation_type) do nothing`,
+            [
+              accountId,
+              relation.sourceMemoryId,
+              relation.targetMemoryId,
+              relation.relationType,
+              relation.confidence,
+              time(relation.createdAt),
+            ],
+          );
+        }
+      },
+
+      async supersede(accountId, targetIds, byId, at) {
+        if (targetIds.length === 0) return;
+        await run(
+          `update memories set superseded_at = ?, superseded_by_id = ? where account_id = ? and id in (${placeholders(targetIds.length)})`,
+          [time(at), byId, accountId, ...targetIds],
+        );
+      },
+
+      async relations(accountId, id, limit, now) {
+        const rows = await run(
+          `select r.source_memory_id, r.target_memory_id, r.relation_type, r.confidence, r.created_at
+           from memory_relations r join memories m on m.id = r.target_memory_id
+           where r.account_id = ? and r.source_memory_id = ? and (m.expires_at is null or m.expires_at > ?)
+           order by r.confidence desc, r.created_at desc, r.target_memory_id limit ?`,
+          [accountId, id, time(now), limit],
+        );
+        return rows.map(toRelation);
+      },
+
+      async relationsTouching(accountId, ids) {
+        if (ids.length === 0) return [];
+        const list = placeholders(ids.length);
+        const rows = await run(
+          `select source_memory_id, target_memory_id, relation_type, confidence, created_at from memory_relations
+           where account_id = ? and (source_memory_id in (${list}) or target_memory_id in (${list}))`,
+          [accountId, ...ids, ...ids],
+        );
+        return rows.map(toRelation);
+      },
+
+      async delete(accountId, id) {
+        await unindexRow(accountId, id);
+        const deleted = await run<{ id: string }>(
+          "delete from memories where id = ? and account_id = ? returning id",
+          [id, accountId],
+        );
+        if (deleted.length === 0) return false;
+        await run(
+          "delete from memory_relations where account_id = ? and (source_memory_id = ? or target_memory_id = ?)",
+          [accountId, id, id],
+        );
+        await run("delete from memory_embeddings where memory_id = ?", [id]);
+        return true;
+      },
+
+      async searchCandidates(accountId, request, now) {
+        const byId = new Map<string, MemoryRecord>();
+        const documentFrequency = new Map<string, number>();
+        for (const token of request.tokens) {
+          const parameters: unknown[] = sqlite ? [ftsMatchQuery([token])] : [];
+          parameters.push(accountId, time(now));
+          const where = filterSql(request, parameters);
+          const rows = sqlite
+            ? await run(
+                `select ${columns.replace(/(^|, )/g, "$1m.")} from memory_fts f join memories m on m.search_seq = f.rowid
+                 where memory_fts match ? and m.account_id = ? and (m.expires_at is null or m.expires_at > ?)${where.replace(/ (scope|superseded_at)/g, " m.$1")}
+                 order by f.rowid desc limit ?`,
+                [...parameters, request.perTokenLimit],
+              )
+            : await run(
+                `select ${columns} from memories where search_tokens @> array[?]::text[] and account_id = ? and ${live}${where}
+                 order by search_seq desc limit ?`,
+                [token, ...parameters, request.perTokenLimit],
+              );
+          documentFrequency.set(token, rows.length);
+          for (const row of rows) if (!byId.has(row.id as string)) byId.set(row.id as string, toRecord(row));
+        }
+        const totalParameters: unknown[] = [accountId];
+        const scoped = request.scope === undefined ? "" : " and scope = ?";
+        if (request.scope !== undefined) totalParameters.push(request.scope);
+        const [total] = await run<{ total: number | string }>(
+          `select count(*) as total from memories where account_id = ?${scoped}`,
+          totalParameters,
+        );
+        return { rows: [...byId.values()], documentFrequency, totalDocuments: Number(total.total) };
+      },
+
+      async recordAccess(accountId, ids, now) {
+        if (ids.length === 0) return;
+        await run(
+          `update memories set access_count = access_count + 1, last_accessed_at = ? where account_id = ? and id in (${placeholders(ids.length)})`,
+          [time(now), accountId, ...ids],
+        );
+      },
+
+      async metrics(accountId, scope, now) {
+        const parameters: unknown[] = [accountId, time(now)];
+        const scoped = scope === undefined ? "" : " and scope = ?";
+        if (scope !== undefined) parameters.push(scope);
+        const rows = await run<{ kind: string; total: number | string }>(
+          `select kind, count(*) as total from memories where account_id = ? and ${live} and superseded_at is null${scoped} group by kind`,
+          parameters,
+        );
+        const [embedded] = await run<{ total: number | string }>(
+          `select count(distinct e.memory_id) as total from memory_embeddings e join memories m on m.id = e.memory_id
+           where m.account_id = ? and (m.expires_at is null or m.expires_at > ?) and m.superseded_at is null${scoped.replace("scope", "m.scope")}`,
+          parameters,
+        );
+        const byKind = Object.fromEntries(rows.map((row) => [row.kind, Number(row.total)]));
+        const total = Object.values(byKind).reduce((sum, count) => sum + count, 0);
+        return { total, byKind, embedded: Number(embedded.total) };
+      },
+
+      async exportRows(accountId, scope, limit, now) {
+        const parameters: unknown[] = [accountId, time(now)];
+        const scoped = scope === undefined ? "" : " and scope = ?";
+        if (scope !== undefined) parameters.push(scope);
+        const rows = await run(
+          `select ${columns} from memories where account_id = ? and ${live}${scoped} order by created_at, id limit ?`,
+          [...parameters, limit],
+        );
+        return rows.map(toRecord);
+      },
+
+      async relationsWithin(accountId, ids) {
+        if (ids.length === 0) return [];
+        const found: RelationRecord[] = [];
+        const wanted = new Set(ids);
+        // Chunked so a 10 000-row export stays under the databases' parameter limits.
+        for (let start = 0; start < ids.length; start += 500) {
+          const chunk = ids.slice(start, start + 500);
+          const rows = await run(
+            `select source_memory_id, target_memory_id, relation_type, confidence, created_at from memory_relations
+             where account_id = ? and source_memory_id in (${placeholders(chunk.length)})`,
+            [accountId, ...chunk],
+          );
+          for (const row of rows.map(toRelation)) if (wanted.has(row.targetMemoryId)) found.push(row);
+        }
+        return found;
+      },
+
+      async addTombstone(accountId, digest, at) {
+        await run(
+          "insert into memory_tombstones (account_id, identity_digest, forgotten_at) values (?, ?, ?) on conflict (account_id, identity_digest) do nothing",
+          [accountId, digest, time(at)],
+        );
+      },
+
+      async clearTombstone(accountId, digest) {
+        await run("delete from memory_tombstones where account_id = ? and identity_digest = ?", [
+          accountId,
+          digest,
+        ]);
+      },
+
+      async tombstoned(accountId, digests) {
+        if (digests.length === 0) return new Set();
+        const rows = await run<{ identity_digest: string }>(
+          `select identity_digest from memory_tombstones where account_id = ? and identity_digest in (${placeholders(digests.length)})`,
+          [accountId, ...digests],
+        );
+        return new Set(rows.map((row) => row.identity_digest));
+      },
+
+      transaction: (work) => runTransaction((transactionExecute) => work(build(transactionExecute))),
+    };
+    return store;
+  }
+
+  const toRelation = (row: Row): RelationRecord => ({
+    sourceMemoryId: row.source_memory_id as string,
+    targetMemoryId: row.target_memory_id as string,
+    relationType: row.relation_type as RelationRecord["relationType"],
+    confidence: Number(row.confidence),
+    createdAt: readTime(row.created_at) as Date,
+  });
+
+  return build(execute);
+}
