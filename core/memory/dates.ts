@@ -11,52 +11,25 @@ export const maxEventDates = 16;
 const maxRelativeDays = 3660;
 const dayInMilliseconds = 86_400_000;
 
-const monthNumbers: Record<string, number> = {
-  january: 1,
-  february: 2,
-  march: 3,
-  april: 4,
-  may: 5,
-  june: 6,
-  july: 7,
-  august: 8,
-  september: 9,
-  october: 10,
-  november: 11,
-  december: 12,
-  jan: 1,
-  feb: 2,
-  mar: 3,
-  apr: 4,
-  jun: 6,
-  jul: 7,
-  aug: 8,
-  sep: 9,
-  sept: 9,
-  oct: 10,
-  nov: 11,
-  dec: 12,
-};
-const monthAlternatives = Object.keys(monthNumbers).join("|");
+const monthNames = "january february march april may june july august september october november december";
+// Full month names, three-letter abbreviations and "sept".
+const monthNumbers = new Map<string, number>([
+  ...monthNames.split(" ").map((name, index) => [name, index + 1] as const),
+  ...monthNames.split(" ").map((name, index) => [name.slice(0, 3), index + 1] as const),
+  ["sept", 9],
+]);
+const monthAlternatives = [...monthNumbers.keys()].join("|");
 // Monday-first, matching how "this Friday" is read: the Friday of the current week.
 const weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-const numberWords: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-};
-const amount = `(\\d{1,4}|${Object.keys(numberWords).join("|")})`;
+// Spelled-out amounts: "a week ago", "in three days".
+const numberWords = new Map<string, number>([
+  ["a", 1],
+  ["an", 1],
+  ..."one two three four five six seven eight nine ten eleven twelve"
+    .split(" ")
+    .map((word, index) => [word, index + 1] as const),
+]);
+const amount = `(\\d{1,4}|${[...numberWords.keys()].join("|")})`;
 
 const isoPattern = /(?<![\d-])20\d{2}-\d{2}-\d{2}(?!\d)/g;
 const slashPattern = /(?<![\d/])20\d{2}\/\d{1,2}\/\d{1,2}(?![\d/])/g;
@@ -97,7 +70,7 @@ function addDays(anchor: Date, days: number): string {
 }
 
 function parseAmount(text: string): number {
-  return numberWords[text.toLowerCase()] ?? Number(text);
+  return numberWords.get(text.toLowerCase()) ?? Number(text);
 }
 
 function unitDays(unit: string): number {
@@ -145,11 +118,11 @@ export function extractEventDates(text: string, documentDate: Date | null): stri
     }
   }
   for (const match of text.matchAll(monthFirstPattern)) {
-    const value = isoDate(Number(match[3]), monthNumbers[match[1].toLowerCase()], Number(match[2]));
+    const value = isoDate(Number(match[3]), monthNumbers.get(match[1].toLowerCase()) ?? 0, Number(match[2]));
     if (value !== null) found.push({ index: match.index, value });
   }
   for (const match of text.matchAll(dayFirstPattern)) {
-    const value = isoDate(Number(match[3]), monthNumbers[match[2].toLowerCase()], Number(match[1]));
+    const value = isoDate(Number(match[3]), monthNumbers.get(match[2].toLowerCase()) ?? 0, Number(match[1]));
     if (value !== null) found.push({ index: match.index, value });
   }
   if (documentDate !== null && !Number.isNaN(documentDate.getTime())) {
