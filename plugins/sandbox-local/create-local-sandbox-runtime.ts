@@ -20,6 +20,7 @@ import { bubblewrapArguments, buildSandboxEtc, hostSystemArguments } from "./bub
 import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
 import { runBubblewrap } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
+import { createDescriptorMask } from "./inherited-descriptors.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
 
@@ -60,6 +61,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const volumesDirectory = join(settings.dataDir, "volumes");
   const etcDirectory = join(settings.dataDir, "system", "etc");
   const systemArguments = hostSystemArguments(etcDirectory);
+  const descriptorMask = createDescriptorMask();
   const records = new Map<string, SandboxRecord>();
   const preparedCgroups = new Set<string>();
   const running = new Map<string, Set<RunningExec>>();
@@ -168,6 +170,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         request.command,
       ),
       cgroupProcsFiles,
+      stdio: descriptorMask.stdio,
       limits,
       addressSpaceLimit: cgroups === null,
       timeoutSeconds: request.timeoutSeconds,

@@ -31,6 +31,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Kills the exec without rejecting (destroy and close use it; the result shows the kill). */
   terminate?: AbortSignal;
+  /** The spawn stdio array (see inherited-descriptors.ts); stdout and stderr must be pipes. */
+  stdio?: Array<"ignore" | "pipe" | number>;
   /** Kills whatever the process group kill cannot reach (the exec's cgroup). */
   sweep?: () => Promise<void>;
 }
@@ -65,8 +67,9 @@ export async function runBubblewrap(options: RunOptions): Promise<ExecResult> {
   const child = spawn(
     "/bin/sh",
     ["-c", wrapperScript(options), "cairn-sandbox", options.bubblewrapPath, ...options.bubblewrapArguments],
-    { stdio: ["ignore", "pipe", "pipe"], detached: true, env: { PATH: "/usr/bin:/bin" } },
+    { stdio: options.stdio ?? ["ignore", "pipe", "pipe"], detached: true, env: { PATH: "/usr/bin:/bin" } },
   );
+  if (child.stdout === null || child.stderr === null) throw new Error("stdout and stderr must be pipes");
   const stdout = createCappedCollector(stdoutCapBytes);
   const stderr = createCappedCollector(stderrCapBytes);
   child.stdout.on("data", stdout.add);

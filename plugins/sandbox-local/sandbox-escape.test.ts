@@ -60,6 +60,20 @@ describe("exec cannot reach the host", () => {
     expect(existsSync("/root") && existsSync(process.cwd())).toBe(true);
   });
 
+  it("gets no file descriptor of the server beyond stdin, stdout and stderr", async () => {
+    const result = await test.run(sandbox, "ls -l /proc/self/fd | grep -- '->'");
+    const descriptors = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => /(\d+) -> (.*)$/.exec(line)!.slice(1));
+    expect(descriptors.length).toBeGreaterThanOrEqual(3);
+    for (const [descriptor, target] of descriptors) {
+      if (Number(descriptor) <= 2) continue;
+      // ls holds its own directory open; anything the server inherited is masked by /dev/null.
+      expect(target, `descriptor ${descriptor}`).toMatch(/^(\/dev\/null|\/proc\/\d+\/fd)$/);
+    }
+  });
+
   it("sees no host process and not the server's environment", async () => {
     const result = await test.run(
       sandbox,
