@@ -17,7 +17,7 @@ export interface CgroupManager {
   readonly parents: Readonly<Record<Controller, string>>;
   /** Creates (or re-applies limits to) the cgroups of one sandbox. */
   prepareSandbox(id: string, limits: SizeLimits): Promise<void>;
-  /** Creates the exec's own pids cgroup; returns the cgroup.procs files the wrapper must join. */
+  /** Creates the exec's own pids cgroup; returns the `tasks` files the wrapper must join. */
   prepareExec(id: string, execName: string): Promise<string[]>;
   /** SIGKILLs every process of one exec, waits until none is left and removes its cgroup. */
   finishExec(id: string, execName: string): Promise<void>;
@@ -109,13 +109,17 @@ function createCgroupManager(parents: Record<Controller, string>): CgroupManager
       const execCgroup = execDirectory(id, execName);
       await mkdir(execCgroup);
       return [
-        join(sandboxDirectory("memory", id), "cgroup.procs"),
-        join(sandboxDirectory("cpu", id), "cgroup.procs"),
-        join(execCgroup, "cgroup.procs"),
+        join(sandboxDirectory("memory", id), "tasks"),
+        join(sandboxDirectory("cpu", id), "tasks"),
+        join(execCgroup, "tasks"),
       ];
     },
     async finishExec(id, execName) {
-      await killAndRemove(execDirectory(id, execName));
+      const directory = execDirectory(id, execName);
+      await killUntilEmpty(directory);
+      // Exited processes keep a cgroup busy until the kernel releases them, a few milliseconds
+      // later; the exec need not wait for that (destroy removes whatever is left).
+      void removeWhenReleased(directory);
     },
     async destroySandbox(id) {
       // The pids hierarchy holds every process (exec children included): empty it first.
@@ -152,6 +156,28 @@ async function killAndRemove(directory: string): Promise<void> {
     }
     if (round > 1000) throw new Error(`cgroup ${directory} does not empty`);
     await new Promise((resolve) => setTimeout(resolve, round < 20 ? 1 : 10));
+  }
+}
+
+async function killUntilEmpty(directory: string): Promise<void> {
+  for (let round = 0; round <= 1000; round++) {
+    const processIds = await readProcessIds(directory);
+    if (processIds.length === 0) return;
+    for (const processId of processIds) killQuietly(processId);
+    await new Promise((resolve) => setTimeout(resolve, round < 20 ? 1 : 10));
+  }
+  throw new Error(`cgroup ${directory} does not empty`);
+}
+
+async function removeWhenReleased(directory: string): Promise<void> {
+  for (let delay = 2; delay < 2000; delay *= 2) {
+    try {
+      await rmdir(directory);
+      return;
+    } catch (error) {
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code !== "EBUSY") return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
 

@@ -141,12 +141,12 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     const { cgroups } = await ready;
     const limits = sizes[record.size];
     let execName: string | null = null;
-    let cgroupProcsFiles: string[] = [];
+    let cgroupTaskFiles: string[] = [];
     try {
       if (cgroups !== null) {
         await ensureCgroups(cgroups, record);
         execName = `exec-${process.pid}-${++execCounter}`;
-        cgroupProcsFiles = await cgroups.prepareExec(record.id, execName);
+        cgroupTaskFiles = await cgroups.prepareExec(record.id, execName);
       }
     } catch (error) {
       throw new ServiceError("sandbox_operation_failed", "The sandbox limits could not be applied", {
@@ -169,7 +169,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         },
         request.command,
       ),
-      cgroupProcsFiles,
+      cgroupTaskFiles,
       stdio: descriptorMask.stdio,
       limits,
       addressSpaceLimit: cgroups === null,
@@ -270,6 +270,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
     async close() {
       closed = true;
+      // The start-up work (the sandbox /etc, cgroup detection) must not outlive the runtime.
+      await ready.catch(() => {});
       await Promise.all([...running.keys()].map(terminateRunning));
     },
   };

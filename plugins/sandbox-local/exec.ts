@@ -22,8 +22,8 @@ const setupFailurePrefix = "cairn-sandbox:";
 export interface RunOptions {
   bubblewrapPath: string;
   bubblewrapArguments: string[];
-  /** cgroup.procs files to join before exec'ing bwrap; empty when cgroups are unavailable. */
-  cgroupProcsFiles: string[];
+  /** cgroup `tasks` files to join before exec'ing bwrap; empty when cgroups are unavailable. */
+  cgroupTaskFiles: string[];
   limits: SizeLimits;
   /** Without cgroups the memory limit falls back to RLIMIT_AS per process. */
   addressSpaceLimit: boolean;
@@ -37,16 +37,17 @@ export interface RunOptions {
   sweep?: () => Promise<void>;
 }
 
-export function wrapperScript(
-  options: Pick<RunOptions, "cgroupProcsFiles" | "limits" | "addressSpaceLimit">,
-) {
+export function wrapperScript(options: Pick<RunOptions, "cgroupTaskFiles" | "limits" | "addressSpaceLimit">) {
   const { limits } = options;
   const fail = (what: string) =>
     `{ echo "${setupFailurePrefix} ${what}" >&2; exit ${setupFailureExitCode}; }`;
   const lines: string[] = [];
-  if (options.cgroupProcsFiles.length > 0) {
-    const files = options.cgroupProcsFiles.map(shellQuote).join(" ");
-    lines.push(`for procs in ${files}; do echo $$ > "$procs" || ${fail("cannot join cgroup")}; done`);
+  if (options.cgroupTaskFiles.length > 0) {
+    // "0" moves the writing thread itself (dash has only one). Unlike writing a pid to
+    // cgroup.procs, a self-move of one thread skips the kernel's global threadgroup lock, whose
+    // write side waits for an RCU grace period: about 5-10 ms per exec saved.
+    const files = options.cgroupTaskFiles.map(shellQuote).join(" ");
+    lines.push(`for tasks in ${files}; do echo 0 > "$tasks" || ${fail("cannot join cgroup")}; done`);
   }
   const rlimits = [
     `ulimit -f ${Math.floor(limits.maxFileBytes / 512)}`,
