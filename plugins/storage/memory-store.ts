@@ -145,8 +145,8 @@ export function createSqlMemoryStore(
       async update(accountId, id, write) {
         await unindexRow(accountId, id);
         await run(
-          `update memories set metadata = ?, source_session_id = ?, source_content = ?, document_date = ?, event_dates = ?, importance = ?, expires_at = ?, updated_at = ?, search_seq = ${nextSequence} where id = ? and account_id = ?`,
-          [...writeValues(write), id, accountId],
+          `update memories set metadata = ?, source_session_id = ?, source_content = ?, document_date = ?, event_dates = ?, importance = ?, expires_at = ?, updated_at = ?, superseded_at = ?, superseded_by_id = ?, search_seq = ${nextSequence} where id = ? and account_id = ?`,
+          [...writeValues(write), time(write.supersededAt), write.supersededById ?? null, id, accountId],
         );
         await indexRow(id, write.content);
       },

@@ -141,6 +141,26 @@ describe.each(storageTargets)("memory upsert and visibility on %s", (target) => 
     expect((await memory.get(expired.id)).content).toBe(body.content);
   });
 
+  it("makes a superseded memory current again when it is stated again (blue, green, blue)", async () => {
+    const scope = "restated";
+    const blue = await memory.remember({ content: "My favorite color is blue.", scope, kind: "preference" });
+    clock.advance(1000);
+    const green = await memory.remember({
+      content: "My favorite color is now green.",
+      scope,
+      kind: "preference",
+    });
+    expect((await memory.get(blue.id)).superseded_by_id).toBe(green.id);
+    clock.advance(1000);
+    const again = await memory.remember({ content: "My favorite color is blue.", scope, kind: "preference" });
+    expect(again).toMatchObject({ id: blue.id, superseded_at: null, superseded_by_id: null });
+    expect((await memory.get(green.id)).superseded_by_id).toBe(blue.id);
+    expect((await memory.list({ scope })).map((row) => row.id)).toEqual([blue.id]);
+    expect((await memory.search("favorite color", { scope })).memories.map((row) => row.id)).toEqual([
+      blue.id,
+    ]);
+  });
+
   it("hides a superseded row from list, profile and metrics but not from get or include_superseded", async () => {
     const scope = "supersede";
     const old = await memory.remember({ content: "The deployment uses blue-green rollout.", scope });

@@ -83,6 +83,10 @@ export async function upsertMemory(
     eventDates: unionDates(existing.eventDates, input.eventDates),
     importance: Math.max(existing.importance, input.importance),
     updatedAt: input.updatedAt && input.updatedAt > existing.updatedAt ? input.updatedAt : now,
+    // Stating a memory again makes it current again, even after something superseded it
+    // (otherwise "blue" → "green" → "blue" would leave no current favorite color at all).
+    supersededAt: null,
+    supersededById: null,
   });
   return id;
 }

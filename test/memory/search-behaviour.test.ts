@@ -1,0 +1,184 @@
+/**
+ * Search and relations as CONTRACT.md §8 describes them: the supersession examples and
+ * history-aware queries, the shared-entity "related" edge, exact phrases first, scores in
+ * [0, 1) with 6 dp, access counting, empty results for irrelevant queries and hostile input
+ * that never fails. On SQLite and PostgreSQL, on a manual clock.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../core/index.ts";
+import { storageTargets, type TestPlatform } from "../support/platforms.ts";
+import { createMemoryPlatform, type MemoryClient, type MemoryOut, newAccount } from "./memory-client.ts";
+
+const hostileQueries = [
+  '"',
+  '"unbalanced quote',
+  "'single' \"double\" `back`",
+  "AND",
+  "OR NOT",
+  "tea AND coffee OR NOT milk",
+  "NEAR(tea coffee, 2)",
+  "tea*",
+  "*",
+  "^tea",
+  "content:tea",
+  "tokens:tea",
+  "(tea",
+  "tea)",
+  "((()))",
+  "- + ~ ! @ # $ % ^ & * ( ) _ = { } [ ] | \\ : ; < > , . ? /",
+  "☕🍵🫖 tea 🫖",
+  "👩‍👩‍👧‍👦",
+  "緑茶が好きです",
+  "الشاي الأخضر",
+  "हरी चाय पसंद है",
+  "Зелёный чай",
+  "the of and a to is",
+  "   ",
+  "x".repeat(400),
+  "tea ".repeat(100),
+  "%00%27; drop table memories; --",
+  "\u0000",
+  "\uFFFD\uFEFF\u200B",
+  "zz74656120",
+  "café CAFÉ cafe\u0301",
+];
+
+describe.each(storageTargets)("memory search behaviour on %s", (target) => {
+  const clock = createManualClock();
+  let test: TestPlatform;
+  let memory: MemoryClient;
+
+  beforeAll(async () => {
+    test = await createMemoryPlatform(target, { clock });
+    memory = (await newAccount(test)).memory;
+  });
+  afterAll(() => test.close());
+
+  const ids = (rows: MemoryOut[]) => rows.map((row) => row.id);
+
+  it("supersedes blue-green with canary and keeps the old row reachable for history", async () => {
+    const scope = "rollout";
+    const old = await memory.remember({ content: "The deployment uses blue-green rollout.", scope });
+    clock.advance(1000);
+    const current = await memory.remember({ content: "The deployment uses canary rollout.", scope });
+    expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
+    expect(ids((await memory.search("deployment rollout", { scope })).memories)).toEqual([current.id]);
+    const history = await memory.search("What was the previous deployment rollout?", { scope });
+    expect(ids(history.memories).sort()).toEqual([current.id, old.id].sort());
+  });
+
+  it("excludes the superseded favorite color, and returns it first when asked what it was before", async () => {
+    const scope = "color";
+    const blue = await memory.remember({ content: "My favorite color is blue.", scope, kind: "preference" });
+    clock.advance(1000);
+    const green = await memory.remember({
+      content: "My favorite color is now green.",
+      scope,
+      kind: "preference",
+    });
+    const superseded = await memory.get(blue.id);
+    expect(superseded).toMatchObject({ superseded_by_id: green.id, superseded_at: green.updated_at });
+    const edges = (await memory.relations(green.id)).relations;
+    expect(edges).toEqual([expect.objectContaining({ target_memory_id: blue.id, relation_type: "updates" })]);
+    expect(ids((await memory.search("favorite color", { scope })).memories)).toEqual([green.id]);
+    const before = await memory.search("What was my favorite color before green?", { scope });
+    expect(before.memories[0].id).toBe(blue.id);
+    expect(before.memories[0].superseded_by_id).toBe(green.id);
+  });
+
+  it("relates Charles Darwin's marriage to Amala Paul's citizenship through the shared entity", async () => {
+    const scope = "entities";
+    const married = await memory.remember({ content: "Charles Darwin is married to Amala Paul.", scope });
+    clock.advance(1000);
+    const citizen = await memory.remember({ content: "Amala Paul is a citizen of Belgium.", scope });
+    const { relations } = await memory.relations(citizen.id);
+    expect(relations).toHaveLength(1);
+    expect(relations[0]).toMatchObject({
+      source_memory_id: citizen.id,
+      target_memory_id: married.id,
+      relation_type: "related",
+    });
+    expect(relations[0].confidence).toBeGreaterThanOrEqual(0.35);
+    expect(relations[0].confidence).toBeLessThanOrEqual(1);
+    expect((await memory.relations(married.id)).relations).toEqual([]);
+    expect((await memory.get(married.id)).superseded_at).toBeNull();
+    // The relation brings the marriage along for a question about Belgium's citizens.
+    expect(ids((await memory.search("Who is a citizen of Belgium?", { scope })).memories)).toContain(
+      married.id,
+    );
+  });
+
+  it("ranks an exact phrase first with a positive score, every score in [0, 1) with 6 dp", async () => {
+    const scope = "phrases";
+    const texts = [
+      "The release train leaves every second Tuesday.",
+      "Every Tuesday the team reviews the release notes.",
+      "The second release of the train app shipped late.",
+      "Tuesday is the day the train to Leeds is cheapest.",
+      "A release train bundles features every second week.",
+    ];
+    const rows = [];
+    for (const content of texts) {
+      rows.push(await memory.remember({ content, scope }));
+      clock.advance(1000);
+    }
+    for (const [index, content] of texts.entries()) {
+      const phrase = content.replace(/\.$/, "");
+      const found = await memory.search(phrase, { scope });
+      expect(found.memories[0].id, phrase).toBe(rows[index].id);
+      expect(found.memories[0].score).toBeGreaterThan(0);
+      for (const hit of found.memories) {
+        expect(hit.score).toBeGreaterThanOrEqual(0);
+        expect(hit.score).toBeLessThan(1);
+        expect(Math.round((hit.score as number) * 1e6) / 1e6).toBe(hit.score);
+      }
+      const scores = found.memories.map((hit) => hit.score as number);
+      expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    }
+    expect((await memory.search("release train", { scope, limit: 2 })).memories).toHaveLength(2);
+    expect((await memory.search("release train", { scope: "elsewhere" })).memories).toEqual([]);
+  });
+
+  it("counts an access on the rows it returns, and only on those", async () => {
+    const scope = "access";
+    const hit = await memory.remember({ content: "The spare key hangs behind the pantry door.", scope });
+    const miss = await memory.remember({ content: "Bicycle tyres need air every fortnight.", scope });
+    clock.advance(5000);
+    const first = await memory.search("spare key pantry", { scope });
+    expect(ids(first.memories)).toEqual([hit.id]);
+    expect(first.memories[0]).toMatchObject({ access_count: 1, last_accessed_at: clock.now().toISOString() });
+    clock.advance(5000);
+    await memory.search("where is the spare key", { scope });
+    const stored = await memory.get(hit.id);
+    expect(stored).toMatchObject({ access_count: 2, last_accessed_at: clock.now().toISOString() });
+    expect(stored.updated_at).toBe(hit.updated_at);
+    expect(await memory.get(miss.id)).toMatchObject({ access_count: 0, last_accessed_at: null });
+  });
+
+  it("returns nothing, not the newest rows, for a query with nothing relevant", async () => {
+    for (const q of ["quantum chromodynamics lattice", "the of and", "?", "🫠"]) {
+      const found = await memory.search(q);
+      expect(found).toEqual({ query: q, memories: [] });
+    }
+  });
+
+  it("never fails on hostile query text", async () => {
+    await memory.remember({
+      content: "Green tea and coffee with milk: café au lait ☕ 緑茶が好きです الشاي الأخضر हरी चाय",
+      scope: "hostile",
+    });
+    for (const q of hostileQueries) {
+      for (const scope of [undefined, "hostile"]) {
+        const response = await memory.send(`/v1/memory/search${memory.query({ q, scope })}`);
+        const text = await response.text();
+        expect(response.status, `${JSON.stringify(q)}: ${text}`).toBe(200);
+        const body = JSON.parse(text);
+        expect(body.query).toBe(q);
+        expect(Array.isArray(body.memories)).toBe(true);
+      }
+    }
+    for (const q of ["緑茶", "الشاي", "हरी चाय", "café", "☕ coffee"]) {
+      expect((await memory.search(q, { scope: "hostile" })).memories, q).toHaveLength(1);
+    }
+  });
+});
