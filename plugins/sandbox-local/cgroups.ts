@@ -23,6 +23,8 @@ export interface CgroupManager {
   finishExec(id: string, execName: string): Promise<void>;
   /** SIGKILLs every process of the sandbox and removes its cgroups; unknown ids succeed. */
   destroySandbox(id: string): Promise<void>;
+  /** Waits for the exec cgroups still being removed in the background. */
+  settle(): Promise<void>;
 }
 
 export type CgroupDetection = { manager: CgroupManager } | { manager: null; reason: string };
@@ -86,6 +88,7 @@ function findControllerMount(mountInfo: string, controller: Controller) {
 function createCgroupManager(parents: Record<Controller, string>): CgroupManager {
   const sandboxDirectory = (controller: Controller, id: string) => join(parents[controller], id);
   const execDirectory = (id: string, execName: string) => join(parents.pids, id, execName);
+  const pendingRemovals = new Set<Promise<void>>();
 
   return {
     parents,
@@ -119,7 +122,11 @@ function createCgroupManager(parents: Record<Controller, string>): CgroupManager
       await killUntilEmpty(directory);
       // Exited processes keep a cgroup busy until the kernel releases them, a few milliseconds
       // later; the exec need not wait for that (destroy removes whatever is left).
-      void removeWhenReleased(directory);
+      const removal = removeWhenReleased(directory).finally(() => pendingRemovals.delete(removal));
+      pendingRemovals.add(removal);
+    },
+    async settle() {
+      await Promise.all([...pendingRemovals]);
     },
     async destroySandbox(id) {
       // The pids hierarchy holds every process (exec children included): empty it first.

@@ -271,8 +271,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     async close() {
       closed = true;
       // The start-up work (the sandbox /etc, cgroup detection) must not outlive the runtime.
-      await ready.catch(() => {});
+      const started = await ready.catch(() => null);
       await Promise.all([...running.keys()].map(terminateRunning));
+      await started?.cgroups?.settle();
     },
   };
 }
