@@ -67,6 +67,7 @@ const schema = z.object({
 
   SVC_SANDBOX_RUNTIME: z.enum(["local", "kubernetes"]).default("local"),
   SVC_KUBE_NAMESPACE: z.string().default("cairn-sandboxes"),
+  SVC_KUBE_SANDBOX_IMAGE: z.string().optional(),
   SVC_IMAGE_BASES: list,
   SVC_MCP_CATALOG: z.string().default(""),
   SVC_LSP_ENABLED: boolean(true),

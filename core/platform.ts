@@ -5,10 +5,13 @@
 import type { DashboardTokens } from "./auth/dashboard-tokens.ts";
 import type { Config } from "./config.ts";
 import type { Clock } from "./ports/clock.ts";
+import type { Egress } from "./ports/egress.ts";
 import type { Logger } from "./ports/logger.ts";
 import type { PasswordHasher } from "./ports/passwords.ts";
 import type { LoginGuard, TokenBucketStore } from "./ports/rate-limit.ts";
+import type { SandboxRuntime } from "./ports/sandbox-runtime.ts";
 import type { Storage } from "./ports/storage.ts";
+import type { SecretCipher } from "./sandboxes/secrets.ts";
 
 export interface Platform {
   readonly config: Config;
@@ -19,5 +22,8 @@ export interface Platform {
   readonly dashboardTokens: DashboardTokens;
   readonly rateLimits: TokenBucketStore;
   readonly loginGuard: LoginGuard;
+  readonly sandboxRuntime: SandboxRuntime;
+  readonly egress: Egress;
+  readonly secretCipher: SecretCipher;
   close(): Promise<void>;
 }

@@ -3,6 +3,11 @@
 import type { ToolDefinition } from "./tool.ts";
 import { getAccount } from "./tools/account/get-account.ts";
 import { getUsage } from "./tools/account/get-usage.ts";
+import {
+  clearAllowedCommands,
+  getAllowedCommands,
+  setAllowedCommands,
+} from "./tools/allowlist/allowed-commands.ts";
 import { createApiKey } from "./tools/api-keys/create-api-key.ts";
 import { listApiKeys } from "./tools/api-keys/list-api-keys.ts";
 import { revokeApiKey } from "./tools/api-keys/revoke-api-key.ts";
@@ -19,6 +24,14 @@ import { memoryProfile } from "./tools/memory/memory-profile.ts";
 import { memoryRelations } from "./tools/memory/memory-relations.ts";
 import { recall } from "./tools/memory/recall.ts";
 import { remember } from "./tools/memory/remember.ts";
+import { createSandbox } from "./tools/sandboxes/create-sandbox.ts";
+import { destroySandbox } from "./tools/sandboxes/destroy-sandbox.ts";
+import { exec } from "./tools/sandboxes/exec.ts";
+import { fileCreate, glob, grep, ls, strReplaceTool, view } from "./tools/sandboxes/file-tools.ts";
+import { getSandbox } from "./tools/sandboxes/get-sandbox.ts";
+import { httpRequest } from "./tools/sandboxes/http-request.ts";
+import { listSandboxes } from "./tools/sandboxes/list-sandboxes.ts";
+import { createSecret, deleteSecret, listSecrets } from "./tools/secrets/secrets.ts";
 
 export const registry: readonly ToolDefinition[] = [
   signup,
@@ -28,6 +41,24 @@ export const registry: readonly ToolDefinition[] = [
   revokeApiKey,
   getAccount,
   getUsage,
+  getAllowedCommands,
+  setAllowedCommands,
+  clearAllowedCommands,
+  createSandbox,
+  listSandboxes,
+  getSandbox,
+  destroySandbox,
+  exec,
+  httpRequest,
+  fileCreate,
+  view,
+  strReplaceTool,
+  ls,
+  glob,
+  grep,
+  createSecret,
+  listSecrets,
+  deleteSecret,
   // Memory: the fixed paths come before /v1/memory/:memory_id.
   remember,
   ingestMemory,

@@ -12,38 +12,50 @@ import {
   type Logger,
   type PasswordHasher,
   type Platform,
+  type SandboxRuntime,
   silentLogger,
   systemClock,
 } from "../core/index.ts";
+import { createSecretCipher } from "../core/sandboxes/secrets.ts";
+import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
 import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";
 import {
   createMemoryLoginGuard,
   createPostgresLoginGuard,
 } from "../plugins/rate-limit/create-login-guard.ts";
 import { createPostgresTokenBucketStore } from "../plugins/rate-limit/create-postgres-token-bucket-store.ts";
+import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
 import { createStorage, isPostgresUrl, type SqlStorage } from "../plugins/storage/create-storage.ts";
 
 export interface PlatformOverrides {
   clock?: Clock;
   logger?: Logger;
   passwords?: PasswordHasher;
+  sandboxRuntime?: SandboxRuntime;
 }
 
 export interface NodePlatform extends Platform {
   readonly storage: SqlStorage;
 }
 
-/** In development a missing JWT secret is generated once into the data dir; production refuses to start. */
-async function jwtSecret(config: Config): Promise<string> {
-  if (config.SVC_JWT_SECRET) {
-    if (new TextEncoder().encode(config.SVC_JWT_SECRET).length < 32) {
-      if (config.SVC_ENV === "production")
-        throw new Error("SVC_JWT_SECRET must be at least 32 bytes in production");
+/**
+ * A server secret: the configured value, or in development one generated once into the data dir
+ * (mode 0600). Production refuses to start without a configured value of at least 32 bytes.
+ */
+async function serverSecret(
+  config: Config,
+  name: "SVC_JWT_SECRET" | "SVC_SECRETS_KEY",
+  file: string,
+): Promise<string> {
+  const configured = config[name];
+  if (configured) {
+    if (config.SVC_ENV === "production" && new TextEncoder().encode(configured).length < 32) {
+      throw new Error(`${name} must be at least 32 bytes in production`);
     }
-    return config.SVC_JWT_SECRET;
+    return configured;
   }
-  if (config.SVC_ENV === "production") throw new Error("SVC_JWT_SECRET is required in production");
-  const path = join(config.SVC_DATA_DIR, "jwt-secret");
+  if (config.SVC_ENV === "production") throw new Error(`${name} is required in production`);
+  const path = join(config.SVC_DATA_DIR, file);
   try {
     return (await readFile(path, "utf8")).trim();
   } catch {
@@ -51,6 +63,19 @@ async function jwtSecret(config: Config): Promise<string> {
     await writeFile(path, secret, { mode: 0o600, flag: "wx" }).catch(() => {});
     return (await readFile(path, "utf8")).trim();
   }
+}
+
+async function createSandboxRuntime(config: Config, logger: Logger): Promise<SandboxRuntime> {
+  if (config.SVC_SANDBOX_RUNTIME === "kubernetes") {
+    // Loaded only when chosen: the Kubernetes client is large and most deployments do not use it.
+    const { createKubernetesSandboxRuntime } = await import("../plugins/sandbox-kubernetes/index.ts");
+    return createKubernetesSandboxRuntime({
+      namespace: config.SVC_KUBE_NAMESPACE,
+      image: config.SVC_KUBE_SANDBOX_IMAGE,
+      allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS,
+    });
+  }
+  return createLocalSandboxRuntime({ dataDir: config.SVC_DATA_DIR, logger });
 }
 
 export async function createPlatform(
@@ -73,6 +98,7 @@ export async function createPlatform(
   const loginGuard = sharedLimits
     ? await createPostgresLoginGuard(config.SVC_DATABASE_URL as string)
     : createMemoryLoginGuard();
+  const sandboxRuntime = overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger));
   return {
     config,
     clock: overrides.clock ?? systemClock,
@@ -80,14 +106,18 @@ export async function createPlatform(
     storage,
     passwords: overrides.passwords ?? createArgon2Hasher(),
     dashboardTokens: createDashboardTokens({
-      secret: await jwtSecret(config),
+      secret: await serverSecret(config, "SVC_JWT_SECRET", "jwt-secret"),
       ttlMinutes: config.SVC_ACCESS_TOKEN_TTL_MINUTES,
     }),
     rateLimits: sharedLimits
       ? createPostgresTokenBucketStore(storage.execute)
       : createMemoryTokenBucketStore(),
     loginGuard,
+    sandboxRuntime,
+    egress: createHttpEgress(),
+    secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
     async close() {
+      await sandboxRuntime.close();
       await loginGuard.close();
       await storage.close();
     },

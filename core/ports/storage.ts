@@ -57,9 +57,99 @@ export interface UsageRepository {
   figures(accountId: string, now: Date): Promise<UsageFigures>;
 }
 
+export interface SandboxSessionRecord {
+  id: string;
+  accountId: string;
+  status: "active" | "destroyed";
+  label: string | null;
+  size: "small" | "medium" | "large";
+  storageGb: number | null;
+  runtime: "local" | "kubernetes";
+  podName: string | null;
+  connectNote: string | null;
+  imageId: string | null;
+  grants: SessionGrants;
+  createdAt: Date;
+  expiresAt: Date;
+  destroyedAt: Date | null;
+  endedReason: "destroyed" | "expired" | null;
+}
+
+export interface SessionGrants {
+  secretNames: string[];
+  mcpConnectionNames: string[];
+  volumeMounts: Record<string, string>;
+  egressHosts: string[];
+}
+
+export interface CapacityFigures {
+  /** Active, unexpired sessions of the account. */
+  active: number;
+  /** Active, unexpired sessions of the whole deployment. */
+  globalActive: number;
+  monthlySandboxSeconds: number;
+}
+
+export interface SandboxSessionRepository {
+  /**
+   * Serialises creates (per deployment), reads the capacity figures, asks `decide` and, when it
+   * returns null, inserts the sessions; so two creates racing for the last slot cannot both win.
+   */
+  reserve(
+    accountId: string,
+    sessions: SandboxSessionRecord[],
+    now: Date,
+    decide: (figures: CapacityFigures) => Error | null,
+  ): Promise<void>;
+  /** Removes sessions whose runtime never started (nothing is billed for them). */
+  discard(ids: string[]): Promise<void>;
+  setConnection(id: string, podName: string | null, note: string): Promise<void>;
+  get(accountId: string, id: string): Promise<SandboxSessionRecord | null>;
+  list(accountId: string, activeOnly: boolean): Promise<SandboxSessionRecord[]>;
+  /** Marks an active session ended; false when it was not active (another replica or request won). */
+  end(id: string, reason: "destroyed" | "expired", at: Date): Promise<boolean>;
+  /** Active sessions whose expiry has passed. */
+  expired(now: Date): Promise<SandboxSessionRecord[]>;
+  /** Every active session (start-up re-adoption). */
+  allActive(): Promise<SandboxSessionRecord[]>;
+}
+
+export interface AllowlistRepository {
+  get(accountId: string): Promise<unknown[]>;
+  set(accountId: string, rules: unknown[], now: Date): Promise<void>;
+  clear(accountId: string): Promise<void>;
+}
+
+export interface SecretRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  encryptedValue: string;
+  allowedHosts: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface SecretRepository {
+  /** Throws ServiceError `secret_name_taken` or `secret_limit_reached`; the limit is checked atomically. */
+  create(record: SecretRecord, limit: number): Promise<void>;
+  list(accountId: string): Promise<SecretRecord[]>;
+  findByNames(accountId: string, names: string[]): Promise<SecretRecord[]>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  touch(accountId: string, names: string[], now: Date): Promise<void>;
+}
+
 export interface Storage {
   readonly dialect: "sqlite" | "postgresql";
   readonly memories: MemoryStore;
+  readonly sandboxSessions: SandboxSessionRepository;
+  readonly allowlists: AllowlistRepository;
+  readonly secrets: SecretRepository;
+  /**
+   * Runs a background job on one replica at a time (a PostgreSQL advisory lock; on SQLite there
+   * is one process). Returns false without running when another replica holds the job.
+   */
+  runExclusive(job: string, work: () => Promise<void>): Promise<boolean>;
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly usage: UsageRepository;

@@ -7,9 +7,14 @@ import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
 import { entities } from "./entities.ts";
-import { createSqlMemoryStore, type Execute } from "./memory-store.ts";
+import { createSqlMemoryStore, type Execute, type RunTransaction } from "./memory-store.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
 import { createAccountRepository, createApiKeyRepository, createUsageRepository } from "./repositories.ts";
+import {
+  createAllowlistRepository,
+  createSandboxSessionRepository,
+  createSecretRepository,
+} from "./sandbox-repositories.ts";
 
 export interface StorageSettings {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
@@ -68,17 +73,36 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   settings.logger.info({ dialect }, "storage ready");
   const fork = (): EntityManager => orm.em.fork();
   const execute: Execute = (sql, parameters = []) => connection.execute(sql, parameters) as never;
+  const runTransaction: RunTransaction = (work) =>
+    connection.transactional((transaction) =>
+      work((sql, parameters = []) => connection.execute(sql, parameters, "all", transaction) as never),
+    );
   return {
     dialect,
     orm,
     accounts: createAccountRepository(fork),
     apiKeys: createApiKeyRepository(fork),
     usage: createUsageRepository(fork),
-    memories: createSqlMemoryStore(dialect, execute, (work) =>
-      connection.transactional((transaction) =>
-        work((sql, parameters = []) => connection.execute(sql, parameters, "all", transaction) as never),
-      ),
-    ),
+    memories: createSqlMemoryStore(dialect, execute, runTransaction),
+    sandboxSessions: createSandboxSessionRepository(fork, dialect),
+    allowlists: createAllowlistRepository(execute, dialect),
+    secrets: createSecretRepository(execute, runTransaction, dialect),
+    async runExclusive(job, work) {
+      if (dialect === "sqlite") {
+        await work();
+        return true;
+      }
+      // A transaction-scoped advisory lock: released when the job's transaction ends, even on a crash.
+      return runTransaction(async (run) => {
+        const [row] = await run<{ locked: boolean }>(
+          "select pg_try_advisory_xact_lock(hashtext(?)) as locked",
+          [`cairn:${job}`],
+        );
+        if (!row.locked) return false;
+        await work();
+        return true;
+      });
+    },
     execute,
     async ping() {
       try {

@@ -84,7 +84,7 @@ describe.each(storageTargets)("repositories on %s", (target) => {
         imageId: null,
         grants: {},
         createdAt: new Date(createdAt),
-        expiresAt: new Date(new Date(createdAt).getTime() + 30 * 60_000),
+        expiresAt: new Date(new Date(createdAt).getTime() + 3 * 3_600_000),
         destroyedAt: destroyedAt ? new Date(destroyedAt) : null,
         endedReason: destroyedAt ? "destroyed" : null,
       });

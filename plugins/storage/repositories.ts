@@ -9,11 +9,15 @@ import {
   type UsageRepository,
 } from "../../core/index.ts";
 import { AccountEntity, ApiKeyEntity, SandboxSessionEntity } from "./entities.ts";
+import { billedSeconds } from "./sandbox-repositories.ts";
 
 type Fork = () => EntityManager;
 
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof UniqueConstraintViolationException;
+  if (error instanceof UniqueConstraintViolationException) return true;
+  // Raw statements may surface the driver's own error: SQLite's code or PostgreSQL's SQLSTATE.
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505";
 }
 
 export function createAccountRepository(fork: Fork): AccountRepository {
@@ -99,33 +103,24 @@ export function createApiKeyRepository(fork: Fork): ApiKeyRepository {
   };
 }
 
-function monthStart(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-}
-
 export function createUsageRepository(fork: Fork): UsageRepository {
   return {
     async figures(accountId, now) {
       const entityManager = fork();
-      const start = monthStart(now);
+      const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
       const [sessions, totalSandboxesCreated] = await Promise.all([
         // Sessions that ran at some point this month: still running, or ended after it began.
         entityManager.find(
           SandboxSessionEntity,
           { accountId, $or: [{ destroyedAt: null }, { destroyedAt: { $gte: start } }] },
-          { fields: ["createdAt", "destroyedAt", "status"], disableIdentityMap: true },
+          { fields: ["createdAt", "destroyedAt", "expiresAt", "status"], disableIdentityMap: true },
         ),
         entityManager.count(SandboxSessionEntity, { accountId }),
       ]);
-      let milliseconds = 0;
-      let activeSandboxes = 0;
-      for (const session of sessions) {
-        if (session.status === "active") activeSandboxes++;
-        const from = Math.max(session.createdAt.getTime(), start.getTime());
-        const to = Math.min(session.destroyedAt?.getTime() ?? now.getTime(), now.getTime());
-        if (to > from) milliseconds += to - from;
-      }
-      return { activeSandboxes, totalSandboxesCreated, monthlySandboxSeconds: milliseconds / 1000 };
+      const activeSandboxes = sessions.filter(
+        (session) => session.status === "active" && session.expiresAt > now,
+      ).length;
+      return { activeSandboxes, totalSandboxesCreated, monthlySandboxSeconds: billedSeconds(sessions, now) };
     },
   };
 }

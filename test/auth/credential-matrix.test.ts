@@ -37,6 +37,18 @@ const credentials: Credential[] = [
 
 type Expected = [number, string | null];
 
+// Valid bodies for the per-session routes, so an unknown session id (404) is what they meet.
+const sessionBodies: Record<string, unknown> = {
+  exec: { command: "true" },
+  http_request: { url: "https://example.com/" },
+  file_create: { path: "a.txt", content: "x" },
+  view: { path: "a.txt" },
+  str_replace: { path: "a.txt", old_str: "x", new_str: "y" },
+  ls: {},
+  glob: { pattern: "*" },
+  grep: { pattern: "x" },
+};
+
 function expected(auth: string, credential: Credential, successStatus: number): Expected {
   if (auth === "none") return [successStatus, null];
   if (credential === "none" || credential === "malformed header") return [401, "missing_credentials"];
@@ -122,8 +134,21 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
         return { path: tool.http.path, body: { memories: [{ content: "The matrix test imports this." }] } };
       case "recall":
         return { path: `${tool.http.path}?q=matrix` };
+      case "set_allowed_commands":
+        return { path: tool.http.path, body: { rules: ["ls"] } };
+      case "create_secret":
+        return {
+          path: tool.http.path,
+          body: { name: `matrix-${crypto.randomUUID()}`, value: "v", allowed_hosts: ["93.184.215.14"] },
+        };
+      case "create_sandbox":
+        // Size over the maximum: refused before anything runs, after the credential was accepted.
+        return { path: tool.http.path, body: { size: "large" } };
       default:
-        return { path: tool.http.path.replace(/:[a-z_]+/g, "00000000-0000-4000-8000-000000000000") };
+        return {
+          path: tool.http.path.replace(/:[a-z_]+/g, "00000000-0000-4000-8000-000000000000"),
+          body: sessionBodies[tool.name],
+        };
     }
   }
 
@@ -139,7 +164,7 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
         });
         // Unknown ids are 404 once authentication passed; that still proves the credential was accepted.
         const unknownId = tool.http.path.includes(":");
-        const success = unknownId ? 404 : tool.http.status;
+        const success = unknownId ? 404 : tool.name === "create_sandbox" ? 429 : tool.http.status;
         const [status, code] = expected(tool.auth, credential, success);
         const text = await response.text();
         expect(response.status, text).toBe(status);

@@ -20,12 +20,8 @@ describe("Deno runtime", () => {
       join(root, "node_modules/deno/deno"),
       [
         "run",
-        "--allow-net",
-        "--allow-env",
-        "--allow-read",
-        "--allow-write",
-        "--allow-ffi",
-        "--allow-sys",
+        // The server spawns bubblewrap and reads /proc: it needs every permission.
+        "--allow-all",
         "--unstable-no-legacy-abort",
         join(root, "transports/rest/serve-deno.ts"),
       ],
@@ -37,7 +33,7 @@ describe("Deno runtime", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("signs up, creates a key and answers whoami", async () => {
+  it("signs up, creates a key, answers whoami and runs a sandbox", async () => {
     const email = `deno-${crypto.randomUUID()}@example.com`;
     const signup = await fetch(`${server.baseUrl}/v1/auth/signup`, {
       method: "POST",
@@ -59,5 +55,19 @@ describe("Deno runtime", () => {
     expect(whoami.status).toBe(200);
     expect(((await whoami.json()) as { email: string }).email).toBe(email);
     expect(server.output()).not.toContain(key);
+
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const sandbox = await fetch(`${server.baseUrl}/v1/sandboxes`, { method: "POST", headers, body: "{}" });
+    expect(sandbox.status).toBe(201);
+    const { id } = (await sandbox.json()) as { id: string };
+    const ran = await fetch(`${server.baseUrl}/v1/sandboxes/${id}/exec`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ command: "echo from-deno" }),
+    });
+    expect(await ran.json()).toMatchObject({ exit_code: 0, stdout: "from-deno\n" });
+    expect((await fetch(`${server.baseUrl}/v1/sandboxes/${id}`, { method: "DELETE", headers })).status).toBe(
+      204,
+    );
   });
 });

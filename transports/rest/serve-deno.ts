@@ -2,7 +2,7 @@
  * Deno entry point: `deno task start`. The same platform and the same Hono app as the Node
  * entry; only the server and the client address come from Deno.
  */
-import { loadConfig } from "../../core/index.ts";
+import { loadConfig, reconcileSandboxes, startSandboxReaper } from "../../core/index.ts";
 import { createPlatform } from "../../platform/create-platform.ts";
 import { createApp } from "./create-app.ts";
 import { createLogger } from "./logger.ts";
@@ -18,6 +18,8 @@ declare const Deno: {
 const config = loadConfig(Deno.env.toObject());
 const logger = createLogger(config);
 const platform = await createPlatform(config, { logger });
+await reconcileSandboxes(platform);
+startSandboxReaper(platform);
 const app = createApp(platform, {
   clientIp: (_request, environment) =>
     (environment as { remoteAddr?: { hostname: string } }).remoteAddr?.hostname,

@@ -3,7 +3,7 @@
  * REST app (and, later, /mcp) with @hono/node-server.
  */
 import { serve } from "@hono/node-server";
-import { loadConfig } from "../../core/index.ts";
+import { loadConfig, reconcileSandboxes, startSandboxReaper } from "../../core/index.ts";
 import { createPlatform } from "../../platform/create-platform.ts";
 import { createApp } from "./create-app.ts";
 import { createLogger } from "./logger.ts";
@@ -12,6 +12,8 @@ const startedAt = performance.now();
 const config = loadConfig(process.env);
 const logger = createLogger(config);
 const platform = await createPlatform(config, { logger });
+await reconcileSandboxes(platform);
+const stopReaper = startSandboxReaper(platform);
 const app = createApp(platform, {
   clientIp: (_request, environment) =>
     (environment as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
@@ -23,6 +25,7 @@ const server = serve({ fetch: app.fetch, hostname: config.SVC_HOST, port: config
 
 async function shutdown(signal: string) {
   logger.info({ signal }, "shutting down");
+  stopReaper();
   server.close();
   await platform.close();
   process.exit(0);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryKinds, relationTypes } from "./schemas.ts";
+import { memoryKinds, relationTypes, scope } from "./schemas.ts";
 
 /** Export format version, so future importers can tell what they read. */
 export const exportVersion = 1;
@@ -28,7 +28,7 @@ export const exportMemories = defineTool({
   name: "export_memories",
   description:
     "Export up to 10 000 live memories (superseded ones included) and the relations among them, in a payload POST /v1/memory/import accepts as is.",
-  input: z.object({ scope: z.string().min(1).max(128).optional() }),
+  input: z.object({ scope: scope.optional() }),
   output: z.object({
     version: z.number().int(),
     memories: z.array(exportMemory),

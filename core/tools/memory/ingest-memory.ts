@@ -2,7 +2,7 @@ import { z } from "zod";
 import { extractMemories } from "../../memory/index.ts";
 import type { MemoryRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { dateTime, memoryKinds, memoryOut, metadata, scope, toMemoryOut } from "./schemas.ts";
+import { dateTime, memoryKinds, memoryOut, metadata, scope, storableString, toMemoryOut } from "./schemas.ts";
 import { linkMemories, upsertMemory } from "./write-memory.ts";
 
 export const ingestMemory = defineTool({
@@ -10,11 +10,11 @@ export const ingestMemory = defineTool({
   description:
     "Extract atomic memories from a document or a session transcript (`speaker: text` lines) without any model: sentences are split, fragments filtered and de-duplicated, kinds and dates detected, at most 50 per call.",
   input: z.object({
-    content: z.string().min(1).max(262_144),
+    content: storableString().min(1).max(262_144),
     scope: scope.default("default"),
     kind: z.enum(["auto", ...memoryKinds]).default("auto"),
     metadata: metadata.default({}),
-    source_session_id: z.string().max(36).nullable().default(null),
+    source_session_id: storableString().max(36).nullable().default(null),
     expires_at: dateTime.nullable().default(null),
     document_date: dateTime.nullable().default(null),
   }),

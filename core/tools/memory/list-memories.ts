@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryOut, queryBoolean, queryInteger, toMemoryOut } from "./schemas.ts";
+import { memoryOut, queryBoolean, queryInteger, scope, toMemoryOut } from "./schemas.ts";
 
 export const listMemories = defineTool({
   name: "list_memories",
   description: "List live memories, newest first; superseded ones only with include_superseded.",
   input: z.object({
-    scope: z.string().min(1).max(128).optional(),
+    scope: scope.optional(),
     include_superseded: queryBoolean(false),
     limit: queryInteger(1, 100, 50),
     offset: queryInteger(0, Number.MAX_SAFE_INTEGER, 0),

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
+import { scope } from "./schemas.ts";
 
 export const memoryMetrics = defineTool({
   name: "memory_metrics",
   description: "Counts of live, current memories by kind, and how many carry an embedding.",
-  input: z.object({ scope: z.string().min(1).max(128).optional() }),
+  input: z.object({ scope: scope.optional() }),
   output: z.object({
     total_memories: z.number().int(),
     by_kind: z.record(z.string(), z.number().int()),

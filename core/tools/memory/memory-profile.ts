@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryOut, queryInteger, toMemoryOut } from "./schemas.ts";
+import { memoryOut, queryInteger, scope, toMemoryOut } from "./schemas.ts";
 
 const stableKinds = new Set(["fact", "preference", "instruction"]);
 
@@ -8,7 +8,7 @@ export const memoryProfile = defineTool({
   name: "memory_profile",
   description:
     "What is known about the user and project: stable facts, preferences and instructions apart from recent goals, notes and summaries. Call it early in a task.",
-  input: z.object({ scope: z.string().min(1).max(128).optional(), limit: queryInteger(1, 100, 20) }),
+  input: z.object({ scope: scope.optional(), limit: queryInteger(1, 100, 20) }),
   output: z.object({ static: z.array(memoryOut), dynamic: z.array(memoryOut) }),
   auth: "api_key",
   bucket: null,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { asksForHistory, queryTokens, scoreCandidates } from "../../memory/index.ts";
 import type { MemoryRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryOut, queryInteger, toMemoryOut } from "./schemas.ts";
+import { memoryOut, queryInteger, scope, toMemoryOut } from "./schemas.ts";
 
 // Newest matching rows fetched per query token: bounds the work of a common word.
 const perTokenLimit = 100;
@@ -15,7 +15,7 @@ export const recall = defineTool({
     "Search memories by meaning of the words (lexical full-text, plus relations and recency). Call it early in a task to pick up what is already known.",
   input: z.object({
     q: z.string().min(1).max(400),
-    scope: z.string().min(1).max(128).optional(),
+    scope: scope.optional(),
     limit: queryInteger(1, 50, 10),
   }),
   output: z.object({ query: z.string(), memories: z.array(memoryOut.extend({ score: z.number() })) }),

@@ -6,6 +6,14 @@ export const memoryKinds = ["fact", "preference", "goal", "instruction", "note",
 export const relationTypes = ["updates", "extends", "related", "derives"] as const;
 const metadataLimitBytes = 32 * 1024;
 
+// PostgreSQL text and jsonb cannot hold U+0000, so both stores refuse it up front (a 422 on
+// SQLite and PostgreSQL alike, never a 500 on one of them).
+const nulMessage = "must not contain the NUL character (U+0000)";
+const withoutNul = (value: string) => !value.includes("\u0000");
+
+/** A string field that any store can keep. */
+export const storableString = () => z.string().refine(withoutNul, nulMessage);
+
 /** An ISO-8601 date-time; a value without an offset is read as UTC. */
 export const dateTime = z
   .string()
@@ -26,20 +34,22 @@ export const metadata = z
   .record(z.string(), z.unknown())
   .refine((value) => new TextEncoder().encode(JSON.stringify(value)).length <= metadataLimitBytes, {
     message: "metadata must encode to at most 32 KiB of compact JSON",
-  });
+  })
+  // JSON.stringify writes U+0000 in any key or string as the escape \u0000.
+  .refine((value) => !JSON.stringify(value).includes("\\u0000"), `metadata ${nulMessage}`);
 
-export const scope = z.string().min(1).max(128);
+export const scope = storableString().min(1).max(128);
 
 export const memoryCreateFields = {
-  content: z.string().min(1).max(65_536),
+  content: storableString().min(1).max(65_536),
   scope: scope.default("default"),
   kind: z.enum(memoryKinds).default("fact"),
   metadata: metadata.default({}),
-  source_session_id: z.string().max(36).nullable().default(null),
+  source_session_id: storableString().max(36).nullable().default(null),
   expires_at: dateTime.nullable().default(null),
-  source_content: z.string().max(65_536).nullable().default(null),
+  source_content: storableString().max(65_536).nullable().default(null),
   document_date: dateTime.nullable().default(null),
-  event_dates: z.array(z.string().max(1000)).max(16).default([]),
+  event_dates: z.array(storableString().max(1000)).max(16).default([]),
   importance: z.number().min(0).max(1).default(0.5),
 };
 
@@ -131,4 +141,4 @@ export const queryBoolean = (fallback: boolean) =>
     ])
     .default(fallback);
 
-export const memoryIdParameter = z.string().min(1).max(64);
+export const memoryIdParameter = storableString().min(1).max(64);

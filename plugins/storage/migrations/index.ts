@@ -5,6 +5,7 @@
 import { Migration } from "@mikro-orm/migrations";
 import { accountsAndKeys } from "./0001-accounts-and-keys.ts";
 import { memories } from "./0002-memories.ts";
+import { sandboxAccess } from "./0003-sandbox-access.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -14,7 +15,7 @@ export interface MigrationSource {
   postgresql: string[];
 }
 
-export const migrationSources: MigrationSource[] = [accountsAndKeys, memories];
+export const migrationSources: MigrationSource[] = [accountsAndKeys, memories, sandboxAccess];
 
 export function migrationsFor(dialect: Dialect) {
   return migrationSources.map(

@@ -1,0 +1,64 @@
+/**
+ * The account's command allowlist (CONTRACT.md §2.4). REST only: an agent over MCP cannot widen
+ * its own allowlist.
+ */
+import { z } from "zod";
+import { parseAllowlistRules } from "../../sandboxes/allowlist.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+
+const rule = z.union([
+  z.string(),
+  z.object({ command: z.string(), args_allow: z.array(z.string()), args_deny: z.array(z.string()) }),
+]);
+const rulesOut = z.object({ rules: z.array(rule) });
+
+export const getAllowedCommands = defineTool({
+  name: "get_allowed_commands",
+  description: "The account's command allowlist; an empty list means exec is unrestricted.",
+  input: z.object({}),
+  output: rulesOut,
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/account/allowed-commands", status: 200 },
+  mcp: false,
+  async handler(context) {
+    return {
+      rules: (await context.platform.storage.allowlists.get(requireAccount(context))) as z.input<
+        typeof rule
+      >[],
+    };
+  },
+});
+
+export const setAllowedCommands = defineTool({
+  name: "set_allowed_commands",
+  description:
+    "Replace the command allowlist: each rule is a command name or {command, args_allow, args_deny} with regexes matched against the joined arguments.",
+  input: z.object({ rules: z.array(z.unknown()).min(1) }),
+  output: rulesOut,
+  auth: "api_key",
+  bucket: null,
+  http: { method: "PUT", path: "/v1/account/allowed-commands", status: 200 },
+  mcp: false,
+  async handler(context, input) {
+    const { config, storage } = context.platform;
+    const rules = parseAllowlistRules(input.rules, config.SVC_MAX_ALLOWLIST_RULES);
+    await storage.allowlists.set(requireAccount(context), rules, context.now);
+    return { rules };
+  },
+});
+
+export const clearAllowedCommands = defineTool({
+  name: "clear_allowed_commands",
+  description: "Remove the command allowlist: exec is unrestricted again.",
+  input: z.object({}),
+  output: z.null(),
+  auth: "api_key",
+  bucket: null,
+  http: { method: "DELETE", path: "/v1/account/allowed-commands", status: 204 },
+  mcp: false,
+  async handler(context) {
+    await context.platform.storage.allowlists.clear(requireAccount(context));
+    return null;
+  },
+});

@@ -1,0 +1,192 @@
+import { z } from "zod";
+import type { Config } from "../../config.ts";
+import { ServiceError } from "../../errors.ts";
+import type { CapacityFigures, SandboxSessionRecord } from "../../ports/storage.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { summariseUsage, usageSummary } from "../account/get-usage.ts";
+import { runtimeCall, sandboxSessionOut, toSessionOut } from "./sessions.ts";
+
+const sizes = ["small", "medium", "large"] as const;
+const volumeMountPath = /^\/(workspace|tmp|mnt)(\/[^\0]*)?$/;
+
+const createRequest = z.object({
+  label: z.string().max(200).nullable().default(null),
+  size: z.enum(sizes).default("small"),
+  storage_gb: z.number().positive().nullable().default(null),
+  lifetime_minutes: z.number().int().min(1).nullable().default(null),
+  count: z.number().int().min(1).max(10).default(1),
+  secret_names: z.array(z.string().min(1).max(200)).max(50).nullable().default(null),
+  image_id: z.string().max(64).nullable().default(null),
+  mcp_connection_names: z.array(z.string().min(1).max(200)).max(50).nullable().default(null),
+  volume_mounts: z
+    .record(
+      z.string().max(64),
+      z.string().max(4096).regex(volumeMountPath, "must be an absolute path under /workspace, /tmp or /mnt"),
+    )
+    .nullable()
+    .default(null),
+});
+
+const createdResponse = sandboxSessionOut.extend({ usage: usageSummary });
+
+function secondsUntilNextMonth(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+/** The order of CONTRACT.md §2.5: the account's concurrent cap, the deployment's, then the month. */
+function capacityRefusal(config: Config, count: number, figures: CapacityFigures): ServiceError | null {
+  const limit = config.SVC_MAX_CONCURRENT_SANDBOXES;
+  if (figures.active + count > limit) {
+    return new ServiceError(
+      "concurrent_sandbox_limit_reached",
+      `At most ${limit} sandboxes may be active at once`,
+      {
+        details: { limit, active: figures.active },
+      },
+    );
+  }
+  const globalLimit = config.SVC_GLOBAL_MAX_CONCURRENT_SANDBOXES;
+  if (figures.globalActive + count > globalLimit) {
+    return new ServiceError("global_capacity_reached", "The deployment runs as many sandboxes as it can", {
+      details: { limit: globalLimit, active: figures.globalActive },
+    });
+  }
+  return null;
+}
+
+function monthlyRefusal(config: Config, figures: CapacityFigures, now: Date): ServiceError | null {
+  const limitHours = config.SVC_FREE_MONTHLY_SANDBOX_HOURS;
+  const usedHours = Math.round((figures.monthlySandboxSeconds / 3600) * 10_000) / 10_000;
+  if (figures.monthlySandboxSeconds < limitHours * 3600) return null;
+  return new ServiceError(
+    "monthly_usage_limit_reached",
+    `This month's ${limitHours} sandbox-hours are used up`,
+    {
+      details: { limit_hours: limitHours, used_hours: usedHours },
+      headers: { "Retry-After": String(secondsUntilNextMonth(now)) },
+    },
+  );
+}
+
+const sizeOrder = { small: 0, medium: 1, large: 2 } as const;
+
+export const createSandbox = defineTool({
+  name: "create_sandbox",
+  description:
+    "Create an isolated sandbox session (or `count` of them) and return its session id. Pass the id to exec, the file tools and the LSP tools; destroy it when done.",
+  input: createRequest,
+  output: z.union([createdResponse, z.array(createdResponse)]),
+  auth: "api_key",
+  bucket: "sandbox_lifecycle",
+  http: { method: "POST", path: "/v1/sandboxes", status: 201 },
+  mcp: true,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const { config, storage, sandboxRuntime } = context.platform;
+    const now = context.now;
+    if (sizeOrder[input.size] > sizeOrder[config.SVC_MAX_SANDBOX_SIZE]) {
+      throw new ServiceError(
+        "sandbox_size_limit_reached",
+        `The largest size allowed is ${config.SVC_MAX_SANDBOX_SIZE}`,
+        {
+          details: { requested_size: input.size, max_size: config.SVC_MAX_SANDBOX_SIZE },
+        },
+      );
+    }
+    if (input.storage_gb !== null && input.storage_gb > config.SVC_MAX_SANDBOX_STORAGE_GB) {
+      throw new ServiceError(
+        "sandbox_storage_limit_reached",
+        `At most ${config.SVC_MAX_SANDBOX_STORAGE_GB} GB of storage`,
+        {
+          details: {
+            requested_storage_gb: input.storage_gb,
+            max_storage_gb: config.SVC_MAX_SANDBOX_STORAGE_GB,
+          },
+        },
+      );
+    }
+    const lifetimeMinutes = input.lifetime_minutes ?? config.SVC_MAX_SESSION_MINUTES;
+    if (lifetimeMinutes > config.SVC_MAX_SESSION_MINUTES) {
+      throw new ServiceError("validation_error", "Invalid request", {
+        details: [
+          {
+            type: "too_big",
+            loc: ["body", "lifetime_minutes"],
+            msg: `Must be at most ${config.SVC_MAX_SESSION_MINUTES}`,
+          },
+        ],
+      });
+    }
+    // Custom images, volumes and MCP connections are not built yet: no id can be one the account owns.
+    if (input.image_id !== null) throw new ServiceError("not_found", "Image not found or not completed");
+    if (input.volume_mounts && Object.keys(input.volume_mounts).length > 0) {
+      throw new ServiceError("not_found", "Volume not found or not ready");
+    }
+    if (input.mcp_connection_names && input.mcp_connection_names.length > 0) {
+      throw new ServiceError(
+        "mcp_connection_not_found",
+        `MCP connection ${JSON.stringify(input.mcp_connection_names[0])} not found`,
+      );
+    }
+    const secretNames = [...new Set(input.secret_names ?? [])];
+    const found = new Set(
+      (await storage.secrets.findByNames(accountId, secretNames)).map((secret) => secret.name),
+    );
+    const missing = secretNames.filter((name) => !found.has(name));
+    if (missing.length > 0)
+      throw new ServiceError("secret_not_found", `Secret ${JSON.stringify(missing[0])} not found`);
+
+    const sessions: SandboxSessionRecord[] = Array.from({ length: input.count }, () => ({
+      id: crypto.randomUUID(),
+      accountId,
+      status: "active",
+      label: input.label,
+      size: input.size,
+      storageGb: input.storage_gb,
+      runtime: sandboxRuntime.name,
+      podName: null,
+      connectNote: null,
+      imageId: null,
+      grants: { secretNames, mcpConnectionNames: [], volumeMounts: {}, egressHosts: [] },
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + lifetimeMinutes * 60_000),
+      destroyedAt: null,
+      endedReason: null,
+    }));
+    await storage.sandboxSessions.reserve(
+      accountId,
+      sessions,
+      now,
+      (figures) => capacityRefusal(config, input.count, figures) ?? monthlyRefusal(config, figures, now),
+    );
+    const started: string[] = [];
+    try {
+      await runtimeCall(context, "create", async () => {
+        for (const session of sessions) {
+          const connect = await sandboxRuntime.create({
+            id: session.id,
+            accountId,
+            size: session.size,
+            storageGb: session.storageGb,
+            egressHosts: [],
+            volumeMounts: [],
+          });
+          started.push(session.id);
+          session.podName = connect.podName;
+          session.connectNote = connect.note;
+          await storage.sandboxSessions.setConnection(session.id, connect.podName, connect.note);
+        }
+      });
+    } catch (error) {
+      // Nothing half-made stays behind, and nothing is billed for it.
+      await Promise.allSettled(started.map((id) => sandboxRuntime.destroy(id)));
+      await storage.sandboxSessions.discard(sessions.map((session) => session.id));
+      throw error;
+    }
+    context.logger.info({ sessionIds: started, size: input.size }, "sandboxes created");
+    const usage = await summariseUsage(context.platform, accountId, now);
+    const responses = sessions.map((session) => ({ ...toSessionOut(session), usage }));
+    return input.count === 1 ? responses[0] : responses;
+  },
+});

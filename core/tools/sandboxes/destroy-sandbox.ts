@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { defineTool } from "../../tool.ts";
+import { requireActiveSession, runtimeCall, sessionIdParameter, sessionNotFound } from "./sessions.ts";
+
+export const destroySandbox = defineTool({
+  name: "destroy_sandbox",
+  description: "Destroy a sandbox session: its processes and files are gone; billing stops.",
+  input: z.object({ session_id: sessionIdParameter }),
+  output: z.null(),
+  auth: "api_key",
+  bucket: "sandbox_lifecycle",
+  http: { method: "DELETE", path: "/v1/sandboxes/:session_id", status: 204 },
+  mcp: true,
+  async handler(context, input) {
+    const session = await requireActiveSession(context, input.session_id);
+    const { storage, sandboxRuntime } = context.platform;
+    // Billing ends now, even if the runtime needs a moment (or a retry) to clean up.
+    if (!(await storage.sandboxSessions.end(session.id, "destroyed", context.now))) throw sessionNotFound();
+    await runtimeCall(context, "destroy", () => sandboxRuntime.destroy(session.id));
+    context.logger.info({ sessionId: session.id }, "sandbox destroyed");
+    return null;
+  },
+});

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import { type AllowlistRule, checkCommand } from "../../sandboxes/allowlist.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
+
+export const exec = defineTool({
+  name: "exec",
+  description:
+    "Run a shell command in a sandbox (cwd /workspace, no network) and return exit code, stdout (≤1 MiB) and stderr (≤256 KiB).",
+  input: z.object({
+    session_id: sessionIdParameter,
+    command: z.string().min(1).max(1_048_576),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .nullable()
+      .default(30)
+      .transform((value) => value ?? 30),
+    description: z.string().max(500).optional(),
+  }),
+  output: z.object({
+    exit_code: z.number().int(),
+    stdout: z.string(),
+    stderr: z.string(),
+    timed_out: z.boolean(),
+    truncated: z.boolean(),
+    duration_ms: z.number().int(),
+  }),
+  auth: "api_key",
+  bucket: "sandbox_ops",
+  http: { method: "POST", path: "/v1/sandboxes/:session_id/exec", status: 200 },
+  mcp: true,
+  async handler(context, input) {
+    const session = await requireActiveSession(context, input.session_id);
+    const rules = (await context.platform.storage.allowlists.get(requireAccount(context))) as AllowlistRule[];
+    const check = checkCommand(rules, input.command);
+    if (!check.allowed) throw new ServiceError("command_not_allowed", check.reason);
+    const result = await runtimeCall(context, "exec", () =>
+      context.platform.sandboxRuntime.exec(session.id, {
+        command: input.command,
+        timeoutSeconds: input.timeout,
+        signal: context.signal,
+      }),
+    );
+    return {
+      exit_code: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      timed_out: result.timedOut,
+      truncated: result.truncated,
+      duration_ms: Math.round(result.durationMs),
+    };
+  },
+});

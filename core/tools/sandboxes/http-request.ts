@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { type GrantedSecret, redactSecrets, substituteSecrets } from "../../sandboxes/secrets.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
+
+// The response body handed back is capped like exec output.
+const maxResponseBytes = 1024 * 1024;
+
+export const httpRequest = defineTool({
+  name: "http_request",
+  description:
+    "Make an HTTP request from the server on a sandbox's behalf. `{{secret:<name>}}` in headers or body is replaced by a secret granted to the session, only for that secret's allowed hosts; secret values are redacted from the response.",
+  input: z.object({
+    session_id: sessionIdParameter,
+    method: z
+      .string()
+      .min(1)
+      .max(10)
+      .regex(/^[A-Za-z]+$/, "must be an HTTP method name")
+      .default("GET"),
+    url: z.string().min(1).max(4096),
+    headers: z.record(z.string().max(256), z.string().max(65_536)).default({}),
+    body: z
+      .string()
+      .max(10 * 1024 * 1024)
+      .nullable()
+      .default(null),
+    timeout: z.number().int().min(1).max(60).default(15),
+  }),
+  output: z.object({
+    status_code: z.number().int(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string(),
+    truncated: z.boolean(),
+  }),
+  auth: "api_key",
+  bucket: "sandbox_ops",
+  http: { method: "POST", path: "/v1/sandboxes/:session_id/http-request", status: 200 },
+  mcp: false,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const session = await requireActiveSession(context, input.session_id);
+    const { storage, secretCipher, egress, config } = context.platform;
+    const granted = new Map<string, GrantedSecret>();
+    for (const secret of await storage.secrets.findByNames(accountId, session.grants.secretNames)) {
+      granted.set(secret.name, {
+        value: await secretCipher.decrypt(secret.encryptedValue, `${accountId}/${secret.id}`),
+        allowedHosts: secret.allowedHosts,
+      });
+    }
+    const request = substituteSecrets({ url: input.url, headers: input.headers, body: input.body }, granted);
+    const values = [...granted.values()].map((secret) => secret.value);
+    const response = await runtimeCall(context, "http request", () =>
+      egress.request({
+        method: input.method.toUpperCase(),
+        url: request.url,
+        headers: request.headers,
+        body: request.body,
+        timeoutSeconds: input.timeout,
+        maxResponseBytes,
+        allowPrivate: config.SVC_ALLOW_PRIVATE_EGRESS,
+        signal: context.signal,
+      }),
+    );
+    await storage.secrets.touch(accountId, request.usedSecretNames, context.now);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers))
+      headers[name] = redactSecrets(value, values);
+    return {
+      status_code: response.statusCode,
+      headers,
+      body: redactSecrets(response.body, values),
+      truncated: response.truncated,
+    };
+  },
+});

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { queryBoolean } from "../memory/schemas.ts";
+import { sandboxSessionOut, toSessionOut } from "./sessions.ts";
+
+export const listSandboxes = defineTool({
+  name: "list_sandboxes",
+  description: "List the account's sandbox sessions, newest first; active_only hides destroyed ones.",
+  input: z.object({ active_only: queryBoolean(false) }),
+  output: z.array(sandboxSessionOut),
+  auth: "api_key",
+  bucket: null,
+  http: { method: "GET", path: "/v1/sandboxes", status: 200 },
+  mcp: true,
+  async handler(context, input) {
+    const sessions = await context.platform.storage.sandboxSessions.list(
+      requireAccount(context),
+      input.active_only,
+    );
+    return sessions.map(toSessionOut);
+  },
+});

@@ -1,0 +1,62 @@
+/** Shared pieces of the sandbox operations: the session wire shape and "owned and active" lookups. */
+import { z } from "zod";
+import { ServiceError, toServiceError } from "../../errors.ts";
+import type { SandboxSessionRecord } from "../../ports/storage.ts";
+import type { ToolContext } from "../../tool.ts";
+import { requireAccount } from "../../tool.ts";
+
+export const sessionIdParameter = z.string().min(1).max(64);
+
+export const sandboxSessionOut = z.object({
+  id: z.string(),
+  status: z.enum(["active", "destroyed"]),
+  label: z.string().nullable(),
+  created_at: z.string(),
+  destroyed_at: z.string().nullable(),
+  expires_at: z.string(),
+  ended_reason: z.enum(["destroyed", "expired"]).nullable(),
+  runtime: z.enum(["local", "kubernetes"]),
+  connect: z.object({ pod_name: z.string().nullable(), note: z.string() }).nullable(),
+});
+
+export function toSessionOut(session: SandboxSessionRecord): z.input<typeof sandboxSessionOut> {
+  return {
+    id: session.id,
+    status: session.status,
+    label: session.label,
+    created_at: session.createdAt.toISOString(),
+    destroyed_at: session.destroyedAt?.toISOString() ?? null,
+    expires_at: session.expiresAt.toISOString(),
+    ended_reason: session.endedReason,
+    runtime: session.runtime,
+    connect:
+      session.status === "destroyed" ? null : { pod_name: session.podName, note: session.connectNote ?? "" },
+  };
+}
+
+export const sessionNotFound = () => new ServiceError("not_found", "Sandbox session not found or not active");
+
+/** The session, if the caller owns it and it is active and unexpired; otherwise 404. */
+export async function requireActiveSession(
+  context: ToolContext,
+  sessionId: string,
+): Promise<SandboxSessionRecord> {
+  const session = await context.platform.storage.sandboxSessions.get(requireAccount(context), sessionId);
+  if (!session || session.status !== "active" || session.expiresAt <= context.now) throw sessionNotFound();
+  return session;
+}
+
+/** Runs a runtime call; anything but a ServiceError becomes 502 with the cause logged, never returned. */
+export async function runtimeCall<T>(
+  context: ToolContext,
+  action: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ServiceError && error.code !== "internal_error") throw error;
+    context.logger.error({ err: toServiceError(error).cause ?? error, action }, "sandbox runtime failure");
+    throw new ServiceError("sandbox_operation_failed", `Sandbox ${action} failed`, { cause: error });
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * Sandbox sessions, command allowlists and secrets over MikroORM: sessions through the entity
+ * manager, the capacity check under a lock so racing creates cannot both take the last slot.
+ */
+import type { EntityManager } from "@mikro-orm/core";
+import {
+  type AllowlistRepository,
+  type SandboxSessionRecord,
+  type SandboxSessionRepository,
+  type SecretRecord,
+  type SecretRepository,
+  ServiceError,
+} from "../../core/index.ts";
+import { SandboxSessionEntity } from "./entities.ts";
+import type { Execute, RunTransaction } from "./memory-store.ts";
+import type { Dialect } from "./migrations/index.ts";
+import { isUniqueViolation } from "./repositories.ts";
+
+type Fork = () => EntityManager;
+
+function monthStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+/** Seconds of sandbox time in `now`'s calendar month; a session bills until it ended or expired. */
+export function billedSeconds(
+  sessions: Array<{ createdAt: Date; destroyedAt?: Date | null; expiresAt: Date }>,
+  now: Date,
+): number {
+  const start = monthStart(now).getTime();
+  let milliseconds = 0;
+  for (const session of sessions) {
+    const from = Math.max(session.createdAt.getTime(), start);
+    const to = Math.min(
+      session.destroyedAt?.getTime() ?? now.getTime(),
+      session.expiresAt.getTime(),
+      now.getTime(),
+    );
+    if (to > from) milliseconds += to - from;
+  }
+  return milliseconds / 1000;
+}
+
+const toRecord = (entity: object) => ({ ...entity }) as SandboxSessionRecord;
+
+export function createSandboxSessionRepository(fork: Fork, dialect: Dialect): SandboxSessionRepository {
+  return {
+    async reserve(accountId, sessions, now, decide) {
+      await fork().transactional(async (entityManager) => {
+        // One create at a time per deployment: the global cap is deployment-wide.
+        if (dialect === "postgresql") {
+          await entityManager
+            .getConnection()
+            .execute(
+              "select pg_advisory_xact_lock(727274001)",
+              [],
+              "all",
+              entityManager.getTransactionContext(),
+            );
+        }
+        const [active, globalActive, billable] = await Promise.all([
+          entityManager.count(SandboxSessionEntity, { accountId, status: "active", expiresAt: { $gt: now } }),
+          entityManager.count(SandboxSessionEntity, { status: "active", expiresAt: { $gt: now } }),
+          entityManager.find(
+            SandboxSessionEntity,
+            { accountId, $or: [{ destroyedAt: null }, { destroyedAt: { $gte: monthStart(now) } }] },
+            { fields: ["createdAt", "destroyedAt", "expiresAt"] },
+          ),
+        ]);
+        const refusal = decide({ active, globalActive, monthlySandboxSeconds: billedSeconds(billable, now) });
+        if (refusal) throw refusal;
+        for (const session of sessions)
+          entityManager.create(SandboxSessionEntity, { ...session, grants: { ...session.grants } });
+        await entityManager.flush();
+      });
+    },
+    async discard(ids) {
+      if (ids.length > 0) await fork().nativeDelete(SandboxSessionEntity, { id: { $in: ids } });
+    },
+    async setConnection(id, podName, note) {
+      await fork().nativeUpdate(SandboxSessionEntity, { id }, { podName, connectNote: note });
+    },
+    async get(accountId, id) {
+      const entity = await fork().findOne(
+        SandboxSessionEntity,
+        { id, accountId },
+        { disableIdentityMap: true },
+      );
+      return entity ? toRecord(entity) : null;
+    },
+    async list(accountId, activeOnly) {
+      const rows = await fork().find(
+        SandboxSessionEntity,
+        activeOnly ? { accountId, status: "active" } : { accountId },
+        { orderBy: { createdAt: "desc", id: "desc" }, disableIdentityMap: true },
+      );
+      return rows.map(toRecord);
+    },
+    async end(id, reason, at) {
+      const changed = await fork().nativeUpdate(
+        SandboxSessionEntity,
+        { id, status: "active" },
+        { status: "destroyed", destroyedAt: at, endedReason: reason },
+      );
+      return changed > 0;
+    },
+    async expired(now) {
+      const rows = await fork().find(
+        SandboxSessionEntity,
+        { status: "active", expiresAt: { $lte: now } },
+        { disableIdentityMap: true },
+      );
+      return rows.map(toRecord);
+    },
+    async allActive() {
+      const rows = await fork().find(
+        SandboxSessionEntity,
+        { status: "active" },
+        { disableIdentityMap: true },
+      );
+      return rows.map(toRecord);
+    },
+  };
+}
+
+export function createAllowlistRepository(execute: Execute, dialect: Dialect): AllowlistRepository {
+  const time = (date: Date) => (dialect === "sqlite" ? date.getTime() : date);
+  return {
+    async get(accountId) {
+      const [row] = await execute<{ rules: unknown }>(
+        "select rules from account_allowlists where account_id = ?",
+        [accountId],
+      );
+      if (!row) return [];
+      return (typeof row.rules === "string" ? JSON.parse(row.rules) : row.rules) as unknown[];
+    },
+    async set(accountId, rules, now) {
+      await execute(
+        "insert into account_allowlists (account_id, rules, updated_at) values (?, ?, ?) on conflict (account_id) do update set rules = excluded.rules, updated_at = excluded.updated_at",
+        [accountId, JSON.stringify(rules), time(now)],
+      );
+    },
+    async clear(accountId) {
+      await execute("delete from account_allowlists where account_id = ?", [accountId]);
+    },
+  };
+}
+
+export function createSecretRepository(
+  execute: Execute,
+  runTransaction: RunTransaction,
+  dialect: Dialect,
+): SecretRepository {
+  const time = (date: Date | null) => (date === null ? null : dialect === "sqlite" ? date.getTime() : date);
+  const read = (row: Record<string, unknown>): SecretRecord => ({
+    id: row.id as string,
+    accountId: row.account_id as string,
+    name: row.name as string,
+    encryptedValue: row.encrypted_value as string,
+    allowedHosts: (typeof row.allowed_hosts === "string"
+      ? JSON.parse(row.allowed_hosts)
+      : row.allowed_hosts) as string[],
+    createdAt: new Date(row.created_at as string),
+    lastUsedAt: row.last_used_at == null ? null : new Date(row.last_used_at as string),
+  });
+  const columns = "id, account_id, name, encrypted_value, allowed_hosts, created_at, last_used_at";
+  return {
+    async create(record, limit) {
+      await runTransaction(async (run) => {
+        if (dialect === "postgresql") {
+          await run("select id from accounts where id = ? for update", [record.accountId]);
+        }
+        const [{ total }] = await run<{ total: number | string }>(
+          "select count(*) as total from secrets where account_id = ?",
+          [record.accountId],
+        );
+        if (Number(total) >= limit) {
+          throw new ServiceError("secret_limit_reached", `An account can hold at most ${limit} secrets`, {
+            details: { limit },
+          });
+        }
+        try {
+          await run(`insert into secrets (${columns}) values (?, ?, ?, ?, ?, ?, ?)`, [
+            record.id,
+            record.accountId,
+            record.name,
+            record.encryptedValue,
+            JSON.stringify(record.allowedHosts),
+            time(record.createdAt),
+            null,
+          ]);
+        } catch (error) {
+          if (isUniqueViolation(error)) {
+            throw new ServiceError(
+              "secret_name_taken",
+              `A secret named ${JSON.stringify(record.name)} already exists`,
+            );
+          }
+          throw error;
+        }
+      });
+    },
+    async list(accountId) {
+      const rows = await execute(
+        `select ${columns} from secrets where account_id = ? order by created_at desc, id desc`,
+        [accountId],
+      );
+      return rows.map(read);
+    },
+    async findByNames(accountId, names) {
+      if (names.length === 0) return [];
+      const rows = await execute(
+        `select ${columns} from secrets where account_id = ? and name in (${names.map(() => "?").join(", ")})`,
+        [accountId, ...names],
+      );
+      return rows.map(read);
+    },
+    async delete(accountId, id) {
+      const rows = await execute("delete from secrets where account_id = ? and id = ? returning id", [
+        accountId,
+        id,
+      ]);
+      return rows.length > 0;
+    },
+    async touch(accountId, names, now) {
+      if (names.length === 0) return;
+      await execute(
+        `update secrets set last_used_at = ? where account_id = ? and name in (${names.map(() => "?").join(", ")})`,
+        [time(now), accountId, ...names],
+      );
+    },
+  };
+}
