@@ -61,6 +61,7 @@ const hostileContent = [
   "ﬁle ＡＰＩ ｔｅａ café cafe\u0301",
   "50% off_sale; DROP TABLE memories; -- not really",
   "^caret *star (paren) [bracket] {brace} \\backslash",
+  "nul\u0000byte and a lone \ud800 surrogate in the tea notes",
 ];
 
 export function generateWrites(seed: number, count: number): ParityWrite[] {
@@ -218,6 +219,7 @@ export function generateQueries(seed: number, count: number, writes: readonly Pa
     if (random() < 0.4) query.limit = pick([1, 3, 10, 50]);
     queries.push(query);
   }
+  queries.push({ q: "tea", scope: "nul\u0000scope" }, { q: "tea\ud800", scope: "\ud800" });
   // Every query also runs with a scope filter once in a while (hostile ones included).
   for (let index = 0; index < hostileQueries.length; index += 5) {
     queries.push({ q: hostileQueries[index], scope: pick(scopes), limit: 50 });
