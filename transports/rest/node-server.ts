@@ -1,0 +1,35 @@
+/**
+ * The Node server: reads SVC_* configuration, builds the platform, reconciles sandboxes, starts
+ * the reaper and serves the REST app with @hono/node-server. Started by serve.ts.
+ */
+import { serve } from "@hono/node-server";
+import { loadConfig, reconcileSandboxes, startSandboxReaper } from "../../core/index.ts";
+import { createPlatform } from "../../platform/create-platform.ts";
+import { createApp } from "./create-app.ts";
+import { createLogger } from "./logger.ts";
+
+const config = loadConfig(process.env);
+const logger = createLogger(config);
+const platform = await createPlatform(config, { logger });
+await reconcileSandboxes(platform);
+const stopReaper = startSandboxReaper(platform);
+const app = createApp(platform, {
+  clientIp: (_request, environment) =>
+    (environment as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
+});
+const server = serve({ fetch: app.fetch, hostname: config.SVC_HOST, port: config.SVC_PORT }, (info) => {
+  logger.info(
+    { address: info.address, port: info.port, startupMs: Math.round(performance.now()) },
+    "cairn listening",
+  );
+});
+
+async function shutdown(signal: string) {
+  logger.info({ signal }, "shutting down");
+  stopReaper();
+  server.close();
+  await platform.close();
+  process.exit(0);
+}
+process.once("SIGINT", () => void shutdown("SIGINT"));
+process.once("SIGTERM", () => void shutdown("SIGTERM"));
