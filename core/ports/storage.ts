@@ -139,8 +139,24 @@ export interface SecretRepository {
   touch(accountId: string, names: string[], now: Date): Promise<void>;
 }
 
+export type IdempotencyClaim =
+  | { state: "claimed" }
+  | { state: "in_progress" }
+  | { state: "mismatch" }
+  | { state: "completed"; status: number; contentType: string; body: string };
+
+/** Idempotency-Key records (CONTRACT.md §1): one per (credential, method, path, key), kept 24 hours. */
+export interface IdempotencyStore {
+  /** Claims the key for this request, or reports the earlier request that holds it. */
+  claim(scopeKey: string, requestHash: string, now: Date): Promise<IdempotencyClaim>;
+  complete(scopeKey: string, response: { status: number; contentType: string; body: string }): Promise<void>;
+  /** Frees the key after a failure (5xx), so the client's retry runs again. */
+  release(scopeKey: string): Promise<void>;
+}
+
 export interface Storage {
   readonly dialect: "sqlite" | "postgresql";
+  readonly idempotency: IdempotencyStore;
   readonly memories: MemoryStore;
   readonly sandboxSessions: SandboxSessionRepository;
   readonly allowlists: AllowlistRepository;

@@ -7,6 +7,7 @@ import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
 import { entities } from "./entities.ts";
+import { createIdempotencyStore } from "./idempotency-store.ts";
 import { createSqlMemoryStore, type Execute, type RunTransaction } from "./memory-store.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
 import { createAccountRepository, createApiKeyRepository, createUsageRepository } from "./repositories.ts";
@@ -83,6 +84,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     accounts: createAccountRepository(fork),
     apiKeys: createApiKeyRepository(fork),
     usage: createUsageRepository(fork),
+    idempotency: createIdempotencyStore(execute, dialect),
     memories: createSqlMemoryStore(dialect, execute, runTransaction),
     sandboxSessions: createSandboxSessionRepository(fork, dialect),
     allowlists: createAllowlistRepository(execute, dialect),

@@ -16,6 +16,7 @@ import {
   version,
 } from "../../core/index.ts";
 import { docsPage } from "./docs-page.ts";
+import { idempotency } from "./idempotency.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createOpenApiDocument } from "./openapi.ts";
 
@@ -42,7 +43,7 @@ function errorResponse(error: ServiceError, requestId: string): Response {
 }
 
 async function readInput(
-  request: Request,
+  request: { url: string; text(): Promise<string> },
   tool: ToolDefinition,
   parameters: Record<string, string>,
 ): Promise<unknown> {
@@ -51,6 +52,7 @@ async function readInput(
     for (const [name, value] of new URL(request.url).searchParams) query[name] ??= value;
     return { ...query, ...parameters };
   }
+  // Hono caches the text, so the idempotency layer and this read share one body.
   const text = await request.text();
   if (text.trim() === "") return { ...parameters };
   let body: unknown;
@@ -73,6 +75,8 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
   const metrics = options.metrics ?? createMetrics();
   const knownRoutes = registry.map((tool) => routePattern(tool.http.path));
   const { config } = platform;
+  const clientIp = (request: Request, environment: unknown) =>
+    options.clientIp?.(request, environment) ?? "unknown";
 
   app.use(async (context, next) => {
     const inbound = context.req.header("X-Request-ID");
@@ -130,6 +134,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
       context.text(await metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
     );
   }
+  app.use("/v1/*", idempotency(platform, clientIp));
   const openApiDocument = createOpenApiDocument(version);
   app.get("/v1/openapi.json", (context) => context.json(openApiDocument));
   if (config.SVC_API_DOCS) app.get("/docs", (context) => context.html(docsPage));
@@ -138,10 +143,10 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
     app[method](tool.http.path, async (context) => {
       const parameters = context.req.param() as Record<string, string>;
-      const input = await readInput(context.req.raw, tool, parameters);
+      const input = await readInput(context.req, tool, parameters);
       const result = await invoke(platform, tool, {
         authorization: context.req.header("Authorization") ?? null,
-        clientIp: options.clientIp?.(context.req.raw, context.env) ?? "unknown",
+        clientIp: clientIp(context.req.raw, context.env),
         requestId: context.get("requestId"),
         signal: context.req.raw.signal,
         input,

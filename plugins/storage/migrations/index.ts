@@ -6,6 +6,7 @@ import { Migration } from "@mikro-orm/migrations";
 import { accountsAndKeys } from "./0001-accounts-and-keys.ts";
 import { memories } from "./0002-memories.ts";
 import { sandboxAccess } from "./0003-sandbox-access.ts";
+import { idempotency } from "./0004-idempotency.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -15,7 +16,7 @@ export interface MigrationSource {
   postgresql: string[];
 }
 
-export const migrationSources: MigrationSource[] = [accountsAndKeys, memories, sandboxAccess];
+export const migrationSources: MigrationSource[] = [accountsAndKeys, memories, sandboxAccess, idempotency];
 
 export function migrationsFor(dialect: Dialect) {
   return migrationSources.map(

@@ -1,0 +1,87 @@
+/** Idempotency-Key on POST (CONTRACT.md §1), on both databases. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createAccountWithKey,
+  createTestPlatform,
+  storageTargets,
+  type TestPlatform,
+} from "../support/platforms.ts";
+
+describe.each(storageTargets)("Idempotency-Key on %s", (target) => {
+  let test: TestPlatform;
+  let key: string;
+  let otherKey: string;
+  beforeAll(async () => {
+    test = await createTestPlatform(target);
+    key = (await createAccountWithKey(test)).key;
+    otherKey = (await createAccountWithKey(test)).key;
+  });
+  afterAll(() => test.close());
+
+  const remember = (content: string, idempotencyKey: string, credential = key) =>
+    test.request("/v1/memory", {
+      method: "POST",
+      credential,
+      headers: { "Idempotency-Key": idempotencyKey },
+      json: { content },
+    });
+
+  it("replays the first response verbatim and runs the operation once", async () => {
+    const first = await remember("Idempotent memory about teapots.", "key-1");
+    expect(first.status).toBe(201);
+    const firstBody = await first.text();
+    const second = await remember("Idempotent memory about teapots.", "key-1");
+    expect(second.status).toBe(201);
+    expect(await second.text()).toBe(firstBody);
+    expect(second.headers.get("content-type")).toContain("application/json");
+    // A replay does not touch the rate limit or the store: the row was written once.
+    const list = (await (await test.request("/v1/memory", { credential: key })).json()) as unknown[];
+    expect(list).toHaveLength(1);
+  });
+
+  it("refuses the same key with a different body with 422 idempotency_key_reuse", async () => {
+    await remember("First body for key-2.", "key-2");
+    const reused = await remember("Another body for key-2.", "key-2");
+    expect(reused.status).toBe(422);
+    expect(((await reused.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_reuse");
+  });
+
+  it("keeps keys apart per credential and per path", async () => {
+    const mine = await remember("Scoped per caller.", "shared-key");
+    const theirs = await remember("Scoped per caller, other account.", "shared-key", otherKey);
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(((await theirs.json()) as { content: string }).content).toBe("Scoped per caller, other account.");
+  });
+
+  it("does not keep 5xx responses, so a retry runs again", async () => {
+    const original = test.platform.storage.memories.transaction;
+    test.platform.storage.memories.transaction = async () => {
+      throw new Error("storage hiccup");
+    };
+    try {
+      expect((await remember("Retry after a failure.", "key-3")).status).toBe(500);
+    } finally {
+      test.platform.storage.memories.transaction = original;
+    }
+    expect((await remember("Retry after a failure.", "key-3")).status).toBe(201);
+  });
+
+  it("also replays errors below 500", async () => {
+    const first = await test.request("/v1/memory", {
+      method: "POST",
+      credential: key,
+      headers: { "Idempotency-Key": "key-4" },
+      json: { content: "" },
+    });
+    expect(first.status).toBe(422);
+    const again = await test.request("/v1/memory", {
+      method: "POST",
+      credential: key,
+      headers: { "Idempotency-Key": "key-4" },
+      json: { content: "" },
+    });
+    expect(again.status).toBe(422);
+    expect(await again.text()).toBe(await first.text());
+  });
+});
