@@ -169,6 +169,8 @@ export interface Storage {
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly usage: UsageRepository;
+  /** Deployment-wide gauges for /metrics. */
+  gauges(now: Date): Promise<{ activeSandboxes: number; memoriesStored: number }>;
   /** Cheap connectivity check for /health/ready. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -106,6 +106,15 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
       });
     },
     execute,
+    async gauges(now) {
+      const time = dialect === "sqlite" ? now.getTime() : now;
+      const [sandboxes] = await execute<{ total: number | string }>(
+        "select count(*) as total from sandbox_sessions where status = 'active' and expires_at > ?",
+        [time],
+      );
+      const [memories] = await execute<{ total: number | string }>("select count(*) as total from memories");
+      return { activeSandboxes: Number(sandboxes.total), memoriesStored: Number(memories.total) };
+    },
     async ping() {
       try {
         await connection.execute("select 1");

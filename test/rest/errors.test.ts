@@ -124,6 +124,8 @@ describe("REST errors and headers", () => {
     });
     const metrics = await (await test.request("/metrics")).text();
     expect(metrics).toContain('cairn_http_requests_total{method="GET",route="/health",status="200"}');
+    expect(metrics).toMatch(/^cairn_sandboxes_active 0$/m);
+    expect(metrics).toMatch(/^cairn_memories_stored \d+$/m);
     expect((await test.request("/docs")).status).toBe(200);
   });
 

@@ -73,6 +73,14 @@ function routePattern(path: string): RegExp {
 export function createApp(platform: Platform, options: AppOptions = {}) {
   const app = new Hono<{ Variables: Variables }>();
   const metrics = options.metrics ?? createMetrics();
+  metrics.gauge(
+    "cairn_sandboxes_active",
+    async () => (await platform.storage.gauges(platform.clock.now())).activeSandboxes,
+  );
+  metrics.gauge(
+    "cairn_memories_stored",
+    async () => (await platform.storage.gauges(platform.clock.now())).memoriesStored,
+  );
   const knownRoutes = registry.map((tool) => routePattern(tool.http.path));
   const { config } = platform;
   const clientIp = (request: Request, environment: unknown) =>
