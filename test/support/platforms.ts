@@ -60,6 +60,8 @@ export interface TestPlatformOptions {
   environment?: Record<string, string>;
   /** Reuse an existing database (for two replicas on one database). */
   databaseUrl?: string;
+  /** Reuse an existing data directory (a restart on the same disk); close still removes it. */
+  dataDir?: string;
   logger?: typeof silentLogger;
 }
 
@@ -82,7 +84,7 @@ export async function createTestPlatform(
   target: StorageTarget,
   options: TestPlatformOptions = {},
 ): Promise<TestPlatform> {
-  const dataDir = await mkdtemp(join(tmpdir(), "cairn-test-"));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "cairn-test-")));
   const database = target === "postgresql" && !options.databaseUrl ? await createTestDatabase() : undefined;
   const databaseUrl = target === "postgresql" ? (options.databaseUrl ?? database?.url) : undefined;
   const config = loadConfig({
