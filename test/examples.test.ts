@@ -1,0 +1,45 @@
+/** Every runnable story under examples/ runs against a real server and says what it should. */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "./support/processes.ts";
+
+const root = resolve(import.meta.dirname, "..");
+const run = promisify(execFile);
+
+describe("examples", () => {
+  let server: RunningServer;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "cairn-examples-"));
+    server = await startServer(process.execPath, [join(root, "transports/rest/serve.ts")], {
+      SVC_DATA_DIR: dataDir,
+      SVC_LOG_LEVEL: "warn",
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("quickstart: signup, memory, sandbox", async () => {
+    const { stdout } = await run(process.execPath, [join(root, "examples/quickstart/quickstart.ts")], {
+      env: { ...process.env, CAIRN_BASE_URL: server.baseUrl },
+    });
+    expect(stdout).toContain("created an API key");
+    expect(stdout).toContain("recalled: The team prefers pnpm over npm for new projects.");
+    expect(stdout).toContain("sandbox said: hello from sandbox (exit 0)");
+    expect(stdout).toContain("sandbox destroyed");
+  });
+
+  it("quickstart refuses a plain-http base URL that is not local", async () => {
+    const failure = await run(process.execPath, [join(root, "examples/quickstart/quickstart.ts")], {
+      env: { ...process.env, CAIRN_BASE_URL: "http://cairn.example.com" },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1 });
+    expect((failure as { stderr: string }).stderr).toContain("Refusing http://cairn.example.com");
+  });
+});
