@@ -291,10 +291,26 @@ export function createSqlMemoryStore(
 
       async recordAccess(accountId, ids, now) {
         if (ids.length === 0) return;
-        await run(
-          `update memories set access_count = access_count + 1, last_accessed_at = ? where account_id = ? and id in (${placeholders(ids.length)})`,
-          [time(now), accountId, ...ids],
-        );
+        const parameters = [time(now), accountId, ...ids];
+        const list = placeholders(ids.length);
+        if (sqlite) {
+          await run(
+            `update memories set access_count = access_count + 1, last_accessed_at = ? where account_id = ? and id in (${list})`,
+            parameters,
+          );
+          return;
+        }
+        // Searches share the account's lock (they wait for a write in progress, never for each
+        // other) and lock their rows in id order, so neither a write nor another search can
+        // hold one row while waiting for another: no deadlock.
+        await runTransaction(async (execute) => {
+          await execute("select pg_advisory_xact_lock_shared(?, hashtext(?))", [memoryLockClass, accountId]);
+          await execute(
+            `update memories set access_count = access_count + 1, last_accessed_at = ? where id in
+             (select id from memories where account_id = ? and id in (${list}) order by id for update)`,
+            parameters,
+          );
+        });
       },
 
       async metrics(accountId, scope, now) {
@@ -366,7 +382,11 @@ export function createSqlMemoryStore(
         return new Set(rows.map((row) => row.identity_digest));
       },
 
-      transaction: (work) => runTransaction((transactionExecute) => work(build(transactionExecute))),
+      transaction: (work) =>
+        runTransaction((transactionExecute) => {
+          const inner = build(transactionExecute);
+          return work(sqlite ? inner : lockingPerAccount(inner, transactionExecute));
+        }),
     };
     return store;
   }
@@ -380,4 +400,38 @@ export function createSqlMemoryStore(
   });
 
   return build(execute);
+}
+
+// The advisory-lock class of memory writes (two-key form, apart from single-key job locks).
+const memoryLockClass = 0x6d656d;
+
+/**
+ * PostgreSQL runs the memory transactions of one account one at a time: the first store call
+ * in a transaction takes a transaction-scoped advisory lock on the account (every store method
+ * takes the account first). Without it, two writes touching the same rows in another order (an
+ * ingest and an import of the same sentences, writes superseding each other) deadlock, and
+ * relation detection misses a row written at the same moment. SQLite has a single writer anyway.
+ */
+function lockingPerAccount(store: MemoryStore, execute: Execute): MemoryStore {
+  let locked: string | undefined;
+  const lock = async (accountId: string) => {
+    if (locked === accountId) return;
+    if (locked !== undefined) throw new Error("one memory transaction serves one account");
+    locked = accountId;
+    await execute("select pg_advisory_xact_lock(?, hashtext(?))", [memoryLockClass, accountId]);
+  };
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(store) as [
+    string,
+    (...args: unknown[]) => Promise<unknown>,
+  ][]) {
+    wrapped[name] =
+      name === "transaction"
+        ? method
+        : async (accountId: string, ...rest: unknown[]) => {
+            await lock(accountId);
+            return method(accountId, ...rest);
+          };
+  }
+  return wrapped as unknown as MemoryStore;
 }
