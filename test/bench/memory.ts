@@ -1,0 +1,156 @@
+/**
+ * Memory benchmark over HTTP against the real Node server (transports/rest/serve.ts) in a child
+ * process: loads BENCH_MEMORIES (default 100,000) realistic memories into one account through
+ * POST /v1/memory/import (batches of 500), then prints recall p50/p95/p99 (sequential and 8
+ * concurrent clients), remember throughput and import throughput. Run with
+ * `npx node test/bench/memory.ts [sqlite|postgresql|both]` (PostgreSQL needs
+ * SVC_TEST_DATABASE_URL: `source .test-data/env`; a fresh database is created and dropped).
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createTestDatabase } from "../support/platforms.ts";
+import { type RunningServer, startServer } from "../support/processes.ts";
+import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const memoryCount = Number(process.env.BENCH_MEMORIES ?? 100_000);
+const batchSize = 500;
+const importClients = 2;
+const recallQueries = 1_000;
+const concurrentClients = 8;
+const rememberRequests = 2_000;
+const rememberClients = 8;
+
+interface Client {
+  baseUrl: string;
+  key: string;
+}
+
+async function call(client: Client, path: string, init: { method?: string; json?: unknown } = {}) {
+  const response = await fetch(`${client.baseUrl}${path}`, {
+    method: init.method ?? "GET",
+    headers: {
+      authorization: `Bearer ${client.key}`,
+      ...(init.json === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  const body = await response.text();
+  if (!response.ok)
+    throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${body.slice(0, 300)}`);
+  return body;
+}
+
+async function signUp(baseUrl: string): Promise<Client> {
+  const post = async (path: string, json: unknown, token?: string) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(json),
+    });
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return response.json() as Promise<Record<string, string>>;
+  };
+  const { access_token: token } = await post("/v1/auth/signup", {
+    email: "bench@example.com",
+    password: "correct horse battery",
+  });
+  const { key } = await post("/v1/api-keys", { name: "bench" }, token);
+  return { baseUrl, key };
+}
+
+/** Runs `count` jobs over `clients` parallel workers; returns each job's latency in ms. */
+async function runClients(count: number, clients: number, job: (index: number) => Promise<unknown>) {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count) {
+        const index = next++;
+        const begin = performance.now();
+        await job(index);
+        latencies.push(performance.now() - begin);
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+function percentiles(latencies: number[]) {
+  const sorted = [...latencies].sort((first, second) => first - second);
+  const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
+  return `p50 ${at(0.5).toFixed(2)} ms, p95 ${at(0.95).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms`;
+}
+
+async function bench(target: "sqlite" | "postgresql") {
+  const dataDir = await mkdtemp(join(tmpdir(), "cairn-bench-memory-"));
+  const database = target === "postgresql" ? await createTestDatabase() : undefined;
+  let server: RunningServer | undefined;
+  try {
+    process.chdir(root);
+    server = await startServer(process.execPath, ["transports/rest/serve.ts"], {
+      SVC_DATA_DIR: dataDir,
+      SVC_JWT_SECRET: "bench-secret-bench-secret-bench-secret-0123",
+      SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000000",
+      SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+      SVC_LOG_LEVEL: "warn",
+      ...(database ? { SVC_DATABASE_URL: database.url } : {}),
+    });
+    const client = await signUp(server.baseUrl);
+    const corpus = createCorpus(42);
+    console.log(`\n== ${target}: ${memoryCount} memories, server pid ${server.process.pid}`);
+
+    const batches: BenchMemory[][] = [];
+    for (let start = 0; start < memoryCount; start += batchSize) {
+      batches.push(Array.from({ length: Math.min(batchSize, memoryCount - start) }, () => corpus.memory()));
+    }
+    const imported = await runClients(batches.length, importClients, (index) =>
+      call(client, "/v1/memory/import", { method: "POST", json: { memories: batches[index] } }),
+    );
+    console.log(
+      `import: ${memoryCount} memories in ${imported.seconds.toFixed(1)} s = ${(memoryCount / imported.seconds).toFixed(0)} memories/s (batch ${percentiles(imported.latencies)})`,
+    );
+
+    const queries = Array.from({ length: recallQueries }, () => corpus.query());
+    const search = async (index: number) => {
+      const { q, scope } = queries[index % queries.length];
+      const parameters = new URLSearchParams({ q, ...(scope ? { scope } : {}) });
+      return call(client, `/v1/memory/search?${parameters}`);
+    };
+    await runClients(100, 1, search);
+    let found = 0;
+    for (let index = 0; index < 50; index++) {
+      if ((JSON.parse(await search(index)) as { memories: unknown[] }).memories.length > 0) found++;
+    }
+    const sequential = await runClients(recallQueries, 1, search);
+    console.log(`recall, sequential: ${percentiles(sequential.latencies)} (${found}/50 queries find rows)`);
+    const parallel = await runClients(recallQueries * 2, concurrentClients, search);
+    console.log(
+      `recall, ${concurrentClients} clients: ${percentiles(parallel.latencies)}, ${((recallQueries * 2) / parallel.seconds).toFixed(0)} requests/s`,
+    );
+
+    const fresh = Array.from({ length: rememberRequests }, () => corpus.memory());
+    const remembered = await runClients(rememberRequests, rememberClients, (index) =>
+      call(client, "/v1/memory", { method: "POST", json: fresh[index] }),
+    );
+    console.log(
+      `remember, ${rememberClients} clients: ${rememberRequests} in ${remembered.seconds.toFixed(2)} s = ${(rememberRequests / remembered.seconds).toFixed(0)} requests/s (${percentiles(remembered.latencies)})`,
+    );
+  } finally {
+    await server?.stop();
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const choice = process.argv[2] ?? "both";
+if (!["sqlite", "postgresql", "both"].includes(choice)) {
+  console.error("usage: npx node test/bench/memory.ts [sqlite|postgresql|both]");
+  process.exit(2);
+}
+console.log(`memory bench on ${new Date().toISOString()}, node ${process.version}`);
+for (const target of ["sqlite", "postgresql"] as const) {
+  if (choice === target || choice === "both") await bench(target);
+}
