@@ -38,7 +38,10 @@ try {
   const signup = await fetch(`${base}/v1/auth/signup`, {
     method: "POST",
     headers: json,
-    body: JSON.stringify({ email: `bench-${crypto.randomUUID()}@example.com`, password: "benchmark password" }),
+    body: JSON.stringify({
+      email: `bench-${crypto.randomUUID()}@example.com`,
+      password: "benchmark password",
+    }),
   });
   const { access_token: token } = (await signup.json()) as { access_token: string };
   const created = await fetch(`${base}/v1/api-keys`, {
@@ -52,8 +55,11 @@ try {
   const createTimes: number[] = [];
   const ids: string[] = [];
   for (let index = 0; index < sandboxes; index++) {
-    const [response, elapsed] = await timed(() => fetch(`${base}/v1/sandboxes`, { method: "POST", headers, body: "{}" }));
-    if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
+    const [response, elapsed] = await timed(() =>
+      fetch(`${base}/v1/sandboxes`, { method: "POST", headers, body: "{}" }),
+    );
+    if (response.status !== 201)
+      throw new Error(`create failed: ${response.status} ${await response.text()}`);
     ids.push(((await response.json()) as { id: string }).id);
     createTimes.push(elapsed);
   }
@@ -75,14 +81,20 @@ try {
   }
   const destroyTimes: number[] = [];
   for (const id of ids) {
-    const [response, elapsed] = await timed(() => fetch(`${base}/v1/sandboxes/${id}`, { method: "DELETE", headers }));
+    const [response, elapsed] = await timed(() =>
+      fetch(`${base}/v1/sandboxes/${id}`, { method: "DELETE", headers }),
+    );
     if (response.status !== 204) throw new Error(`destroy failed: ${response.status}`);
     destroyTimes.push(elapsed);
   }
   const format = (value: number) => `${value.toFixed(1)} ms`;
   console.log(`sandboxes: ${sandboxes}, exec calls: ${execTimes.length}`);
-  console.log(`create   p50 ${format(percentile(createTimes, 0.5))}  p95 ${format(percentile(createTimes, 0.95))}  (target p50 ≤ 30 ms)`);
-  console.log(`exec true p50 ${format(percentile(execTimes, 0.5))}  p95 ${format(percentile(execTimes, 0.95))}  (target p50 ≤ 10 ms)`);
+  console.log(
+    `create   p50 ${format(percentile(createTimes, 0.5))}  p95 ${format(percentile(createTimes, 0.95))}  (target p50 ≤ 30 ms)`,
+  );
+  console.log(
+    `exec true p50 ${format(percentile(execTimes, 0.5))}  p95 ${format(percentile(execTimes, 0.95))}  (target p50 ≤ 10 ms)`,
+  );
   console.log(`destroy  p50 ${format(percentile(destroyTimes, 0.5))}`);
 } finally {
   await server.stop();
