@@ -107,6 +107,35 @@ describe.each(storageTargets)("memory routes and limits on %s", (target) => {
     }
   });
 
+  it("refuses metadata nested past 64 levels with a 422, not a stack overflow", async () => {
+    const nested = (levels: number) => JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`);
+    // The metadata object is level 1; its value adds the rest.
+    const deepest = await memory.remember({ content: "Deep metadata.", metadata: { a: nested(63) } });
+    expect(JSON.stringify(deepest.metadata)).toBe(`{"a":${"[".repeat(63)}${"]".repeat(63)}}`);
+    for (const levels of [64, 5000, 100_000]) {
+      const body = `{"content":"Too deep.","metadata":{"a":${"[".repeat(levels)}${"]".repeat(levels)}}}`;
+      for (const path of ["/v1/memory", "/v1/memory/ingest"]) {
+        const response = await memory.send(path, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json" },
+        });
+        expect(await errorCode(response, 422)).toBe("validation_error");
+      }
+    }
+    await rejects("/v1/memory/import", { memories: [{ content: "Too deep.", metadata: { a: nested(64) } }] });
+  });
+
+  it("refuses U+0000 anywhere in metadata but keeps a literal backslash-u0000", async () => {
+    await rejects("/v1/memory", { content: "Nul in a value.", metadata: { a: [{ b: "x\u0000y" }] } });
+    await rejects("/v1/memory", { content: "Nul in a key.", metadata: { a: { "k\u0000": 1 } } });
+    const literal = await memory.remember({
+      content: "Escapes stay text.",
+      metadata: { pattern: "\\u0000" },
+    });
+    expect(literal.metadata).toEqual({ pattern: "\\u0000" });
+  });
+
   it("enforces the ingest limits", async () => {
     await rejects("/v1/memory/ingest", { content: "" });
     await rejects("/v1/memory/ingest", { content: "word ".repeat(52_429) });

@@ -30,13 +30,36 @@ export const dateTime = z
     (value) => new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(value) || !value.includes(":") ? value : `${value}Z`),
   );
 
-export const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).length <= metadataLimitBytes, {
-    message: "metadata must encode to at most 32 KiB of compact JSON",
-  })
-  // JSON.stringify writes U+0000 in any key or string as the escape \u0000.
-  .refine((value) => !JSON.stringify(value).includes("\\u0000"), `metadata ${nulMessage}`);
+// JSON.parse accepts thousands of nesting levels but JSON.stringify recurses and overflows the
+// stack (a 500) a few thousand levels down; real metadata is nowhere near this deep.
+const metadataMaxDepth = 64;
+
+/** Why a metadata value cannot be stored (too deep, U+0000 in a key or string), or null. */
+function metadataProblem(value: unknown): string | null {
+  // Iterative, so the check itself cannot overflow the stack.
+  const pending: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 1 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, depth } = next;
+    if (typeof node === "string") {
+      if (!withoutNul(node)) return `metadata ${nulMessage}`;
+    } else if (node !== null && typeof node === "object") {
+      if (depth > metadataMaxDepth) return `metadata must nest at most ${metadataMaxDepth} levels deep`;
+      for (const [key, child] of Object.entries(node)) {
+        if (!withoutNul(key)) return `metadata ${nulMessage}`;
+        pending.push({ node: child, depth: depth + 1 });
+      }
+    }
+  }
+  return null;
+}
+
+export const metadata = z.record(z.string(), z.unknown()).superRefine((value, context) => {
+  const problem = metadataProblem(value);
+  if (problem !== null) context.addIssue({ code: "custom", message: problem });
+  else if (new TextEncoder().encode(JSON.stringify(value)).length > metadataLimitBytes) {
+    context.addIssue({ code: "custom", message: "metadata must encode to at most 32 KiB of compact JSON" });
+  }
+});
 
 export const scope = storableString().min(1).max(128);
 
