@@ -11,7 +11,10 @@ import { createLogger } from "./logger.ts";
 const config = loadConfig(process.env);
 const logger = createLogger(config);
 const platform = await createPlatform(config, { logger });
-await reconcileSandboxes(platform);
+// A runtime that cannot be reached yet (a cluster still starting) must not keep the API down.
+await reconcileSandboxes(platform).catch((error: unknown) =>
+  logger.error({ err: error }, "sandbox reconciliation failed"),
+);
 const stopReaper = startSandboxReaper(platform);
 const app = createApp(platform, {
   clientIp: (_request, environment) =>

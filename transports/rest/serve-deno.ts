@@ -18,7 +18,10 @@ declare const Deno: {
 const config = loadConfig(Deno.env.toObject());
 const logger = createLogger(config);
 const platform = await createPlatform(config, { logger });
-await reconcileSandboxes(platform);
+// A runtime that cannot be reached yet (a cluster still starting) must not keep the API down.
+await reconcileSandboxes(platform).catch((error: unknown) =>
+  logger.error({ err: error }, "sandbox reconciliation failed"),
+);
 startSandboxReaper(platform);
 const app = createApp(platform, {
   clientIp: (_request, environment) =>
