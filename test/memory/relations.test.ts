@@ -1,0 +1,100 @@
+/**
+ * GET /v1/memory/{id}/relations (CONTRACT.md §2.14, §8): outgoing edges only, strongest first,
+ * `limit` honoured, edges to expired targets hidden (superseded targets kept), one edge per
+ * (source, target, type), and no edge survives the forget of either end. On both stores.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../core/index.ts";
+import { storageTargets, type TestPlatform } from "../support/platforms.ts";
+import { createMemoryPlatform, type MemoryClient, newAccount } from "./memory-client.ts";
+
+describe.each(storageTargets)("memory relations route on %s", (target) => {
+  const clock = createManualClock();
+  let test: TestPlatform;
+  let memory: MemoryClient;
+
+  beforeAll(async () => {
+    test = await createMemoryPlatform(target, { clock });
+    memory = (await newAccount(test)).memory;
+  });
+  afterAll(() => test.close());
+
+  it("lists outgoing edges strongest first, honours limit and hides expired targets", async () => {
+    const soon = new Date(clock.now().getTime() + 10_000).toISOString();
+    const { memories } = await memory.import({
+      memories: [
+        { id: "hub", content: "The hub memory links to the others.", scope: "graph" },
+        { id: "weak", content: "A weakly linked memory.", scope: "graph" },
+        { id: "strong", content: "A strongly linked memory.", scope: "graph" },
+        { id: "middle", content: "A middling linked memory.", scope: "graph" },
+        { id: "fleeting", content: "A memory about to expire.", scope: "graph", expires_at: soon },
+      ],
+      relations: [
+        { source_memory_id: "hub", target_memory_id: "weak", relation_type: "related", confidence: 0.2 },
+        { source_memory_id: "hub", target_memory_id: "strong", relation_type: "extends", confidence: 0.9 },
+        { source_memory_id: "hub", target_memory_id: "strong", relation_type: "extends", confidence: 0.1 },
+        { source_memory_id: "hub", target_memory_id: "middle", relation_type: "derives", confidence: 0.6 },
+        { source_memory_id: "hub", target_memory_id: "fleeting", relation_type: "related", confidence: 0.95 },
+        { source_memory_id: "weak", target_memory_id: "hub", relation_type: "related", confidence: 0.3 },
+      ],
+    });
+    const [hub, weak, strong, middle, fleeting] = memories;
+    const edges = (await memory.relations(hub.id)).relations;
+    expect(edges.map((edge) => [edge.target_memory_id, edge.relation_type, edge.confidence])).toEqual([
+      [fleeting.id, "related", 0.95],
+      [strong.id, "extends", 0.9],
+      [middle.id, "derives", 0.6],
+      [weak.id, "related", 0.2],
+    ]);
+    for (const edge of edges) {
+      expect(edge.source_memory_id).toBe(hub.id);
+      expect(Number.isNaN(Date.parse(edge.created_at as string))).toBe(false);
+    }
+    expect((await memory.relations(hub.id, 2)).relations.map((edge) => edge.target_memory_id)).toEqual([
+      fleeting.id,
+      strong.id,
+    ]);
+    expect((await memory.relations(weak.id)).relations.map((edge) => edge.target_memory_id)).toEqual([
+      hub.id,
+    ]);
+    clock.advance(10_000);
+    expect((await memory.relations(hub.id)).relations.map((edge) => edge.target_memory_id)).toEqual([
+      strong.id,
+      middle.id,
+      weak.id,
+    ]);
+    // The export holds only edges between live rows.
+    const exported = await memory.export("graph");
+    expect(exported.relations).toHaveLength(4);
+  });
+
+  it("keeps edges to a superseded target and drops every edge of a forgotten row", async () => {
+    const scope = "forgotten-edges";
+    const old = await memory.remember({ content: "The backup job runs at midnight.", scope });
+    clock.advance(1000);
+    const current = await memory.remember({
+      content: "The backup job now runs at two in the morning on Hetzner.",
+      scope,
+    });
+    clock.advance(1000);
+    const extra = await memory.remember({
+      content: "Hetzner bills the backup storage every month.",
+      scope,
+    });
+    const toOld = (await memory.relations(current.id)).relations;
+    expect(toOld).toContainEqual(
+      expect.objectContaining({ target_memory_id: old.id, relation_type: "updates" }),
+    );
+    expect((await memory.relations(extra.id)).relations.length).toBeGreaterThan(0);
+    await memory.forget(current.id);
+    for (const row of [old, extra]) {
+      const ends = (await memory.relations(row.id, 100)).relations.flatMap((edge) => [
+        edge.source_memory_id,
+        edge.target_memory_id,
+      ]);
+      expect(ends).not.toContain(current.id);
+    }
+    // The superseded row keeps its (now dangling) successor id, as §8 allows.
+    expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
+  });
+});
