@@ -22,8 +22,11 @@ export {
 export {
   type DetectedRelation,
   type DetectedRelationType,
+  detectProfileRelation,
   detectRelation,
   jaccardSimilarity,
+  type RelationProfile,
+  relationProfile,
 } from "./relations.ts";
 export {
   type PhraseMatch,

@@ -82,14 +82,14 @@ function clearlyDifferentEntities(first: Subject, second: Subject): boolean {
   );
 }
 
-function isUpdate(newerText: string, newer: Set<string>, older: Set<string>, olderText: string): boolean {
+function isUpdate(newer: RelationProfile, older: RelationProfile): boolean {
   // Nothing changed: the same statement again is not an update of itself.
-  if (newer.size === older.size && isSubset(newer, older)) return false;
-  const newerSubject = subjectOf(newerText);
-  const olderSubject = subjectOf(olderText);
+  if (newer.tokens.size === older.tokens.size && isSubset(newer.tokens, older.tokens)) return false;
+  const newerSubject = newer.subject;
+  const olderSubject = older.subject;
   const bothSubjects = newerSubject !== null && olderSubject !== null;
   if (bothSubjects && clearlyDifferentEntities(newerSubject, olderSubject)) return false;
-  if (updateMarkerPattern.test(newerText.toLowerCase())) {
+  if (newer.marker) {
     // A marker updates the same thing only: "The API now uses OAuth" does not replace a
     // statement about the dashboard.
     return !(bothSubjects && intersectionSize(newerSubject.tokens, olderSubject.tokens) === 0);
@@ -99,7 +99,29 @@ function isUpdate(newerText: string, newer: Set<string>, older: Set<string>, old
     intersectionSize(newerSubject.tokens, olderSubject.tokens) /
     Math.max(newerSubject.tokens.size, olderSubject.tokens.size);
   // The same subject with a different value: neither statement merely adds to the other.
-  return overlap >= sameSubjectOverlap && !isSubset(newer, older) && !isSubset(older, newer);
+  return (
+    overlap >= sameSubjectOverlap &&
+    !isSubset(newer.tokens, older.tokens) &&
+    !isSubset(older.tokens, newer.tokens)
+  );
+}
+
+/** What relation detection needs from one text, computed once and reusable for every pair. */
+export interface RelationProfile {
+  tokens: ReadonlySet<string>;
+  entities: readonly string[];
+  subject: Subject | null;
+  /** The text carries an update marker ("now", "instead", "no longer"…). */
+  marker: boolean;
+}
+
+export function relationProfile(content: string): RelationProfile {
+  return {
+    tokens: new Set(meaningfulTokens(content)),
+    entities: extractEntities(content),
+    subject: subjectOf(content),
+    marker: updateMarkerPattern.test(content.toLowerCase()),
+  };
 }
 
 /** The relation from `newer` to `older`, or null when they are not related. */
@@ -107,14 +129,22 @@ export function detectRelation(
   newer: { content: string },
   older: { content: string },
 ): DetectedRelation | null {
-  const newerTokens = new Set(meaningfulTokens(newer.content));
-  const olderTokens = new Set(meaningfulTokens(older.content));
-  const similarity = jaccardSimilarity(newerTokens, olderTokens);
-  const shared = sharedEntities(extractEntities(newer.content), extractEntities(older.content));
+  return detectProfileRelation(relationProfile(newer.content), relationProfile(older.content));
+}
+
+/** `detectRelation` over profiles, for comparing one text with many without re-analysing it. */
+export function detectProfileRelation(
+  newer: RelationProfile,
+  older: RelationProfile,
+): DetectedRelation | null {
+  const similarity = jaccardSimilarity(newer.tokens, older.tokens);
+  const shared = sharedEntities(newer.entities, older.entities);
+  // Below the lowest threshold with no shared entity, no type can be kept: skip classifying.
+  if (similarity < updateSimilarityThreshold && shared.length === 0) return null;
 
   let type: DetectedRelationType;
-  if (isUpdate(newer.content, newerTokens, olderTokens, older.content)) type = "updates";
-  else if (newerTokens.size > olderTokens.size) type = "extends";
+  if (isUpdate(newer, older)) type = "updates";
+  else if (newer.tokens.size > older.tokens.size) type = "extends";
   else type = "related";
 
   const threshold = type === "updates" ? updateSimilarityThreshold : otherSimilarityThreshold;

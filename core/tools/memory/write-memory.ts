@@ -3,7 +3,7 @@
  * by remember, ingest and import.
  */
 import { sha256Hex } from "../../auth/api-keys.ts";
-import { detectRelation } from "../../memory/index.ts";
+import { detectProfileRelation, type RelationProfile, relationProfile } from "../../memory/index.ts";
 import type {
   MemoryKind,
   MemoryRecord,
@@ -47,6 +47,23 @@ function unionDates(first: readonly string[], second: readonly string[]): string
     }
   }
   return union;
+}
+
+// Relation profiles of recently seen contents: each write compares itself with the same window of
+// recent rows, so their analysis is reused instead of redone per pair. Keyed by content (the
+// profile is a pure function of it); the oldest entries go first once the cache is full.
+const profileCacheSize = 4_096;
+const profileCache = new Map<string, RelationProfile>();
+
+function profileOf(content: string): RelationProfile {
+  let profile = profileCache.get(content);
+  if (profile === undefined) {
+    profile = relationProfile(content);
+    if (profileCache.size >= profileCacheSize)
+      profileCache.delete(profileCache.keys().next().value as string);
+    profileCache.set(content, profile);
+  }
+  return profile;
 }
 
 /** Inserts the memory, or merges it into the row with the same identity key (same id). */
@@ -119,8 +136,9 @@ export async function linkMemories(
         .slice(0, relationWindow);
       const edges: RelationRecord[] = [];
       const superseded: string[] = [];
+      const profile = profileOf(row.content);
       for (const other of older) {
-        const relation = detectRelation(row, other);
+        const relation = detectProfileRelation(profile, profileOf(other.content));
         if (!relation) continue;
         edges.push({
           sourceMemoryId: row.id,
