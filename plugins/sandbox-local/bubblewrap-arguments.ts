@@ -122,6 +122,12 @@ export function bubblewrapArguments(
   // Shallow mounts first so that a volume inside /workspace is not hidden by it.
   const volumes = [...mounts.volumes].sort((a, b) => a.mountPath.length - b.mountPath.length);
   for (const volume of volumes) argumentsList.push("--bind", volume.hostPath, volume.mountPath);
-  argumentsList.push("--remount-ro", "/", "--chdir", "/workspace", "/bin/sh", "-c", command);
+  // A plain shell is pid 1 instead of bwrap's own init, which reports the exit code and is then
+  // left to exit on its own: an orphan the host's init must reap, and until it does (never, where
+  // the server is pid 1 of a container) the zombie holds one of the sandbox's pids.max, so a burst
+  // of execs ends in "Can't fork". The command still runs in a child shell (pid 2, as before), so
+  // it can be signalled like any process.
+  argumentsList.push("--remount-ro", "/", "--chdir", "/workspace", "--as-pid-1");
+  argumentsList.push("/bin/sh", "-c", '/bin/sh -c "$1"; exit $?', "/bin/sh", command);
   return argumentsList;
 }
