@@ -57,8 +57,10 @@ export type MemoryClient = ReturnType<typeof memoryClient>;
 
 /** A client bound to one account's API key. */
 export function memoryClient(test: TestPlatform, key: string) {
-  const send = (path: string, init: { method?: string; json?: unknown } = {}) =>
-    test.request(path, { ...init, credential: key });
+  const send = (
+    path: string,
+    init: { method?: string; json?: unknown; body?: string; headers?: HeadersInit } = {},
+  ) => test.request(path, { ...init, credential: key });
   const query = (parameters: Record<string, string | number | boolean | undefined>) => {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(parameters))
