@@ -18,4 +18,13 @@ biome check .
 tsc --noEmit -p .
 
 step "TypeScript suites (vitest: core, plugins, transports, SQLite and PostgreSQL, Deno)"
-vitest run
+status=0
+vitest run --reporter=default --reporter=json --outputFile.json=.test-data/vitest.json || status=$?
+# One plain closing line with the counts, whatever the reporter printed above it.
+node -e '
+  const report = JSON.parse(require("node:fs").readFileSync(".test-data/vitest.json", "utf8"));
+  const skipped = report.numPendingTests + report.numTodoTests;
+  console.log(`\nvitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+  if (report.numTotalTests === 0) { console.error("no test ran"); process.exit(1); }
+'
+exit "$status"
