@@ -101,7 +101,9 @@ describe.each(storageTargets)("memory routes and limits on %s", (target) => {
     await rejects("/v1/memory", { content: content(20), importance: 1.1 });
     await rejects("/v1/memory", { content: content(20), importance: -0.1 });
     await rejects("/v1/memory", { content: content(20), importance: "high" });
-    for (const bad of ["yesterday", "2024-13-45T00:00:00Z", "2024-01-01T25:61:00Z", "", 12]) {
+    // 2024-02-30 once rolled over to March 1; year 0001 came back from PostgreSQL as 2001.
+    const invalid = ["yesterday", "2024-13-45T00:00:00Z", "2024-01-01T25:61:00Z", "2024-02-30", "2023-02-29"];
+    for (const bad of [...invalid, "0000-01-01T00:00:00Z", "0001-01-01", "0999-12-31", "", 12]) {
       await rejects("/v1/memory", { content: content(20), expires_at: bad });
       await rejects("/v1/memory", { content: content(20), document_date: bad });
     }
@@ -134,6 +136,23 @@ describe.each(storageTargets)("memory routes and limits on %s", (target) => {
       metadata: { pattern: "\\u0000" },
     });
     expect(literal.metadata).toEqual({ pattern: "\\u0000" });
+  });
+
+  it("stores every accepted date-time exactly as the instant it names", async () => {
+    const accepted = [
+      ["2024-02-29", "2024-02-29T00:00:00.000Z"],
+      ["1000-01-01", "1000-01-01T00:00:00.000Z"],
+      ["9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"],
+      ["2024-03-05T10:00", "2024-03-05T10:00:00.000Z"],
+      ["2024-03-05 10:00:00", "2024-03-05T10:00:00.000Z"],
+      ["2024-03-05T10:00:00+05:30", "2024-03-05T04:30:00.000Z"],
+      ["1969-12-31T23:59:59.999Z", "1969-12-31T23:59:59.999Z"],
+    ];
+    for (const [value, instant] of accepted) {
+      const created = await memory.remember({ content: `Dated ${value}.`, document_date: value });
+      expect(created.document_date, value).toBe(instant);
+      expect((await memory.get(created.id)).document_date, value).toBe(instant);
+    }
   });
 
   it("enforces the ingest limits", async () => {

@@ -14,16 +14,29 @@ const withoutNul = (value: string) => !value.includes("\u0000");
 /** A string field that any store can keep. */
 export const storableString = () => z.string().refine(withoutNul, nulMessage);
 
-/** An ISO-8601 date-time; a value without an offset is read as UTC. */
+/**
+ * Whether the calendar date at the start of an ISO value exists: Date.parse rolls 2024-02-30
+ * over to March 1 instead of refusing it. Years start at 1000: the PostgreSQL driver reads
+ * years below 100 back as 19xx or 20xx, and year 0 fails outright.
+ */
+function isCalendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split("-").map(Number);
+  if (year < 1000 || month < 1 || month > 12) return false;
+  // Day 0 of the next month is the last day of this one.
+  return day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** An ISO-8601 date-time from year 1000 on; a value without an offset is read as UTC. */
 export const dateTime = z
   .string()
   .max(64)
   .refine(
     (value) =>
       /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(value) &&
+      isCalendarDate(value) &&
       !Number.isNaN(Date.parse(value)),
     {
-      message: "Invalid ISO-8601 date-time",
+      message: "Invalid ISO-8601 date-time (a real calendar date, year 1000 to 9999)",
     },
   )
   .transform(
