@@ -6,6 +6,7 @@
 import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
+import { boundSql } from "./bound-sql.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
 import { createSqlMemoryStore, type Execute, type RunTransaction } from "./memory-store.ts";
@@ -74,6 +75,8 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   settings.logger.info({ dialect }, "storage ready");
   const fork = (): EntityManager => orm.em.fork();
   const execute: Execute = (sql, parameters = []) => connection.execute(sql, parameters) as never;
+  // The memory store's hot paths use bound parameters and cached statements (bound-sql.ts).
+  const memorySql = await boundSql(orm, dialect);
   const runTransaction: RunTransaction = (work) =>
     connection.transactional((transaction) =>
       work((sql, parameters = []) => connection.execute(sql, parameters, "all", transaction) as never),
@@ -85,7 +88,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     apiKeys: createApiKeyRepository(fork),
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
-    memories: createSqlMemoryStore(dialect, execute, runTransaction),
+    memories: createSqlMemoryStore(dialect, memorySql.execute, memorySql.runTransaction),
     sandboxSessions: createSandboxSessionRepository(fork, dialect),
     allowlists: createAllowlistRepository(execute, dialect),
     secrets: createSecretRepository(execute, runTransaction, dialect),

@@ -1,0 +1,126 @@
+/**
+ * Raw SQL with real bound parameters for the memory store. MikroORM's `connection.execute`
+ * inlines every parameter into the SQL text, so each call re-parses a new statement (64 KiB of
+ * content included) and cannot carry a U+0000 on SQLite. Here SQLite runs cached prepared
+ * better-sqlite3 statements under Kysely's connection lock (the one MikroORM's own queries and
+ * transactions take), and PostgreSQL sends `$n` parameters over the same pg pool.
+ */
+import type { MikroORM } from "@mikro-orm/core";
+import type { Execute, RunTransaction } from "./memory-store.ts";
+
+interface SqliteStatement {
+  reader: boolean;
+  all(parameters: unknown[]): unknown[];
+  run(parameters: unknown[]): unknown;
+}
+interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  exec(sql: string): void;
+}
+interface PgClient {
+  query(query: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+interface PgPool extends PgClient {
+  connect(): Promise<PgClient & { release(error?: Error): void }>;
+}
+interface LockingClient {
+  connection(): { execute<T>(work: () => Promise<T>): Promise<T> };
+}
+interface NativeConnection {
+  getNativeClient(): Promise<unknown>;
+  getClient(): LockingClient;
+}
+
+// Statement texts are few (the IN lists vary in length only); bounded anyway.
+const cacheLimit = 2_000;
+
+function bounded<T>(cache: Map<string, T>, key: string, create: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = create();
+    if (cache.size >= cacheLimit) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+function sqliteValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (value instanceof Date) return value.getTime();
+  return value;
+}
+
+async function sqliteSql(orm: MikroORM): Promise<{ execute: Execute; runTransaction: RunTransaction }> {
+  const connection = orm.em.getConnection() as unknown as NativeConnection;
+  const database = (await connection.getNativeClient()) as SqliteDatabase;
+  const statements = new Map<string, SqliteStatement>();
+  // Runs now: only call it while holding the connection lock.
+  const run = ((sql: string, parameters: unknown[] = []) => {
+    const statement = bounded(statements, sql, () => database.prepare(sql));
+    const values = parameters.map(sqliteValue);
+    if (statement.reader) return Promise.resolve(statement.all(values));
+    statement.run(values);
+    return Promise.resolve([]);
+  }) as Execute;
+  const locked = <T>(work: () => Promise<T>) => connection.getClient().connection().execute(work);
+  return {
+    execute: ((sql: string, parameters?: unknown[]) => locked(() => run(sql, parameters))) as Execute,
+    runTransaction: (work) =>
+      locked(async () => {
+        database.exec("begin");
+        try {
+          const result = await work(run);
+          database.exec("commit");
+          return result;
+        } catch (error) {
+          database.exec("rollback");
+          throw error;
+        }
+      }),
+  };
+}
+
+async function postgresSql(orm: MikroORM): Promise<{ execute: Execute; runTransaction: RunTransaction }> {
+  const connection = orm.em.getConnection() as unknown as NativeConnection;
+  const pool = (await connection.getNativeClient()) as PgPool;
+  const texts = new Map<string, string>();
+  // `?` placeholders become `$1…$n` (the store's SQL has no `?` inside literals).
+  const numbered = (sql: string) =>
+    bounded(texts, sql, () => {
+      let index = 0;
+      return sql.replace(/\?/g, () => `$${++index}`);
+    });
+  const on = (client: PgClient): Execute =>
+    (async (sql: string, parameters: unknown[] = []) => {
+      const values = parameters.map((value) => (value === undefined ? null : value));
+      return (await client.query({ text: numbered(sql), values })).rows;
+    }) as Execute;
+  return {
+    execute: on(pool),
+    async runTransaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query({ text: "begin", values: [] });
+        const result = await work(on(client));
+        await client.query({ text: "commit", values: [] });
+        client.release();
+        return result;
+      } catch (error) {
+        try {
+          await client.query({ text: "rollback", values: [] });
+          client.release();
+        } catch (rollbackError) {
+          // A broken connection must not go back into the pool.
+          client.release(rollbackError as Error);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** The memory store's SQL functions for an open MikroORM instance. */
+export function boundSql(orm: MikroORM, dialect: "sqlite" | "postgresql") {
+  return dialect === "sqlite" ? sqliteSql(orm) : postgresSql(orm);
+}
