@@ -2,6 +2,7 @@
  * Helpers for the sandbox suites: platforms on a real database with a real bubblewrap runtime,
  * and a small client over the REST routes of CONTRACT.md §2.4–2.7 and §2.10 bound to one API key.
  */
+import { expect } from "vitest";
 import type { Clock } from "../../core/index.ts";
 import {
   createAccountWithKey,
@@ -106,3 +107,25 @@ export async function createSandboxClient(test: TestPlatform) {
 
 export const errorCode = (body: unknown) => (body as ErrorBody).error?.code;
 export const errorDetails = (body: unknown) => (body as ErrorBody).error?.details;
+
+/** Every operational per-session route (CONTRACT.md §2.6, §2.7) with a valid body. */
+export const sessionOperations: Array<[suffix: string, json: Record<string, unknown>]> = [
+  ["exec", { command: "true" }],
+  ["http-request", { url: "https://example.com/" }],
+  ["files", { path: "a.txt", content: "x" }],
+  ["files/view", { path: "a.txt" }],
+  ["files/str-replace", { path: "a.txt", old_str: "x", new_str: "y" }],
+  ["files/ls", { path: "/" }],
+  ["files/glob", { pattern: "*" }],
+  ["files/grep", { pattern: "x" }],
+];
+
+/** Asserts that every operational route and DELETE answer 404 not_found for this caller. */
+export async function expectNotFoundEverywhere(client: SandboxClient, id: string) {
+  for (const [suffix, json] of sessionOperations) {
+    const response = await client.sendJson(`/v1/sandboxes/${id}/${suffix}`, { method: "POST", json });
+    expect([suffix, response.status, errorCode(response.body)]).toEqual([suffix, 404, "not_found"]);
+  }
+  const destroyed = await client.sendJson(`/v1/sandboxes/${id}`, { method: "DELETE" });
+  expect([destroyed.status, errorCode(destroyed.body)]).toEqual([404, "not_found"]);
+}

@@ -1,0 +1,155 @@
+/**
+ * The file API cannot leave a sandbox and no account reaches another's sandbox: `..`, absolute
+ * paths outside the roots and symlinks made by exec are 403 path_outside_sandbox on every file
+ * operation; a foreign or destroyed session is 404 on every per-session route. Over REST on real
+ * bubblewrap sandboxes (the runtime's own escape suite covers its primitives directly).
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestPlatform } from "../support/platforms.ts";
+import {
+  createSandboxClient,
+  createSandboxPlatform,
+  errorCode,
+  expectNotFoundEverywhere,
+  type SandboxClient,
+} from "./sandbox-client.ts";
+
+let test: TestPlatform;
+let owner: SandboxClient;
+let sessionId: string;
+// A host directory outside every sandbox, holding a file nothing may read or change.
+let hostDirectory: string;
+const probe = `cairn-probe-${crypto.randomUUID()}`;
+
+beforeAll(async () => {
+  test = await createSandboxPlatform("sqlite");
+  owner = await createSandboxClient(test);
+  sessionId = (await owner.createActive()).id;
+  hostDirectory = await mkdtemp("/var/tmp/cairn-host-");
+  await writeFile(join(hostDirectory, "target.txt"), "host secret\n");
+  await owner.exec(sessionId, "mkdir -p sub && echo inside > sub/file.txt");
+});
+afterAll(async () => {
+  await test.close();
+  await rm(hostDirectory, { recursive: true, force: true });
+});
+
+/** One request per file operation that names `path` (read, write, edit, list, glob root, grep root). */
+function fileOperations(path: string): Array<[string, Record<string, unknown>]> {
+  return [
+    ["files", { path: path.endsWith("/") ? `${path}${probe}` : path, content: "pwned" }],
+    ["files/view", { path }],
+    ["files/str-replace", { path, old_str: "secret", new_str: "pwned" }],
+    ["files/ls", { path }],
+    ["files/glob", { pattern: "**/*", path }],
+    ["files/grep", { pattern: "secret|root", path }],
+  ];
+}
+
+async function expectOutside(path: string, operations = fileOperations(path)) {
+  for (const [suffix, json] of operations) {
+    const response = await owner.sendJson(`/v1/sandboxes/${sessionId}/${suffix}`, { method: "POST", json });
+    expect([suffix, path, response.status, errorCode(response.body)]).toEqual([
+      suffix,
+      path,
+      403,
+      "path_outside_sandbox",
+    ]);
+  }
+}
+
+describe("file paths", () => {
+  it("refuses `..` that leaves the roots in every file operation", async () => {
+    for (const path of ["..", "../", "../etc/passwd", "/workspace/../etc/passwd", "sub/../../etc/passwd"]) {
+      await expectOutside(path);
+    }
+    await expectOutside("/tmp/../etc/", [["files", { path: `/tmp/../etc/${probe}`, content: "x" }]]);
+    expect(existsSync(join(test.dataDir, "sandboxes", sessionId, probe))).toBe(false);
+    expect(existsSync(join("/etc", probe))).toBe(false);
+    // `..` that stays inside is fine.
+    const inside = await owner.sendJson<{ content: string }>(`/v1/sandboxes/${sessionId}/files/view`, {
+      method: "POST",
+      json: { path: "sub/../sub/file.txt" },
+    });
+    expect(inside.body.content).toBe("inside\n");
+  });
+
+  it("refuses absolute paths outside the roots", async () => {
+    for (const path of ["/etc/passwd", "/etc/", "/usr/bin", "/proc/self/environ", "/root", hostDirectory]) {
+      await expectOutside(path);
+    }
+    expect(existsSync(join(hostDirectory, probe))).toBe(false);
+  });
+
+  it("refuses symlinks made by exec that point out, for reading and writing", async () => {
+    const made = await owner.exec(
+      sessionId,
+      `ln -s /etc /workspace/e && ln -s ${hostDirectory}/target.txt /workspace/host-file && ` +
+        `ln -s ${hostDirectory} /workspace/host-dir && ln -s ../../../../../etc/passwd /workspace/relative`,
+    );
+    expect(made.body.exit_code).toBe(0);
+    for (const path of ["e", "e/", "e/passwd", "host-file", "host-dir", "host-dir/", "relative"]) {
+      await expectOutside(path);
+    }
+    expect(await readFile(join(hostDirectory, "target.txt"), "utf8")).toBe("host secret\n");
+    expect(existsSync(join(hostDirectory, probe))).toBe(false);
+    expect(existsSync(join("/etc", probe))).toBe(false);
+
+    // A recursive listing below /workspace shows the links but does not follow them out.
+    const glob = await owner.sendJson<{ matches: Array<{ path: string }> }>(
+      `/v1/sandboxes/${sessionId}/files/glob`,
+      { method: "POST", json: { pattern: "**/passwd" } },
+    );
+    expect(glob.status).toBe(200);
+    expect(glob.body.matches).toEqual([]);
+    const grep = await owner.sendJson<{ matches: Array<{ path: string }> }>(
+      `/v1/sandboxes/${sessionId}/files/grep`,
+      { method: "POST", json: { pattern: "host secret|root:" } },
+    );
+    expect(grep.status).toBe(200);
+    expect(grep.body.matches).toEqual([]);
+  });
+
+  it("matches glob patterns only below the root, whatever the pattern says", async () => {
+    const glob = await owner.sendJson<{ matches: unknown[] }>(`/v1/sandboxes/${sessionId}/files/glob`, {
+      method: "POST",
+      json: { pattern: "../**/*" },
+    });
+    expect(glob.status === 200 ? glob.body.matches : errorCode(glob.body)).toSatisfy(
+      (result) => (Array.isArray(result) && result.length === 0) || result === "path_outside_sandbox",
+    );
+  });
+});
+
+describe("tenancy", () => {
+  it("answers 404 on every per-session route for another account's session", async () => {
+    const stranger = await createSandboxClient(test);
+    const ownSession = (await stranger.createActive()).id;
+    const get = await stranger.get(sessionId);
+    expect([get.status, errorCode(get.body)]).toEqual([404, "not_found"]);
+    await expectNotFoundEverywhere(stranger, sessionId);
+    expect((await stranger.list()).body.map((session) => session.id)).toEqual([ownSession]);
+    // The owner's sandbox is untouched by all of that.
+    expect((await owner.get(sessionId)).body.status).toBe("active");
+    const view = await owner.sendJson<{ content: string }>(`/v1/sandboxes/${sessionId}/files/view`, {
+      method: "POST",
+      json: { path: "sub/file.txt" },
+    });
+    expect(view.body.content).toBe("inside\n");
+    expect((await owner.exec(sessionId, "ls a.txt 2>&1 || true")).body.stdout).toContain("No such file");
+    // And the other way round.
+    await expectNotFoundEverywhere(owner, ownSession);
+  });
+
+  it("answers 404 on every per-session route for a destroyed session, and for unknown ids", async () => {
+    const session = await owner.createActive();
+    expect((await owner.destroy(session.id)).status).toBe(204);
+    await expectNotFoundEverywhere(owner, session.id);
+    expect((await owner.get(session.id)).body.status).toBe("destroyed");
+    await expectNotFoundEverywhere(owner, crypto.randomUUID());
+    await expectNotFoundEverywhere(owner, "not-a-session");
+  });
+});
