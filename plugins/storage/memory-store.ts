@@ -33,7 +33,7 @@ export function createSqlMemoryStore(
 ): MemoryStore {
   const sqlite = dialect === "sqlite";
   const time = (date: Date | null | undefined) => (date == null ? null : sqlite ? date.getTime() : date);
-  const json = (value: unknown) => JSON.stringify(value);
+  const json = (value: unknown) => JSON.stringify(wellFormed(value));
   const readTime = (value: unknown): Date | null =>
     value == null ? null : new Date(value as string | number | Date);
   const readJson = <T>(value: unknown): T => (typeof value === "string" ? JSON.parse(value) : value) as T;
@@ -400,6 +400,23 @@ export function createSqlMemoryStore(
   });
 
   return build(execute);
+}
+
+/**
+ * The value with every unpaired surrogate replaced by U+FFFD, in keys and strings. Text columns
+ * store such strings that way on both databases, but JSON.stringify keeps them as `\ud800`
+ * escapes, which PostgreSQL's jsonb refuses (a 500) and SQLite would keep as they are.
+ * Metadata nesting is bounded by the request schema.
+ */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === "string") return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [key.toWellFormed(), wellFormed(child)]),
+    );
+  }
+  return value;
 }
 
 // The advisory-lock class of memory writes (two-key form, apart from single-key job locks).

@@ -66,32 +66,13 @@ function metadataProblem(value: unknown): string | null {
   return null;
 }
 
-/**
- * The value with every unpaired surrogate replaced by U+FFFD. Text columns store such strings
- * that way on both databases anyway, but JSON.stringify keeps them as `\ud800` escapes, which
- * PostgreSQL's jsonb refuses (a 500) and SQLite would keep. Depth is bounded by the check above.
- */
-function wellFormed(value: unknown): unknown {
-  if (typeof value === "string") return value.toWellFormed();
-  if (Array.isArray(value)) return value.map(wellFormed);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, child]) => [key.toWellFormed(), wellFormed(child)]),
-    );
+export const metadata = z.record(z.string(), z.unknown()).superRefine((value, context) => {
+  const problem = metadataProblem(value);
+  if (problem !== null) context.addIssue({ code: "custom", message: problem });
+  else if (new TextEncoder().encode(JSON.stringify(value)).length > metadataLimitBytes) {
+    context.addIssue({ code: "custom", message: "metadata must encode to at most 32 KiB of compact JSON" });
   }
-  return value;
-}
-
-export const metadata = z
-  .record(z.string(), z.unknown())
-  .superRefine((value, context) => {
-    const problem = metadataProblem(value);
-    if (problem !== null) context.addIssue({ code: "custom", message: problem });
-    else if (new TextEncoder().encode(JSON.stringify(value)).length > metadataLimitBytes) {
-      context.addIssue({ code: "custom", message: "metadata must encode to at most 32 KiB of compact JSON" });
-    }
-  })
-  .transform((value) => wellFormed(value) as Record<string, unknown>);
+});
 
 export const scope = storableString().min(1).max(128);
 
@@ -104,14 +85,7 @@ export const memoryCreateFields = {
   expires_at: dateTime.nullable().default(null),
   source_content: storableString().max(65_536).nullable().default(null),
   document_date: dateTime.nullable().default(null),
-  event_dates: z
-    .array(
-      storableString()
-        .max(1000)
-        .transform((date) => date.toWellFormed()),
-    )
-    .max(16)
-    .default([]),
+  event_dates: z.array(storableString().max(1000)).max(16).default([]),
   importance: z.number().min(0).max(1).default(0.5),
 };
 
