@@ -71,7 +71,8 @@ export function createSqlMemoryStore(
 
   const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
-  function build(run: Execute): MemoryStore {
+  /** `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
+  function build(run: Execute, inTransaction = false): MemoryStore {
     const nextSequence = sqlite
       ? "(select coalesce(max(search_seq), 0) + 1 from memories)"
       : "nextval('memory_search_seq')";
@@ -293,7 +294,7 @@ export function createSqlMemoryStore(
         if (ids.length === 0) return;
         const parameters = [time(now), accountId, ...ids];
         const list = placeholders(ids.length);
-        if (sqlite) {
+        if (sqlite || inTransaction) {
           await run(
             `update memories set access_count = access_count + 1, last_accessed_at = ? where account_id = ? and id in (${list})`,
             parameters,
@@ -384,7 +385,7 @@ export function createSqlMemoryStore(
 
       transaction: (work) =>
         runTransaction((transactionExecute) => {
-          const inner = build(transactionExecute);
+          const inner = build(transactionExecute, true);
           return work(sqlite ? inner : lockingPerAccount(inner, transactionExecute));
         }),
     };

@@ -98,9 +98,13 @@ export const importMemories = defineTool({
       }
       await store.addRelations(accountId, relations);
       const unique = [...new Set(written)];
-      const records = (await Promise.all(unique.map((id) => store.getAny(accountId, id)))).filter(
-        (row): row is MemoryRecord => row !== null,
-      );
+      // One query at a time: a transaction is one connection, and node-postgres deprecates
+      // overlapping queries on a client.
+      const records: MemoryRecord[] = [];
+      for (const id of unique) {
+        const row = await store.getAny(accountId, id);
+        if (row) records.push(row);
+      }
       // Detection links the batch to what the account already had; links inside the batch are
       // the payload's own, so an export re-imported exports again the same.
       await linkMemories(store, accountId, records, now, { withinBatch: false });
