@@ -14,6 +14,7 @@ import {
   createSandboxClient,
   createSandboxPlatform,
   errorCode,
+  expectNotFoundEverywhere,
   type SandboxClient,
 } from "./sandbox-client.ts";
 

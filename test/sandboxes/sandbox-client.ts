@@ -2,8 +2,9 @@
  * Helpers for the sandbox suites: platforms on a real database with a real bubblewrap runtime,
  * and a small client over the REST routes of CONTRACT.md §2.4–2.7 and §2.10 bound to one API key.
  */
+import { inspect } from "node:util";
 import { expect } from "vitest";
-import type { Clock } from "../../core/index.ts";
+import type { Clock, Logger } from "../../core/index.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -128,4 +129,20 @@ export async function expectNotFoundEverywhere(client: SandboxClient, id: string
   }
   const destroyed = await client.sendJson(`/v1/sandboxes/${id}`, { method: "DELETE" });
   expect([destroyed.status, errorCode(destroyed.body)]).toEqual([404, "not_found"]);
+}
+
+/** A logger that keeps every entry as text (errors with their messages and causes), for leak checks. */
+export function createCapturingLogger() {
+  const entries: string[] = [];
+  const record = (level: string, bindings: Record<string, unknown>) => (object: object, message?: string) => {
+    entries.push(`${level} ${message ?? ""} ${inspect({ ...bindings, ...object }, { depth: 12 })}`);
+  };
+  const make = (bindings: Record<string, unknown>): Logger => ({
+    debug: record("debug", bindings),
+    info: record("info", bindings),
+    warn: record("warn", bindings),
+    error: record("error", bindings),
+    child: (more) => make({ ...bindings, ...more }),
+  });
+  return { logger: make({}), text: () => entries.join("\n"), count: () => entries.length };
 }

@@ -1,0 +1,177 @@
+/**
+ * The command allowlist over REST (CONTRACT.md §2.4): PUT validation codes, storage as given on
+ * both databases, and exec enforcement on a real sandbox — wrappers, absolute paths, command
+ * substitution and chains cannot smuggle a program past the rules, and nothing refused runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registry } from "../../core/index.ts";
+import { storageTargets, type TestPlatform } from "../support/platforms.ts";
+import {
+  createSandboxClient,
+  createSandboxPlatform,
+  errorCode,
+  type SandboxClient,
+} from "./sandbox-client.ts";
+
+const path = "/v1/account/allowed-commands";
+const put = (client: SandboxClient, rules: unknown) =>
+  client.sendJson(path, { method: "PUT", json: { rules } });
+
+describe.each(storageTargets)("allowlist rules on %s", (target) => {
+  let test: TestPlatform;
+  let client: SandboxClient;
+  beforeAll(async () => {
+    test = await createSandboxPlatform(target);
+    client = await createSandboxClient(test);
+  });
+  afterAll(() => test.close());
+
+  it("validates PUT with the codes of §2.4 and keeps the previous rules on a refusal", async () => {
+    expect((await put(client, ["ls"])).status).toBe(200);
+    const cases: Array<[unknown, number, string]> = [
+      [Array.from({ length: 51 }, (_, index) => `tool${index}`), 400, "too_many_rules"],
+      [[{ command: "grep", args_allow: ["a".repeat(201)], args_deny: [] }], 400, "pattern_too_long"],
+      [[{ command: "grep", args_allow: [], args_deny: ["(unclosed"] }], 400, "invalid_pattern"],
+      [[{ command: "grep", args_allow: ["(a+)+$"], args_deny: [] }], 400, "invalid_pattern"],
+      [[42], 400, "invalid_rules"],
+      [[{ args_allow: [] }], 400, "invalid_rules"],
+      [["/usr/bin/ls"], 400, "invalid_rules"],
+      [["ls; rm"], 400, "invalid_rules"],
+      [[""], 400, "invalid_rules"],
+      [[], 422, "validation_error"],
+      ["ls", 422, "validation_error"],
+    ];
+    for (const [rules, status, code] of cases) {
+      const response = await put(client, rules);
+      expect([JSON.stringify(rules).slice(0, 60), response.status, errorCode(response.body)]).toEqual([
+        JSON.stringify(rules).slice(0, 60),
+        status,
+        code,
+      ]);
+    }
+    expect(
+      (
+        await put(
+          client,
+          Array.from({ length: 50 }, (_, index) => `tool${index}`),
+        )
+      ).status,
+    ).toBe(200);
+    const missing = await client.sendJson(path, { method: "PUT", json: {} });
+    expect([missing.status, errorCode(missing.body)]).toEqual([422, "validation_error"]);
+    expect(((await client.sendJson<{ rules: string[] }>(path)).body.rules as string[]).length).toBe(50);
+  });
+
+  it("returns the rules as stored, and DELETE clears them", async () => {
+    const rules = [
+      " ls ",
+      { command: "grep", args_allow: ["^-n "] },
+      { command: "git", args_deny: ["push"] },
+    ];
+    const stored = [
+      "ls",
+      { command: "grep", args_allow: ["^-n "], args_deny: [] },
+      { command: "git", args_allow: [], args_deny: ["push"] },
+    ];
+    const response = await put(client, rules);
+    expect(response).toMatchObject({ status: 200, body: { rules: stored } });
+    expect((await client.sendJson(path)).body).toEqual({ rules: stored });
+    const other = await createSandboxClient(test);
+    expect((await other.sendJson(path)).body).toEqual({ rules: [] });
+    expect((await client.send(path, { method: "DELETE" })).status).toBe(204);
+    expect((await client.sendJson(path)).body).toEqual({ rules: [] });
+    expect((await client.send(path, { method: "DELETE" })).status).toBe(204);
+  });
+});
+
+describe("exec under an allowlist", () => {
+  let test: TestPlatform;
+  let client: SandboxClient;
+  let sessionId: string;
+  beforeAll(async () => {
+    test = await createSandboxPlatform("sqlite");
+    client = await createSandboxClient(test);
+    sessionId = (await client.createActive()).id;
+    const rules = ["ls", "cat", "wc", { command: "grep", args_allow: ["^-n "], args_deny: ["shadow"] }];
+    expect((await put(client, rules)).status).toBe(200);
+  });
+  afterAll(() => test.close());
+
+  it("refuses every way of starting a program that is not allowed, and runs none of them", async () => {
+    const attempts = [
+      "touch pwned",
+      "sh -c 'touch pwned'",
+      "bash -c 'touch pwned'",
+      "env touch pwned",
+      "env -i /usr/bin/touch pwned",
+      "/usr/bin/touch pwned",
+      "./touch pwned",
+      "echo pwned | xargs touch",
+      "find . -maxdepth 0 -exec touch pwned ';'",
+      "ls $(touch pwned)",
+      "ls `touch pwned`",
+      'cat "$(touch pwned)"',
+      "ls; touch pwned",
+      "ls && touch pwned",
+      "ls || touch pwned",
+      "ls | touch pwned",
+      "ls & touch pwned",
+      "ls\ntouch pwned",
+      "command touch pwned",
+      "exec touch pwned",
+      "nice touch pwned",
+      "timeout 5 touch pwned",
+      "eval 'touch pwned'",
+      "PATH=/tmp ls",
+      "cat pwned | sh",
+      "ls > >(touch pwned)",
+      "grep -r pwned .",
+      "grep -n root /etc/shadow",
+      'python3 -c \'open("pwned", "w")\'',
+    ];
+    for (const command of attempts) {
+      const response = await client.exec(sessionId, command);
+      expect([command, response.status, errorCode(response.body)]).toEqual([
+        command,
+        403,
+        "command_not_allowed",
+      ]);
+      expect(
+        (response.body as unknown as { error: { message: string } }).error.message.length,
+      ).toBeGreaterThan(0);
+    }
+    const listing = await client.sendJson<{ entries: Array<{ path: string }> }>(
+      `/v1/sandboxes/${sessionId}/files/ls`,
+      { method: "POST", json: { path: "/" } },
+    );
+    expect(listing.body.entries).toEqual([]);
+  });
+
+  it("runs the allowed programs, builtins, pipes and chains of them", async () => {
+    const allowed: Array<[string, string]> = [
+      ["ls -a /workspace", ".\n..\n"],
+      ["cat /etc/hostname", "sandbox\n"],
+      ["echo one two | wc -w", "2\n"],
+      ["echo start && ls /workspace; echo end", "start\nend\n"],
+      ["grep -n root /etc/passwd | cat", "1:root:x:0:0:root:/workspace:/bin/sh\n"],
+    ];
+    for (const [command, stdout] of allowed) {
+      const response = await client.exec(sessionId, command);
+      expect([command, response.status, response.body.stdout]).toEqual([command, 200, stdout]);
+    }
+  });
+
+  it("lifts every restriction on DELETE", async () => {
+    expect((await client.send(path, { method: "DELETE" })).status).toBe(204);
+    const response = await client.exec(sessionId, "touch made && ls");
+    expect(response.body).toMatchObject({ exit_code: 0, stdout: "made\n" });
+  });
+});
+
+describe("the allowlist routes", () => {
+  it("are not MCP tools: an agent cannot widen its own allowlist", () => {
+    const routes = registry.filter((tool) => tool.http.path === path);
+    expect(routes.map((tool) => tool.http.method).sort()).toEqual(["DELETE", "GET", "PUT"]);
+    for (const tool of routes) expect([tool.name, tool.mcp]).toEqual([tool.name, false]);
+  });
+});
