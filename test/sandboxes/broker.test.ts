@@ -242,6 +242,13 @@ describe("the broker without SVC_ALLOW_PRIVATE_EGRESS", () => {
       `http://[::1]:${port}/`,
       `http://127.1:${port}/`,
       `http://0x7f000001:${port}/`,
+      `http://0.0.0.0:${port}/`,
+      `http://0:${port}/`,
+      `http://[::]:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://[::ffff:7f00:1]:${port}/`,
+      `http://[0:0:0:0:0:ffff:7f00:1]:${port}/`,
+      `http://[64:ff9b::7f00:1]:${port}/`,
       "http://169.254.169.254/latest/meta-data/",
       "http://10.0.0.1/",
     ]) {

@@ -78,8 +78,12 @@ describe.each(storageTargets)("the reaper on %s", (target) => {
     expect((await client.list(true)).body.map((session) => session.id)).toEqual([long.id]);
 
     clock.advance(30 * minute);
-    // Expired but not yet reaped: already unusable.
+    // Expired but not yet reaped: already unusable, and shown as what the reaper will make it.
     expect((await client.exec(long.id, "true")).status).toBe(404);
+    const expiredView = { status: "destroyed", ended_reason: "expired", destroyed_at: long.expires_at };
+    expect((await client.get(long.id)).body).toMatchObject({ ...expiredView, connect: null });
+    expect((await client.list()).body.find((session) => session.id === long.id)).toMatchObject(expiredView);
+    expect((await client.list(true)).body).toEqual([]);
     expect(await reapExpiredSandboxes(test.platform)).toBe(1);
     expect((await client.get(long.id)).body).toMatchObject({
       status: "destroyed",

@@ -120,6 +120,34 @@ describe.each(storageTargets)("secrets on %s", (target) => {
     expect((await create({ name: "third", value: "v3", allowed_hosts: ["example.org"] })).status).toBe(201);
   });
 
+  it("gives the last slot to one of two racing creates; names are unique per account only", async () => {
+    const racer = await createSandboxClient(test);
+    for (const name of ["one", "api-token"]) {
+      expect((await create({ name, value: "v", allowed_hosts: ["example.org"] }, racer)).status).toBe(201);
+    }
+    const [left, right] = await Promise.all(
+      ["left", "right"].map((name) => create({ name, value: "v", allowed_hosts: ["example.org"] }, racer)),
+    );
+    expect([left.status, right.status].sort()).toEqual([201, 429]);
+    expect((await racer.sendJson<SecretOut[]>("/v1/secrets")).body).toHaveLength(3);
+  });
+
+  it("never echoes a submitted value in a refusal", async () => {
+    const marker = `echo-${crypto.randomUUID()}`;
+    const refusals = [
+      { name: "too-long", value: marker.repeat(65_536 / marker.length + 1), allowed_hosts: ["example.org"] },
+      { name: "bad-host", value: marker, allowed_hosts: ["https://example.org"] },
+      { name: "api-token", value: marker, allowed_hosts: ["example.org"] },
+      { name: "", value: marker, allowed_hosts: ["example.org"] },
+    ];
+    for (const json of refusals) {
+      const response = await client.send("/v1/secrets", { method: "POST", json });
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(await response.text()).not.toContain(marker);
+    }
+    expect(logs.text()).not.toContain(marker);
+  });
+
   it("stores the value encrypted", async () => {
     const raw = await rawStorage(test);
     // The rows are there (the scan would see the value), but only as ciphertext.

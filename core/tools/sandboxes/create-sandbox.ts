@@ -186,7 +186,7 @@ export const createSandbox = defineTool({
     }
     context.logger.info({ sessionIds: started, size: input.size }, "sandboxes created");
     const usage = await summariseUsage(context.platform, accountId, now);
-    const responses = sessions.map((session) => ({ ...toSessionOut(session), usage }));
+    const responses = sessions.map((session) => ({ ...toSessionOut(session, now), usage }));
     return input.count === 1 ? responses[0] : responses;
   },
 });

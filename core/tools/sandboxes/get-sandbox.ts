@@ -17,6 +17,6 @@ export const getSandbox = defineTool({
       input.session_id,
     );
     if (!session) throw sessionNotFound();
-    return toSessionOut(session);
+    return toSessionOut(session, context.now);
   },
 });

@@ -17,6 +17,9 @@ export const listSandboxes = defineTool({
       requireAccount(context),
       input.active_only,
     );
-    return sessions.map(toSessionOut);
+    // Expired sessions the reaper has not ended yet are shown ended, so active_only leaves them out.
+    return sessions
+      .map((session) => toSessionOut(session, context.now))
+      .filter((session) => !input.active_only || session.status === "active");
   },
 });

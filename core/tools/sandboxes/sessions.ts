@@ -19,7 +19,21 @@ export const sandboxSessionOut = z.object({
   connect: z.object({ pod_name: z.string().nullable(), note: z.string() }).nullable(),
 });
 
-export function toSessionOut(session: SandboxSessionRecord): z.input<typeof sandboxSessionOut> {
+/**
+ * The wire shape of a session as of `now`. A session past its expiry that the reaper has not
+ * reached yet is shown as the reaper will leave it (destroyed at expires_at, "expired"): it is
+ * already unusable and no longer billed, so "active" would be wrong.
+ */
+export function toSessionOut(stored: SandboxSessionRecord, now: Date): z.input<typeof sandboxSessionOut> {
+  const session =
+    stored.status === "active" && stored.expiresAt <= now
+      ? {
+          ...stored,
+          status: "destroyed" as const,
+          destroyedAt: stored.expiresAt,
+          endedReason: "expired" as const,
+        }
+      : stored;
   return {
     id: session.id,
     status: session.status,
