@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { notFound } from "../../errors.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
+import { resourceId } from "../resource-id.ts";
 
 export const revokeApiKey = defineTool({
   name: "revoke_api_key",
   description: "Revoke an API key; it stops working at once.",
-  input: z.object({ key_id: z.string().min(1).max(64) }),
+  input: z.object({ key_id: resourceId }),
   output: z.null(),
   auth: "dashboard",
   bucket: null,

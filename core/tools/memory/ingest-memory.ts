@@ -10,7 +10,10 @@ export const ingestMemory = defineTool({
   description:
     "Extract atomic memories from a document or a session transcript (`speaker: text` lines) without any model: sentences are split, fragments filtered and de-duplicated, kinds and dates detected, at most 50 per call.",
   input: z.object({
-    content: storableString().min(1).max(262_144),
+    content: storableString()
+      .min(1)
+      .max(262_144)
+      .refine((text) => text.trim().length > 0, "content must contain text, not only whitespace"),
     scope: scope.default("default"),
     kind: z.enum(["auto", ...memoryKinds]).default("auto"),
     metadata: metadata.default({}),

@@ -177,4 +177,4 @@ export const queryBoolean = (fallback: boolean) =>
     ])
     .default(fallback);
 
-export const memoryIdParameter = storableString().min(1).max(64);
+export { resourceId as memoryIdParameter } from "../resource-id.ts";

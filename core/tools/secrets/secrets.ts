@@ -6,6 +6,7 @@ import { z } from "zod";
 import { notFound, ServiceError } from "../../errors.ts";
 import { checkAllowedHostSyntax, isUnsafeAddress } from "../../sandboxes/secrets.ts";
 import { defineTool, requireAccount, type ToolContext } from "../../tool.ts";
+import { resourceId } from "../resource-id.ts";
 
 const secretOut = z.object({
   id: z.string(),
@@ -96,7 +97,7 @@ export const listSecrets = defineTool({
 export const deleteSecret = defineTool({
   name: "delete_secret",
   description: "Delete a secret; sessions it was granted to can no longer use it.",
-  input: z.object({ secret_id: z.string().min(1).max(64) }),
+  input: z.object({ secret_id: resourceId }),
   output: z.null(),
   auth: "api_key",
   bucket: "secret_ops",
