@@ -56,7 +56,7 @@ export async function requireActiveSession(
   sessionId: string,
 ): Promise<SandboxSessionRecord> {
   const session = await context.platform.storage.sandboxSessions.get(requireAccount(context), sessionId);
-  if (!session || session.status !== "active" || session.expiresAt <= context.now) throw sessionNotFound();
+  if (session?.status !== "active" || session.expiresAt <= context.now) throw sessionNotFound();
   return session;
 }
 
