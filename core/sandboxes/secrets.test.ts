@@ -154,3 +154,15 @@ describe("redactSecrets", () => {
     expect(redactSecrets("text", [""])).toBe("text");
   });
 });
+
+describe("keyed digests", () => {
+  it("are stable per key, differ across keys and never contain the input", async () => {
+    const first = createSecretCipher("first key of at least a few bytes");
+    const second = createSecretCipher("second key of at least a few bytes");
+    const digest = await first.digest("forgotten sentence");
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(await first.digest("forgotten sentence")).toBe(digest);
+    expect(await second.digest("forgotten sentence")).not.toBe(digest);
+    expect(await first.digest("another sentence")).not.toBe(digest);
+  });
+});

@@ -13,6 +13,8 @@ export interface SecretCipher {
   encrypt(value: string, context?: string): Promise<string>;
   /** Decrypts what encrypt produced; throws when the key, the context or the text differ. */
   decrypt(stored: string, context?: string): Promise<string>;
+  /** A keyed one-way digest (HMAC-SHA256, hex): equal inputs match, and without the key a guess cannot be checked. */
+  digest(text: string): Promise<string>;
 }
 
 const encoder = new TextEncoder();
@@ -43,12 +45,38 @@ export function createSecretCipher(key: string): SecretCipher {
       );
     return derived;
   };
+  let derivedMac: Promise<CryptoKey> | null = null;
+  const macKey = (): Promise<CryptoKey> => {
+    derivedMac ??= crypto.subtle
+      .importKey("raw", encoder.encode(key), "HKDF", false, ["deriveKey"])
+      .then((material) =>
+        crypto.subtle.deriveKey(
+          {
+            name: "HKDF",
+            hash: "SHA-256",
+            salt: derivationSalt,
+            info: encoder.encode("cairn keyed digests hmac-sha256"),
+          },
+          material,
+          { name: "HMAC", hash: "SHA-256", length: 256 },
+          false,
+          ["sign"],
+        ),
+      );
+    return derivedMac;
+  };
   const parameters = (nonce: Uint8Array<ArrayBuffer>, context: string | undefined): AesGcmParams =>
     context === undefined
       ? { name: "AES-GCM", iv: nonce }
       : { name: "AES-GCM", iv: nonce, additionalData: encoder.encode(context) };
 
   return {
+    async digest(text) {
+      const signature = new Uint8Array(
+        await crypto.subtle.sign("HMAC", await macKey(), encoder.encode(text)),
+      );
+      return Array.from(signature, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    },
     async encrypt(value, context) {
       const nonce = crypto.getRandomValues(new Uint8Array(12));
       const ciphertext = await crypto.subtle.encrypt(

@@ -21,7 +21,7 @@ export const forgetMemory = defineTool({
       if (!row) return false;
       await store.addTombstone(
         accountId,
-        await identityDigest(row.scope, row.kind, row.content),
+        await identityDigest(context.platform.secretCipher, row.scope, row.kind, row.content),
         context.now,
       );
       return store.delete(accountId, input.memory_id);

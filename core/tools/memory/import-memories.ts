@@ -45,7 +45,9 @@ export const importMemories = defineTool({
     const now = context.now;
     const rows = await context.platform.storage.memories.transaction(async (store) => {
       const digests = await Promise.all(
-        input.memories.map((memory) => identityDigest(memory.scope, memory.kind, memory.content)),
+        input.memories.map((memory) =>
+          identityDigest(context.platform.secretCipher, memory.scope, memory.kind, memory.content),
+        ),
       );
       const forgotten = await store.tombstoned(accountId, digests);
       const newIds = new Map<string, string>();

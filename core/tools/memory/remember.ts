@@ -34,7 +34,10 @@ export const remember = defineTool({
         },
         context.now,
       );
-      await store.clearTombstone(accountId, await identityDigest(input.scope, input.kind, input.content));
+      await store.clearTombstone(
+        accountId,
+        await identityDigest(context.platform.secretCipher, input.scope, input.kind, input.content),
+      );
       const written = await store.getAny(accountId, id);
       if (!written) throw new ServiceError("internal_error", "Memory vanished while being written");
       await linkMemories(store, accountId, [written], context.now);

@@ -28,9 +28,14 @@ export interface MemoryInput {
   updatedAt?: Date;
 }
 
-/** A one-way digest of a memory's identity key, for tombstones (no content is recoverable from it). */
-export async function identityDigest(scope: string, kind: MemoryKind, content: string): Promise<string> {
-  return sha256Hex(`${scope}\n${kind}\n${await sha256Hex(content)}`);
+/** A keyed one-way digest of a memory's identity, for tombstones: no content is recoverable, and without the server key a guessed sentence cannot be checked against it. */
+export async function identityDigest(
+  keyed: { digest(text: string): Promise<string> },
+  scope: string,
+  kind: MemoryKind,
+  content: string,
+): Promise<string> {
+  return keyed.digest(`${scope}\n${kind}\n${await sha256Hex(content)}`);
 }
 
 // Relation detection looks at this many most-recently-updated other memories of the scope.
