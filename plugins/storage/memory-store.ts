@@ -70,6 +70,12 @@ export function createSqlMemoryStore(
   };
 
   const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+  // For WHERE account_id = ? AND id IN (…), SQLite's planner picks the account's updated_at
+  // index (every row of the account: 5 ms at 20,000 rows) over the primary key; the unary plus
+  // keeps it on the key. PostgreSQL plans it well as written.
+  const accountKey = sqlite ? "+account_id" : "account_id";
+  // Relation edges per INSERT: far below both databases' parameter limits.
+  const relationChunk = 100;
 
   /** `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
   function build(run: Execute, inTransaction = false): MemoryStore {
@@ -83,6 +89,15 @@ export function createSqlMemoryStore(
         ftsDocument(indexTokens(content)),
         id,
       ]);
+    }
+
+    /** Rows per (account, scope): the corpus size search needs, without counting rows per query. */
+    async function count(accountId: string, scope: string, change: 1 | -1) {
+      await run(
+        `insert into memory_counts (account_id, scope, total) values (?, ?, ?)
+         on conflict (account_id, scope) do update set total = memory_counts.total + ?`,
+        [accountId, scope, change, change],
+      );
     }
 
     async function unindexRow(accountId: string, id: string) {
@@ -139,6 +154,7 @@ export function createSqlMemoryStore(
           if (!existing) throw new Error("identity conflict without a row");
           return { id: existing.id, inserted: false };
         }
+        await count(accountId, write.scope, 1);
         await indexRow(id, write.content);
         return { id, inserted: true };
       },
@@ -171,7 +187,7 @@ export function createSqlMemoryStore(
       async getMany(accountId, ids, now) {
         if (ids.length === 0) return [];
         const rows = await run(
-          `select ${columns} from memories where account_id = ? and id in (${placeholders(ids.length)}) and ${live}`,
+          `select ${columns} from memories where ${accountKey} = ? and id in (${placeholders(ids.length)}) and ${live}`,
           [accountId, ...ids, time(now)],
         );
         return rows.map(toRecord);
@@ -197,18 +213,21 @@ export function createSqlMemoryStore(
       },
 
       async addRelations(accountId, relations) {
-        for (const relation of relations) {
+        // One statement per chunk, not per edge: an import links hundreds of edges at once.
+        for (let start = 0; start < relations.length; start += relationChunk) {
+          const chunk = relations.slice(start, start + relationChunk);
           await run(
             `insert into memory_relations (account_id, source_memory_id, target_memory_id, relation_type, confidence, created_at)
-             values (?, ?, ?, ?, ?, ?) on conflict (source_memory_id, target_memory_id, relation_type) do nothing`,
-            [
+             values ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}
+             on conflict (source_memory_id, target_memory_id, relation_type) do nothing`,
+            chunk.flatMap((relation) => [
               accountId,
               relation.sourceMemoryId,
               relation.targetMemoryId,
               relation.relationType,
               relation.confidence,
               time(relation.createdAt),
-            ],
+            ]),
           );
         }
       },
@@ -216,7 +235,7 @@ export function createSqlMemoryStore(
       async supersede(accountId, targetIds, byId, at) {
         if (targetIds.length === 0) return;
         await run(
-          `update memories set superseded_at = ?, superseded_by_id = ? where account_id = ? and id in (${placeholders(targetIds.length)})`,
+          `update memories set superseded_at = ?, superseded_by_id = ? where ${accountKey} = ? and id in (${placeholders(targetIds.length)})`,
           [time(at), byId, accountId, ...targetIds],
         );
       },
@@ -245,11 +264,12 @@ export function createSqlMemoryStore(
 
       async delete(accountId, id) {
         await unindexRow(accountId, id);
-        const deleted = await run<{ id: string }>(
-          "delete from memories where id = ? and account_id = ? returning id",
+        const deleted = await run<{ id: string; scope: string }>(
+          "delete from memories where id = ? and account_id = ? returning id, scope",
           [id, accountId],
         );
         if (deleted.length === 0) return false;
+        await count(accountId, deleted[0].scope, -1);
         await run(
           "delete from memory_relations where account_id = ? and (source_memory_id = ? or target_memory_id = ?)",
           [accountId, id, id],
@@ -284,7 +304,7 @@ export function createSqlMemoryStore(
         const scoped = request.scope === undefined ? "" : " and scope = ?";
         if (request.scope !== undefined) totalParameters.push(request.scope);
         const [total] = await run<{ total: number | string }>(
-          `select count(*) as total from memories where account_id = ?${scoped}`,
+          `select coalesce(sum(total), 0) as total from memory_counts where account_id = ?${scoped}`,
           totalParameters,
         );
         return { rows: [...byId.values()], documentFrequency, totalDocuments: Number(total.total) };
@@ -296,7 +316,7 @@ export function createSqlMemoryStore(
         const list = placeholders(ids.length);
         if (sqlite || inTransaction) {
           await run(
-            `update memories set access_count = access_count + 1, last_accessed_at = ? where account_id = ? and id in (${list})`,
+            `update memories set access_count = access_count + 1, last_accessed_at = ? where ${accountKey} = ? and id in (${list})`,
             parameters,
           );
           return;

@@ -7,6 +7,7 @@ import { accountsAndKeys } from "./0001-accounts-and-keys.ts";
 import { memories } from "./0002-memories.ts";
 import { sandboxAccess } from "./0003-sandbox-access.ts";
 import { idempotency } from "./0004-idempotency.ts";
+import { memoryCounts } from "./0005-memory-counts.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -16,7 +17,13 @@ export interface MigrationSource {
   postgresql: string[];
 }
 
-export const migrationSources: MigrationSource[] = [accountsAndKeys, memories, sandboxAccess, idempotency];
+export const migrationSources: MigrationSource[] = [
+  accountsAndKeys,
+  memories,
+  sandboxAccess,
+  idempotency,
+  memoryCounts,
+];
 
 export function migrationsFor(dialect: Dialect) {
   return migrationSources.map(
