@@ -4,6 +4,8 @@
  * accounting across destroyed, expired and running sessions, and refusals that create and bill
  * nothing.
  */
+import { rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
@@ -178,6 +180,31 @@ describe.each(storageTargets)("sandbox quotas on %s", (target) => {
     expect((await client.usage()).body.monthly_sandbox_hours_used).toBe(0.25);
     expect((await client.destroy(session.id)).status).toBe(204);
     expect((await client.createActive()).usage.monthly_sandbox_hours_used).toBe(0.25);
+  });
+
+  it("creates and bills nothing when the runtime fails, and says only 502", async () => {
+    const client = await createSandboxClient(test);
+    const sandboxes = join(test.dataDir, "sandboxes");
+    // A file where the runtime keeps its sandbox directories: every create fails on disk.
+    await rename(sandboxes, `${sandboxes}.moved`);
+    await writeFile(sandboxes, "not a directory");
+    try {
+      const failed = await client.create({ count: 2 });
+      expect(failed.status).toBe(502);
+      expect(failed.body).toMatchObject({ error: { code: "sandbox_operation_failed" } });
+      expect(JSON.stringify(failed.body)).not.toContain(test.dataDir);
+    } finally {
+      await rm(sandboxes);
+      await rename(`${sandboxes}.moved`, sandboxes);
+    }
+    expect((await client.list()).body).toEqual([]);
+    expect((await client.usage()).body).toMatchObject({
+      concurrent_sandboxes: 0,
+      total_sandboxes_created: 0,
+    });
+    // The failed batch holds no slot.
+    const pair = await client.create({ count: 2 });
+    expect(pair.status).toBe(201);
   });
 
   it("answers GET /v1/account for the key's account", async () => {
