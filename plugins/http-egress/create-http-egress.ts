@@ -56,7 +56,16 @@ export function createHttpEgress(): Egress {
         );
       }
       const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-      return new Promise((resolve, reject) => {
+      return new Promise((resolvePromise, rejectPromise) => {
+        let deadline: ReturnType<typeof setTimeout> | undefined;
+        const resolve = (response: Parameters<typeof resolvePromise>[0]) => {
+          clearTimeout(deadline);
+          resolvePromise(response);
+        };
+        const reject = (error: unknown) => {
+          clearTimeout(deadline);
+          rejectPromise(error);
+        };
         const outgoing = send(
           url,
           {
@@ -91,6 +100,12 @@ export function createHttpEgress(): Egress {
             response.on("error", reject);
           },
         );
+        // Node's `timeout` fires only on an idle socket; a server sending a byte now and then
+        // would hold the request (and the caller) for as long as it likes. This bounds the whole.
+        deadline = setTimeout(() => {
+          reject(new Error("egress request timed out"));
+          outgoing.destroy();
+        }, request.timeoutSeconds * 1000);
         outgoing.on("timeout", () => outgoing.destroy(new Error("egress request timed out")));
         outgoing.on("error", (error: Error & { code?: string }) => {
           if (error.code === "CAIRN_EGRESS_DENIED") {

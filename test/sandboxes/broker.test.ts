@@ -43,6 +43,18 @@ beforeAll(async () => {
         return;
       }
       if (request.url === "/hang") return;
+      if (request.url === "/drip") {
+        // A byte every 200 ms for 20 s: never idle long enough for an idle timeout to fire.
+        response.writeHead(200);
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (++sent >= 100 || response.destroyed) {
+            clearInterval(timer);
+            response.end();
+          } else response.write("x");
+        }, 200);
+        return;
+      }
       if (request.url === "/redirect") {
         response.writeHead(302, { location: "http://api.example.com/stolen" });
         response.end();
@@ -207,6 +219,11 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     });
     const hanging = await broker(client, sessionId, { url: `${base}/hang`, timeout: 1 });
     expect([hanging.status, errorCode(hanging.body)]).toEqual([502, "sandbox_operation_failed"]);
+    // The timeout bounds the whole request, not only the silences between bytes.
+    const dripping = await broker(client, sessionId, { url: `${base}/drip`, timeout: 1 });
+    expect([dripping.status, errorCode(dripping.body)]).toEqual([502, "sandbox_operation_failed"]);
+    const injected = await broker(client, sessionId, { url: `${base}/`, headers: { "X-A": "a\r\nX-B: b" } });
+    expect([422, 502]).toContain(injected.status);
     const closed = await broker(client, sessionId, { url: "http://127.0.0.1:1/" });
     expect([closed.status, errorCode(closed.body)]).toEqual([502, "sandbox_operation_failed"]);
     expect(received.length).toBe(before);
