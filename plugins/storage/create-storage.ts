@@ -60,13 +60,17 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   const { orm, dialect } = await openOrm(settings);
   const connection = orm.em.getConnection();
   if (dialect === "sqlite") {
-    // WAL for concurrent readers; secure_delete so forgotten data is overwritten, not left in free pages.
+    // WAL for concurrent readers; secure_delete so forgotten data is overwritten, not left in free
+    // pages; a 64 MiB page cache and memory-mapped reads keep a 100,000-memory account's indexes
+    // in memory (the 2 MiB default re-read pages on every import batch).
     for (const pragma of [
       "journal_mode = WAL",
       "synchronous = NORMAL",
       "secure_delete = ON",
       "foreign_keys = ON",
       "busy_timeout = 5000",
+      "cache_size = -65536",
+      "mmap_size = 268435456",
     ]) {
       await connection.execute(`pragma ${pragma}`);
     }

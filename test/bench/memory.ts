@@ -113,6 +113,16 @@ async function bench(target: "sqlite" | "postgresql") {
       `import: ${memoryCount} memories in ${imported.seconds.toFixed(1)} s = ${(memoryCount / imported.seconds).toFixed(0)} memories/s (batch ${percentiles(imported.latencies)})`,
     );
 
+    // The floor under every figure below: HTTP, API-key auth and one primary-key read.
+    const floor = await runClients(1_000, 1, async () => {
+      const response = await fetch(`${client.baseUrl}/v1/memory/${crypto.randomUUID()}`, {
+        headers: { authorization: `Bearer ${client.key}` },
+      });
+      if (response.status !== 404) throw new Error(`expected 404, got ${response.status}`);
+      await response.text();
+    });
+    console.log(`floor, GET /v1/memory/{unknown id} sequential: ${percentiles(floor.latencies)}`);
+
     const queries = Array.from({ length: recallQueries }, () => corpus.query());
     const search = async (index: number) => {
       const { q, scope } = queries[index % queries.length];
