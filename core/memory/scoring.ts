@@ -128,8 +128,27 @@ interface Analysed {
   score: number;
 }
 
-function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): Analysed {
-  const terms = textTerms(candidate.content);
+/** What ranking needs from a content whatever the query, so it is computed once per content. */
+interface ContentAnalysis {
+  terms: string[];
+  tokens: Set<string>;
+  termCounts: Map<string, number>;
+  length: number;
+  /** Filled on first use: only queries naming an entity need it. */
+  entities?: string[];
+}
+
+// The same rows come back search after search (the newest rows of common words) and twice in
+// one recall (before and after relation neighbours join), and their analysis depends on the
+// content alone: it is cached by content, bounded, the oldest entry leaving first. A cached
+// analysis is only ever read (its entities filled in once).
+const analysisCacheSize = 10_000;
+const analysisCache = new Map<string, ContentAnalysis>();
+
+function analyseContent(content: string): ContentAnalysis {
+  const cached = analysisCache.get(content);
+  if (cached !== undefined) return cached;
+  const terms = textTerms(content);
   const tokens = new Set(distinctIndexTerms(terms, maxIndexTokens));
   const termCounts = new Map<string, number>();
   let length = 0;
@@ -138,6 +157,15 @@ function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): An
     termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
     length++;
   }
+  const analysis: ContentAnalysis = { terms, tokens, termCounts, length };
+  if (analysisCache.size >= analysisCacheSize)
+    analysisCache.delete(analysisCache.keys().next().value as string);
+  analysisCache.set(content, analysis);
+  return analysis;
+}
+
+function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): Analysed {
+  const { terms, tokens, termCounts, length } = analyseContent(candidate.content);
   const phrase = matchPhrase(queryTerms, terms);
   return { candidate, tokens, termCounts, length, phrase, lexical: 0, matched: false, score: 0 };
 }
@@ -186,7 +214,9 @@ function scoreLexical(rows: Analysed[], tokens: readonly string[], input: Scorin
 
 function entityLink(queryEntities: readonly string[], content: string): number {
   if (queryEntities.length === 0) return 0;
-  const shared = sharedEntities(queryEntities, extractEntities(content)).length;
+  const analysis = analyseContent(content);
+  analysis.entities ??= extractEntities(content);
+  const shared = sharedEntities(queryEntities, analysis.entities).length;
   return shared === 0 ? 0 : Math.min(1, entityLinkBase + entityLinkStep * shared);
 }
 
