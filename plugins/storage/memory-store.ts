@@ -131,10 +131,16 @@ export function createSqlMemoryStore(
       async insert(accountId, write) {
         const id = crypto.randomUUID();
         const tokens = sqlite ? [] : [postgresTextArray(indexTokens(write.content))];
+        // On PostgreSQL the row count is kept in the same statement (one round trip per row).
         const inserted = await run<{ id: string }>(
-          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq${sqlite ? "" : ", search_tokens"})
+          `${sqlite ? "" : "with inserted as ("}insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq${sqlite ? "" : ", search_tokens"})
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ${nextSequence}${sqlite ? "" : ", ?::text[]"})
-           on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
+           on conflict (account_id, scope, kind, content_hash) do nothing returning id${
+             sqlite
+               ? ""
+               : `, scope), counted as (insert into memory_counts (account_id, scope, total) select ?::varchar, scope, 1 from inserted
+                  on conflict (account_id, scope) do update set total = memory_counts.total + 1) select id from inserted`
+           }`,
           [
             id,
             accountId,
@@ -147,6 +153,7 @@ export function createSqlMemoryStore(
             time(write.supersededAt),
             write.supersededById ?? null,
             ...tokens,
+            ...(sqlite ? [] : [accountId]),
           ],
         );
         if (inserted.length === 0) {
@@ -154,7 +161,7 @@ export function createSqlMemoryStore(
           if (!existing) throw new Error("identity conflict without a row");
           return { id: existing.id, inserted: false };
         }
-        await count(accountId, write.scope, 1);
+        if (sqlite) await count(accountId, write.scope, 1);
         await indexRow(id, write.content);
         return { id, inserted: true };
       },
