@@ -217,4 +217,27 @@ describe("memory parity between SQLite and PostgreSQL", () => {
     }
     expect(edges).toBeGreaterThan(0);
   }, 60_000);
+
+  test("the per-scope row counts behind IDF match the rows, also after a forget", async () => {
+    for (const side of sides) {
+      const [first] = side.identities.keys();
+      const response = await side.test.request(`/v1/memory/${first}`, {
+        method: "DELETE",
+        credential: side.key,
+      });
+      expect(response.ok).toBe(true);
+      side.identities.delete(first);
+      const storage = side.test.platform.storage;
+      const counted = await storage.execute<{ scope: string; total: number | string }>(
+        "select scope, total from memory_counts order by scope",
+      );
+      const actual = await storage.execute<{ scope: string; total: number | string }>(
+        "select scope, count(*) as total from memories group by scope order by scope",
+      );
+      const plain = (rows: { scope: string; total: number | string }[]) =>
+        rows.filter((row) => Number(row.total) > 0).map((row) => [row.scope, Number(row.total)]);
+      expect(plain(counted)).toEqual(plain(actual));
+      expect(actual.length).toBeGreaterThan(3);
+    }
+  });
 });
