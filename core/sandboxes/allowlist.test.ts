@@ -233,7 +233,7 @@ describe("checkCommand refuses", () => {
     ["a tilde in pattern-restricted arguments", "git diff ~/x", "shell expansion"],
     ["find -exec sh -c", "find . -exec sh -c 'rm x' \\;", "rm is not in"],
     ["find -exec without a terminator", "find . -exec rm {}", "terminating"],
-    ["find with an unquoted glob", "find . -name *.py", "quote them"],
+    ["find with an unquoted glob", "find . -name *.py", "quote or spell them out"],
     ["command", "command rm x", "rm is not in"],
     ["builtin", "builtin eval x", "eval is not allowed"],
     ["exec", "exec rm x", "rm is not in"],

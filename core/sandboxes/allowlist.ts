@@ -2,8 +2,10 @@
  * The per-account command allowlist (CONTRACT §2.4): validating the rules a client stores, and
  * checking an exec command against them. Exec runs the command through `/bin/sh -c`, so the
  * check lexes it as a shell would and checks every program each part of it would start,
- * including programs started through wrappers (env, xargs, sh -c, find -exec, …). Anything it
- * cannot analyse is refused with a reason; the reason becomes the 403 message.
+ * including programs started through wrappers (env, xargs, sh -c, find -exec, …) and through
+ * options of allowed programs (sort --compress-program, tar -I, git -c: program-options.ts).
+ * Anything it cannot analyse is refused with a reason; the reason becomes the 403 message.
+ * ALLOWLIST.md describes what the check covers and what it cannot.
  */
 
 import { ServiceError } from "../errors.ts";
@@ -15,6 +17,7 @@ import {
   uncheckableRunners,
   wrapperPrograms,
 } from "./command-wrappers.ts";
+import { checkProgramOptions } from "./program-options.ts";
 import { compileUserPattern } from "./regex-safety.ts";
 import { lexShell, type ShellWord } from "./shell-lexer.ts";
 
@@ -261,8 +264,13 @@ function checkInvocation(
     if (harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
     return `${name} is not in the command allowlist`;
   }
-  const argumentFailure = checkArguments(name, rulesForName, args, argsKnown);
-  if (argumentFailure !== null) return argumentFailure;
+  const verdict = checkArguments(name, rulesForName, args, argsKnown);
+  if (!verdict.allowed) return verdict.reason;
+  // Arguments an args_allow pattern accepts are the account's explicit choice (ALLOWLIST.md).
+  if (!verdict.byPattern) {
+    const optionFailure = checkProgramOptions(name, args, argsKnown);
+    if (optionFailure !== null) return optionFailure;
+  }
   if (harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
   const wrapper = wrapperPrograms.get(name);
   return wrapper ? checkUnwrapped(rules, wrapper(args, name), argsKnown, depth) : null;
@@ -308,28 +316,51 @@ function checkBuiltinVariables(name: string, args: ShellWord[]): string | null {
   return null;
 }
 
+type ArgumentsVerdict = { allowed: false; reason: string } | { allowed: true; byPattern: boolean };
+
+/**
+ * `byPattern` is true when a rule's args_allow pattern accepts these exact arguments: the account
+ * then chose them, program-running options included, and the option table is not consulted.
+ */
 function checkArguments(
   name: string,
   rulesForName: CompiledRule[],
   args: ShellWord[],
   argsKnown: boolean,
-): string | null {
-  if (rulesForName.some((rule) => rule.allow.length === 0 && rule.deny.length === 0)) return null;
-  if (!argsKnown) {
-    return `${name} is allowed only with checked arguments, and the arguments it would receive here are not known in advance`;
-  }
-  if (args.some((argument) => argument.expands || argument.unquotedExpansion)) {
-    return `the arguments of ${name} use shell expansion ($, globs, braces or ~), which its argument patterns cannot check; quote or spell them out`;
-  }
+): ArgumentsVerdict {
+  const known = argsKnown && !args.some((argument) => argument.expands || argument.unquotedExpansion);
   const joined = args.map((argument) => argument.value).join(" ");
+  const accepts = (rule: CompiledRule): boolean =>
+    rule.allow.some((regex) => regex.test(joined)) && !rule.deny.some((regex) => regex.test(joined));
+  if (known && rulesForName.some((rule) => rule.allow.length > 0 && accepts(rule))) {
+    return { allowed: true, byPattern: true };
+  }
+  if (rulesForName.some((rule) => rule.allow.length === 0 && rule.deny.length === 0)) {
+    return { allowed: true, byPattern: false };
+  }
+  if (!argsKnown) {
+    return {
+      allowed: false,
+      reason: `${name} is allowed only with checked arguments, and the arguments it would receive here are not known in advance`,
+    };
+  }
+  if (!known) {
+    return {
+      allowed: false,
+      reason: `the arguments of ${name} use shell expansion ($, globs, braces or ~), which its argument patterns cannot check; quote or spell them out`,
+    };
+  }
   let denied = false;
   for (const rule of rulesForName) {
     const allowed = rule.allow.length === 0 || rule.allow.some((regex) => regex.test(joined));
     const isDenied = rule.deny.some((regex) => regex.test(joined));
-    if (allowed && !isDenied) return null;
+    if (allowed && !isDenied) return { allowed: true, byPattern: false };
     denied ||= allowed && isDenied;
   }
-  return denied
-    ? `the arguments of ${name} match a pattern the allowlist denies`
-    : `the arguments of ${name} match none of the patterns the allowlist allows`;
+  return {
+    allowed: false,
+    reason: denied
+      ? `the arguments of ${name} match a pattern the allowlist denies`
+      : `the arguments of ${name} match none of the patterns the allowlist allows`,
+  };
 }

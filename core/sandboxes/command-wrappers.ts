@@ -118,7 +118,12 @@ const dangerousVariables = new Set(
   (
     "PATH IFS ENV BASH_ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND BASH_LOADABLES_PATH GCONV_PATH " +
     "VISUAL LESSOPEN LESSCLOSE SHELL BROWSER PYTHONSTARTUP PYTHONPATH PERL5LIB RUBYLIB " +
-    "NODE_PATH"
+    "NODE_PATH " +
+    // Variables that name a program or a file of settings that can name one (rsync, wget, vim,
+    // make, less, awk): the environment route to the options program-options.ts refuses.
+    "RSYNC_RSH RSYNC_CONNECT_PROG WGETRC CURL_HOME EXINIT VIMINIT MYVIMRC MAKEFLAGS MFLAGS " +
+    "GNUMAKEFLAGS LESS LESSKEY LESSKEYIN LESSKEY_CONTENT AWKPATH AWKLIBPATH CVS_RSH SVN_SSH " +
+    "PERL5DB PERLLIB"
   ).split(" "),
 );
 
@@ -174,8 +179,11 @@ function xargsWrapper(args: ShellWord[]): Unwrapped {
 }
 
 function findWrapper(args: ShellWord[]): Unwrapped {
-  if (args.some((argument) => argument.unquotedExpansion)) {
-    return refuse("find arguments use unquoted shell expansion or globs; quote them");
+  // A quoted "$X" is one word, but its value could still be -exec.
+  if (args.some((argument) => argument.unquotedExpansion || argument.expands)) {
+    return refuse(
+      "find arguments use shell expansion or unquoted globs, so its -exec cannot be checked; quote or spell them out",
+    );
   }
   const invocations: Invocation[] = [];
   for (let index = 0; index < args.length; index += 1) {
@@ -353,5 +361,7 @@ function syntheticWord(value: string): ShellWord {
     unquotedExpansion: false,
     quoted: false,
     unquotedPrefixLength: value.length,
+    fixedPrefixLength: value.length,
+    splits: false,
   };
 }

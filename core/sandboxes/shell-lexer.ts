@@ -21,6 +21,13 @@ export interface ShellWord {
   quoted: boolean;
   /** Length of `value` before the first quoted or escaped character. */
   unquotedPrefixLength: number;
+  /**
+   * Length of the start of `value` that is fixed text, before the first expansion, glob, brace
+   * or leading tilde: a word whose fixed start is not `-` cannot turn into an option.
+   */
+  fixedPrefixLength: number;
+  /** Contains an unquoted parameter expansion: the shell may split it into several words, or none. */
+  splits: boolean;
 }
 
 export interface ShellOperator {
@@ -71,6 +78,10 @@ interface WordBuilder {
   unquotedExpansion: boolean;
   quoted: boolean;
   unquotedPrefixLength: number;
+  fixedPrefixLength: number;
+  /** Where in `value` the first unquoted `{` is, in case it starts a brace expansion. */
+  firstUnquotedBrace: number;
+  splits: boolean;
 }
 
 export function lexShell(source: string): LexResult {
@@ -96,6 +107,9 @@ function lex(source: string): ShellToken[] {
       unquotedExpansion: false,
       quoted: false,
       unquotedPrefixLength: -1,
+      fixedPrefixLength: -1,
+      firstUnquotedBrace: -1,
+      splits: false,
     };
     return word;
   };
@@ -106,12 +120,15 @@ function lex(source: string): ShellToken[] {
   };
   const endWord = (): void => {
     if (word === null) return;
-    const { unquotedPrefixLength, unquotedText, ...rest } = word;
+    const { unquotedPrefixLength, unquotedText, fixedPrefixLength, firstUnquotedBrace, ...rest } = word;
+    const braces = braceExpansion.test(unquotedText);
+    const fixedEnd = fixedPrefixLength < 0 ? word.value.length : fixedPrefixLength;
     tokens.push({
       kind: "word",
       ...rest,
-      unquotedExpansion: rest.unquotedExpansion || braceExpansion.test(unquotedText),
+      unquotedExpansion: rest.unquotedExpansion || braces,
       unquotedPrefixLength: unquotedPrefixLength < 0 ? word.value.length : unquotedPrefixLength,
+      fixedPrefixLength: braces ? Math.min(fixedEnd, firstUnquotedBrace) : fixedEnd,
     });
     word = null;
   };
@@ -147,11 +164,13 @@ function lex(source: string): ShellToken[] {
     if (character === "$") {
       const builder = current();
       const expansion = lexDollar(source, index);
-      builder.value += expansion.text;
       if (expansion.isExpansion) {
+        markUnfixed(builder);
         builder.expands = true;
         builder.unquotedExpansion = true;
+        builder.splits = true;
       }
+      builder.value += expansion.text;
       index = expansion.end;
       continue;
     }
@@ -200,14 +219,22 @@ function lex(source: string): ShellToken[] {
     }
     const builder = current();
     if (globCharacters.has(character) || (character === "~" && builder.value === "" && !builder.quoted)) {
+      markUnfixed(builder);
       builder.unquotedExpansion = true;
     }
+    if (character === "{" && builder.firstUnquotedBrace < 0)
+      builder.firstUnquotedBrace = builder.value.length;
     builder.value += character;
     builder.unquotedText += character;
     index += 1;
   }
   endWord();
   return tokens;
+}
+
+/** The fixed text of the word ends here: what follows depends on an expansion or on file names. */
+function markUnfixed(builder: WordBuilder): void {
+  if (builder.fixedPrefixLength < 0) builder.fixedPrefixLength = builder.value.length;
 }
 
 /** Lexes the inside of "…" starting after the opening quote; returns the index after the closing quote. */
@@ -230,8 +257,13 @@ function lexDoubleQuoted(source: string, start: number, builder: WordBuilder): n
     if (character === "`") throw new LexError("command substitution with backticks is not allowed");
     if (character === "$") {
       const expansion = lexDollar(source, index);
+      if (expansion.isExpansion) {
+        markUnfixed(builder);
+        builder.expands = true;
+        // "$@" becomes one word per positional parameter even inside double quotes.
+        if (/^\$\{?@/.test(expansion.text)) builder.splits = true;
+      }
       builder.value += expansion.text;
-      if (expansion.isExpansion) builder.expands = true;
       index = expansion.end;
       continue;
     }

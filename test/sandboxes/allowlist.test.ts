@@ -168,6 +168,77 @@ describe("exec under an allowlist", () => {
   });
 });
 
+describe("exec under an allowlist: options of allowed programs that start other programs", () => {
+  let test: TestPlatform;
+  let client: SandboxClient;
+  let sessionId: string;
+  const bypass = "yes 'touch pwned' | head -n 20000 | sort -S 16K -T /tmp --compress-program=sh";
+  const workspaceNames = async (): Promise<string[]> => {
+    const listing = await client.sendJson<{ entries: Array<{ path: string }> }>(
+      `/v1/sandboxes/${sessionId}/files/ls`,
+      { method: "POST", json: { path: "/" } },
+    );
+    return listing.body.entries.map((entry) => entry.path.split("/").at(-1) ?? "");
+  };
+  beforeAll(async () => {
+    test = await createSandboxPlatform("sqlite");
+    client = await createSandboxClient(test);
+    sessionId = (await client.createActive()).id;
+    const rules = ["sort", "yes", "head", "sed", "awk", "tar", "git", "cat"];
+    expect((await put(client, rules)).status).toBe(200);
+  });
+  afterAll(() => test.close());
+
+  it("refuses sort --compress-program and its relatives, and runs none of them", async () => {
+    const attempts = [
+      bypass,
+      "yes 'touch pwned' | head -n 20000 | sort -S 16K -T /tmp --compress-prog sh",
+      "yes 'touch pwned' | head -n 20000 | sort -S 16K -T /tmp --co=sh",
+      "echo x | sed 's/x/touch pwned/e'",
+      "echo 'touch pwned' | sed e",
+      `awk 'BEGIN { system("touch pwned") }'`,
+      `awk 'BEGIN { print "touch pwned" | "sh" }'`,
+      "tar -cf /tmp/a.tar --checkpoint=1 --checkpoint-action=exec='touch pwned' /etc/hostname",
+      "tar -cf /tmp/a.tar -I 'sh -c \"touch pwned\"' /etc/hostname",
+      "git -c alias.x='!touch pwned' x",
+      "git -c core.pager='touch pwned' -p log",
+      "echo --compress-program=sh | xargs sort",
+    ];
+    for (const command of attempts) {
+      const response = await client.exec(sessionId, command);
+      expect([command, response.status, errorCode(response.body)]).toEqual([
+        command,
+        403,
+        "command_not_allowed",
+      ]);
+    }
+    expect(await workspaceNames()).not.toContain("pwned");
+  });
+
+  it("runs the ordinary uses of the same programs", async () => {
+    const allowed: Array<[string, string]> = [
+      ["printf '3\\n1\\n2\\n' | sort -n", "1\n2\n3\n"],
+      ["printf '1\\n2\\n3\\n' | sed -n 1,2p", "1\n2\n"],
+      ["printf 'a b\\nc d\\n' | awk '{print $1}'", "a\nc\n"],
+      ["tar -czf /tmp/a.tgz -C /etc hostname && tar -tzf /tmp/a.tgz", "hostname\n"],
+      ["git --version | sed 's/ [0-9].*//'", "git version\n"],
+    ];
+    for (const [command, stdout] of allowed) {
+      const response = await client.exec(sessionId, command);
+      expect([command, response.status, response.body.stdout]).toEqual([command, 200, stdout]);
+    }
+  });
+
+  // Without this, the refusals above could pass even if the bypass did nothing.
+  it("the same command does start sh once the allowlist is lifted", async () => {
+    expect((await client.send(path, { method: "DELETE" })).status).toBe(204);
+    // The same shape, with a payload that exits after its first line so the test stays quick.
+    const response = await client.exec(sessionId, bypass.replace("'touch pwned'", "'touch pwned; exit'"));
+    expect(response.status).toBe(200);
+    expect(await workspaceNames()).toContain("pwned");
+  });
+});
+
 describe("the allowlist routes", () => {
   it("are not MCP tools: an agent cannot widen its own allowlist", () => {
     const routes = registry.filter((tool) => tool.http.path === path);
