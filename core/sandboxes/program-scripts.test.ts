@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AllowlistRule, checkCommand } from "./allowlist.ts";
-import { scanAwk, scanSed } from "./program-scripts.ts";
+import { scanAwk, scanSed } from "./script-scanners.ts";
 
 const rules: AllowlistRule[] = ["sed", "gsed", "awk", "gawk", "mawk", "nawk", "original-awk", "xargs", "yes"];
 
