@@ -9,7 +9,7 @@ import type { Logger, Storage } from "../../core/index.ts";
 import { boundSql } from "./bound-sql.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
-import { createSqlMemoryStore, type Execute, type RunTransaction } from "./memory-store.ts";
+import { createSqlMemoryStore } from "./memory-store.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
 import { createAccountRepository, createApiKeyRepository, createUsageRepository } from "./repositories.ts";
 import {
@@ -78,13 +78,9 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   await orm.migrator.up();
   settings.logger.info({ dialect }, "storage ready");
   const fork = (): EntityManager => orm.em.fork();
-  const execute: Execute = (sql, parameters = []) => connection.execute(sql, parameters) as never;
-  // The memory store's hot paths use bound parameters and cached statements (bound-sql.ts).
-  const memorySql = await boundSql(orm, dialect);
-  const runTransaction: RunTransaction = (work) =>
-    connection.transactional((transaction) =>
-      work((sql, parameters = []) => connection.execute(sql, parameters, "all", transaction) as never),
-    );
+  // Raw statements use real bound parameters and cached prepared statements (bound-sql.ts);
+  // MikroORM's own queries serve the entity repositories.
+  const { execute, runTransaction } = await boundSql(orm, dialect);
   return {
     dialect,
     orm,
@@ -92,7 +88,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     apiKeys: createApiKeyRepository(fork),
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
-    memories: createSqlMemoryStore(dialect, memorySql.execute, memorySql.runTransaction),
+    memories: createSqlMemoryStore(dialect, execute, runTransaction),
     sandboxSessions: createSandboxSessionRepository(fork, dialect),
     allowlists: createAllowlistRepository(execute, dialect),
     secrets: createSecretRepository(execute, runTransaction, dialect),

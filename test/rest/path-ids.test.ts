@@ -51,3 +51,30 @@ describe.each(storageTargets)("implausible path ids on %s", (target) => {
     expect(await (await test.request("/v1/memory", { credential: account.key })).json()).toEqual([]);
   });
 });
+
+describe.each(storageTargets)("NUL characters on %s", (target) => {
+  let test: TestPlatform;
+  let key: string;
+  beforeAll(async () => {
+    test = await createTestPlatform(target);
+    key = (await createAccountWithKey(test)).key;
+  });
+  afterAll(() => test.close());
+
+  it("is a 422 for secrets, allowlist rules and exec commands, never a 500", async () => {
+    const attempts: Array<[string, string, unknown]> = [
+      ["POST", "/v1/secrets", { name: "a\u0000b", value: "v", allowed_hosts: ["93.184.215.14"] }],
+      ["POST", "/v1/secrets", { name: "ok", value: "v\u0000", allowed_hosts: ["93.184.215.14"] }],
+      [
+        "PUT",
+        "/v1/account/allowed-commands",
+        { rules: [{ command: "ls", args_allow: ["a\u0000"], args_deny: [] }] },
+      ],
+    ];
+    for (const [method, path, json] of attempts) {
+      const response = await test.request(path, { method, credential: key, json });
+      expect(response.status, `${method} ${path}`).toBe(422);
+    }
+    expect(await (await test.request("/v1/secrets", { credential: key })).json()).toEqual([]);
+  });
+});

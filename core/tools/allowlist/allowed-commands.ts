@@ -34,7 +34,15 @@ export const setAllowedCommands = defineTool({
   name: "set_allowed_commands",
   description:
     "Replace the command allowlist: each rule is a command name or {command, args_allow, args_deny} with regexes matched against the joined arguments.",
-  input: z.object({ rules: z.array(z.unknown()).min(1) }),
+  input: z.object({
+    rules: z
+      .array(z.unknown())
+      .min(1)
+      .refine(
+        (rules) => !JSON.stringify(rules).includes("\\u0000"),
+        "rules must not contain the NUL character (U+0000)",
+      ),
+  }),
   output: rulesOut,
   auth: "api_key",
   bucket: null,

@@ -6,13 +6,9 @@ export const memoryKinds = ["fact", "preference", "goal", "instruction", "note",
 export const relationTypes = ["updates", "extends", "related", "derives"] as const;
 const metadataLimitBytes = 32 * 1024;
 
-// PostgreSQL text and jsonb cannot hold U+0000, so both stores refuse it up front (a 422 on
-// SQLite and PostgreSQL alike, never a 500 on one of them).
-const nulMessage = "must not contain the NUL character (U+0000)";
-const withoutNul = (value: string) => !value.includes("\u0000");
+import { nulMessage, storableString, withoutNul } from "../text.ts";
 
-/** A string field that any store can keep. */
-export const storableString = () => z.string().refine(withoutNul, nulMessage);
+export { storableString };
 
 /**
  * Whether the calendar date at the start of an ISO value exists: Date.parse rolls 2024-02-30

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
 import { type AllowlistRule, checkCommand } from "../../sandboxes/allowlist.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
+import { storableString } from "../text.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
 
 export const exec = defineTool({
@@ -10,7 +11,7 @@ export const exec = defineTool({
     "Run a shell command in a sandbox (cwd /workspace, no network) and return exit code, stdout (≤1 MiB) and stderr (≤256 KiB).",
   input: z.object({
     session_id: sessionIdParameter,
-    command: z.string().min(1).max(1_048_576),
+    command: storableString().min(1).max(1_048_576),
     timeout: z
       .number()
       .int()

@@ -7,6 +7,7 @@ import { notFound, ServiceError } from "../../errors.ts";
 import { checkAllowedHostSyntax, isUnsafeAddress } from "../../sandboxes/secrets.ts";
 import { defineTool, requireAccount, type ToolContext } from "../../tool.ts";
 import { resourceId } from "../resource-id.ts";
+import { storableString } from "../text.ts";
 
 const secretOut = z.object({
   id: z.string(),
@@ -38,8 +39,8 @@ export const createSecret = defineTool({
   description:
     "Store a secret for the HTTP broker; its value is write-only and used only for its allowed hosts.",
   input: z.object({
-    name: z.string().min(1).max(200),
-    value: z.string().min(1).max(65_536),
+    name: storableString().min(1).max(200),
+    value: storableString().min(1).max(65_536),
     allowed_hosts: z.array(z.string().max(253)).min(1).max(50),
   }),
   output: secretOut,
