@@ -25,30 +25,50 @@ export async function reapExpiredSandboxes(platform: Platform): Promise<number> 
   return ended;
 }
 
-/** Matches the runtime's sandboxes with the database at start-up. */
+// A session younger than this may still be starting (its row is written before its sandbox, on
+// this replica or another), so a missing sandbox does not end it yet.
+const startingGraceMilliseconds = 5 * 60_000;
+
+/**
+ * Matches the runtime's sandboxes with the database at start-up, while requests may already be
+ * served. The runtime is read first: a sandbox exists only after its session row is committed,
+ * so every sandbox seen has its row in the database read that follows.
+ */
 export async function reconcileSandboxes(platform: Platform) {
-  const now = platform.clock.now();
   const { sandboxSessions } = platform.storage;
-  const live = new Set<string>();
-  let ended = 0;
-  for (const session of await sandboxSessions.allActive()) {
-    if (session.expiresAt > now) live.add(session.id);
-  }
   const held = new Set(await platform.sandboxRuntime.list());
+  const now = platform.clock.now();
+  const active = (await sandboxSessions.allActive()).filter((session) => session.expiresAt > now);
+  const live = new Set(active.map((session) => session.id));
   let removed = 0;
   for (const id of held) {
     if (live.has(id)) continue;
     await platform.sandboxRuntime.destroy(id);
     removed++;
   }
-  // Active sessions whose sandbox is gone cannot be used: end them.
-  for (const id of live) {
-    if (!held.has(id) && (await sandboxSessions.end(id, "destroyed", now))) ended++;
+  // Sessions whose sandbox is gone cannot be used: end them, unless they may still be starting.
+  let ended = 0;
+  for (const session of active) {
+    const settled = now.getTime() - session.createdAt.getTime() > startingGraceMilliseconds;
+    if (!held.has(session.id) && settled && (await sandboxSessions.end(session.id, "destroyed", now)))
+      ended++;
   }
   await reapExpiredSandboxes(platform);
-  const adopted = [...live].filter((id) => held.has(id)).length;
+  const adopted = active.filter((session) => held.has(session.id)).length;
   platform.logger.info({ adopted, removed, ended }, "sandboxes reconciled");
   return { adopted, removed, ended };
+}
+
+/**
+ * The background sandbox work of a server: reconciliation once (in the background, so the API
+ * answers at once; a runtime that cannot be reached yet is logged, not fatal), then the reaper.
+ * Returns a stopper.
+ */
+export function startSandboxLifecycle(platform: Platform): () => void {
+  reconcileSandboxes(platform).catch((error: unknown) =>
+    platform.logger.error({ err: error }, "sandbox reconciliation failed"),
+  );
+  return startSandboxReaper(platform);
 }
 
 /** Runs the reaper every `SVC_SESSION_REAPER_INTERVAL_SECONDS`; returns a stopper. */

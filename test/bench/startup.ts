@@ -19,6 +19,8 @@ async function measure(command: string, args: string[]): Promise<number> {
     cwd: root,
     env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_LOG_LEVEL: "warn" },
     stdio: "ignore",
+    // Its own process group, so stopping `npm start` also stops the server npm started.
+    detached: true,
   });
   try {
     for (;;) {
@@ -31,9 +33,10 @@ async function measure(command: string, args: string[]): Promise<number> {
       await new Promise((done) => setTimeout(done, 5));
     }
   } finally {
-    child.kill("SIGTERM");
-    await new Promise((done) => child.once("exit", done));
-    await rm(dataDir, { recursive: true, force: true });
+    const exited = new Promise((done) => child.once("exit", done));
+    process.kill(-(child.pid as number), "SIGTERM");
+    await exited;
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 

@@ -1,9 +1,9 @@
 /**
- * The Node server: reads SVC_* configuration, builds the platform, reconciles sandboxes, starts
- * the reaper and serves the REST app with @hono/node-server. Started by serve.ts.
+ * The Node server: reads SVC_* configuration, builds the platform, serves the REST app with
+ * @hono/node-server, then reconciles sandboxes and starts the reaper. Started by serve.ts.
  */
 import { serve } from "@hono/node-server";
-import { loadConfig, reconcileSandboxes, startSandboxReaper } from "../../core/index.ts";
+import { loadConfig, startSandboxLifecycle } from "../../core/index.ts";
 import { createPlatform } from "../../platform/create-platform.ts";
 import { createApp } from "./create-app.ts";
 import { createLogger } from "./logger.ts";
@@ -11,11 +11,6 @@ import { createLogger } from "./logger.ts";
 const config = loadConfig(process.env);
 const logger = createLogger(config);
 const platform = await createPlatform(config, { logger });
-// A runtime that cannot be reached yet (a cluster still starting) must not keep the API down.
-await reconcileSandboxes(platform).catch((error: unknown) =>
-  logger.error({ err: error }, "sandbox reconciliation failed"),
-);
-const stopReaper = startSandboxReaper(platform);
 const app = createApp(platform, {
   clientIp: (_request, environment) =>
     (environment as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
@@ -26,10 +21,11 @@ const server = serve({ fetch: app.fetch, hostname: config.SVC_HOST, port: config
     "cairn listening",
   );
 });
+const stopSandboxLifecycle = startSandboxLifecycle(platform);
 
 async function shutdown(signal: string) {
   logger.info({ signal }, "shutting down");
-  stopReaper();
+  stopSandboxLifecycle();
   server.close();
   await platform.close();
   process.exit(0);

@@ -2,7 +2,7 @@
  * Deno entry point: `deno task start`. The same platform and the same Hono app as the Node
  * entry; only the server and the client address come from Deno.
  */
-import { loadConfig, reconcileSandboxes, startSandboxReaper } from "../../core/index.ts";
+import { loadConfig, startSandboxLifecycle } from "../../core/index.ts";
 import { createPlatform } from "../../platform/create-platform.ts";
 import { createApp } from "./create-app.ts";
 import { createLogger } from "./logger.ts";
@@ -18,11 +18,6 @@ declare const Deno: {
 const config = loadConfig(Deno.env.toObject());
 const logger = createLogger(config);
 const platform = await createPlatform(config, { logger });
-// A runtime that cannot be reached yet (a cluster still starting) must not keep the API down.
-await reconcileSandboxes(platform).catch((error: unknown) =>
-  logger.error({ err: error }, "sandbox reconciliation failed"),
-);
-startSandboxReaper(platform);
 const app = createApp(platform, {
   clientIp: (_request, environment) =>
     (environment as { remoteAddr?: { hostname: string } }).remoteAddr?.hostname,
@@ -35,3 +30,4 @@ Deno.serve(
   },
   (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr }),
 );
+startSandboxLifecycle(platform);
