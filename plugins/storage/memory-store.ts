@@ -11,20 +11,12 @@ import type {
   RelationRecord,
 } from "../../core/index.ts";
 import { ftsDocument, ftsMatchQuery, indexTokens } from "../../core/memory/index.ts";
+import { lockingPerAccount, memoryLockClass } from "./memory-account-lock.ts";
+import { createMemoryRowCodec, memoryColumns, postgresTextArray } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
 
 export type Execute = <Row = Record<string, unknown>>(sql: string, parameters?: unknown[]) => Promise<Row[]>;
 export type RunTransaction = <T>(work: (execute: Execute) => Promise<T>) => Promise<T>;
-
-type Row = Record<string, unknown>;
-
-/** A text[] literal: the SQL layer expands JS arrays into lists, so arrays travel as one string. */
-function postgresTextArray(values: readonly string[]): string {
-  return `{${values.map((value) => `"${value.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
-}
-
-const columns =
-  "id, scope, kind, content, metadata, source_session_id, source_content, document_date, event_dates, importance, access_count, last_accessed_at, expires_at, superseded_at, superseded_by_id, created_at, updated_at";
 
 export function createSqlMemoryStore(
   dialect: Dialect,
@@ -32,32 +24,9 @@ export function createSqlMemoryStore(
   runTransaction: RunTransaction,
 ): MemoryStore {
   const sqlite = dialect === "sqlite";
-  const time = (date: Date | null | undefined) => (date == null ? null : sqlite ? date.getTime() : date);
-  const json = (value: unknown) => JSON.stringify(wellFormed(value));
-  const readTime = (value: unknown): Date | null =>
-    value == null ? null : new Date(value as string | number | Date);
-  const readJson = <T>(value: unknown): T => (typeof value === "string" ? JSON.parse(value) : value) as T;
+  const { time, json, toRecord, toRelation } = createMemoryRowCodec(dialect);
+  const columns = memoryColumns;
   const live = "(expires_at is null or expires_at > ?)";
-
-  const toRecord = (row: Row): MemoryRecord => ({
-    id: row.id as string,
-    scope: row.scope as string,
-    kind: row.kind as MemoryRecord["kind"],
-    content: row.content as string,
-    metadata: readJson(row.metadata),
-    sourceSessionId: (row.source_session_id as string | null) ?? null,
-    sourceContent: (row.source_content as string | null) ?? null,
-    documentDate: readTime(row.document_date),
-    eventDates: readJson(row.event_dates),
-    importance: Number(row.importance),
-    accessCount: Number(row.access_count),
-    lastAccessedAt: readTime(row.last_accessed_at),
-    expiresAt: readTime(row.expires_at),
-    supersededAt: readTime(row.superseded_at),
-    supersededById: (row.superseded_by_id as string | null) ?? null,
-    createdAt: readTime(row.created_at) as Date,
-    updatedAt: readTime(row.updated_at) as Date,
-  });
 
   const filterSql = (filter: MemoryFilter, parameters: unknown[]) => {
     let sql = "";
@@ -419,64 +388,5 @@ export function createSqlMemoryStore(
     return store;
   }
 
-  const toRelation = (row: Row): RelationRecord => ({
-    sourceMemoryId: row.source_memory_id as string,
-    targetMemoryId: row.target_memory_id as string,
-    relationType: row.relation_type as RelationRecord["relationType"],
-    confidence: Number(row.confidence),
-    createdAt: readTime(row.created_at) as Date,
-  });
-
   return build(execute);
-}
-
-/**
- * The value with every unpaired surrogate replaced by U+FFFD, in keys and strings. Text columns
- * store such strings that way on both databases, but JSON.stringify keeps them as `\ud800`
- * escapes, which PostgreSQL's jsonb refuses (a 500) and SQLite would keep as they are.
- * Metadata nesting is bounded by the request schema.
- */
-function wellFormed(value: unknown): unknown {
-  if (typeof value === "string") return value.toWellFormed();
-  if (Array.isArray(value)) return value.map(wellFormed);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, child]) => [key.toWellFormed(), wellFormed(child)]),
-    );
-  }
-  return value;
-}
-
-// The advisory-lock class of memory writes (two-key form, apart from single-key job locks).
-const memoryLockClass = 0x6d656d;
-
-/**
- * PostgreSQL runs the memory transactions of one account one at a time: the first store call
- * in a transaction takes a transaction-scoped advisory lock on the account (every store method
- * takes the account first). Without it, two writes touching the same rows in another order (an
- * ingest and an import of the same sentences, writes superseding each other) deadlock, and
- * relation detection misses a row written at the same moment. SQLite has a single writer anyway.
- */
-function lockingPerAccount(store: MemoryStore, execute: Execute): MemoryStore {
-  let locked: string | undefined;
-  const lock = async (accountId: string) => {
-    if (locked === accountId) return;
-    if (locked !== undefined) throw new Error("one memory transaction serves one account");
-    locked = accountId;
-    await execute("select pg_advisory_xact_lock(?, hashtext(?))", [memoryLockClass, accountId]);
-  };
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(store) as [
-    string,
-    (...args: unknown[]) => Promise<unknown>,
-  ][]) {
-    wrapped[name] =
-      name === "transaction"
-        ? method
-        : async (accountId: string, ...rest: unknown[]) => {
-            await lock(accountId);
-            return method(accountId, ...rest);
-          };
-  }
-  return wrapped as unknown as MemoryStore;
 }
