@@ -9,13 +9,15 @@ import type { Logger, Storage } from "../../core/index.ts";
 import { boundSql } from "./bound-sql.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
+import { sqlTimestamp } from "./memory-rows.ts";
 import { createSqlMemoryStore } from "./memory-store.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
-import { createAccountRepository, createApiKeyRepository, createUsageRepository } from "./repositories.ts";
+import { createAccountRepository, createApiKeyRepository } from "./repositories.ts";
 import {
   createAllowlistRepository,
   createSandboxSessionRepository,
   createSecretRepository,
+  createUsageRepository,
 } from "./sandbox-repositories.ts";
 
 export interface StorageSettings {
@@ -110,7 +112,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     },
     execute,
     async gauges(now) {
-      const time = dialect === "sqlite" ? now.getTime() : now;
+      const time = sqlTimestamp(dialect)(now);
       const [sandboxes] = await execute<{ total: number | string }>(
         "select count(*) as total from sandbox_sessions where status = 'active' and expires_at > ?",
         [time],

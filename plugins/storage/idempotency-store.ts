@@ -1,12 +1,13 @@
 /** Idempotency records in SQL: claiming is one insert, so two racing requests cannot both run. */
 import type { IdempotencyStore } from "../../core/index.ts";
+import { sqlTimestamp } from "./memory-rows.ts";
 import type { Execute } from "./memory-store.ts";
 import type { Dialect } from "./migrations/index.ts";
 
 const retentionMilliseconds = 24 * 60 * 60 * 1000;
 
 export function createIdempotencyStore(execute: Execute, dialect: Dialect): IdempotencyStore {
-  const time = (date: Date) => (dialect === "sqlite" ? date.getTime() : date);
+  const time = sqlTimestamp(dialect);
   return {
     async claim(scopeKey, requestHash, now) {
       // Records past retention no longer count.

@@ -15,9 +15,19 @@ export function postgresTextArray(values: readonly string[]): string {
 export const memoryColumns =
   "id, scope, kind, content, metadata, source_session_id, source_content, document_date, event_dates, importance, access_count, last_accessed_at, expires_at, superseded_at, superseded_by_id, created_at, updated_at";
 
+/**
+ * A timestamp as a statement parameter: epoch milliseconds on SQLite (how MikroORM stores its
+ * datetime columns there), a Date (timestamptz) on PostgreSQL.
+ */
+export function sqlTimestamp(dialect: Dialect) {
+  return <Value extends Date | null | undefined>(date: Value) =>
+    (date == null ? null : dialect === "sqlite" ? date.getTime() : date) as Value extends Date
+      ? number | Date
+      : null;
+}
+
 export function createMemoryRowCodec(dialect: Dialect) {
-  const sqlite = dialect === "sqlite";
-  const time = (date: Date | null | undefined) => (date == null ? null : sqlite ? date.getTime() : date);
+  const time = sqlTimestamp(dialect);
   const json = (value: unknown) => JSON.stringify(wellFormed(value));
   const readTime = (value: unknown): Date | null =>
     value == null ? null : new Date(value as string | number | Date);

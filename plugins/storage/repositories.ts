@@ -6,10 +6,8 @@ import {
   type ApiKeyRecord,
   type ApiKeyRepository,
   ServiceError,
-  type UsageRepository,
 } from "../../core/index.ts";
-import { AccountEntity, ApiKeyEntity, SandboxSessionEntity } from "./entities.ts";
-import { billedSeconds } from "./sandbox-repositories.ts";
+import { AccountEntity, ApiKeyEntity } from "./entities.ts";
 
 type Fork = () => EntityManager;
 
@@ -99,28 +97,6 @@ export function createApiKeyRepository(fork: Fork): ApiKeyRepository {
     },
     async touch(keyId, now) {
       await fork().nativeUpdate(ApiKeyEntity, { id: keyId }, { lastUsedAt: now });
-    },
-  };
-}
-
-export function createUsageRepository(fork: Fork): UsageRepository {
-  return {
-    async figures(accountId, now) {
-      const entityManager = fork();
-      const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-      const [sessions, totalSandboxesCreated] = await Promise.all([
-        // Sessions that ran at some point this month: still running, or ended after it began.
-        entityManager.find(
-          SandboxSessionEntity,
-          { accountId, $or: [{ destroyedAt: null }, { destroyedAt: { $gte: start } }] },
-          { fields: ["createdAt", "destroyedAt", "expiresAt", "status"], disableIdentityMap: true },
-        ),
-        entityManager.count(SandboxSessionEntity, { accountId }),
-      ]);
-      const activeSandboxes = sessions.filter(
-        (session) => session.status === "active" && session.expiresAt > now,
-      ).length;
-      return { activeSandboxes, totalSandboxesCreated, monthlySandboxSeconds: billedSeconds(sessions, now) };
     },
   };
 }

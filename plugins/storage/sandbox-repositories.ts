@@ -10,8 +10,10 @@ import {
   type SecretRecord,
   type SecretRepository,
   ServiceError,
+  type UsageRepository,
 } from "../../core/index.ts";
 import { SandboxSessionEntity } from "./entities.ts";
+import { sqlTimestamp } from "./memory-rows.ts";
 import type { Execute, RunTransaction } from "./memory-store.ts";
 import type { Dialect } from "./migrations/index.ts";
 import { isUniqueViolation } from "./repositories.ts";
@@ -22,11 +24,18 @@ function monthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
-/** Seconds of sandbox time in `now`'s calendar month; a session bills until it ended or expired. */
-export function billedSeconds(
-  sessions: Array<{ createdAt: Date; destroyedAt?: Date | null; expiresAt: Date }>,
+/** Seconds of sandbox time the account used in `now`'s calendar month (UTC); a session bills until it ended or expired. */
+async function monthlySandboxSeconds(
+  entityManager: EntityManager,
+  accountId: string,
   now: Date,
-): number {
+): Promise<number> {
+  // Sessions that ran at some point this month: still running, or ended after it began.
+  const sessions = await entityManager.find(
+    SandboxSessionEntity,
+    { accountId, $or: [{ destroyedAt: null }, { destroyedAt: { $gte: monthStart(now) } }] },
+    { fields: ["createdAt", "destroyedAt", "expiresAt"], disableIdentityMap: true },
+  );
   const start = monthStart(now).getTime();
   let milliseconds = 0;
   for (const session of sessions) {
@@ -41,7 +50,24 @@ export function billedSeconds(
   return milliseconds / 1000;
 }
 
+/** Sessions that hold a slot: active and not yet past their expiry (the reaper may be behind). */
+const activeAt = (now: Date) => ({ status: "active", expiresAt: { $gt: now } });
+
 const toRecord = (entity: object) => ({ ...entity }) as SandboxSessionRecord;
+
+export function createUsageRepository(fork: Fork): UsageRepository {
+  return {
+    async figures(accountId, now) {
+      const entityManager = fork();
+      const [activeSandboxes, totalSandboxesCreated, seconds] = await Promise.all([
+        entityManager.count(SandboxSessionEntity, { accountId, ...activeAt(now) }),
+        entityManager.count(SandboxSessionEntity, { accountId }),
+        monthlySandboxSeconds(entityManager, accountId, now),
+      ]);
+      return { activeSandboxes, totalSandboxesCreated, monthlySandboxSeconds: seconds };
+    },
+  };
+}
 
 export function createSandboxSessionRepository(fork: Fork, dialect: Dialect): SandboxSessionRepository {
   return {
@@ -58,16 +84,12 @@ export function createSandboxSessionRepository(fork: Fork, dialect: Dialect): Sa
               entityManager.getTransactionContext(),
             );
         }
-        const [active, globalActive, billable] = await Promise.all([
-          entityManager.count(SandboxSessionEntity, { accountId, status: "active", expiresAt: { $gt: now } }),
-          entityManager.count(SandboxSessionEntity, { status: "active", expiresAt: { $gt: now } }),
-          entityManager.find(
-            SandboxSessionEntity,
-            { accountId, $or: [{ destroyedAt: null }, { destroyedAt: { $gte: monthStart(now) } }] },
-            { fields: ["createdAt", "destroyedAt", "expiresAt"] },
-          ),
+        const [active, globalActive, monthlySeconds] = await Promise.all([
+          entityManager.count(SandboxSessionEntity, { accountId, ...activeAt(now) }),
+          entityManager.count(SandboxSessionEntity, activeAt(now)),
+          monthlySandboxSeconds(entityManager, accountId, now),
         ]);
-        const refusal = decide({ active, globalActive, monthlySandboxSeconds: billedSeconds(billable, now) });
+        const refusal = decide({ active, globalActive, monthlySandboxSeconds: monthlySeconds });
         if (refusal) throw refusal;
         for (const session of sessions)
           entityManager.create(SandboxSessionEntity, { ...session, grants: { ...session.grants } });
@@ -124,7 +146,7 @@ export function createSandboxSessionRepository(fork: Fork, dialect: Dialect): Sa
 }
 
 export function createAllowlistRepository(execute: Execute, dialect: Dialect): AllowlistRepository {
-  const time = (date: Date) => (dialect === "sqlite" ? date.getTime() : date);
+  const time = sqlTimestamp(dialect);
   return {
     async get(accountId) {
       const [row] = await execute<{ rules: unknown }>(
@@ -151,7 +173,7 @@ export function createSecretRepository(
   runTransaction: RunTransaction,
   dialect: Dialect,
 ): SecretRepository {
-  const time = (date: Date | null) => (date === null ? null : dialect === "sqlite" ? date.getTime() : date);
+  const time = sqlTimestamp(dialect);
   const read = (row: Record<string, unknown>): SecretRecord => ({
     id: row.id as string,
     accountId: row.account_id as string,
