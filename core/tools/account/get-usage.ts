@@ -11,10 +11,13 @@ export const usageSummary = z.object({
   total_sandboxes_created: z.number().int(),
 });
 
+/** Sandbox seconds as hours with 4 decimal places, the wire precision of usage figures. */
+export const sandboxHours = (seconds: number) => Math.round((seconds / 3600) * 10_000) / 10_000;
+
 export async function summariseUsage(platform: Platform, accountId: string, now: Date) {
   const figures = await platform.storage.usage.figures(accountId, now);
   return {
-    monthly_sandbox_hours_used: Math.round((figures.monthlySandboxSeconds / 3600) * 10_000) / 10_000,
+    monthly_sandbox_hours_used: sandboxHours(figures.monthlySandboxSeconds),
     monthly_sandbox_hours_limit: platform.config.SVC_FREE_MONTHLY_SANDBOX_HOURS,
     concurrent_sandboxes: figures.activeSandboxes,
     concurrent_sandboxes_limit: platform.config.SVC_MAX_CONCURRENT_SANDBOXES,

@@ -3,7 +3,7 @@ import type { Config } from "../../config.ts";
 import { ServiceError } from "../../errors.ts";
 import type { CapacityFigures, SandboxSessionRecord } from "../../ports/storage.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { summariseUsage, usageSummary } from "../account/get-usage.ts";
+import { sandboxHours, summariseUsage, usageSummary } from "../account/get-usage.ts";
 import { runtimeCall, sandboxSessionOut, toSessionOut } from "./sessions.ts";
 
 const sizes = ["small", "medium", "large"] as const;
@@ -57,7 +57,7 @@ function capacityRefusal(config: Config, count: number, figures: CapacityFigures
 
 function monthlyRefusal(config: Config, figures: CapacityFigures, now: Date): ServiceError | null {
   const limitHours = config.SVC_FREE_MONTHLY_SANDBOX_HOURS;
-  const usedHours = Math.round((figures.monthlySandboxSeconds / 3600) * 10_000) / 10_000;
+  const usedHours = sandboxHours(figures.monthlySandboxSeconds);
   if (figures.monthlySandboxSeconds < limitHours * 3600) return null;
   return new ServiceError(
     "monthly_usage_limit_reached",
