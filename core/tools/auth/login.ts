@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
 import { defineTool } from "../../tool.ts";
-import { toAccountOut, tokenResponse } from "./schemas.ts";
+import { tokenResponse, tokenResponseFor } from "./schemas.ts";
 
 // Verified when the email is unknown, so both failures cost the same argon2 work.
 let decoyHash: Promise<string> | undefined;
@@ -16,7 +16,7 @@ export const login = defineTool({
   http: { method: "POST", path: "/v1/auth/login", status: 200 },
   mcp: false,
   async handler(context, input) {
-    const { storage, passwords, dashboardTokens, loginGuard } = context.platform;
+    const { storage, passwords, loginGuard } = context.platform;
     const guardKey = `${input.email}|${context.clientIp}`;
     const blockedSeconds = await loginGuard.blockedFor(guardKey);
     if (blockedSeconds > 0) {
@@ -33,11 +33,6 @@ export const login = defineTool({
       throw new ServiceError("invalid_credentials", "Invalid email or password");
     }
     await loginGuard.reset(guardKey);
-    return {
-      access_token: await dashboardTokens.issue({ accountId: account.id, email: account.email }, context.now),
-      token_type: "bearer" as const,
-      expires_in: dashboardTokens.ttlSeconds,
-      account: toAccountOut(account),
-    };
+    return tokenResponseFor(context, account);
   },
 });

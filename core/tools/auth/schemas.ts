@@ -1,5 +1,6 @@
 /** Wire shapes shared by the auth and account operations (CONTRACT.md §2.1–2.3). */
 import { z } from "zod";
+import type { ToolContext } from "../../tool.ts";
 
 export const email = z.string().trim().toLowerCase().pipe(z.email().max(320));
 
@@ -11,6 +12,20 @@ export const tokenResponse = z.object({
   expires_in: z.number().int(),
   account: accountOut,
 });
+
+/** The token response for a signed-up or logged-in account. */
+export async function tokenResponseFor(
+  context: ToolContext,
+  account: { id: string; email: string; createdAt: Date },
+): Promise<z.input<typeof tokenResponse>> {
+  const { dashboardTokens } = context.platform;
+  return {
+    access_token: await dashboardTokens.issue({ accountId: account.id, email: account.email }, context.now),
+    token_type: "bearer",
+    expires_in: dashboardTokens.ttlSeconds,
+    account: toAccountOut(account),
+  };
+}
 
 export function toAccountOut(account: { id: string; email: string; createdAt: Date }) {
   return { id: account.id, email: account.email, created_at: account.createdAt.toISOString() };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../../tool.ts";
-import { email, toAccountOut, tokenResponse } from "./schemas.ts";
+import { email, tokenResponse, tokenResponseFor } from "./schemas.ts";
 
 export const signup = defineTool({
   name: "signup",
@@ -12,15 +12,10 @@ export const signup = defineTool({
   http: { method: "POST", path: "/v1/auth/signup", status: 201 },
   mcp: false,
   async handler(context, input) {
-    const { storage, passwords, dashboardTokens } = context.platform;
+    const { storage, passwords } = context.platform;
     const passwordHash = await passwords.hash(input.password);
     const account = await storage.accounts.create({ email: input.email, passwordHash, now: context.now });
     context.logger.info({ accountId: account.id }, "account created");
-    return {
-      access_token: await dashboardTokens.issue({ accountId: account.id, email: account.email }, context.now),
-      token_type: "bearer" as const,
-      expires_in: dashboardTokens.ttlSeconds,
-      account: toAccountOut(account),
-    };
+    return tokenResponseFor(context, account);
   },
 });

@@ -3,7 +3,12 @@
  * by remember, ingest and import.
  */
 import { sha256Hex } from "../../auth/api-keys.ts";
-import { detectProfileRelation, type RelationProfile, relationProfile } from "../../memory/index.ts";
+import {
+  detectProfileRelation,
+  type RelationProfile,
+  relationProfile,
+  unionDates,
+} from "../../memory/index.ts";
 import type {
   MemoryKind,
   MemoryRecord,
@@ -40,19 +45,6 @@ export async function identityDigest(
 
 // Relation detection looks at this many most-recently-updated other memories of the scope.
 export const relationWindow = 100;
-
-function unionDates(first: readonly string[], second: readonly string[]): string[] {
-  const seen = new Set<string>();
-  const union: string[] = [];
-  for (const date of [...first, ...second]) {
-    const key = date.toLowerCase();
-    if (!seen.has(key)) {
-      seen.add(key);
-      union.push(date);
-    }
-  }
-  return union;
-}
 
 // Relation profiles of recently seen contents: each write compares itself with the same window of
 // recent rows, so their analysis is reused instead of redone per pair. Keyed by content (the
@@ -102,7 +94,7 @@ export async function upsertMemory(
     ...write,
     sourceContent: input.sourceContent ?? existing.sourceContent,
     documentDate: input.documentDate ?? existing.documentDate,
-    eventDates: unionDates(existing.eventDates, input.eventDates),
+    eventDates: unionDates([existing.eventDates, input.eventDates]),
     importance: Math.max(existing.importance, input.importance),
     updatedAt: input.updatedAt && input.updatedAt > existing.updatedAt ? input.updatedAt : now,
     // Stating a memory again makes it current again, even after something superseded it
