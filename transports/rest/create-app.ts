@@ -73,14 +73,10 @@ function routePattern(path: string): RegExp {
 export function createApp(platform: Platform, options: AppOptions = {}) {
   const app = new Hono<{ Variables: Variables }>();
   const metrics = options.metrics ?? createMetrics();
-  metrics.gauge(
-    "cairn_sandboxes_active",
-    async () => (await platform.storage.gauges(platform.clock.now())).activeSandboxes,
-  );
-  metrics.gauge(
-    "cairn_memories_stored",
-    async () => (await platform.storage.gauges(platform.clock.now())).memoriesStored,
-  );
+  metrics.gauges(async () => {
+    const gauges = await platform.storage.gauges(platform.clock.now());
+    return { cairn_sandboxes_active: gauges.activeSandboxes, cairn_memories_stored: gauges.memoriesStored };
+  });
   const knownRoutes = registry.map((tool) => routePattern(tool.http.path));
   const { config } = platform;
   const clientIp = (request: Request, environment: unknown) =>

@@ -11,7 +11,7 @@ interface Series {
 export function createMetrics() {
   const requests = new Map<string, number>();
   const latencies = new Map<string, Series>();
-  const gauges = new Map<string, () => Promise<number>>();
+  const gaugeReaders: Array<() => Promise<Record<string, number>>> = [];
   return {
     observe(method: string, route: string, status: number, seconds: number) {
       const labels = `method="${method}",route="${route}"`;
@@ -25,9 +25,9 @@ export function createMetrics() {
       });
       latencies.set(labels, series);
     },
-    /** A gauge read at scrape time (sandboxes active, memories stored). */
-    gauge(name: string, read: () => Promise<number>) {
-      gauges.set(name, read);
+    /** Gauges read together at scrape time (sandboxes active, memories stored): name → value. */
+    gauges(read: () => Promise<Record<string, number>>) {
+      gaugeReaders.push(read);
     },
     async render(): Promise<string> {
       const lines = ["# TYPE cairn_http_requests_total counter"];
@@ -43,8 +43,10 @@ export function createMetrics() {
         lines.push(`cairn_http_request_duration_seconds_sum{${labels}} ${series.sum}`);
         lines.push(`cairn_http_request_duration_seconds_count{${labels}} ${series.count}`);
       }
-      for (const [name, read] of gauges) {
-        lines.push(`# TYPE ${name} gauge`, `${name} ${await read().catch(() => Number.NaN)}`);
+      for (const read of gaugeReaders) {
+        const values = await read().catch(() => ({}));
+        for (const [name, value] of Object.entries(values))
+          lines.push(`# TYPE ${name} gauge`, `${name} ${value}`);
       }
       return `${lines.join("\n")}\n`;
     },
