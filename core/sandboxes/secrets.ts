@@ -7,6 +7,7 @@
 import { ServiceError } from "../errors.ts";
 
 export { checkAllowedHostSyntax, isUnsafeAddress } from "./network-addresses.ts";
+export { createRedactor, redactionMarker, redactSecrets } from "./secret-redaction.ts";
 
 export interface SecretCipher {
   /** Encrypts a value as `v1.<nonce>.<ciphertext>` (base64url); `context` is bound as associated data. */
@@ -190,26 +191,4 @@ export function substituteSecrets(
   for (const [name, value] of Object.entries(template.headers)) headers[name] = substitute(value);
   const body = template.body === null ? null : substitute(template.body);
   return { url: template.url, headers, body, usedSecretNames: [...used] };
-}
-
-export const redactionMarker = "[REDACTED]";
-
-/**
- * Replaces every occurrence of each secret value with [REDACTED], also in the forms a service
- * commonly echoes a value back: URL-encoded and JSON-escaped. Longer values go first so a value
- * containing another is not left half visible.
- */
-export function redactSecrets(text: string, values: Iterable<string>): string {
-  const forms = new Set<string>();
-  for (const value of values) {
-    if (value.length === 0) continue;
-    forms.add(value);
-    forms.add(encodeURIComponent(value));
-    forms.add(JSON.stringify(value).slice(1, -1));
-  }
-  let redacted = text;
-  for (const form of [...forms].sort((left, right) => right.length - left.length)) {
-    redacted = redacted.split(form).join(redactionMarker);
-  }
-  return redacted;
 }

@@ -43,6 +43,34 @@ beforeAll(async () => {
         return;
       }
       if (request.url === "/hang") return;
+      if (request.url === "/encoded") {
+        // The body echoed as services encode it: a contents API's base64 file with the body at each
+        // byte offset mod 3 (wrapped every 60 characters), base64url, and hex in both cases.
+        const echoed = Buffer.from(body);
+        const files = [0, 1, 2].map((offset) =>
+          Buffer.concat([Buffer.from(`${"#".repeat(30 + offset)}\n`), echoed, Buffer.from("\nend\n")])
+            .toString("base64")
+            .replace(/.{60}/g, "$&\n"),
+        );
+        response.writeHead(200, {
+          "content-type": "application/json",
+          "x-echo-base64": echoed.toString("base64"),
+          "x-echo-hex": echoed.toString("hex").toUpperCase(),
+        });
+        response.end(
+          JSON.stringify({
+            files: files.map((content) => ({
+              content,
+              encoding: "base64",
+              sha: "3f786850e387550fdab836ed7e6dc881de23001b",
+            })),
+            base64url: echoed.toString("base64url"),
+            hex: echoed.toString("hex"),
+            unrelated: Buffer.from("an unrelated file\n").toString("base64"),
+          }),
+        );
+        return;
+      }
       if (request.url === "/drip") {
         // A byte every 200 ms for 20 s: never idle long enough for an idle timeout to fire.
         response.writeHead(200);
@@ -176,6 +204,31 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     const ungranted = await broker(client, bare.id, { url: `${base}/`, headers: { A: "{{secret:token}}" } });
     expect([ungranted.status, errorCode(ungranted.body)]).toEqual([403, "egress_denied"]);
     expect(received.length).toBe(before);
+  });
+
+  it("redacts the value echoed as base64 at any offset, base64url and hex, and nothing else", async () => {
+    for (const name of ["token", "unicode"]) {
+      const response = await broker(client, sessionId, {
+        method: "POST",
+        url: `${base}/encoded`,
+        body: `{{secret:${name}}}`,
+      });
+      expect(response.status).toBe(200);
+      const answer = response.body;
+      expect(answer.headers["x-echo-base64"]).toBe("[REDACTED]");
+      expect(answer.headers["x-echo-hex"]).toBe("[REDACTED]");
+      const echoed = JSON.parse(answer.body);
+      expect(echoed).toEqual({
+        files: [0, 1, 2].map(() => ({
+          content: expect.stringMatching(/^\[REDACTED\]\n?$/),
+          encoding: "base64",
+          sha: "3f786850e387550fdab836ed7e6dc881de23001b",
+        })),
+        base64url: "[REDACTED]",
+        hex: "[REDACTED]",
+        unrelated: Buffer.from("an unrelated file\n").toString("base64"),
+      });
+    }
   });
 
   it("does not show a part of the value that the 1 MiB cap cut off", async () => {

@@ -1,49 +1,10 @@
 import { z } from "zod";
-import {
-  type GrantedSecret,
-  redactionMarker,
-  redactSecrets,
-  substituteSecrets,
-} from "../../sandboxes/secrets.ts";
+import { createRedactor, type GrantedSecret, substituteSecrets } from "../../sandboxes/secrets.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
 
 // The response body handed back is capped like exec output.
 const maxResponseBytes = 1024 * 1024;
-
-/** The length of the longest end of `text` that is a proper start of `pattern` (KMP: linear time). */
-function cutPrefixLength(text: string, pattern: string): number {
-  const failure = new Int32Array(pattern.length);
-  for (let index = 1, matched = 0; index < pattern.length; index++) {
-    while (matched > 0 && pattern[index] !== pattern[matched]) matched = failure[matched - 1];
-    if (pattern[index] === pattern[matched]) matched++;
-    failure[index] = matched;
-  }
-  let matched = 0;
-  for (let index = Math.max(0, text.length - pattern.length); index < text.length; index++) {
-    while (matched > 0 && text[index] !== pattern[matched]) matched = failure[matched - 1];
-    if (text[index] === pattern[matched]) matched++;
-    if (matched === pattern.length) matched = failure[matched - 1];
-  }
-  return matched;
-}
-
-/**
- * A body cut at the cap may end in the first characters of a secret (in any form redactSecrets
- * knows), which whole-value redaction cannot see; a caller who pads the echoed request could
- * otherwise read a secret one prefix at a time. Such a tail is redacted too.
- */
-function redactCutTail(body: string, values: string[]): string {
-  // A multi-byte character cut in half decodes as U+FFFD; the prefix ends before it.
-  const text = body.replace(/\uFFFD+$/, "");
-  let longest = 0;
-  for (const value of values) {
-    for (const form of [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]) {
-      longest = Math.max(longest, cutPrefixLength(text, form));
-    }
-  }
-  return longest === 0 ? body : text.slice(0, text.length - longest) + redactionMarker;
-}
 
 export const httpRequest = defineTool({
   name: "http_request",
@@ -88,7 +49,7 @@ export const httpRequest = defineTool({
       });
     }
     const request = substituteSecrets({ url: input.url, headers: input.headers, body: input.body }, granted);
-    const values = [...granted.values()].map((secret) => secret.value);
+    const redact = createRedactor([...granted.values()].map((secret) => secret.value));
     const response = await runtimeCall(context, "http request", () =>
       egress.request({
         method: input.method.toUpperCase(),
@@ -103,14 +64,11 @@ export const httpRequest = defineTool({
     );
     await storage.secrets.touch(accountId, request.usedSecretNames, context.now);
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers))
-      headers[name] = redactSecrets(value, values);
+    for (const [name, value] of Object.entries(response.headers)) headers[name] = redact(value);
     return {
       status_code: response.statusCode,
       headers,
-      body: response.truncated
-        ? redactCutTail(redactSecrets(response.body, values), values)
-        : redactSecrets(response.body, values),
+      body: redact(response.body, { cutAtEnd: response.truncated }),
       truncated: response.truncated,
     };
   },

@@ -1,0 +1,256 @@
+/**
+ * Redaction of secret values from what the HTTP broker hands back to a sandbox (CONTRACT §2.6).
+ * A service echoes a value in more than one form, so each secret is looked for as itself,
+ * URL-encoded, JSON-escaped, as hex (either case) and as base64 or base64url at any byte offset
+ * inside a longer blob (GitHub's contents API returns files that way), with or without padding,
+ * wrapped into lines. What this cannot promise is in core/sandboxes/BROKER.md.
+ *
+ * Every search is linear in the text (text-search.ts); matches are collected as spans of the
+ * original text and replaced in one pass, so one form's marker never hides or splits another's.
+ */
+import { compilePattern, forEachMatch, longestPrefixAtEnd, type SearchPattern } from "./text-search.ts";
+
+export const redactionMarker = "[REDACTED]";
+
+/**
+ * Below this many UTF-8 bytes a secret's hex and base64 forms are too short to tell apart from
+ * other text (4 bytes leave as few as 4 base64 characters that depend on the value alone), so a
+ * shorter secret is redacted only as itself, URL-encoded and JSON-escaped.
+ */
+export const minimumEncodedSecretBytes = 5;
+
+interface SecretForms {
+  /** Searched in the text as it is: the value, URL-encoded and JSON-escaped. */
+  textual: SearchPattern[];
+  /** Lower-case hex, searched in a copy of the text with A–F lowered, so any case matches. */
+  hex: SearchPattern | null;
+  /** Per byte offset mod 3, the base64 characters that depend on the value alone. */
+  base64: SearchPattern[];
+}
+
+export interface RedactOptions {
+  /**
+   * The text was cut at a size cap: a value cut in half at the end is redacted too, or a caller
+   * who pads the echoed request could read a secret one prefix at a time.
+   */
+  cutAtEnd?: boolean;
+}
+
+/** A redactor for a set of secret values; build it once and apply it to the body and each header. */
+export function createRedactor(values: Iterable<string>): (text: string, options?: RedactOptions) => string {
+  const forms = [...new Set(values)].filter((value) => value.length > 0).map(secretForms);
+  if (forms.length === 0) return (text) => text;
+  return (text, options = {}) => redact(text, forms, options.cutAtEnd ?? false);
+}
+
+/** One-off form of createRedactor. */
+export function redactSecrets(text: string, values: Iterable<string>, options: RedactOptions = {}): string {
+  return createRedactor(values)(text, options);
+}
+
+function secretForms(value: string): SecretForms {
+  const textual = [...new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])];
+  const bytes = new TextEncoder().encode(value);
+  const encoded = bytes.length >= minimumEncodedSecretBytes;
+  return {
+    textual: textual.map(compilePattern),
+    hex: encoded
+      ? compilePattern(Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join(""))
+      : null,
+    base64: encoded ? [0, 1, 2].map((offset) => compilePattern(stableBase64(bytes, offset))) : [],
+  };
+}
+
+/**
+ * The base64 characters of `bytes` placed `offset` bytes into a longer blob that depend on
+ * nothing but `bytes`: each character carries 6 bits, and those straddling a neighbouring byte
+ * change with it. Standard alphabet; base64url is mapped onto it when the text is scanned.
+ */
+export function stableBase64(bytes: Uint8Array, offset: number): string {
+  const padded = new Uint8Array(offset + bytes.length + 2);
+  padded.set(bytes, offset);
+  let binary = "";
+  for (const byte of padded) binary += String.fromCharCode(byte);
+  const first = Math.ceil((8 * offset) / 6);
+  const last = Math.floor((8 * (offset + bytes.length)) / 6);
+  return btoa(binary).slice(first, last);
+}
+
+function redact(text: string, forms: SecretForms[], cutAtEnd: boolean): string {
+  // reach[start] is the furthest end of a span to redact that begins at start (allocated on the first match).
+  const spans: { reach: Int32Array | null } = { reach: null };
+  const mark = (start: number, end: number) => {
+    spans.reach ??= new Int32Array(text.length + 1);
+    if (end > spans.reach[start]) spans.reach[start] = end;
+  };
+  // A multi-byte character cut in half decodes as U+FFFD; a cut value's prefix ends before it.
+  let kept = text.length;
+  if (cutAtEnd) while (kept > 0 && text.charCodeAt(kept - 1) === 0xfffd) kept--;
+
+  for (const { textual } of forms) {
+    for (const pattern of textual) {
+      forEachMatch(text, pattern, (start) => mark(start, start + pattern.text.length));
+      const cut = cutAtEnd ? longestPrefixAtEnd(text, pattern, 0, kept) : 0;
+      if (cut > 0) mark(kept - cut, text.length);
+    }
+  }
+  if (forms.some((form) => form.hex !== null)) {
+    // Only A–F are lowered, so every index still points at the same character of `text`.
+    const lowered = text.replace(/[A-F]/g, (letter) => letter.toLowerCase());
+    for (const { hex } of forms) {
+      if (hex === null) continue;
+      forEachMatch(lowered, hex, (start) => mark(start, start + hex.text.length));
+      const cut = cutAtEnd ? longestPrefixAtEnd(lowered, hex, 0, kept) : 0;
+      if (cut > 0) mark(kept - cut, text.length);
+    }
+  }
+  const base64 = forms.flatMap((form) => form.base64);
+  if (base64.length > 0) {
+    const runs = base64Runs(text);
+    for (const run of runs) {
+      // The characters next to a match carry bits of the value too: the whole run goes.
+      if (base64.some((pattern) => contains(run.characters, pattern))) mark(run.start, run.end);
+    }
+    const last = runs.at(-1);
+    // A run that reaches the cut, give or take a split escape (`\`, `%2`), may end in a value's
+    // first characters: those go, with the character before them at the offsets (1 and 2 mod 3)
+    // where it carries bits of the value's first byte.
+    if (cutAtEnd && last !== undefined && !last.padded && last.end >= kept - 2) {
+      let redacted = 0;
+      base64.forEach((pattern, index) => {
+        const cut = longestPrefixAtEnd(last.characters, pattern);
+        if (cut > 0) redacted = Math.max(redacted, cut + (index % 3 === 0 ? 0 : 1));
+      });
+      if (redacted > 0) {
+        const first = Math.max(0, last.characters.length - redacted);
+        mark(indexOfCharacter(text, last, first), text.length);
+      }
+    }
+  }
+  return spans.reach === null ? text : applySpans(text, spans.reach);
+}
+
+function contains(text: string, pattern: SearchPattern): boolean {
+  let found = false;
+  if (text.length >= pattern.text.length) forEachMatch(text, pattern, () => (found = true));
+  return found;
+}
+
+/** Replaces each union of overlapping spans with one marker. */
+function applySpans(text: string, reach: Int32Array): string {
+  let output = "";
+  let copiedTo = 0;
+  let index = 0;
+  while (index < text.length) {
+    if (reach[index] <= index) {
+      index++;
+      continue;
+    }
+    let end = reach[index];
+    for (let inside = index + 1; inside < end; inside++) end = Math.max(end, reach[inside]);
+    output += text.slice(copiedTo, index) + redactionMarker;
+    index = end;
+    copiedTo = end;
+  }
+  return output + text.slice(copiedTo);
+}
+
+interface Base64Run {
+  /** Span in the original text, from the first base64 character to the last (or its padding). */
+  start: number;
+  end: number;
+  /** The base64 characters alone, in the standard alphabet, line breaks and escapes removed. */
+  characters: string;
+  /** Ended in `=` padding: the blob is whole, not cut. */
+  padded: boolean;
+}
+
+/**
+ * Maximal runs of base64 or base64url characters. Inside a run, line breaks (raw, JSON-escaped
+ * `\n`, URL-encoded) are skipped and `\/`, `%2B`, `%2F` read as the characters they escape, so
+ * a blob wrapped every 60 or 76 characters or escaped once more is still one run. `=` padding
+ * ends a run.
+ */
+function base64Runs(text: string): Base64Run[] {
+  const runs: Base64Run[] = [];
+  let index = 0;
+  while (index < text.length) {
+    const first = readToken(text, index);
+    if (first === null || first.character === "" || first.character === "=") {
+      index += first?.length ?? 1;
+      continue;
+    }
+    const start = index;
+    let end = index;
+    let characters = "";
+    let padded = false;
+    while (index < text.length) {
+      const token = readToken(text, index);
+      if (token === null || (padded && token.character !== "=")) break;
+      index += token.length;
+      if (token.character === "") continue;
+      if (token.character === "=") padded = true;
+      else characters += token.character;
+      end = index;
+    }
+    runs.push({ start, end, characters, padded });
+  }
+  return runs;
+}
+
+/** Where the run's `position`-th base64 character sits in the text. */
+function indexOfCharacter(text: string, run: Base64Run, position: number): number {
+  let index = run.start;
+  for (let seen = 0; index < run.end; ) {
+    const token = readToken(text, index);
+    if (token === null) break;
+    if (token.character !== "" && token.character !== "=" && seen++ === position) return index;
+    index += token.length;
+  }
+  return index;
+}
+
+interface Token {
+  /** The base64 character it stands for; "" for a line break, "=" for padding. */
+  character: string;
+  length: number;
+}
+
+function readToken(text: string, index: number): Token | null {
+  const code = text.charCodeAt(index);
+  const alphanumeric =
+    (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+  if (alphanumeric) return { character: text[index], length: 1 };
+  switch (text[index]) {
+    case "+":
+    case "-":
+      return { character: "+", length: 1 };
+    case "/":
+    case "_":
+      return { character: "/", length: 1 };
+    case "=":
+      return { character: "=", length: 1 };
+    case "\r":
+    case "\n":
+      return { character: "", length: 1 };
+    case "\\": {
+      const next = text[index + 1];
+      if (next === "n" || next === "r") return { character: "", length: 2 };
+      return next === "/" ? { character: "/", length: 2 } : null;
+    }
+    case "%": {
+      const escaped = urlEscapes.get(text.slice(index + 1, index + 3).toUpperCase());
+      return escaped === undefined ? null : { character: escaped, length: 3 };
+    }
+    default:
+      return null;
+  }
+}
+
+const urlEscapes = new Map([
+  ["2B", "+"],
+  ["2F", "/"],
+  ["3D", "="],
+  ["0A", ""],
+  ["0D", ""],
+]);
