@@ -12,7 +12,9 @@ import {
   createCapturingLogger,
   createSandboxClient,
   createSandboxPlatform,
+  type ErrorBody,
   errorCode,
+  errorDetails,
   type SandboxClient,
 } from "./sandbox-client.ts";
 
@@ -126,11 +128,13 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
       { name: "elsewhere", value: "elsewhere-value", allowed_hosts: ["api.example.com"] },
       { name: "ungranted", value: "ungranted-value", allowed_hosts: ["127.0.0.1"] },
       { name: "unicode", value: unicodeValue, allowed_hosts: ["127.0.0.1"] },
+      { name: "multiline", value: "line one\r\nX-Injected: yes", allowed_hosts: ["127.0.0.1"] },
     ];
     for (const json of secrets) {
       expect((await client.sendJson("/v1/secrets", { method: "POST", json })).status).toBe(201);
     }
-    sessionId = (await client.createActive({ secret_names: ["token", "elsewhere", "unicode"] })).id;
+    sessionId = (await client.createActive({ secret_names: ["token", "elsewhere", "unicode", "multiline"] }))
+      .id;
   });
   afterAll(() => test.close());
 
@@ -169,6 +173,7 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
       elsewhere: null,
       ungranted: null,
       unicode: null,
+      multiline: null,
     });
   });
 
@@ -260,6 +265,54 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     expect(plain.body).toMatchObject({ truncated: false, body: `${"x".repeat(10)}${value.slice(0, 4)}` });
   });
 
+  it("refuses a caller-set Host, hop-by-hop headers and Content-Length with 422, sending nothing", async () => {
+    const before = received.length;
+    const refused = [
+      "Host",
+      "host",
+      "HOST",
+      "Connection",
+      "keep-alive",
+      "Proxy-Authenticate",
+      "Proxy-Authorization",
+      "proxy-connection",
+      "TE",
+      "Trailer",
+      "Trailers",
+      "Transfer-Encoding",
+      "Upgrade",
+      "Content-Length",
+    ];
+    for (const name of refused) {
+      // With a secret and without: the rule does not depend on what else the request carries.
+      for (const headers of [{ Authorization: "Bearer {{secret:token}}", [name]: "x" }, { [name]: "x" }]) {
+        const response = await broker(client, sessionId, { url: `${base}/`, headers });
+        expect([name, response.status, errorCode(response.body)]).toEqual([name, 422, "validation_error"]);
+        expect(errorDetails(response.body)).toEqual([
+          expect.objectContaining({ loc: ["body", "headers", name], msg: expect.stringContaining(name) }),
+        ]);
+        expect((response.body as unknown as ErrorBody).error.retryable).toBe(false);
+      }
+    }
+    const malformed: Array<[string, Record<string, string>]> = [
+      ["X-A", { "X-A": "a\r\nX-B: b" }],
+      ["X-Nul", { "X-Nul": "a\u0000b" }],
+      ["Bad Name", { "Bad Name": "x" }],
+      ["X-Colon:", { "X-Colon:": "x" }],
+      // A value that is fine until a secret holding a line break is put in it.
+      ["X-Secret", { "X-Secret": "{{secret:multiline}}" }],
+    ];
+    for (const [name, headers] of malformed) {
+      const response = await broker(client, sessionId, { url: `${base}/`, headers });
+      expect([name, response.status, errorCode(response.body)]).toEqual([name, 422, "validation_error"]);
+      expect(errorDetails(response.body)).toEqual([
+        expect.objectContaining({ loc: ["body", "headers", name] }),
+      ]);
+      expect(JSON.stringify(response.body)).not.toContain("X-Injected");
+    }
+    expect(received.length).toBe(before);
+  });
+
   it("returns redirects without following them, and 502 when the upstream fails", async () => {
     const before = received.length;
     const redirect = await broker(client, sessionId, {
@@ -275,8 +328,6 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     // The timeout bounds the whole request, not only the silences between bytes.
     const dripping = await broker(client, sessionId, { url: `${base}/drip`, timeout: 1 });
     expect([dripping.status, errorCode(dripping.body)]).toEqual([502, "sandbox_operation_failed"]);
-    const injected = await broker(client, sessionId, { url: `${base}/`, headers: { "X-A": "a\r\nX-B: b" } });
-    expect([422, 502]).toContain(injected.status);
     const closed = await broker(client, sessionId, { url: "http://127.0.0.1:1/" });
     expect([closed.status, errorCode(closed.body)]).toEqual([502, "sandbox_operation_failed"]);
     expect(received.length).toBe(before);

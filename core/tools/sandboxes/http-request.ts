@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import { headerProblems, invalidHeaderValues, invalidValueMessage } from "../../sandboxes/broker-headers.ts";
 import { createRedactor, type GrantedSecret, substituteSecrets } from "../../sandboxes/secrets.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
@@ -19,7 +21,14 @@ export const httpRequest = defineTool({
       .regex(/^[A-Za-z]+$/, "must be an HTTP method name")
       .default("GET"),
     url: z.string().min(1).max(4096),
-    headers: z.record(z.string().max(256), z.string().max(65_536)).default({}),
+    headers: z
+      .record(z.string().max(256), z.string().max(65_536))
+      .superRefine((headers, context) => {
+        for (const problem of headerProblems(headers)) {
+          context.addIssue({ code: "custom", path: [problem.name], message: problem.message });
+        }
+      })
+      .default({}),
     body: z
       .string()
       .max(10 * 1024 * 1024)
@@ -49,6 +58,17 @@ export const httpRequest = defineTool({
       });
     }
     const request = substituteSecrets({ url: input.url, headers: input.headers, body: input.body }, granted);
+    // A secret value may hold what a header cannot (a line break, say): refused, never sent.
+    const invalid = invalidHeaderValues(request.headers);
+    if (invalid.length > 0) {
+      throw new ServiceError("validation_error", "Invalid request", {
+        details: invalid.map((name) => ({
+          type: "value_error",
+          loc: ["body", "headers", name],
+          msg: `after secret substitution, ${invalidValueMessage}`,
+        })),
+      });
+    }
     const redact = createRedactor([...granted.values()].map((secret) => secret.value));
     const response = await runtimeCall(context, "http request", () =>
       egress.request({
