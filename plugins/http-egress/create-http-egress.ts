@@ -112,6 +112,22 @@ export function createHttpEgress(): Egress {
             reject(
               new ServiceError("egress_denied", `${url.hostname} resolves to a private or internal address`),
             );
+          } else if (error.code === "ENOTFOUND") {
+            // The name does not exist or has no address: the request names nothing, and a retry
+            // cannot help, so it is the caller's error. EAI_AGAIN (the resolver did not answer)
+            // may pass, and stays a retryable upstream failure with refused and reset connections.
+            reject(
+              new ServiceError("validation_error", "Invalid request", {
+                details: [
+                  {
+                    type: "value_error",
+                    loc: ["body", "url"],
+                    msg: "the URL's host name does not resolve (no such name or no address)",
+                  },
+                ],
+                cause: error,
+              }),
+            );
           } else reject(error);
         });
         if (request.body !== null) outgoing.write(request.body);

@@ -333,6 +333,18 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     expect(received.length).toBe(before);
   });
 
+  it("answers a host name that does not resolve with a non-retryable 422, naming the url", async () => {
+    // RFC 6761: `.invalid` never resolves.
+    for (const url of ["http://nothing.invalid/", "https://cairn-test.nothing.invalid:8443/path"]) {
+      const response = await broker(client, sessionId, { url });
+      expect([url, response.status, errorCode(response.body)]).toEqual([url, 422, "validation_error"]);
+      expect((response.body as unknown as ErrorBody).error.retryable).toBe(false);
+      expect(errorDetails(response.body)).toEqual([
+        expect.objectContaining({ loc: ["body", "url"], msg: expect.stringContaining("does not resolve") }),
+      ]);
+    }
+  });
+
   it("never logs the value", () => {
     expect(logs.count()).toBeGreaterThan(0);
     for (const secret of [value, unicodeValue]) {
