@@ -3,6 +3,7 @@
  * parsed once here. Core takes the environment as a plain record so it stays runtime-neutral.
  */
 import { z } from "zod";
+import { sandboxSizes } from "./sandboxes/sizes.ts";
 
 const boolean = (fallback: boolean) =>
   z
@@ -24,7 +25,7 @@ const list = z
       .filter(Boolean),
   );
 
-const sandboxSize = z.enum(["small", "medium", "large"]);
+const sandboxSize = z.enum(sandboxSizes);
 
 const schema = z.object({
   SVC_HOST: z.string().default("127.0.0.1"),

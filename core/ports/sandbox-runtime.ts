@@ -6,7 +6,9 @@
  * once in core on top of the primitive file access below.
  */
 
-export type SandboxSize = "small" | "medium" | "large";
+import type { SandboxSize } from "../sandboxes/sizes.ts";
+
+export type { SandboxSize };
 
 export interface SandboxSpec {
   /** The session id (UUID); the runtime's handle for this sandbox. */

@@ -1,7 +1,8 @@
 /**
  * The local sandbox runtime: one bubblewrap sandbox per session on this machine. A sandbox is a
- * directory `<dataDir>/sandboxes/<id>/` (workspace/, tmp/, sandbox.json) plus, where cgroup v1 is
- * writable, memory/pids/cpu cgroups; every exec is a fresh `bwrap … /bin/sh -c <command>` that
+ * directory `<dataDir>/sandboxes/<id>/` (sandbox.json, disk.img), its disk mounted under the
+ * mount directory (session-disk.ts), a host uid of its own from the configured range and, where
+ * cgroup v1 is writable, memory/pids/cpu cgroups; every exec is a fresh bwrap as that uid that
  * joins them. Nothing runs between execs (background processes are out of scope).
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -12,16 +13,31 @@ import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
   ExecRequest,
   ExecResult,
+  SandboxConnectInfo,
   SandboxFileSystem,
   SandboxRuntime,
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
-import { bubblewrapArguments, buildSandboxEtc, hostSystemArguments } from "./bubblewrap-arguments.ts";
+import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
+import { bubblewrapArguments, hostSystemArguments } from "./bubblewrap-arguments.ts";
 import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
-import { runBubblewrap } from "./exec.ts";
+import { runBubblewrap, seccompDescriptor } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { createDescriptorMask } from "./inherited-descriptors.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
+import { buildSeccompFilter } from "./seccomp.ts";
+import {
+  buildDiskTemplate,
+  createDiskImage,
+  defaultMountDirectory,
+  diskBytes,
+  handOverTree,
+  mountDisk,
+  mountedPaths,
+  mountVolume,
+  unmountDisk,
+  volumeMountPoint,
+} from "./session-disk.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
 
 export interface LocalSandboxRuntimeSettings {
@@ -35,12 +51,26 @@ export interface LocalSandboxRuntimeSettings {
   cgroupParent?: string;
   /** false skips cgroups and limits by rlimits only (as on hosts where cgroups are not writable). */
   useCgroups?: boolean;
+  /** Host uids (and gids) handed out one per sandbox; none of them may belong to anything else. */
+  userIds?: UserIdRange;
+  /** Where sandbox disks are mounted (default `/run/cairn-sandboxes/<digest of dataDir>`). */
+  mountDirectory?: string;
 }
+
+export interface UserIdRange {
+  first: number;
+  count: number;
+}
+
+export const defaultUserIds: UserIdRange = { first: 2_000_000, count: 65_536 };
 
 type SandboxRecord = Pick<
   SandboxSpec,
   "id" | "accountId" | "size" | "storageGb" | "egressHosts" | "volumeMounts"
->;
+> & {
+  /** The session's host uid, also its gid. */
+  uid: number;
+};
 
 interface RunningExec {
   terminate: AbortController;
@@ -56,21 +86,31 @@ let execCounter = 0;
 export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings): SandboxRuntime {
   const logger = settings.logger ?? silentLogger;
   const sizes = resolveSizeLimits(settings.sizes);
+  const userIds = settings.userIds ?? defaultUserIds;
   const bubblewrapPath = settings.bubblewrapPath ?? "/usr/bin/bwrap";
   const sandboxesDirectory = join(settings.dataDir, "sandboxes");
   const volumesDirectory = join(settings.dataDir, "volumes");
-  const etcDirectory = join(settings.dataDir, "system", "etc");
-  const systemArguments = hostSystemArguments(etcDirectory);
+  const systemDirectory = join(settings.dataDir, "system");
+  const templateDirectory = join(systemDirectory, "disk-template");
+  const seccompFile = join(systemDirectory, "seccomp.bpf");
+  const mountDirectory = settings.mountDirectory ?? defaultMountDirectory(settings.dataDir);
+  const systemArguments = hostSystemArguments();
   const descriptorMask = createDescriptorMask();
   const records = new Map<string, SandboxRecord>();
+  const mounted = new Set<string>();
   const preparedCgroups = new Set<string>();
   const running = new Map<string, Set<RunningExec>>();
+  const pendingCreates = new Set<Promise<unknown>>();
   let closed = false;
 
   const ready = (async () => {
+    // Switching to a session's uid, loop-mounting its disk and writing cgroups all need root.
+    if (process.getuid?.() !== 0) return { cgroups: null, unavailable: notRootReason };
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
-    await buildSandboxEtc(etcDirectory);
+    await mkdir(mountDirectory, { recursive: true, mode: 0o755 });
+    await buildDiskTemplate(templateDirectory);
+    await writeFile(seccompFile, buildSeccompFilter(), { mode: 0o600 });
     let cgroups: CgroupManager | null = null;
     if (settings.useCgroups !== false) {
       const detection = await detectCgroupsV1(settings.cgroupParent ?? "cairn");
@@ -78,17 +118,59 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       if (detection.manager === null) {
         logger.warn(
           { reason: detection.reason },
-          "cgroup v1 is not usable: sandboxes get rlimits only (file size, CPU time, open files, address space); no per-sandbox memory, process or CPU share limit",
+          "cgroup v1 is not usable: sandboxes get rlimits only (file size, CPU time, open files, processes per uid, address space); no per-sandbox memory or CPU share limit",
         );
       }
     }
-    return { cgroups };
+    await adoptDisks();
+    return { cgroups, unavailable: null };
   })();
   // Keep an early failure for the first call instead of an unhandled rejection.
   ready.catch(() => {});
 
+  async function started() {
+    const state = await ready;
+    if (state.unavailable !== null) {
+      throw new ServiceError("sandbox_operation_failed", "The local sandbox runtime is not available", {
+        cause: new Error(state.unavailable),
+      });
+    }
+    return state;
+  }
+
   const sandboxDirectory = (id: string) => join(sandboxesDirectory, id);
   const recordFile = (id: string) => join(sandboxDirectory(id), "sandbox.json");
+  const imageFile = (id: string) => join(sandboxDirectory(id), "disk.img");
+  const diskMount = (id: string) => join(mountDirectory, id);
+
+  /** Mounts the disks of the sandboxes found on disk (a restart, or a reboot that emptied /run). */
+  async function adoptDisks(): Promise<void> {
+    const present = await mountedPaths();
+    const entries = await readdir(sandboxesDirectory, { withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isDirectory() || !safeId.test(entry.name)) continue;
+      const record = loadRecordSync(entry.name);
+      if (record === null || typeof record.uid !== "number" || !existsSync(imageFile(record.id))) continue;
+      try {
+        if (!present.has(diskMount(record.id))) {
+          await mountDisk(imageFile(record.id), diskMount(record.id), owner(record));
+        }
+        await mountVolumes(record);
+      } catch (error) {
+        logger.error({ sandboxId: record.id, error: String(error) }, "could not mount a sandbox disk");
+      }
+      mounted.add(record.id);
+    }
+  }
+
+  async function mountVolumes(record: SandboxRecord): Promise<void> {
+    for (const [index, mount] of record.volumeMounts.entries()) {
+      const directory = join(volumesDirectory, mount.volumeId);
+      await mkdir(directory, { recursive: true });
+      await handOverTree(directory, owner(record));
+      await mountVolume(directory, diskMount(record.id), index);
+    }
+  }
 
   function loadRecordSync(id: string): SandboxRecord | null {
     const cached = records.get(id);
@@ -116,13 +198,36 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
   function rootsOf(record: SandboxRecord | null, id: string): SandboxRoot[] {
     const roots: SandboxRoot[] = [
-      { sandboxPath: "/workspace", hostPath: join(sandboxDirectory(id), "workspace") },
-      { sandboxPath: "/tmp", hostPath: join(sandboxDirectory(id), "tmp") },
+      { sandboxPath: "/workspace", hostPath: join(diskMount(id), "workspace") },
+      { sandboxPath: "/tmp", hostPath: join(diskMount(id), "tmp") },
     ];
-    for (const mount of record?.volumeMounts ?? []) {
-      roots.push({ sandboxPath: mount.mountPath, hostPath: join(volumesDirectory, mount.volumeId) });
-    }
+    record?.volumeMounts.forEach((mount, index) => {
+      roots.push({ sandboxPath: mount.mountPath, hostPath: volumeMountPoint(diskMount(id), index) });
+    });
     return roots;
+  }
+
+  function owner(record: SandboxRecord) {
+    return { uid: record.uid, gid: record.uid };
+  }
+
+  /** A uid of the range that no sandbox of this runtime holds, picked at random so that two
+   * runtimes on one host (tests, a second data directory) rarely meet. */
+  async function allocateUserId(): Promise<number> {
+    const taken = new Set<number>();
+    for (const id of await readdir(sandboxesDirectory)) {
+      const record = loadRecordSync(id);
+      if (record !== null) taken.add(record.uid);
+    }
+    if (taken.size >= userIds.count) {
+      throw new ServiceError("sandbox_operation_failed", "No sandbox user id is free", {
+        cause: new Error(`all ${userIds.count} uids from ${userIds.first} are in use`),
+      });
+    }
+    for (;;) {
+      const uid = userIds.first + Math.floor(Math.random() * userIds.count);
+      if (!taken.has(uid)) return uid;
+    }
   }
 
   async function ensureCgroups(cgroups: CgroupManager, record: SandboxRecord): Promise<void> {
@@ -138,7 +243,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   }
 
   async function execute(record: SandboxRecord, request: ExecRequest): Promise<ExecResult> {
-    const { cgroups } = await ready;
+    const { cgroups } = await started();
     const limits = sizes[record.size];
     let execName: string | null = null;
     let cgroupTaskFiles: string[] = [];
@@ -163,12 +268,14 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       bubblewrapArguments: bubblewrapArguments(
         systemArguments,
         {
-          workspace: roots[0].hostPath,
-          tmp: roots[1].hostPath,
+          disk: diskMount(record.id),
           volumes: roots.slice(2).map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
         },
-        request.command,
+        seccompDescriptor,
       ),
+      command: request.command,
+      user: owner(record),
+      seccompFile,
       cgroupTaskFiles,
       stdio: descriptorMask.stdio,
       limits,
@@ -197,62 +304,23 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   return {
     name: "local",
 
-    async create(spec) {
-      if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
-      if (!safeId.test(spec.id)) throw new ServiceError("validation_error", "Invalid sandbox id");
-      for (const mount of spec.volumeMounts) checkVolumeMount(mount);
-      if (!existsSync(bubblewrapPath)) {
-        throw new ServiceError("sandbox_operation_failed", "The local sandbox runtime is not available", {
-          cause: new Error(`bubblewrap not found at ${bubblewrapPath}`),
-        });
-      }
-      const { cgroups } = await ready;
-      const record: SandboxRecord = {
-        id: spec.id,
-        accountId: spec.accountId,
-        size: spec.size,
-        storageGb: spec.storageGb,
-        egressHosts: spec.egressHosts,
-        volumeMounts: spec.volumeMounts.map((mount) => ({
-          volumeId: mount.volumeId,
-          mountPath: mount.mountPath.replace(/\/+$/, ""),
-        })),
-      };
-      try {
-        await mkdir(join(sandboxDirectory(spec.id), "workspace"), { recursive: true });
-        await mkdir(join(sandboxDirectory(spec.id), "tmp"), { recursive: true, mode: 0o1777 });
-        for (const mount of record.volumeMounts) {
-          await mkdir(join(volumesDirectory, mount.volumeId), { recursive: true });
-        }
-        await writeFile(recordFile(spec.id), JSON.stringify(record));
-        records.set(spec.id, record);
-        if (cgroups !== null) await ensureCgroups(cgroups, record);
-      } catch (error) {
-        throw new ServiceError("sandbox_operation_failed", "The sandbox could not be created", {
-          cause: error,
-        });
-      }
-      if (spec.egressHosts.length > 0) {
-        logger.info(
-          { sandboxId: spec.id, egressHosts: spec.egressHosts.length },
-          "local sandboxes have no network; egress hosts are not reachable from inside",
-        );
-      }
-      return { podName: null, note: "Local bubblewrap sandbox; use exec and the file operations." };
+    create(spec) {
+      const work = createSandbox(spec);
+      pendingCreates.add(work);
+      const forget = () => pendingCreates.delete(work);
+      work.then(forget, forget);
+      return work;
     },
 
     async destroy(id) {
       if (!safeId.test(id)) return;
-      const { cgroups } = await ready;
+      await started();
       await terminateRunning(id);
-      if (cgroups !== null) await cgroups.destroySandbox(id);
-      preparedCgroups.delete(id);
-      records.delete(id);
-      await rm(sandboxDirectory(id), { recursive: true, force: true });
+      await removeSandbox(id);
     },
 
     async list() {
-      await ready;
+      await started();
       const entries = await readdir(sandboxesDirectory, { withFileTypes: true });
       return entries
         .filter((entry) => entry.isDirectory() && safeId.test(entry.name))
@@ -265,18 +333,91 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     },
 
     files(id): SandboxFileSystem {
-      return createSandboxFileSystem(rootsOf(loadRecordSync(id), id));
+      const record = loadRecordSync(id);
+      return createSandboxFileSystem(rootsOf(record, id), record === null ? null : owner(record));
     },
 
     async close() {
       closed = true;
-      // The start-up work (the sandbox /etc, cgroup detection) must not outlive the runtime.
-      const started = await ready.catch(() => null);
+      // The start-up work (the disk template, cgroup detection) must not outlive the runtime.
+      const state = await ready.catch(() => null);
       await Promise.all([...running.keys()].map(terminateRunning));
-      await started?.cgroups?.settle();
+      await state?.cgroups?.settle();
+      await Promise.allSettled([...pendingCreates]);
+      // Disks stay on the data directory; the next start mounts them again. Every disk under the
+      // mount directory goes, not only the ones this runtime mounted: nothing else uses it.
+      const present = [...(await mountedPaths())].filter((path) => path.startsWith(`${mountDirectory}/`));
+      const disks = new Set([...mounted].map(diskMount));
+      for (const path of present) if (!path.slice(mountDirectory.length + 1).includes("/")) disks.add(path);
+      for (const disk of disks) await unmountDisk(disk).catch(() => {});
+      mounted.clear();
     },
   };
+
+  async function createSandbox(spec: SandboxSpec): Promise<SandboxConnectInfo> {
+    if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
+    if (!safeId.test(spec.id)) throw new ServiceError("validation_error", "Invalid sandbox id");
+    for (const mount of spec.volumeMounts) checkVolumeMount(mount);
+    if (!existsSync(bubblewrapPath)) {
+      throw new ServiceError("sandbox_operation_failed", "The local sandbox runtime is not available", {
+        cause: new Error(`bubblewrap not found at ${bubblewrapPath}`),
+      });
+    }
+    const { cgroups } = await started();
+    const record: SandboxRecord = {
+      id: spec.id,
+      accountId: spec.accountId,
+      size: spec.size,
+      storageGb: spec.storageGb,
+      egressHosts: spec.egressHosts,
+      volumeMounts: spec.volumeMounts.map((mount) => ({
+        volumeId: mount.volumeId,
+        mountPath: mount.mountPath.replace(/\/+$/, ""),
+      })),
+      uid: await allocateUserId(),
+    };
+    try {
+      await mkdir(sandboxDirectory(spec.id), { recursive: true, mode: 0o700 });
+      // The record first: it claims the uid, and destroy or a restart can find the disk by it.
+      await writeFile(recordFile(spec.id), JSON.stringify(record));
+      records.set(spec.id, record);
+      await createDiskImage(
+        imageFile(spec.id),
+        diskBytes(spec.storageGb ?? defaultStorageGb[spec.size]),
+        templateDirectory,
+      );
+      await mountDisk(imageFile(spec.id), diskMount(spec.id), owner(record));
+      mounted.add(spec.id);
+      await mountVolumes(record);
+      if (cgroups !== null) await ensureCgroups(cgroups, record);
+    } catch (error) {
+      await removeSandbox(spec.id).catch(() => {});
+      throw new ServiceError("sandbox_operation_failed", "The sandbox could not be created", {
+        cause: error,
+      });
+    }
+    if (spec.egressHosts.length > 0) {
+      logger.info(
+        { sandboxId: spec.id, egressHosts: spec.egressHosts.length },
+        "local sandboxes have no network; egress hosts are not reachable from inside",
+      );
+    }
+    return { podName: null, note: "Local bubblewrap sandbox; use exec and the file operations." };
+  }
+
+  async function removeSandbox(id: string): Promise<void> {
+    const { cgroups } = await ready;
+    if (cgroups !== null) await cgroups.destroySandbox(id);
+    preparedCgroups.delete(id);
+    await unmountDisk(diskMount(id));
+    mounted.delete(id);
+    records.delete(id);
+    await rm(sandboxDirectory(id), { recursive: true, force: true });
+  }
 }
+
+const notRootReason =
+  "local sandboxes need the server to run as root: each sandbox gets its own host uid, a loop-mounted disk and cgroups (see plugins/sandbox-local/README.md)";
 
 function checkVolumeMount(mount: { volumeId: string; mountPath: string }): void {
   const path = mount.mountPath.replace(/\/+$/, "");

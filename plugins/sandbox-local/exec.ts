@@ -1,7 +1,9 @@
 /**
- * Runs one bwrap invocation and collects its result. A tiny /bin/sh wrapper joins the sandbox's
- * cgroups and sets the per-process rlimits, then execs bwrap, so every process of the exec is
- * limited from its first instruction. Output beyond the caps is read and dropped (the child never
+ * Runs one bwrap invocation and collects its result. A tiny /bin/sh wrapper, still root, joins the
+ * sandbox's cgroups and sets the per-process rlimits, then execs setpriv, which drops to the
+ * session's own host uid and gid (no supplementary groups, no_new_privs) and execs bwrap with the
+ * seccomp filter open on a descriptor: every process of the exec is limited and unprivileged from
+ * its first instruction. The command itself goes down the stdin pipe (see bubblewrap-arguments.ts). Output beyond the caps is read and dropped (the child never
  * blocks on a full pipe). A timeout or an abort SIGKILLs the wrapper's process group and sweeps
  * the exec's cgroup; bwrap's --die-with-parent and the pid namespace take the rest down.
  */
@@ -19,9 +21,18 @@ export const timedOutExitCode = 124;
 const setupFailureExitCode = 125;
 const setupFailurePrefix = "cairn-sandbox:";
 
+/** The descriptor the wrapper opens the seccomp filter on for bwrap's `--seccomp`. */
+export const seccompDescriptor = 9;
+
 export interface RunOptions {
   bubblewrapPath: string;
   bubblewrapArguments: string[];
+  /** Written to the sandbox's first process, which runs it. */
+  command: string;
+  /** The session's host uid and gid; the wrapper switches to them before bwrap. */
+  user: { uid: number; gid: number };
+  /** The compiled seccomp filter (seccomp.ts), opened on `seccompDescriptor`. */
+  seccompFile: string;
   /** cgroup `tasks` files to join before exec'ing bwrap; empty when cgroups are unavailable. */
   cgroupTaskFiles: string[];
   limits: SizeLimits;
@@ -37,7 +48,9 @@ export interface RunOptions {
   sweep?: () => Promise<void>;
 }
 
-export function wrapperScript(options: Pick<RunOptions, "cgroupTaskFiles" | "limits" | "addressSpaceLimit">) {
+export function wrapperScript(
+  options: Pick<RunOptions, "cgroupTaskFiles" | "limits" | "addressSpaceLimit" | "user" | "seccompFile">,
+) {
   const { limits } = options;
   const fail = (what: string) =>
     `{ echo "${setupFailurePrefix} ${what}" >&2; exit ${setupFailureExitCode}; }`;
@@ -54,10 +67,16 @@ export function wrapperScript(options: Pick<RunOptions, "cgroupTaskFiles" | "lim
     `ulimit -t ${limits.cpuSeconds}`,
     `ulimit -n ${limits.maxOpenFiles}`,
     "ulimit -c 0",
+    // RLIMIT_NPROC counts the processes of the session's uid: with a uid per session it is a
+    // per-sandbox process limit even where cgroups are not available.
+    `ulimit -p ${limits.maxProcesses}`,
   ];
   if (options.addressSpaceLimit) rlimits.push(`ulimit -v ${Math.floor(limits.memoryBytes / 1024)}`);
   lines.push(`${rlimits.join(" && ")} || ${fail("cannot set resource limits")}`);
-  lines.push('exec "$@"');
+  const { uid, gid } = options.user;
+  lines.push(
+    `exec setpriv --reuid=${uid} --regid=${gid} --clear-groups --no-new-privs -- "$@" ${seccompDescriptor}<${shellQuote(options.seccompFile)}`,
+  );
   return lines.join("\n");
 }
 
@@ -68,9 +87,18 @@ export async function runBubblewrap(options: RunOptions): Promise<ExecResult> {
   const child = spawn(
     "/bin/sh",
     ["-c", wrapperScript(options), "cairn-sandbox", options.bubblewrapPath, ...options.bubblewrapArguments],
-    { stdio: options.stdio ?? ["ignore", "pipe", "pipe"], detached: true, env: { PATH: "/usr/bin:/bin" } },
+    {
+      stdio: ["pipe", ...(options.stdio ?? ["ignore", "pipe", "pipe"]).slice(1)],
+      detached: true,
+      env: { PATH: "/usr/bin:/bin" },
+    },
   );
-  if (child.stdout === null || child.stderr === null) throw new Error("stdout and stderr must be pipes");
+  if (child.stdin === null || child.stdout === null || child.stderr === null) {
+    throw new Error("stdin, stdout and stderr must be pipes");
+  }
+  // A sandbox that dies before reading all of it closes the pipe: that is its result, not ours.
+  child.stdin.on("error", () => {});
+  child.stdin.end(options.command);
   const stdout = createCappedCollector(stdoutCapBytes);
   const stderr = createCappedCollector(stderrCapBytes);
   child.stdout.on("data", stdout.add);

@@ -26,7 +26,19 @@ const maximumWalkDepth = 256;
 const through = (directory: FileHandle, name?: string) =>
   name === undefined ? `/proc/self/fd/${directory.fd}` : `/proc/self/fd/${directory.fd}/${name}`;
 
-export function createSandboxFileSystem(roots: SandboxRoot[]): SandboxFileSystem {
+/**
+ * `owner` is the session's host uid and gid: what this (root) server creates for the sandbox is
+ * handed to it through the open descriptor (fchown), never by path, so a swapped symlink cannot
+ * turn the chown onto a host file.
+ */
+export function createSandboxFileSystem(
+  roots: SandboxRoot[],
+  owner: { uid: number; gid: number } | null,
+): SandboxFileSystem {
+  const handOver = async (handle: FileHandle) => {
+    if (owner !== null) await handle.chown(owner.uid, owner.gid);
+  };
+
   const toFileStat = (sandboxPath: string, stats: Stats): FileStat => ({
     path: sandboxPath,
     isDirectory: stats.isDirectory(),
@@ -44,10 +56,15 @@ export function createSandboxFileSystem(roots: SandboxRoot[]): SandboxFileSystem
           next = await open(through(directory, component), directoryFlags);
         } catch (error) {
           if (!create || errorCode(error) !== "ENOENT") throw error;
-          await mkdir(through(directory, component), { mode: 0o755 }).catch((mkdirError) => {
-            if (errorCode(mkdirError) !== "EEXIST") throw mkdirError;
-          });
+          const made = await mkdir(through(directory, component), { mode: 0o755 }).then(
+            () => true,
+            (mkdirError) => {
+              if (errorCode(mkdirError) !== "EEXIST") throw mkdirError;
+              return false;
+            },
+          );
           next = await open(through(directory, component), directoryFlags);
+          if (made) await handOver(next);
         }
         await directory.close();
         directory = next;
@@ -156,6 +173,7 @@ export function createSandboxFileSystem(roots: SandboxRoot[]): SandboxFileSystem
             existing === null ? 0o644 : existing.mode & 0o777,
           );
           try {
+            await handOver(file);
             await file.writeFile(bytes);
             await file.close();
             await rename(through(parent, temporaryName), through(parent, name));
@@ -298,7 +316,16 @@ function translate(error: unknown, sandboxPath: string): unknown {
       return new ServiceError("validation_error", `Path is too long: ${sandboxPath}`);
     case "ENOSPC":
     case "EDQUOT":
-      return new ServiceError("sandbox_operation_failed", "The sandbox has no space left", { cause: error });
+      // The sandbox's own disk is full (its storage_gb): the caller's to fix, not a server fault.
+      return new ServiceError("validation_error", `No space left on the sandbox's disk: ${sandboxPath}`, {
+        details: [
+          {
+            type: "no_space",
+            loc: ["path"],
+            msg: "The sandbox's disk (storage_gb) is full: delete files, or create the sandbox with a larger storage_gb",
+          },
+        ],
+      });
     default:
       return error;
   }

@@ -28,7 +28,7 @@ afterAll(async () => {
   await test.cleanUp();
 });
 
-const neighbourWorkspace = () => join(test.dataDir, "sandboxes", neighbour, "workspace");
+const neighbourWorkspace = () => test.hostWorkspace(neighbour);
 
 describe("exec cannot reach the host", () => {
   it("starts with a clean environment", async () => {
@@ -183,7 +183,7 @@ describe("file operations cannot leave the sandbox", () => {
     await expect(files.writeFile("/workspace/../escape.txt", "x")).rejects.toMatchObject({
       code: "path_outside_sandbox",
     });
-    expect(existsSync(join(test.dataDir, "sandboxes", sandbox, "escape.txt"))).toBe(false);
+    expect(existsSync(join(test.hostWorkspace(sandbox), "..", "escape.txt"))).toBe(false);
   });
 
   it("refuses to read through symlinks that point out, however they are spelled", async () => {

@@ -7,12 +7,15 @@ import {
   createLocalSandboxRuntime,
   type LocalSandboxRuntimeSettings,
 } from "./create-local-sandbox-runtime.ts";
+import { defaultMountDirectory } from "./session-disk.ts";
 
 export interface TestRuntime {
   runtime: SandboxRuntime;
   dataDir: string;
   createSandbox(options?: Partial<SandboxSpec>): Promise<string>;
   run(id: string, command: string, timeoutSeconds?: number): ReturnType<SandboxRuntime["exec"]>;
+  /** The host directory behind a sandbox's /workspace (on its mounted disk). */
+  hostWorkspace(id: string): string;
   cleanUp(): Promise<void>;
 }
 
@@ -39,6 +42,7 @@ export async function createTestRuntime(
       return id;
     },
     run: (id, command, timeoutSeconds = 10) => runtime.exec(id, { command, timeoutSeconds }),
+    hostWorkspace: (id) => join(defaultMountDirectory(dataDir), id, "workspace"),
     async cleanUp() {
       for (const id of await runtime.list()) await runtime.destroy(id);
       await runtime.close();

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -67,7 +68,7 @@ describe("file paths", () => {
       await expectOutside(path);
     }
     await expectOutside("/tmp/../etc/", [["files", { path: `/tmp/../etc/${probe}`, content: "x" }]]);
-    expect(existsSync(join(test.dataDir, "sandboxes", sessionId, probe))).toBe(false);
+    expect(existsSync(join(defaultMountDirectory(test.dataDir), sessionId, "etc", probe))).toBe(false);
     expect(existsSync(join("/etc", probe))).toBe(false);
     // `..` that stays inside is fine.
     const inside = await owner.sendJson<{ content: string }>(`/v1/sandboxes/${sessionId}/files/view`, {

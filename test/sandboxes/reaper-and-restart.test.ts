@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock, reapExpiredSandboxes, reconcileSandboxes } from "../../core/index.ts";
+import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
 import { createTestDatabase, storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -50,7 +51,9 @@ describe.each(storageTargets)("the reaper on %s", (target) => {
     expect(Date.parse(short.expires_at) - Date.parse(short.created_at)).toBe(5 * minute);
     expect(Date.parse(long.expires_at) - Date.parse(long.created_at)).toBe(30 * minute);
     expect((await client.exec(short.id, "echo alive > note.txt")).status).toBe(200);
-    expect(existsSync(join(sandboxDirectory(short.id), "workspace", "note.txt"))).toBe(true);
+    expect(existsSync(join(defaultMountDirectory(test.dataDir), short.id, "workspace", "note.txt"))).toBe(
+      true,
+    );
 
     clock.advance(5 * minute - 1);
     expect(await reapExpiredSandboxes(test.platform)).toBe(0);

@@ -2,16 +2,16 @@ import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { ServiceError } from "../../errors.ts";
 import type { CapacityFigures, SandboxSessionRecord } from "../../ports/storage.ts";
+import { sandboxSizes } from "../../sandboxes/sizes.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { sandboxHours, summariseUsage, usageSummary } from "../account/get-usage.ts";
 import { runtimeCall, sandboxSessionOut, toSessionOut } from "./sessions.ts";
 
-const sizes = ["small", "medium", "large"] as const;
 const volumeMountPath = /^\/(workspace|tmp|mnt)(\/[^\0]*)?$/;
 
 const createRequest = z.object({
   label: z.string().max(200).nullable().default(null),
-  size: z.enum(sizes).default("small"),
+  size: z.enum(sandboxSizes).default("small"),
   storage_gb: z.number().positive().nullable().default(null),
   lifetime_minutes: z.number().int().min(1).nullable().default(null),
   count: z.number().int().min(1).max(10).default(1),
@@ -69,7 +69,7 @@ function monthlyRefusal(config: Config, figures: CapacityFigures, now: Date): Se
   );
 }
 
-const sizeOrder = { small: 0, medium: 1, large: 2 } as const;
+const sizeOrder = (size: (typeof sandboxSizes)[number]) => sandboxSizes.indexOf(size);
 
 export const createSandbox = defineTool({
   name: "create_sandbox",
@@ -85,7 +85,7 @@ export const createSandbox = defineTool({
     const accountId = requireAccount(context);
     const { config, storage, sandboxRuntime } = context.platform;
     const now = context.now;
-    if (sizeOrder[input.size] > sizeOrder[config.SVC_MAX_SANDBOX_SIZE]) {
+    if (sizeOrder(input.size) > sizeOrder(config.SVC_MAX_SANDBOX_SIZE)) {
       throw new ServiceError(
         "sandbox_size_limit_reached",
         `The largest size allowed is ${config.SVC_MAX_SANDBOX_SIZE}`,

@@ -6,10 +6,13 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { closeSync, openSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { bubblewrapArguments, hostSystemArguments } from "../bubblewrap-arguments.ts";
 import { createLocalSandboxRuntime } from "../create-local-sandbox-runtime.ts";
+import { seccompDescriptor } from "../exec.ts";
+import { defaultMountDirectory } from "../session-disk.ts";
 
 const runs = Number(process.argv[2] ?? 300);
 const dataDir = await mkdtemp(join("/var/tmp", "cairn-bench-"));
@@ -31,20 +34,25 @@ const offId = randomUUID();
 await withCgroups.create({ id: onId, ...spec });
 await withoutCgroups.create({ id: offId, ...spec });
 
+// bwrap with the runtime's own arguments, started directly (as root, no wrapper, no setpriv, no
+// cgroups): the floor the runtime's figures stand on.
 const bareArguments = bubblewrapArguments(
-  hostSystemArguments(join(dataDir, "on", "system", "etc")),
-  {
-    workspace: join(dataDir, "on", "sandboxes", onId, "workspace"),
-    tmp: join(dataDir, "on", "sandboxes", onId, "tmp"),
-    volumes: [],
-  },
-  "true",
+  hostSystemArguments(),
+  { disk: join(defaultMountDirectory(join(dataDir, "on")), onId), volumes: [] },
+  seccompDescriptor,
 );
+const seccompFile = join(dataDir, "on", "system", "seccomp.bpf");
 const bareBubblewrap = () =>
   new Promise<void>((resolve, reject) => {
-    const child = spawn("/usr/bin/bwrap", bareArguments, { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout.resume();
-    child.stderr.resume();
+    const filter = openSync(seccompFile, "r");
+    const stdio: Array<"pipe" | "ignore" | number> = ["pipe", "pipe", "pipe"];
+    while (stdio.length < seccompDescriptor) stdio.push("ignore");
+    stdio.push(filter);
+    const child = spawn("/usr/bin/bwrap", bareArguments, { stdio });
+    closeSync(filter);
+    child.stdin?.end("true");
+    child.stdout?.resume();
+    child.stderr?.resume();
     child.once("error", reject);
     child.once("close", () => resolve());
   });

@@ -1,0 +1,209 @@
+/**
+ * Each sandbox's own disk: a preallocated ext4 image (`<dataDir>/sandboxes/<id>/disk.img`, the
+ * size of its `storage_gb`) loop-mounted, nodev and nosuid, under `/run/cairn-sandboxes/…/<id>`.
+ * It holds /workspace and /tmp, owned by the session's host uid, and a read-only copy of the
+ * sandbox /etc. So a write past the quota fails inside the sandbox with ENOSPC; the blocks are
+ * reserved when the sandbox is made (fallocate), so a full sandbox never takes the host's free
+ * space; and the sandbox's mounts name only paths inside its own file system (mountinfo shows
+ * `/workspace`, never a host path). The mount point lives outside the data directory because the
+ * sandbox's uid, not root, has to walk to it when bwrap binds it.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chown, cp, mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+/** The uid and gid a sandbox's processes have inside (its host ids are the session's own). */
+export const sandboxUserId = 1000;
+
+/** Host /etc entries a normal userland needs; /etc/ssl/private and the like are deliberately absent. */
+const hostEtcEntries = [
+  "alternatives",
+  "bash.bashrc",
+  "ca-certificates.conf",
+  "debian_version",
+  "inputrc",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "magic",
+  "magic.mime",
+  "mime.types",
+  "nsswitch.conf",
+  "os-release",
+  "profile",
+  "protocols",
+  "python3",
+  "python3.11",
+  "services",
+  "ssl/certs",
+  "ssl/openssl.cnf",
+  "timezone",
+];
+
+/** Written instead of exposing the host's accounts and names. */
+const generatedEtcFiles: Record<string, string> = {
+  passwd: [
+    "root:x:0:0:root:/workspace:/bin/sh",
+    `sandbox:x:${sandboxUserId}:${sandboxUserId}:sandbox:/workspace:/bin/sh`,
+    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin",
+    "",
+  ].join("\n"),
+  group: `root:x:0:\nsandbox:x:${sandboxUserId}:\nnogroup:x:65534:\n`,
+  hosts: "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+  hostname: "sandbox\n",
+};
+
+const gibibyte = 1024 ** 3;
+/** ext4 needs room for its own metadata; a tiny storage_gb still gets a usable disk. */
+const minimumDiskBytes = 16 * 1024 * 1024;
+
+export function diskBytes(storageGb: number): number {
+  return Math.max(minimumDiskBytes, Math.ceil((storageGb * gibibyte) / 4096) * 4096);
+}
+
+/** Where a data directory's sandbox disks are mounted: one folder per data directory. */
+export function defaultMountDirectory(dataDir: string): string {
+  const digest = createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16);
+  return join("/run/cairn-sandboxes", digest);
+}
+
+/**
+ * (Re)builds the tree every new disk starts from: `etc/` (root's, read-only inside), and the
+ * empty `workspace/` and `tmp/` that are handed to the session's uid after mounting.
+ */
+export async function buildDiskTemplate(directory: string): Promise<void> {
+  const staging = `${directory}.new-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(join(staging, "etc"), { recursive: true, mode: 0o755 });
+  await mkdir(join(staging, "workspace"), { mode: 0o755 });
+  await mkdir(join(staging, "tmp"), { mode: 0o1777 });
+  for (const entry of hostEtcEntries) {
+    await cp(`/etc/${entry}`, join(staging, "etc", entry), { recursive: true, verbatimSymlinks: true }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      },
+    );
+  }
+  for (const [name, content] of Object.entries(generatedEtcFiles)) {
+    await writeFile(join(staging, "etc", name), content, { mode: 0o644 });
+  }
+  await rm(directory, { recursive: true, force: true });
+  await rename(staging, directory);
+}
+
+export interface DiskOwner {
+  uid: number;
+  gid: number;
+}
+
+/** Makes a new image of `bytes` (blocks reserved up front) from the template. */
+export async function createDiskImage(
+  imagePath: string,
+  bytes: number,
+  templateDirectory: string,
+): Promise<void> {
+  try {
+    await run("fallocate", ["--length", String(bytes), imagePath]);
+  } catch (error) {
+    await rm(imagePath, { force: true });
+    throw error;
+  }
+  // No reserved blocks (the sandbox's uid gets all of it), no journal (a sandbox disk is scratch
+  // space that dies with the session), inode tables zeroed lazily by the kernel after mounting.
+  await run("mkfs.ext4", [
+    "-q",
+    "-F",
+    "-m",
+    "0",
+    "-O",
+    "^has_journal",
+    "-E",
+    "lazy_itable_init=1,root_owner=0:0",
+    "-d",
+    templateDirectory,
+    imagePath,
+  ]);
+}
+
+/** Mounts the image and hands /workspace and /tmp to the session's uid. */
+export async function mountDisk(imagePath: string, mountPoint: string, owner: DiskOwner): Promise<void> {
+  await mkdir(mountPoint, { recursive: true, mode: 0o755 });
+  await run("mount", ["-o", "loop,nodev,nosuid,noatime", imagePath, mountPoint]);
+  await chown(join(mountPoint, "workspace"), owner.uid, owner.gid);
+  await chown(join(mountPoint, "tmp"), owner.uid, owner.gid);
+}
+
+/**
+ * Gives a whole tree (a volume that outlives sessions) to the session's uid. `chown -R -P` walks
+ * with descriptors and never follows a symlink; it runs only while no process of the tree's
+ * previous owner can be alive (sandboxes run nothing between execs, and a new session is
+ * created before its first exec).
+ */
+export async function handOverTree(path: string, owner: DiskOwner): Promise<void> {
+  await run("chown", ["-R", "-P", `${owner.uid}:${owner.gid}`, "--", path]);
+}
+
+/**
+ * Where a sandbox's volume number `index` appears on the host: bound inside the disk's mount (in
+ * a folder the sandbox never sees), so bwrap, running as the session's uid, can reach it even when
+ * the data directory's parents are closed to other users, and unmounting the disk takes it along.
+ */
+export function volumeMountPoint(diskMountPoint: string, index: number): string {
+  return join(diskMountPoint, "volumes", String(index));
+}
+
+export async function mountVolume(
+  volumeDirectory: string,
+  diskMountPoint: string,
+  index: number,
+): Promise<void> {
+  const target = volumeMountPoint(diskMountPoint, index);
+  if ((await mountedPaths()).has(target)) return;
+  await mkdir(target, { recursive: true, mode: 0o755 });
+  await run("mount", ["--bind", "-o", "nodev,nosuid", volumeDirectory, target]);
+}
+
+/** Unmounts the disk and what is bound inside it (lazily when something still holds it) and
+ * removes the mount point; a missing mount is fine. */
+export async function unmountDisk(mountPoint: string): Promise<void> {
+  if ((await mountedPaths()).has(mountPoint)) {
+    await run("umount", ["--recursive", mountPoint]).catch(() =>
+      run("umount", ["--recursive", "--lazy", mountPoint]),
+    );
+  }
+  await rmdir(mountPoint).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+}
+
+/** Mount points of this mount namespace (octal escapes such as `\040` decoded). */
+export async function mountedPaths(): Promise<Set<string>> {
+  const text = await readFile("/proc/self/mountinfo", "utf8");
+  const paths = new Set<string>();
+  for (const line of text.split("\n")) {
+    const mountPoint = line.split(" ")[4];
+    if (mountPoint === undefined) continue;
+    paths.add(
+      mountPoint.replace(/\\([0-7]{3})/g, (_, octal: string) =>
+        String.fromCharCode(Number.parseInt(octal, 8)),
+      ),
+    );
+  }
+  return paths;
+}
+
+function run(file: string, argumentsList: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      file,
+      argumentsList,
+      { env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" } },
+      (error, _stdout, stderr) => {
+        if (error === null) resolvePromise();
+        else reject(new Error(`${file} ${argumentsList.join(" ")}: ${stderr.trim() || error.message}`));
+      },
+    );
+  });
+}
