@@ -71,6 +71,28 @@ describe("resolveSandboxPath", () => {
     expect(error.status).toBe(403);
   });
 
+  it("refuses a component over 255 bytes of UTF-8, and a path over 4095, as validation errors", () => {
+    for (const input of [
+      "a".repeat(256),
+      `/workspace/${"b".repeat(256)}/c.txt`,
+      `dir/${"é".repeat(128)}`, // 128 characters, 256 bytes
+      `/tmp/${"✓".repeat(86)}`, // 86 characters, 258 bytes
+      `${"a/".repeat(2048)}x`,
+    ]) {
+      const error = errorOf(input);
+      expect([error.code, error.status, error.toBody().retryable]).toEqual(["validation_error", 422, false]);
+      expect(error.details).toEqual([
+        expect.objectContaining({
+          loc: ["body", "path"],
+          msg: expect.stringMatching(/at most (255|4095) bytes/),
+        }),
+      ]);
+    }
+    // At the limits, accepted.
+    expect(resolveSandboxPath("a".repeat(255), roots)).toBe(`/workspace/${"a".repeat(255)}`);
+    expect(resolveSandboxPath(`dir/${"é".repeat(127)}`, roots)).toBe(`/workspace/dir/${"é".repeat(127)}`);
+  });
+
   it("refuses NUL bytes and empty paths as validation errors", () => {
     expect(errorOf("a\0b").code).toBe("validation_error");
     expect(errorOf("/workspace/\0").code).toBe("validation_error");

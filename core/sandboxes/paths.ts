@@ -27,20 +27,37 @@ export function isWithinRoot(path: string, root: string): boolean {
   return path === root || path.startsWith(`${root}/`);
 }
 
+// Linux's limits (NAME_MAX, PATH_MAX less the NUL): past them the host answers ENAMETOOLONG,
+// which is the caller's error, so it is refused here before any runtime is asked.
+export const maximumComponentBytes = 255;
+export const maximumPathBytes = 4095;
+
+const encoder = new TextEncoder();
+
+/** Why a client path cannot name anything, or null when its text is acceptable. */
+function pathTextProblem(input: string): string | null {
+  if (input.length === 0) return "path must not be empty";
+  if (input.includes("\0")) return "path must not contain NUL bytes";
+  if (encoder.encode(input).length > maximumPathBytes) {
+    return `path must be at most ${maximumPathBytes} bytes (UTF-8)`;
+  }
+  for (const component of input.split("/")) {
+    if (encoder.encode(component).length > maximumComponentBytes) {
+      return `each path component (between slashes) must be at most ${maximumComponentBytes} bytes (UTF-8)`;
+    }
+  }
+  return null;
+}
+
 /**
  * Resolves a client path to the canonical sandbox path, or throws `path_outside_sandbox`.
  * `field` names the request field in validation details (`path` unless told).
  */
 export function resolveSandboxPath(input: string, roots: string[], field = "path"): string {
-  if (input.length === 0 || input.includes("\0")) {
+  const problem = pathTextProblem(input);
+  if (problem !== null) {
     throw new ServiceError("validation_error", "Invalid request", {
-      details: [
-        {
-          type: "value_error",
-          loc: ["body", field],
-          msg: input.length === 0 ? "path must not be empty" : "path must not contain NUL bytes",
-        },
-      ],
+      details: [{ type: "value_error", loc: ["body", field], msg: problem }],
     });
   }
   if (workspaceAliases.has(input)) return workspaceRoot;

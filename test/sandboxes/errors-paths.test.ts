@@ -1,0 +1,73 @@
+/**
+ * Client path errors are 4xx, never 5xx (issue 7, finding 7), over REST on a real bubblewrap
+ * sandbox: a component past the kernel's 255-byte NAME_MAX is 422 validation_error on every file
+ * operation, checked where paths are parsed, before the runtime is asked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestPlatform } from "../support/platforms.ts";
+import {
+  createSandboxClient,
+  createSandboxPlatform,
+  type ErrorBody,
+  errorCode,
+  type SandboxClient,
+} from "./sandbox-client.ts";
+
+/** One request per file operation that names `path`. */
+function fileOperations(path: string): Array<[string, Record<string, unknown>]> {
+  return [
+    ["files", { path, content: "x" }],
+    ["files/view", { path }],
+    ["files/str-replace", { path, old_str: "x", new_str: "y" }],
+    ["files/ls", { path }],
+    ["files/glob", { pattern: "*", path }],
+    ["files/grep", { pattern: "x", path }],
+  ];
+}
+
+describe("file paths the kernel cannot take", () => {
+  let test: TestPlatform;
+  let client: SandboxClient;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    test = await createSandboxPlatform("sqlite");
+    client = await createSandboxClient(test);
+    sessionId = (await client.createActive()).id;
+  });
+  afterAll(() => test.close());
+
+  it("answers a component over 255 bytes with 422 validation_error on all six operations", async () => {
+    for (const path of [
+      "a".repeat(256),
+      `/workspace/${"b".repeat(300)}/c.txt`,
+      `/tmp/${"é".repeat(128)}`, // 128 characters, 256 bytes of UTF-8
+    ]) {
+      for (const [suffix, json] of fileOperations(path)) {
+        const response = await client.sendJson<ErrorBody>(`/v1/sandboxes/${sessionId}/${suffix}`, {
+          method: "POST",
+          json,
+        });
+        expect([suffix, path.length, response.status, errorCode(response.body)]).toEqual([
+          suffix,
+          path.length,
+          422,
+          "validation_error",
+        ]);
+        expect(response.body.error.retryable).toBe(false);
+      }
+    }
+    // 255 bytes is a name the kernel takes: written and read back.
+    const longest = `${"é".repeat(127)}x`;
+    const written = await client.sendJson(`/v1/sandboxes/${sessionId}/files`, {
+      method: "POST",
+      json: { path: longest, content: "fits" },
+    });
+    expect(written.status).toBe(200);
+    const read = await client.sendJson<{ content: string }>(`/v1/sandboxes/${sessionId}/files/view`, {
+      method: "POST",
+      json: { path: longest },
+    });
+    expect([read.status, read.body.content]).toEqual([200, "fits"]);
+  });
+});
