@@ -15,6 +15,7 @@ import {
   toServiceError,
   version,
 } from "../../core/index.ts";
+import { isClientAbort } from "./client-abort.ts";
 import { docsPage } from "./docs-page.ts";
 import { idempotency } from "./idempotency.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -171,8 +172,18 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     return errorResponse(error, context.get("requestId") ?? newRequestId());
   });
   app.onError((thrown, context) => {
-    const error = toServiceError(thrown);
     const requestId = context.get("requestId") ?? newRequestId();
+    if (isClientAbort(thrown, context.req.raw)) {
+      platform.logger.info(
+        { requestId, reason: thrown instanceof Error ? thrown.message : String(thrown) },
+        "client closed the connection before sending the whole request body",
+      );
+      return errorResponse(
+        new ServiceError("invalid_json", "Request body was cut off: the client closed the connection"),
+        requestId,
+      );
+    }
+    const error = toServiceError(thrown);
     if (error.status >= 500) {
       platform.logger.error({ requestId, err: error.cause ?? thrown, code: error.code }, "request failed");
     }
