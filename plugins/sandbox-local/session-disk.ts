@@ -57,7 +57,7 @@ const generatedEtcFiles: Record<string, string> = {
 
 const gibibyte = 1024 ** 3;
 /** ext4 needs room for its own metadata; a tiny storage_gb still gets a usable disk. */
-const minimumDiskBytes = 16 * 1024 * 1024;
+const minimumDiskBytes = 4 * 1024 * 1024;
 
 export function diskBytes(storageGb: number): number {
   return Math.max(minimumDiskBytes, Math.ceil((storageGb * gibibyte) / 4096) * 4096);

@@ -1,0 +1,72 @@
+/**
+ * Each sandbox writes to a disk of its own, sized by `storage_gb` (finding 4: a sandbox with
+ * `storage_gb: 0.01` once wrote 2.3 GB into the disk the database and every tenant share).
+ */
+import { statfs } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
+import { createTestRuntime, type TestRuntime } from "./test-support.ts";
+
+let test: TestRuntime;
+
+beforeAll(async () => {
+  test = await createTestRuntime();
+});
+afterAll(async () => {
+  await test.cleanUp();
+});
+
+const mebibyte = 1024 * 1024;
+
+describe("the disk quota", () => {
+  it("fails a write past storage_gb with ENOSPC inside, and the sandbox stays usable once the file is gone", async () => {
+    const id = await test.createSandbox({ storageGb: 0.01 });
+    const hostBefore = await statfs(test.dataDir);
+    const fill = await test.run(
+      id,
+      "dd if=/dev/zero of=big bs=1M count=200 2>&1; echo exit=$?; ls -l big",
+      60,
+    );
+    expect(fill.stdout).toContain("No space left on device");
+    expect(fill.stdout).not.toContain("exit=0");
+    const written = Number(fill.stdout.trim().split("\n").at(-1)?.split(/\s+/)[4]);
+    expect(written).toBeLessThanOrEqual(0.01 * 1024 * mebibyte);
+    // /tmp is on the same disk.
+    const tmp = await test.run(id, "head -c 2M /dev/zero > /tmp/more || echo tmp-full; rm -f /tmp/more");
+    expect(tmp.stdout + tmp.stderr).toMatch(/tmp-full|No space left/);
+    // The file operations meet the same wall, as a clear 4xx rather than a server fault.
+    await expect(
+      test.runtime.files(id).writeFile("/workspace/also.txt", "x".repeat(2 * mebibyte)),
+    ).rejects.toMatchObject({ code: "validation_error", status: 422 });
+    // The host's free space did not move by what the sandbox tried to write (its blocks were
+    // reserved when the sandbox was made).
+    const hostAfter = await statfs(test.dataDir);
+    const freed = (hostBefore.bavail - hostAfter.bavail) * hostAfter.bsize;
+    expect(freed).toBeLessThan(50 * mebibyte);
+    const recovered = await test.run(id, "rm big && echo fine > small.txt && cat small.txt");
+    expect(recovered.stdout).toBe("fine\n");
+    expect(await test.runtime.files(id).writeFile("/workspace/also.txt", "x".repeat(mebibyte))).toEqual({
+      created: true,
+      size: mebibyte,
+    });
+  });
+
+  it("gives a sandbox without storage_gb its size's default disk", async () => {
+    const id = await test.createSandbox({ size: "small", storageGb: null });
+    const result = await test.run(id, "df -B1 --output=size /workspace | tail -1");
+    const bytes = Number(result.stdout.trim());
+    const expected = defaultStorageGb.small * 1024 ** 3;
+    expect(bytes).toBeGreaterThan(expected * 0.9);
+    expect(bytes).toBeLessThanOrEqual(expected);
+  });
+
+  it("refuses a sandbox the host has no room for, and leaves nothing behind", async () => {
+    const { bavail, bsize } = await statfs(test.dataDir);
+    const tooLarge = (bavail * bsize * 2) / 1024 ** 3;
+    const id = crypto.randomUUID();
+    await expect(test.createSandbox({ id, storageGb: tooLarge })).rejects.toMatchObject({
+      code: "sandbox_operation_failed",
+    });
+    expect(await test.runtime.list()).not.toContain(id);
+  });
+});
