@@ -7,6 +7,7 @@
 import type { V1NetworkPolicy, V1Pod } from "@kubernetes/client-node";
 import { ServiceError } from "../../core/errors.ts";
 import type { SandboxSize, SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
+import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
 
 export const containerName = "sandbox";
 export const managedByLabel = "app.kubernetes.io/managed-by";
@@ -26,14 +27,12 @@ export interface SizeResources {
   cpuLimit: string;
   /** Memory request and limit are equal so a sandbox is never OOM-killed for a neighbour's burst. */
   memory: string;
-  /** Size of /workspace and of /tmp (each) when the request gives no storage_gb. */
-  defaultStorageGb: number;
 }
 
 export const defaultSizes: Record<SandboxSize, SizeResources> = {
-  small: { cpuRequest: "250m", cpuLimit: "1", memory: "1Gi", defaultStorageGb: 2 },
-  medium: { cpuRequest: "500m", cpuLimit: "2", memory: "4Gi", defaultStorageGb: 5 },
-  large: { cpuRequest: "1", cpuLimit: "4", memory: "8Gi", defaultStorageGb: 10 },
+  small: { cpuRequest: "250m", cpuLimit: "1", memory: "1Gi" },
+  medium: { cpuRequest: "500m", cpuLimit: "2", memory: "4Gi" },
+  large: { cpuRequest: "1", cpuLimit: "4", memory: "8Gi" },
 };
 
 export interface ManifestOptions {
@@ -80,7 +79,7 @@ export function storageQuantity(gigabytes: number): string {
 
 export function buildPod(spec: SandboxSpec, options: ManifestOptions): V1Pod {
   const size = options.sizes[spec.size];
-  const storage = storageQuantity(spec.storageGb ?? size.defaultStorageGb);
+  const storage = storageQuantity(spec.storageGb ?? defaultStorageGb[spec.size]);
   const claims = spec.volumeMounts.map((mount, index) => ({ ...mount, volumeName: `volume-${index}` }));
   return {
     apiVersion: "v1",
@@ -120,9 +119,12 @@ export function buildPod(spec: SandboxSpec, options: ManifestOptions): V1Pod {
             { name: "HOME", value: "/workspace" },
             { name: "TMPDIR", value: "/tmp" },
           ],
+          // storage_gb bounds everything the pod writes (both emptyDirs, logs, the container
+          // layer): the request makes the scheduler pick a node with that much room, the limit
+          // makes the kubelet evict a pod that writes past it.
           resources: {
-            requests: { cpu: size.cpuRequest, memory: size.memory },
-            limits: { cpu: size.cpuLimit, memory: size.memory },
+            requests: { cpu: size.cpuRequest, memory: size.memory, "ephemeral-storage": storage },
+            limits: { cpu: size.cpuLimit, memory: size.memory, "ephemeral-storage": storage },
           },
           securityContext: {
             allowPrivilegeEscalation: false,

@@ -53,7 +53,10 @@ const expectedPod = {
           { name: "HOME", value: "/workspace" },
           { name: "TMPDIR", value: "/tmp" },
         ],
-        resources: { requests: { cpu: "500m", memory: "4Gi" }, limits: { cpu: "2", memory: "4Gi" } },
+        resources: {
+          requests: { cpu: "500m", memory: "4Gi", "ephemeral-storage": "3584Mi" },
+          limits: { cpu: "2", memory: "4Gi", "ephemeral-storage": "3584Mi" },
+        },
         securityContext: {
           allowPrivilegeEscalation: false,
           privileged: false,
@@ -226,8 +229,8 @@ describe("create", () => {
     const podSpec = (created.body as typeof expectedPod).spec;
     expect(podSpec).toMatchObject({ runtimeClassName: "gvisor" });
     expect(podSpec.containers[0].resources).toEqual({
-      requests: { cpu: "250m", memory: "1Gi" },
-      limits: { cpu: "1", memory: "1Gi" },
+      requests: { cpu: "250m", memory: "1Gi", "ephemeral-storage": "2Gi" },
+      limits: { cpu: "1", memory: "1Gi", "ephemeral-storage": "2Gi" },
     });
     expect(podSpec.volumes).toEqual([
       { name: "workspace", emptyDir: { sizeLimit: "2Gi" } },
