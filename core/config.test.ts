@@ -36,4 +36,15 @@ describe("configuration", () => {
     expect(() => loadConfig({ SVC_PORT: "eighty" })).toThrow(/SVC_PORT/);
     expect(() => loadConfig({ SVC_RATE_LIMIT_STORE: "etcd" })).toThrow(/SVC_RATE_LIMIT_STORE/);
   });
+
+  it("parses the sandbox uid range and refuses one that reaches the host's system accounts or wraps", () => {
+    expect(loadConfig({}).SVC_SANDBOX_UID_RANGE).toEqual({ first: 2_000_000, count: 65_536 });
+    expect(loadConfig({ SVC_SANDBOX_UID_RANGE: "300000-300009" }).SVC_SANDBOX_UID_RANGE).toEqual({
+      first: 300_000,
+      count: 10,
+    });
+    for (const value of ["0-65535", "999-2000", "5000-4000", "5000", "a-b", "1000-4294967295"]) {
+      expect(() => loadConfig({ SVC_SANDBOX_UID_RANGE: value }), value).toThrow(/SVC_SANDBOX_UID_RANGE/);
+    }
+  });
 });

@@ -68,6 +68,23 @@ const schema = z.object({
 
   SVC_SANDBOX_RUNTIME: z.enum(["local", "kubernetes"]).default("local"),
   SVC_KUBE_NAMESPACE: z.string().default("cairn-sandboxes"),
+  // Host uids (and gids) the local runtime hands out, one per sandbox: "first-last", inclusive.
+  SVC_SANDBOX_UID_RANGE: z
+    .string()
+    .default("2000000-2065535")
+    .transform((value, context) => {
+      const match = /^(\d+)-(\d+)$/.exec(value.trim());
+      const [first, last] = match === null ? [Number.NaN, Number.NaN] : [Number(match[1]), Number(match[2])];
+      // Below 1000 are the host's system accounts; 2^32 - 1 is the kernel's "no uid".
+      if (!(first >= 1000 && last >= first && last < 4_294_967_295)) {
+        context.addIssue({
+          code: "custom",
+          message: 'expected "first-last" with 1000 <= first <= last < 4294967295',
+        });
+        return z.NEVER;
+      }
+      return { first, count: last - first + 1 };
+    }),
   SVC_KUBE_SANDBOX_IMAGE: z.string().optional(),
   SVC_IMAGE_BASES: list,
   SVC_MCP_CATALOG: z.string().default(""),

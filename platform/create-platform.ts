@@ -75,7 +75,11 @@ async function createSandboxRuntime(config: Config, logger: Logger): Promise<San
       allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS,
     });
   }
-  return createLocalSandboxRuntime({ dataDir: config.SVC_DATA_DIR, logger });
+  return createLocalSandboxRuntime({
+    dataDir: config.SVC_DATA_DIR,
+    logger,
+    userIds: config.SVC_SANDBOX_UID_RANGE,
+  });
 }
 
 export async function createPlatform(
