@@ -105,7 +105,10 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
   const ready = (async () => {
     // Switching to a session's uid, loop-mounting its disk and writing cgroups all need root.
-    if (process.getuid?.() !== 0) return { cgroups: null, unavailable: notRootReason };
+    if (process.getuid?.() !== 0) {
+      logger.warn({}, notRootReason);
+      return { cgroups: null, unavailable: notRootReason };
+    }
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(mountDirectory, { recursive: true, mode: 0o755 });
@@ -313,14 +316,14 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     },
 
     async destroy(id) {
-      if (!safeId.test(id)) return;
-      await started();
+      if (!safeId.test(id) || (await ready).unavailable !== null) return;
       await terminateRunning(id);
       await removeSandbox(id);
     },
 
     async list() {
-      await started();
+      // A server that cannot run sandboxes holds none.
+      if ((await ready).unavailable !== null) return [];
       const entries = await readdir(sandboxesDirectory, { withFileTypes: true });
       return entries
         .filter((entry) => entry.isDirectory() && safeId.test(entry.name))

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultUserIds } from "./create-local-sandbox-runtime.ts";
@@ -68,7 +68,7 @@ describe("a sandbox is never host root", () => {
     const pending = test.run(sandbox, `sleep ${seconds}`, 10);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const owners = new Set<string>();
-    for (const entry of await import("node:fs/promises").then(({ readdir }) => readdir("/proc"))) {
+    for (const entry of await readdir("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8");
@@ -89,7 +89,6 @@ describe("a sandbox is never host root", () => {
     await test.run(sandbox, "echo mine > made-inside.txt");
     await test.runtime.files(sandbox).writeFile("/workspace/nested/made-outside.txt", "yours");
     const uid = await sessionUserId(sandbox);
-    const { stat } = await import("node:fs/promises");
     for (const path of ["made-inside.txt", "nested", "nested/made-outside.txt", "."]) {
       const stats = await stat(join(test.hostWorkspace(sandbox), path));
       expect([path, stats.uid, stats.gid]).toEqual([path, uid, uid]);

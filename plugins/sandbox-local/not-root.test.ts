@@ -1,0 +1,59 @@
+/**
+ * A server that is not root cannot give a sandbox its own uid, disk or cgroups, so it starts none
+ * (a weaker sandbox would run as the server's own uid with no disk quota). Run for real: the
+ * runtime in a Node process as `nobody`.
+ */
+import { execFile } from "node:child_process";
+import { chmod, chown, mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+
+it("refuses to create sandboxes when the server is not root, and holds none", async () => {
+  // World-readable, so `nobody` can use it as its data directory's parent.
+  const parent = await mkdtemp(join("/var/tmp", "cairn-not-root-"));
+  await chmod(parent, 0o755);
+  await chown(parent, 65534, 65534);
+  const script = `
+    const { createLocalSandboxRuntime } = await import(${JSON.stringify(join(import.meta.dirname, "create-local-sandbox-runtime.ts"))});
+    const warnings = [];
+    const logger = { info() {}, debug() {}, error() {}, warn(_, message) { warnings.push(message); }, child() { return logger; } };
+    const runtime = createLocalSandboxRuntime({ dataDir: ${JSON.stringify(join(parent, "data"))}, logger });
+    const outcome = { uid: process.getuid(), list: await runtime.list() };
+    try {
+      await runtime.create({ id: "a1", accountId: "b2", size: "small", storageGb: null, egressHosts: [], volumeMounts: [] });
+      outcome.create = "created";
+    } catch (error) {
+      outcome.create = error.code;
+      outcome.reason = String(error.cause);
+    }
+    await runtime.destroy("a1");
+    await runtime.close();
+    outcome.warnings = warnings;
+    console.log(JSON.stringify(outcome));
+  `;
+  try {
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        "setpriv",
+        [
+          "--reuid=65534",
+          "--regid=65534",
+          "--clear-groups",
+          "--",
+          process.execPath,
+          "--input-type=module",
+          "-e",
+          script,
+        ],
+        { cwd: parent },
+        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
+      ),
+    );
+    const outcome = JSON.parse(stdout);
+    expect(outcome).toMatchObject({ uid: 65534, list: [], create: "sandbox_operation_failed" });
+    expect(outcome.reason).toContain("need the server to run as root");
+    expect(outcome.warnings).toEqual([expect.stringContaining("need the server to run as root")]);
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+  }
+});
