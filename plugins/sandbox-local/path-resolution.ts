@@ -45,6 +45,28 @@ export function hostPathOf(location: ResolvedPath): string {
   return [location.root.hostPath, ...location.components].join("/");
 }
 
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * The host errors a lookup meets when a concurrent exec changes the path under it, as the client
+ * errors they are; anything else stays a runtime failure. lstat and readlink follow symlinks in
+ * the components before the last, so a component checked as a directory and swapped for a link
+ * since shows as ELOOP (EMLINK on some kernels) or a name grown past PATH_MAX.
+ */
+function lookupError(error: unknown, path: string): unknown {
+  switch (errorCode(error)) {
+    case "ELOOP":
+    case "EMLINK":
+      return outsideSandbox(path);
+    case "ENAMETOOLONG":
+      return new ServiceError("validation_error", `Path is too long: ${path}`);
+    default:
+      return error;
+  }
+}
+
 /** Splits an absolute sandbox path; refuses relative paths, `..` and NUL bytes. */
 function checkedComponents(path: string): string[] {
   if (typeof path !== "string" || !path.startsWith("/") || path.includes("\0")) {
@@ -83,8 +105,8 @@ export async function resolveSandboxPath(
     try {
       isLink = (await lstat(hostPathOf(location))).isSymbolicLink();
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      const code = errorCode(error);
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw lookupError(error, path);
       missing = true;
       continue;
     }
@@ -93,7 +115,18 @@ export async function resolveSandboxPath(
     if (hops > maximumSymlinkHops) {
       throw new ServiceError("validation_error", `Too many levels of symbolic links: ${path}`);
     }
-    const target = await readlink(hostPathOf(location));
+    let target: string;
+    try {
+      target = await readlink(hostPathOf(location));
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== "EINVAL" && code !== "ENOENT" && code !== "ENOTDIR") throw lookupError(error, path);
+      // No longer a link, or gone, since the lstat (a concurrent exec swapped it): look at the
+      // component again. The retry counts as a hop, so a swap loop cannot hold the lookup forever.
+      resolved.pop();
+      pending.unshift(component);
+      continue;
+    }
     resolved.pop();
     if (target.startsWith("/")) resolved = [];
     pending = [...target.split("/"), ...pending];
