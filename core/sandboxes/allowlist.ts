@@ -10,7 +10,6 @@
 
 import { ServiceError } from "../errors.ts";
 import {
-  assignmentPattern,
   isDangerousVariable,
   transparentBuiltins,
   type Unwrapped,
@@ -19,7 +18,8 @@ import {
 } from "./command-wrappers.ts";
 import { checkProgramOptions } from "./program-options.ts";
 import { compileUserPattern } from "./regex-safety.ts";
-import { lexShell, type ShellWord } from "./shell-lexer.ts";
+import type { ShellWord } from "./shell-lexer.ts";
+import { parseShell, type SimpleCommand } from "./shell-parser.ts";
 
 export interface AllowlistRuleObject {
   command: string;
@@ -148,47 +148,52 @@ function indexRules(rules: readonly AllowlistRule[]): RuleIndex {
   return index;
 }
 
+export type CommandAnalysis =
+  | { allowed: true; programs: string[] }
+  | { allowed: false; reason: string; programs: string[] };
+
 /** Checks an exec command against the rules. Empty rules mean unrestricted. */
 export function checkCommand(rules: readonly AllowlistRule[], command: string): CommandCheck {
-  if (rules.length === 0) return { allowed: true };
-  const failure = checkScript(indexRules(rules), command, 0);
-  return failure === null ? { allowed: true } : { allowed: false, reason: failure };
+  const analysis = analyseCommand(rules, command);
+  return analysis.allowed ? { allowed: true } : { allowed: false, reason: analysis.reason };
+}
+
+/**
+ * checkCommand, also naming every program the check looked at (including those inside wrappers
+ * and `sh -c`), so a test can compare them with what the shell really starts.
+ */
+export function analyseCommand(rules: readonly AllowlistRule[], command: string): CommandAnalysis {
+  if (rules.length === 0) return { allowed: true, programs: [] };
+  const context: CheckContext = { rules: indexRules(rules), programs: [] };
+  const failure = checkScript(context, command, 0);
+  return failure === null
+    ? { allowed: true, programs: context.programs }
+    : { allowed: false, reason: failure, programs: context.programs };
+}
+
+interface CheckContext {
+  rules: RuleIndex;
+  /** Every program name looked at so far, in order. */
+  programs: string[];
 }
 
 const maxDepth = 8;
-const separators = new Set([";", "&&", "||", "|", "|&", "&", "\n"]);
-const redirections = new Set([">", ">>", "<", "<>", ">|", ">&", "<&", "&>", "&>>"]);
 
 /** Returns null when every program the script would start is allowed, else the reason. */
-function checkScript(rules: RuleIndex, source: string, depth: number): string | null {
+function checkScript(context: CheckContext, source: string, depth: number): string | null {
   if (depth > maxDepth) return "commands are nested too deeply to check";
-  const lexed = lexShell(source);
-  if (!lexed.ok) return `${lexed.reason} when an allowlist is set`;
-  let words: ShellWord[] = [];
-  const tokens = [...lexed.tokens, { kind: "operator" as const, value: "\n" }];
-  for (let index = 0; index < tokens.length; index += 1) {
-    const token = tokens[index];
-    if (token.kind === "word") {
-      words.push(token);
-      continue;
-    }
-    if (redirections.has(token.value)) {
-      const target = tokens[index + 1];
-      if (target?.kind !== "word") return `redirection ${token.value} has no target`;
-      index += 1; // the target is a file name, not part of the command
-      continue;
-    }
-    if (!separators.has(token.value)) return `the shell operator ${token.value} is not allowed`;
-    const failure = checkSimpleCommand(rules, words, depth);
+  const parsed = parseShell(source);
+  if (!parsed.ok) return `${parsed.reason} when an allowlist is set`;
+  for (const variable of parsed.loopVariables) {
+    if (isDangerousVariable(variable)) return `setting ${variable} is not allowed when an allowlist is set`;
+  }
+  for (const command of parsed.commands) {
+    const failure = checkSimpleCommand(context, command, depth);
     if (failure !== null) return failure;
-    words = [];
   }
   return null;
 }
 
-// Reserved words after which the next word is a command again.
-const leadingKeywords = new Set(["!", "if", "then", "else", "elif", "do", "while", "until"]);
-const closingKeywords = new Set(["fi", "done"]);
 /** Refused even when listed: they run strings as code, redefine commands or evaluate arithmetic. */
 const neverAllowed = new Set(
   "eval source . alias trap fc hash enable let declare typeset mapfile readarray coproc function select case esac in { } [[ ]] ((".split(
@@ -203,37 +208,17 @@ const harmlessBuiltins = new Set(
 );
 const standardBinDirectories = /^\/(usr\/(local\/)?)?s?bin\/([^/]+)$/;
 
-const isKeyword = (word: ShellWord | undefined, keywords: Set<string>): boolean =>
-  word !== undefined && !word.quoted && !word.expands && keywords.has(word.value);
-
-function checkSimpleCommand(rules: RuleIndex, words: ShellWord[], depth: number): string | null {
-  let index = 0;
-  while (isKeyword(words[index], leadingKeywords)) index += 1;
-  if (isKeyword(words[index], closingKeywords)) {
-    return index + 1 < words.length ? `unexpected words after ${words[index].value}` : null;
-  }
-  if (isKeyword(words[index], new Set(["for"]))) {
-    const variable = words[index + 1]?.value ?? "";
-    return isDangerousVariable(variable)
-      ? `setting ${variable} is not allowed when an allowlist is set`
-      : null;
-  }
-  while (index < words.length && isAssignment(words[index])) {
-    const name = words[index].value.slice(0, words[index].value.indexOf("="));
+function checkSimpleCommand(context: CheckContext, command: SimpleCommand, depth: number): string | null {
+  for (const assignment of command.assignments) {
+    const name = assignment.value.slice(0, assignment.value.indexOf("="));
     if (isDangerousVariable(name)) return `setting ${name} is not allowed when an allowlist is set`;
-    index += 1;
   }
-  if (index >= words.length) return null;
-  return checkInvocation(rules, words.slice(index), true, depth);
-}
-
-function isAssignment(word: ShellWord): boolean {
-  const equals = word.value.indexOf("=");
-  return equals > 0 && equals < word.unquotedPrefixLength && assignmentPattern.test(word.value);
+  if (command.words.length === 0) return null;
+  return checkInvocation(context, command.words, true, depth);
 }
 
 function checkInvocation(
-  rules: RuleIndex,
+  context: CheckContext,
   words: ShellWord[],
   argsKnown: boolean,
   depth: number,
@@ -252,14 +237,15 @@ function checkInvocation(
   if (name === null) {
     return `${JSON.stringify(program.value)} runs a program by path; only programs in the standard bin directories (/bin, /usr/bin, /usr/local/bin and their sbin) can be checked`;
   }
+  context.programs.push(name);
   if (neverAllowed.has(name)) return `${name} is not allowed when an allowlist is set`;
   if (uncheckableRunners.has(name)) {
     return `${name} runs another command that the allowlist cannot check, so it is not allowed`;
   }
   const transparent = transparentBuiltins.get(name);
-  if (transparent) return checkUnwrapped(rules, transparent(args), argsKnown, depth);
+  if (transparent) return checkUnwrapped(context, transparent(args), argsKnown, depth);
 
-  const rulesForName = rules.get(name);
+  const rulesForName = context.rules.get(name);
   if (!rulesForName) {
     if (harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
     return `${name} is not in the command allowlist`;
@@ -273,23 +259,23 @@ function checkInvocation(
   }
   if (harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
   const wrapper = wrapperPrograms.get(name);
-  return wrapper ? checkUnwrapped(rules, wrapper(args, name), argsKnown, depth) : null;
+  return wrapper ? checkUnwrapped(context, wrapper(args, name), argsKnown, depth) : null;
 }
 
 /** `argsKnown` false means unknown arguments are appended, and they reach the innermost command. */
 function checkUnwrapped(
-  rules: RuleIndex,
+  context: CheckContext,
   unwrapped: Unwrapped,
   argsKnown: boolean,
   depth: number,
 ): string | null {
   if (unwrapped.kind === "refuse") return unwrapped.reason;
   for (const invocation of unwrapped.invocations) {
-    const failure = checkInvocation(rules, invocation.words, argsKnown && invocation.argsKnown, depth + 1);
+    const failure = checkInvocation(context, invocation.words, argsKnown && invocation.argsKnown, depth + 1);
     if (failure !== null) return failure;
   }
   for (const script of unwrapped.scripts) {
-    const failure = checkScript(rules, script, depth + 1);
+    const failure = checkScript(context, script, depth + 1);
     if (failure !== null) return failure;
   }
   return null;

@@ -208,8 +208,17 @@ function findWrapper(args: ShellWord[]): Unwrapped {
 }
 
 const shellNames = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "posh", "rbash"]);
+const dashNames = new Set(["sh", "dash"]);
 
 function shellWrapper(name: string, args: ShellWord[]): Unwrapped {
+  // The command string is checked with dash's grammar (shell-parser.ts), which only sh and dash
+  // follow: bash reads `&>`, `$'…'`, `((…))` and `${X:offset}` differently, and some of those
+  // run programs that dash's reading of the same string does not show.
+  if (!dashNames.has(name)) {
+    return refuse(
+      `${name} reads its command strings with a grammar the allowlist cannot check (it checks /bin/sh, which is dash); use sh -c`,
+    );
+  }
   let hasCommandString = false;
   let index = 0;
   while (index < args.length) {
@@ -265,6 +274,9 @@ function commandBuiltin(args: ShellWord[]): Unwrapped {
 
 function busyboxWrapper(args: ShellWord[]): Unwrapped {
   if (args.length === 0 || args[0].value.startsWith("-")) return nothing; // busybox's own options
+  // busybox sh is ash, with bash's extensions: not the grammar the allowlist checks.
+  if (shellNames.has(args[0].value))
+    return refuse(`busybox ${args[0].value} is not dash, so its command strings cannot be checked`);
   return inner(args);
 }
 
@@ -340,7 +352,6 @@ export const wrapperPrograms: ReadonlyMap<string, (args: ShellWord[], name: stri
 export const transparentBuiltins: ReadonlyMap<string, (args: ShellWord[]) => Unwrapped> = new Map([
   ["exec", (args: ShellWord[]) => afterOptions("exec", args, { flags: "cl", valued: "a" })],
   ["command", commandBuiltin],
-  ["builtin", (args: ShellWord[]) => inner(args)],
 ]);
 
 /** Programs that run a command this module cannot safely find; refused even when listed. */
@@ -363,5 +374,7 @@ function syntheticWord(value: string): ShellWord {
     unquotedPrefixLength: value.length,
     fixedPrefixLength: value.length,
     splits: false,
+    literal: true,
+    assignment: false,
   };
 }

@@ -1,9 +1,13 @@
 /**
- * A small, deliberately conservative lexer for the POSIX shell language, used by the command
- * allowlist. Exec runs every command through `/bin/sh -c`, so the allowlist must see the words
- * the shell will see. Constructs whose result cannot be known before running them (command and
- * process substitution, arithmetic, here-documents, subshells, assigning parameter expansions)
- * make lexing fail with a reason instead of being guessed at.
+ * The tokenizer of dash (/bin/sh in the sandboxes), for the command allowlist: exec runs every
+ * command through `/bin/sh -c`, so the allowlist must cut the string into the words, operators
+ * and redirections dash cuts it into. This follows dash's parser.c (xxreadtoken, readtoken1,
+ * parseredir, parsesub, checkend) character by character, including its quirks: `&>` is `&`
+ * then `>`, only a single unquoted digit is a file descriptor (`12>f` is the word `12`), a
+ * backslash-newline vanishes everywhere but inside single quotes, and a here-document ends
+ * only at a line that is exactly its delimiter. Whatever could run a program while the word is
+ * expanded (command substitution, arithmetic, assigning `${X=…}`) or is read differently by
+ * dash versions (`$'…'`, blanks outside ASCII) makes lexing fail with a reason.
  */
 
 export interface ShellWord {
@@ -28,47 +32,46 @@ export interface ShellWord {
   fixedPrefixLength: number;
   /** Contains an unquoted parameter expansion: the shell may split it into several words, or none. */
   splits: boolean;
+  /** Written without any quoting or expansion, so it can be a reserved word (`if`, `{`, `!`). */
+  literal: boolean;
+  /** An assignment as dash sees one: an unquoted name, then an unquoted `=` (`A=1`, not `"A"=1`). */
+  assignment: boolean;
 }
 
-export interface ShellOperator {
-  kind: "operator";
-  value: string;
+export type RedirectionOperator = ">" | ">>" | ">|" | ">&" | "<" | "<<" | "<<-" | "<&" | "<>";
+export type ControlOperator = ";" | ";;" | "&" | "&&" | "|" | "||" | "(" | ")";
+
+export type ShellToken =
+  | { kind: "word"; word: ShellWord }
+  | { kind: "redirection"; operator: RedirectionOperator; fd: number | null }
+  | { kind: "operator"; value: ControlOperator }
+  | { kind: "newline" }
+  | { kind: "end" };
+
+/** Dash would refuse the input (a syntax error), or the allowlist cannot analyse it. */
+export class ShellSyntaxError extends Error {}
+
+export interface ShellLexer {
+  /** The next token; `delimiter` when it is the word after `<<` (dash's CHKEOFMARK). */
+  next(delimiter: boolean): ShellToken;
+  /** Reads a here-document body, as dash does after the newline that ends its command line. */
+  readHeredoc(delimiter: string, stripTabs: boolean, expands: boolean): void;
 }
 
-export type ShellToken = ShellWord | ShellOperator;
-
-export type LexResult = { ok: true; tokens: ShellToken[] } | { ok: false; reason: string };
-
-// Longest first, so `&&` wins over `&` and `>>` over `>`.
-const operators = [
-  "<<<",
-  "<<-",
-  "&>>",
-  "&&",
-  "||",
-  ";;",
-  "|&",
-  "&>",
-  ">>",
-  "<<",
-  "<>",
-  ">|",
-  ">&",
-  "<&",
-  ";",
-  "&",
-  "|",
-  "<",
-  ">",
-  "(",
-  ")",
-];
-const operatorStart = new Set(";&|<>()");
+const end = "";
+// Characters that end an unquoted word (dash's CSPCL class), besides the newline.
+const wordEnders = new Set([..." \t<>();&|"]);
 const globCharacters = new Set("*?[]");
 // Brace expansion (bash, zsh) needs a comma or a range inside: `{a,b}`, `{1..3}`; `{}` stays literal.
 const braceExpansion = /\{[^{}]*(,|\.\.)[^{}]*\}/;
-
-class LexError extends Error {}
+const nameStart = /^[A-Za-z_]$/;
+const nameCharacter = /^[A-Za-z0-9_]$/;
+const specialParameters = new Set("!#$*-?@0123456789");
+// `${…}` bodies limited to reads such as `${X}`, `${X:-default}`, `${#X}`, `${X%.c}`: no `=` (which
+// assigns), no quotes, `$` or braces (whose nesting rules differ between shells), no blanks.
+const simpleBracedBody = /^[A-Za-z0-9_./:,+*?^%#@!-]*$/;
+// Blanks outside ASCII split words in dash 0.5.13 (in a UTF-8 locale) but not in 0.5.12.
+const unicodeBlanks = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
 
 interface WordBuilder {
   value: string;
@@ -79,257 +82,299 @@ interface WordBuilder {
   quoted: boolean;
   unquotedPrefixLength: number;
   fixedPrefixLength: number;
-  /** Where in `value` the first unquoted `{` is, in case it starts a brace expansion. */
   firstUnquotedBrace: number;
   splits: boolean;
+  /** Only plain unquoted characters so far (dash's word text has no control characters). */
+  plain: boolean;
+  /** The plain characters up to the first quote, escape or expansion: an assignment's name. */
+  plainPrefix: string;
 }
 
-export function lexShell(source: string): LexResult {
-  try {
-    return { ok: true, tokens: lex(source) };
-  } catch (error) {
-    if (error instanceof LexError) return { ok: false, reason: error.message };
-    throw error;
+const newBuilder = (): WordBuilder => ({
+  value: "",
+  unquotedText: "",
+  expands: false,
+  unquotedExpansion: false,
+  quoted: false,
+  unquotedPrefixLength: -1,
+  fixedPrefixLength: -1,
+  firstUnquotedBrace: -1,
+  splits: false,
+  plain: true,
+  plainPrefix: "",
+});
+
+export function createShellLexer(source: string): ShellLexer {
+  if (source.includes("\0")) throw new ShellSyntaxError("the command contains a NUL byte");
+  if (unicodeBlanks.test(source)) {
+    throw new ShellSyntaxError(
+      "the command contains a blank character outside ASCII, which shells split differently",
+    );
   }
-}
-
-function lex(source: string): ShellToken[] {
-  if (source.includes("\0")) throw new LexError("the command contains a NUL byte");
-  const tokens: ShellToken[] = [];
-  let word: WordBuilder | null = null;
   let index = 0;
-
-  const current = (): WordBuilder => {
-    word ??= {
-      value: "",
-      unquotedText: "",
-      expands: false,
-      unquotedExpansion: false,
-      quoted: false,
-      unquotedPrefixLength: -1,
-      fixedPrefixLength: -1,
-      firstUnquotedBrace: -1,
-      splits: false,
-    };
-    return word;
+  // pgetc: one character, or "" past the end (the index still moves, so unread() stays simple).
+  const read = (): string => {
+    const character = source[index] ?? end;
+    index += 1;
+    return character;
   };
+  const unread = (): void => {
+    index -= 1;
+  };
+  // pgetc_eatbnl: a backslash-newline is removed before the character is seen.
+  const readJoined = (): string => {
+    for (;;) {
+      const character = read();
+      if (character !== "\\") return character;
+      if (read() !== "\n") {
+        unread();
+        return character;
+      }
+    }
+  };
+
   const markQuoted = (builder: WordBuilder): void => {
     if (builder.unquotedPrefixLength < 0) builder.unquotedPrefixLength = builder.value.length;
     builder.quoted = true;
+    builder.plain = false;
     builder.unquotedText += "\0";
   };
-  const endWord = (): void => {
-    if (word === null) return;
-    const { unquotedPrefixLength, unquotedText, fixedPrefixLength, firstUnquotedBrace, ...rest } = word;
-    const braces = braceExpansion.test(unquotedText);
-    const fixedEnd = fixedPrefixLength < 0 ? word.value.length : fixedPrefixLength;
-    tokens.push({
-      kind: "word",
-      ...rest,
-      unquotedExpansion: rest.unquotedExpansion || braces,
-      unquotedPrefixLength: unquotedPrefixLength < 0 ? word.value.length : unquotedPrefixLength,
-      fixedPrefixLength: braces ? Math.min(fixedEnd, firstUnquotedBrace) : fixedEnd,
-    });
-    word = null;
+  const markUnfixed = (builder: WordBuilder): void => {
+    if (builder.fixedPrefixLength < 0) builder.fixedPrefixLength = builder.value.length;
   };
-
-  while (index < source.length) {
-    const character = source[index];
-    if (character === "\\") {
-      const next = source[index + 1];
-      if (next === undefined) throw new LexError("the command ends with a lone backslash");
-      index += 2;
-      if (next === "\n") continue; // line continuation
-      const builder = current();
-      markQuoted(builder);
-      builder.value += next;
-      continue;
-    }
-    if (character === "'") {
-      const close = source.indexOf("'", index + 1);
-      if (close < 0) throw new LexError("the command has an unmatched single quote");
-      const builder = current();
-      markQuoted(builder);
-      builder.value += source.slice(index + 1, close);
-      index = close + 1;
-      continue;
-    }
-    if (character === '"') {
-      const builder = current();
-      markQuoted(builder);
-      index = lexDoubleQuoted(source, index + 1, builder);
-      continue;
-    }
-    if (character === "`") throw new LexError("command substitution with backticks is not allowed");
-    if (character === "$") {
-      const builder = current();
-      const expansion = lexDollar(source, index);
-      if (expansion.isExpansion) {
-        markUnfixed(builder);
-        builder.expands = true;
-        builder.unquotedExpansion = true;
-        builder.splits = true;
-      }
-      builder.value += expansion.text;
-      index = expansion.end;
-      continue;
-    }
-    if (character === " " || character === "\t") {
-      endWord();
-      index += 1;
-      continue;
-    }
-    if (character === "\n") {
-      endWord();
-      tokens.push({ kind: "operator", value: "\n" });
-      index += 1;
-      continue;
-    }
-    if (character === "#" && word === null) {
-      // A comment runs to the end of the line; the newline itself still separates commands.
-      const newline = source.indexOf("\n", index);
-      index = newline < 0 ? source.length : newline;
-      continue;
-    }
-    if (operatorStart.has(character)) {
-      if ((character === "<" || character === ">") && source[index + 1] === "(") {
-        throw new LexError("process substitution <( … ) / >( … ) is not allowed");
-      }
-      const pending = word as WordBuilder | null;
-      if (
-        pending !== null &&
-        (character === "<" || character === ">") &&
-        !pending.quoted &&
-        !pending.expands &&
-        /^\d+$/.test(pending.value)
-      ) {
-        word = null; // a file descriptor number such as the 2 of 2>&1
-      }
-      endWord();
-      const operator = operators.find((candidate) => source.startsWith(candidate, index))!;
-      if (operator === "(" || operator === ")") {
-        throw new LexError("subshells, groups and function definitions with ( ) are not allowed");
-      }
-      if (operator === "<<" || operator === "<<-" || operator === "<<<") {
-        throw new LexError("here-documents and here-strings are not allowed");
-      }
-      tokens.push({ kind: "operator", value: operator });
-      index += operator.length;
-      continue;
-    }
-    const builder = current();
+  const addPlain = (builder: WordBuilder, character: string): void => {
     if (globCharacters.has(character) || (character === "~" && builder.value === "" && !builder.quoted)) {
       markUnfixed(builder);
       builder.unquotedExpansion = true;
     }
     if (character === "{" && builder.firstUnquotedBrace < 0)
       builder.firstUnquotedBrace = builder.value.length;
+    if (builder.plain) builder.plainPrefix += character;
     builder.value += character;
     builder.unquotedText += character;
-    index += 1;
-  }
-  endWord();
-  return tokens;
-}
+  };
 
-/** The fixed text of the word ends here: what follows depends on an expansion or on file names. */
-function markUnfixed(builder: WordBuilder): void {
-  if (builder.fixedPrefixLength < 0) builder.fixedPrefixLength = builder.value.length;
-}
-
-/** Lexes the inside of "…" starting after the opening quote; returns the index after the closing quote. */
-function lexDoubleQuoted(source: string, start: number, builder: WordBuilder): number {
-  let index = start;
-  while (index < source.length) {
-    const character = source[index];
-    if (character === '"') return index + 1;
-    if (character === "\\") {
-      const next = source[index + 1];
-      if (next === undefined) break;
-      if (next === "\n") {
-        index += 2;
-        continue;
-      }
-      builder.value += '$`"\\'.includes(next) ? next : `\\${next}`;
-      index += 2;
-      continue;
+  /** parsesub: after a `$`. Returns false when the `$` is a plain character. */
+  const readDollar = (builder: WordBuilder, quoted: boolean, delimiter: boolean): void => {
+    if (delimiter)
+      throw new ShellSyntaxError("here-document delimiters with $ are read differently by shells");
+    const next = readJoined();
+    if (next === "(") {
+      throw new ShellSyntaxError(
+        "command substitution $( … ) and arithmetic expansion $(( … )) are not allowed",
+      );
     }
-    if (character === "`") throw new LexError("command substitution with backticks is not allowed");
-    if (character === "$") {
-      const expansion = lexDollar(source, index);
-      if (expansion.isExpansion) {
-        markUnfixed(builder);
-        builder.expands = true;
-        // "$@" becomes one word per positional parameter even inside double quotes.
-        if (/^\$\{?@/.test(expansion.text)) builder.splits = true;
-      }
-      builder.value += expansion.text;
-      index = expansion.end;
-      continue;
+    if (next === "'" && !quoted) {
+      throw new ShellSyntaxError("$'…' quoting is read differently by shells (dash 0.5.12 has none)");
     }
-    builder.value += character;
-    index += 1;
-  }
-  throw new LexError("the command has an unmatched double quote");
-}
-
-interface DollarExpansion {
-  text: string;
-  end: number;
-  isExpansion: boolean;
-}
-
-function lexDollar(source: string, index: number): DollarExpansion {
-  const next = source[index + 1];
-  if (next === "(") {
-    throw new LexError("command substitution $( … ) and arithmetic expansion $(( … )) are not allowed");
-  }
-  if (next === "[") throw new LexError("arithmetic expansion $[ … ] is not allowed");
-  if (next === "{") return lexBracedParameter(source, index);
-  if (next !== undefined && /[A-Za-z_]/.test(next)) {
-    let end = index + 1;
-    while (end < source.length && /\w/.test(source[end])) end += 1;
-    return { text: source.slice(index, end), end, isExpansion: true };
-  }
-  if (next !== undefined && /[0-9@*#?$!-]/.test(next)) {
-    return { text: source.slice(index, index + 2), end: index + 2, isExpansion: true };
-  }
-  // $'…' and $"…" mean different things in bash and dash: treat them as unknown values.
-  if (next === "'" || next === '"') return { text: "$", end: index + 1, isExpansion: true };
-  return { text: "$", end: index + 1, isExpansion: false };
-}
-
-/**
- * `${…}`: allowed only as a plain read. `=` (`${X=value}`, `${X:=value}`) assigns, which could set
- * LD_PRELOAD or PATH for a later allowed command; `@` (bash `${X@P}`) and `[` (array subscripts,
- * evaluated arithmetically) can run command substitutions hidden in variable values.
- */
-function lexBracedParameter(source: string, index: number): DollarExpansion {
-  let depth = 0;
-  let position = index + 1;
-  while (position < source.length) {
-    const character = source[position];
-    if (character === "\\") {
-      position += 2;
-      continue;
-    }
-    if (character === "`" || (character === "$" && source[position + 1] === "(")) {
-      throw new LexError(`command substitution inside \${ … } is not allowed`);
-    }
-    if (character === "{") depth += 1;
-    if (character === "}") {
-      depth -= 1;
-      if (depth === 0) {
-        const body = source.slice(index + 2, position);
-        if (/[=@[]/.test(body)) {
-          throw new LexError(
-            `parameter expansions that assign or evaluate (\${X=…}, \${X@…}, \${X[…]}) are not allowed`,
+    let text: string;
+    if (next === "{") {
+      let body = "";
+      for (let character = readJoined(); character !== "}"; character = readJoined()) {
+        if (character === end) throw new ShellSyntaxError("the command has an unterminated ${");
+        if (!simpleBracedBody.test(character)) {
+          throw new ShellSyntaxError(
+            `parameter expansions other than plain reads (\${X}, \${X:-word}, \${#X}, \${X%pattern}) are not allowed; \${X=…} assigns`,
           );
         }
-        return { text: source.slice(index, position + 1), end: position + 1, isExpansion: true };
+        body += character;
       }
+      text = `\${${body}}`;
+      if (body.startsWith("@")) builder.splits = true;
+    } else if (nameStart.test(next)) {
+      text = `$${next}`;
+      for (let character = readJoined(); nameCharacter.test(character); character = readJoined())
+        text += character;
+      unread();
+    } else if (specialParameters.has(next)) {
+      text = `$${next}`;
+      if (next === "@") builder.splits = true;
+    } else {
+      unread();
+      if (builder.plain && !quoted) builder.plainPrefix += "$";
+      builder.value += "$";
+      if (!quoted) builder.unquotedText += "$";
+      return;
     }
-    position += 1;
-  }
-  throw new LexError(`the command has an unterminated \${`);
+    markUnfixed(builder);
+    builder.plain = false;
+    builder.expands = true;
+    if (!quoted) {
+      builder.unquotedExpansion = true;
+      builder.splits = true;
+    }
+    builder.value += text;
+  };
+
+  /** The inside of "…", after the opening quote (DQSYNTAX). */
+  const readDoubleQuoted = (builder: WordBuilder, delimiter: boolean): void => {
+    markQuoted(builder);
+    for (;;) {
+      const character = readJoined();
+      if (character === end) throw new ShellSyntaxError("unterminated quoted string");
+      if (character === '"') return;
+      if (character === "\\") {
+        const next = read();
+        if (next === end) {
+          unread();
+          builder.value += "\\";
+        } else builder.value += '$`"\\'.includes(next) ? next : `\\${next}`;
+      } else if (character === "`") {
+        if (delimiter)
+          throw new ShellSyntaxError("here-document delimiters with ` are read differently by shells");
+        throw new ShellSyntaxError("command substitution with backticks is not allowed");
+      } else if (character === "$") readDollar(builder, true, delimiter);
+      else builder.value += character;
+    }
+  };
+
+  const finishWord = (builder: WordBuilder): ShellWord => {
+    const braces = braceExpansion.test(builder.unquotedText);
+    const fixedEnd = builder.fixedPrefixLength < 0 ? builder.value.length : builder.fixedPrefixLength;
+    return {
+      kind: "word",
+      value: builder.value,
+      expands: builder.expands,
+      unquotedExpansion: builder.unquotedExpansion || braces,
+      quoted: builder.quoted,
+      unquotedPrefixLength:
+        builder.unquotedPrefixLength < 0 ? builder.value.length : builder.unquotedPrefixLength,
+      fixedPrefixLength: braces ? Math.min(fixedEnd, builder.firstUnquotedBrace) : fixedEnd,
+      splits: builder.splits,
+      literal: builder.plain,
+      assignment: /^[A-Za-z_][A-Za-z0-9_]*=/.test(builder.plainPrefix),
+    };
+  };
+
+  /** readtoken1 in BASESYNTAX: a word, or a redirection when the word is empty or one digit. */
+  const readWord = (first: string, delimiter: boolean): ShellToken => {
+    const builder = newBuilder();
+    let character = first;
+    while (character !== end && character !== "\n" && !wordEnders.has(character)) {
+      if (character === "\\") {
+        const next = read();
+        if (next === end) {
+          // dash keeps a backslash at the very end as a literal character.
+          unread();
+          markQuoted(builder);
+          builder.value += "\\";
+        } else {
+          markQuoted(builder);
+          builder.value += next;
+        }
+      } else if (character === "'") {
+        markQuoted(builder);
+        for (let quoted = read(); quoted !== "'"; quoted = read()) {
+          if (quoted === end) throw new ShellSyntaxError("unterminated quoted string");
+          builder.value += quoted;
+        }
+      } else if (character === '"') readDoubleQuoted(builder, delimiter);
+      else if (character === "$") readDollar(builder, false, delimiter);
+      else if (character === "`") {
+        if (delimiter)
+          throw new ShellSyntaxError("here-document delimiters with ` are read differently by shells");
+        throw new ShellSyntaxError("command substitution with backticks is not allowed");
+      } else addPlain(builder, character);
+      character = readJoined();
+    }
+    const descriptor = builder.plain && /^[0-9]?$/.test(builder.value);
+    if ((character === ">" || character === "<") && descriptor) {
+      return readRedirection(character, builder.value === "" ? null : Number(builder.value));
+    }
+    unread();
+    return { kind: "word", word: finishWord(builder) };
+  };
+
+  const readRedirection = (first: string, fd: number | null): ShellToken => {
+    const next = readJoined();
+    let operator: RedirectionOperator;
+    if (first === ">") {
+      if (next === ">") operator = ">>";
+      else if (next === "|") operator = ">|";
+      else if (next === "&") operator = ">&";
+      else {
+        unread();
+        operator = ">";
+      }
+    } else if (next === "<") {
+      if (readJoined() === "-") operator = "<<-";
+      else {
+        unread();
+        operator = "<<";
+      }
+    } else if (next === "&") operator = "<&";
+    else if (next === ">") operator = "<>";
+    else {
+      unread();
+      operator = "<";
+    }
+    return { kind: "redirection", operator, fd };
+  };
+
+  const next = (delimiter: boolean): ShellToken => {
+    for (;;) {
+      const character = readJoined();
+      if (character === " " || character === "\t") continue;
+      if (character === "#") {
+        let skipped = read();
+        while (skipped !== "\n" && skipped !== end) skipped = read();
+        unread();
+        continue;
+      }
+      if (character === "\n") return { kind: "newline" };
+      if (character === end) return { kind: "end" };
+      for (const [single, double] of [
+        ["&", "&&"],
+        ["|", "||"],
+        [";", ";;"],
+      ] as const) {
+        if (character !== single) continue;
+        if (readJoined() === single) return { kind: "operator", value: double };
+        unread();
+        return { kind: "operator", value: single };
+      }
+      if (character === "(" || character === ")") return { kind: "operator", value: character };
+      return readWord(character, delimiter);
+    }
+  };
+
+  /**
+   * readtoken1 with an end mark (checkend): each line, after leading tabs for `<<-`, is compared
+   * with the delimiter as raw characters; only an exact match followed by a newline or the end
+   * of input ends the document. An unquoted delimiter makes the body expand like "…".
+   */
+  const readHeredoc = (delimiter: string, stripTabs: boolean, expands: boolean): void => {
+    const readBody = expands ? readJoined : read;
+    let character = readBody();
+    for (;;) {
+      if (stripTabs) while (character === "\t") character = read();
+      const lineStart = index - 1;
+      let matched = true;
+      for (const expected of delimiter) {
+        if (character !== expected) {
+          matched = false;
+          break;
+        }
+        character = read();
+      }
+      if (matched && (character === "\n" || character === end)) return;
+      index = lineStart + 1;
+      character = source[lineStart] ?? end;
+      for (;;) {
+        if (character === end) return;
+        if (character === "\n") break;
+        if (expands && character === "\\") {
+          if (read() === end) unread();
+        } else if (expands && character === "`") {
+          throw new ShellSyntaxError(
+            "command substitution with backticks is not allowed (in a here-document)",
+          );
+        } else if (expands && character === "$") readDollar(newBuilder(), true, false);
+        character = readBody();
+      }
+      character = readBody();
+    }
+  };
+
+  return { next, readHeredoc };
 }
