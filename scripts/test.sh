@@ -20,6 +20,14 @@ tsc --noEmit -p .
 step "TypeScript suites (vitest: core, plugins, transports, SQLite and PostgreSQL, Deno)"
 status=0
 vitest run --reporter=default --reporter=json --outputFile.json=.test-data/vitest.json || status=$?
+# Sandbox disks a killed test run left mounted after its data directory was removed: their image
+# is deleted, so nothing can use them again; unmounting gives their loop device and blocks back.
+for target in $(findmnt -rn -o TARGET | grep '^/run/cairn-sandboxes/' || true); do
+  device=$(findmnt -rn -o SOURCE --target "$target" | head -n 1)
+  if [[ $device == /dev/loop* ]] && losetup -n -O BACK-FILE "$device" 2>/dev/null | grep -q '(deleted)'; then
+    umount --recursive --lazy "$target" 2>/dev/null || true
+  fi
+done
 # One plain closing line with the counts, whatever the reporter printed above it.
 node -e '
   const report = JSON.parse(require("node:fs").readFileSync(".test-data/vitest.json", "utf8"));
