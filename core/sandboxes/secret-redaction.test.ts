@@ -84,6 +84,29 @@ describe("redactSecrets: base64", () => {
     expect(encoded).toMatch(/[+/]/);
     expect(redactSecrets(`"${encoded.replaceAll("/", "\\/")}"`, [value])).toBe('"[REDACTED]"');
     expect(redactSecrets(`q=${encodeURIComponent(encoded)}&x=1`, [value])).toBe("q=[REDACTED]&x=1");
+    // .NET's default JSON encoder writes + as \u002B.
+    const dotnet = encoded.replaceAll("+", "\\u002B").replaceAll("/", "\\u002f");
+    expect(redactSecrets(`{"v":"${dotnet}"}`, [value])).toBe('{"v":"[REDACTED]"}');
+  });
+});
+
+describe("redactSecrets: textual forms", () => {
+  it("redacts the value form-encoded and JSON-escaped as ASCII-only encoders write it", () => {
+    const value = "pässwörd with spaces & 😀 (x)";
+    const python = JSON.stringify(value)
+      .slice(1, -1)
+      .replace(
+        /[\u0080-\uffff]/g,
+        (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      );
+    expect(python).toContain("\\u00e4");
+    for (const form of [
+      new URLSearchParams({ v: value }).toString().slice(2),
+      python,
+      python.replace(/\\u[0-9a-f]{4}/g, (sequence) => `\\u${sequence.slice(2).toUpperCase()}`),
+    ]) {
+      expect(redactSecrets(`<${form}>`, [value])).toBe("<[REDACTED]>");
+    }
   });
 });
 

@@ -49,7 +49,20 @@ export function redactSecrets(text: string, values: Iterable<string>, options: R
 }
 
 function secretForms(value: string): SecretForms {
-  const textual = [...new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])];
+  const json = JSON.stringify(value).slice(1, -1);
+  // JSON written ASCII-only (Python's json.dumps, many others) escapes the rest as \uXXXX.
+  const asciiJson = json.replace(/[\u0080-\uffff]/g, (character) => `\\u${hex4(character.charCodeAt(0))}`);
+  const textual = [
+    ...new Set([
+      value,
+      encodeURIComponent(value),
+      // Form encoding (a query string or a form body): a space is `+` and more is escaped.
+      new URLSearchParams({ v: value }).toString().slice(2),
+      json,
+      asciiJson,
+      asciiJson.replace(/\\u[0-9a-f]{4}/g, (sequence) => `\\u${sequence.slice(2).toUpperCase()}`),
+    ]),
+  ];
   const bytes = new TextEncoder().encode(value);
   const encoded = bytes.length >= minimumEncodedSecretBytes;
   return {
@@ -59,6 +72,10 @@ function secretForms(value: string): SecretForms {
       : null,
     base64: encoded ? [0, 1, 2].map((offset) => compilePattern(stableBase64(bytes, offset))) : [],
   };
+}
+
+function hex4(code: number): string {
+  return code.toString(16).padStart(4, "0");
 }
 
 /**
@@ -106,7 +123,8 @@ function redact(text: string, forms: SecretForms[], cutAtEnd: boolean): string {
   }
   const base64 = forms.flatMap((form) => form.base64);
   if (base64.length > 0) {
-    const runs = base64Runs(text);
+    const shortest = Math.min(...base64.map((pattern) => pattern.text.length));
+    const runs = base64Runs(text, shortest, kept - 2);
     for (const run of runs) {
       // The characters next to a match carry bits of the value too: the whole run goes.
       if (base64.some((pattern) => contains(run.characters, pattern))) mark(run.start, run.end);
@@ -167,35 +185,62 @@ interface Base64Run {
 
 /**
  * Maximal runs of base64 or base64url characters. Inside a run, line breaks (raw, JSON-escaped
- * `\n`, URL-encoded) are skipped and `\/`, `%2B`, `%2F` read as the characters they escape, so
- * a blob wrapped every 60 or 76 characters or escaped once more is still one run. `=` padding
- * ends a run.
+ * `\n`, URL-encoded) are skipped and `\/`, `\u002B`, `%2B`, `%2F` (and the like) read as the
+ * characters they escape, so a blob wrapped every 60 or 76 characters or escaped once more is
+ * still one run. `=` padding ends a run. Runs shorter than `shortest` characters are left out,
+ * unless they end at `keepAfter` or later.
  */
-function base64Runs(text: string): Base64Run[] {
+function base64Runs(text: string, shortest: number, keepAfter: number): Base64Run[] {
   const runs: Base64Run[] = [];
   let index = 0;
   while (index < text.length) {
-    const first = readToken(text, index);
-    if (first === null || first.character === "" || first.character === "=") {
-      index += first?.length ?? 1;
-      continue;
+    if (!isStandardBase64(text.charCodeAt(index))) {
+      const first = readToken(text, index);
+      if (first === null || first.character === "" || first.character === "=") {
+        index += first?.length ?? 1;
+        continue;
+      }
     }
     const start = index;
     let end = index;
-    let characters = "";
+    // Stretches of standard characters are taken as slices; only escapes are read one by one.
+    const pieces: string[] = [];
+    let stretch = index;
     let padded = false;
     while (index < text.length) {
+      if (!padded && isStandardBase64(text.charCodeAt(index))) {
+        index++;
+        end = index;
+        continue;
+      }
+      if (stretch < index) pieces.push(text.slice(stretch, index));
+      stretch = index;
       const token = readToken(text, index);
       if (token === null || (padded && token.character !== "=")) break;
       index += token.length;
+      stretch = index;
       if (token.character === "") continue;
       if (token.character === "=") padded = true;
-      else characters += token.character;
+      else pieces.push(token.character);
       end = index;
     }
-    runs.push({ start, end, characters, padded });
+    // A run too short to hold any pattern can only matter if it reaches the cut at the end.
+    if (end - start < shortest && end < keepAfter) continue;
+    if (stretch < index) pieces.push(text.slice(stretch, index));
+    runs.push({ start, end, characters: pieces.join(""), padded });
   }
   return runs;
+}
+
+/** A-Z, a-z, 0-9, + and /. */
+function isStandardBase64(code: number): boolean {
+  return (
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 47
+  );
 }
 
 /** Where the run's `position`-th base64 character sits in the text. */
@@ -236,7 +281,11 @@ function readToken(text: string, index: number): Token | null {
     case "\\": {
       const next = text[index + 1];
       if (next === "n" || next === "r") return { character: "", length: 2 };
-      return next === "/" ? { character: "/", length: 2 } : null;
+      if (next === "/") return { character: "/", length: 2 };
+      // JSON encoders that escape `+`, `/` or `=` as \u002B, \u002F, \u003D (.NET's default).
+      const escaped =
+        next === "u" ? jsonEscapes.get(text.slice(index + 2, index + 6).toUpperCase()) : undefined;
+      return escaped === undefined ? null : { character: escaped, length: 6 };
     }
     case "%": {
       const escaped = urlEscapes.get(text.slice(index + 1, index + 3).toUpperCase());
@@ -246,6 +295,14 @@ function readToken(text: string, index: number): Token | null {
       return null;
   }
 }
+
+const jsonEscapes = new Map([
+  ["002B", "+"],
+  ["002F", "/"],
+  ["003D", "="],
+  ["000A", ""],
+  ["000D", ""],
+]);
 
 const urlEscapes = new Map([
   ["2B", "+"],

@@ -34,8 +34,15 @@ export function forEachMatch(
 ): void {
   const { codes: needle, failure } = pattern;
   if (needle.length === 0 || to - from < needle.length) return;
+  const first = pattern.text[0];
   let matched = 0;
   for (let index = from; index < to; index++) {
+    if (matched === 0) {
+      // Outside a partial match, skip to the next occurrence of the first character: a
+      // one-character indexOf is a plain forward scan, so the whole stays linear, and fast.
+      index = text.indexOf(first, index);
+      if (index === -1 || index >= to) return;
+    }
     const code = text.charCodeAt(index);
     while (matched > 0 && code !== needle[matched]) matched = failure[matched - 1];
     if (code === needle[matched]) matched++;

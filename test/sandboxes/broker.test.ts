@@ -58,6 +58,7 @@ beforeAll(async () => {
           "content-type": "application/json",
           "x-echo-base64": echoed.toString("base64"),
           "x-echo-hex": echoed.toString("hex").toUpperCase(),
+          [`x-named-${echoed.toString("hex")}`]: "in the name",
         });
         response.end(
           JSON.stringify({
@@ -222,6 +223,7 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
       const answer = response.body;
       expect(answer.headers["x-echo-base64"]).toBe("[REDACTED]");
       expect(answer.headers["x-echo-hex"]).toBe("[REDACTED]");
+      expect(answer.headers["x-named-[REDACTED]"]).toBe("in the name");
       const echoed = JSON.parse(answer.body);
       expect(echoed).toEqual({
         files: [0, 1, 2].map(() => ({

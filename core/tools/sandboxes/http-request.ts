@@ -84,7 +84,8 @@ export const httpRequest = defineTool({
     );
     await storage.secrets.touch(accountId, request.usedSecretNames, context.now);
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) headers[name] = redact(value);
+    // A name can carry a secret as well as a value can.
+    for (const [name, value] of Object.entries(response.headers)) headers[redact(name)] = redact(value);
     return {
       status_code: response.statusCode,
       headers,
