@@ -123,7 +123,12 @@ const dangerousVariables = new Set(
     // make, less, awk): the environment route to the options program-options.ts refuses.
     "RSYNC_RSH RSYNC_CONNECT_PROG WGETRC CURL_HOME EXINIT VIMINIT MYVIMRC MAKEFLAGS MFLAGS " +
     "GNUMAKEFLAGS LESS LESSKEY LESSKEYIN LESSKEY_CONTENT AWKPATH AWKLIBPATH CVS_RSH SVN_SSH " +
-    "PERL5DB PERLLIB"
+    "PERL5DB PERLLIB " +
+    // Files of settings that load libraries or name programs: openssl's configuration (engines,
+    // providers), psql's startup file (\!), gnupg's home (pinentry-program), systemd's less
+    // options, and where groff finds troff and its preprocessors.
+    "OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES PSQLRC GNUPGHOME SYSTEMD_LESS GROFF_BIN_PATH " +
+    "GROFF_COMMAND_PREFIX"
   ).split(" "),
 );
 
@@ -360,7 +365,10 @@ export const uncheckableRunners = new Set(
     "su runuser chroot unshare nsenter flock watch script parallel strace ltrace gdb valgrind " +
     "taskset ionice chrt prlimit systemd-run pkexec runcon setpriv capsh numactl cgexec " +
     "firejail bwrap proot fakeroot faketime catchsegv sg newgrp expect tmux screen at batch " +
-    "dtach rlwrap"
+    "dtach rlwrap " +
+    // From the review of the base image's binaries (ALLOWLIST.md): each runs a program it is given.
+    "choom setarch linux32 linux64 i386 x86_64 uname26 dbus-run-session memusage heaptrack perf " +
+    "ld.so run-parts ssh-agent start-stop-daemon"
   ).split(" "),
 );
 

@@ -33,6 +33,10 @@ interface ProgramOptions {
   valuedShort?: string;
   /** tar's old style: a first word without a dash is a bundle of options (`tar xIf sh a.tar`). */
   bundledFirstWord?: boolean;
+  /** ld and openssl: `-plugin` and `-engine` are long options written with one dash. */
+  singleDashLong?: boolean;
+  /** The program takes no abbreviations: only the full name of a long option matches. */
+  exactLong?: boolean;
   /** git: the options before the subcommand that take the next word as their value. */
   valuedBeforeSubcommand?: readonly string[];
   /** Risky options per subcommand; a string refuses the subcommand whole, with that effect. */
@@ -45,6 +49,13 @@ const configures =
   "sets configuration, which can name programs to run (core.pager, alias.*, core.fsmonitor, …)";
 const readsConfig = "reads a configuration file that can name programs to run";
 const editorCommands = "runs editor commands, which can start programs";
+const loadsPlugin = "loads a plugin library, which can run anything";
+const unsafeRoff = "enables unsafe mode, in which documents run shell commands (.sy, .pso, pic's sh)";
+// binutils under their plain names, gcc's wrappers and the target-prefixed names Debian installs.
+const withTargetPrefix = (...names: string[]): string[] => [
+  ...names,
+  ...names.map((name) => `x86_64-linux-gnu-${name}`),
+];
 const sshSafeSettings =
   /^(StrictHostKeyChecking|UserKnownHostsFile|GlobalKnownHostsFile|BatchMode|ConnectTimeout|ConnectionAttempts|LogLevel|ServerAliveInterval|ServerAliveCountMax|TCPKeepAlive|IdentitiesOnly|IdentityFile|Port|User|Compression|PasswordAuthentication|PubkeyAuthentication|PreferredAuthentications|HostKeyAlias|CheckHostIP|HashKnownHosts|UpdateHostKeys|AddKeysToAgent)\s*(=\s*|\s+)[^\s=]+$/i;
 const sshOptions = (...extra: RiskyOption[]): RiskyOption[] => [
@@ -189,6 +200,87 @@ export const programOptionTable: readonly ProgramOptions[] = [
       option(starts, "--use-askpass"),
     ],
   },
+  // Found in the review of the base image's binaries (ALLOWLIST.md).
+  { programs: ["install", "ginstall"], options: [option(starts, "--strip-program")] },
+  {
+    programs: ["sdiff"],
+    options: [
+      option(starts, "--diff-program"),
+      option("merges interactively, and its e command starts an editor", "-o", "--output"),
+    ],
+  },
+  { programs: ["diff3"], options: [option(starts, "--diff-program")] },
+  {
+    programs: ["groff"],
+    options: [
+      option(unsafeRoff, "-U"),
+      option("sends the output to a print spooler, run through the shell with -L's arguments", "-l", "-L"),
+    ],
+  },
+  { programs: ["troff", "pic", "gpic"], options: [option(unsafeRoff, "-U")] },
+  {
+    programs: withTargetPrefix(
+      "ar",
+      "nm",
+      "ranlib",
+      "gcc-ar",
+      "gcc-nm",
+      "gcc-ranlib",
+      "gcc-ar-12",
+      "gcc-nm-12",
+      "gcc-ranlib-12",
+    ),
+    options: [option(loadsPlugin, "--plugin")],
+  },
+  {
+    programs: withTargetPrefix("ld", "ld.bfd", "ld.gold", "gold"),
+    singleDashLong: true,
+    exactLong: true,
+    options: [option(loadsPlugin, "--plugin")],
+  },
+  { programs: ["dpkg-architecture"], options: [option(starts, "-c", "--command")] },
+  {
+    programs: ["gpg", "gpg2", "gpgsm"],
+    options: [
+      option(starts, "--photo-viewer"),
+      option(starts, "--agent-program"),
+      option(starts, "--dirmngr-program"),
+      option("chooses where gpg finds the programs it runs", "--exec-path"),
+      option(readsConfig, "--options"),
+    ],
+  },
+  {
+    programs: ["gpg-agent"],
+    options: [
+      option(starts, "--pinentry-program"),
+      option(starts, "--scdaemon-program"),
+      option(readsConfig, "--options"),
+    ],
+  },
+  {
+    programs: ["gpg-connect-agent"],
+    options: [
+      option(starts, "-E", "--exec"),
+      option(starts, "--agent-program"),
+      option(starts, "--dirmngr-program"),
+    ],
+  },
+  {
+    programs: ["openssl"],
+    singleDashLong: true,
+    exactLong: true,
+    options: [
+      option(
+        "loads an engine library, which can run anything",
+        "--engine",
+        "--keygen_engine",
+        "--ssl_client_engine",
+        "engine",
+      ),
+      option("loads a provider library, which can run anything", "--provider", "--provider-path"),
+      option("reads a configuration file that can load libraries", "--config"),
+    ],
+  },
   {
     programs: ["nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"],
     options: [
@@ -231,7 +323,7 @@ export function checkProgramOptions(name: string, args: ShellWord[], argsKnown: 
   return scanWords(shown, {}, risky, args.slice(index + 1));
 }
 
-type Layout = Pick<ProgramOptions, "valuedShort" | "bundledFirstWord">;
+type Layout = Pick<ProgramOptions, "valuedShort" | "bundledFirstWord" | "singleDashLong" | "exactLong">;
 
 /** Every word is read as a possible option: GNU programs take options after operands too. */
 function scanWords(
@@ -255,7 +347,12 @@ function scanWords(
       } else continue;
     }
     const oldStyleBundle = index === 0 && layout.bundledFirstWord === true && !value.startsWith("-");
-    const hit = matchWord(options, value, words[index + 1], oldStyleBundle, layout.valuedShort);
+    if (layout.singleDashLong && /^-[^-]/.test(value)) value = `-${value}`;
+    const hit = matchWord(options, value, words[index + 1], {
+      bundled: oldStyleBundle,
+      valuedShort: layout.valuedShort,
+      exactLong: layout.exactLong,
+    });
     if (hit !== null) {
       const canonical =
         hit.option.spellings.find((spelling) => spelling.startsWith("--")) ?? hit.option.spellings[0];
@@ -271,12 +368,17 @@ interface Hit {
   typed: string;
 }
 
+interface MatchLayout {
+  bundled: boolean;
+  valuedShort?: string;
+  exactLong?: boolean;
+}
+
 function matchWord(
   options: readonly RiskyOption[],
   value: string,
   next: ShellWord | undefined,
-  bundled = false,
-  valuedShort = "",
+  { bundled, valuedShort = "", exactLong = false }: MatchLayout,
 ): Hit | null {
   // A risky option is harmless only with a value its safeValue accepts, and a value the shell
   // fills in is never accepted.
@@ -292,7 +394,9 @@ function matchWord(
     for (const risky of options) {
       const long = risky.spellings.filter((spelling) => spelling.startsWith("--"));
       if (risky.exactNames?.includes(typed) || isSafe(risky, attached)) continue;
-      if (long.some((spelling) => spelling.startsWith(typed))) return { option: risky, typed };
+      const matches = (spelling: string): boolean =>
+        exactLong ? spelling === typed : spelling.startsWith(typed);
+      if (long.some(matches)) return { option: risky, typed };
     }
     return null;
   }
