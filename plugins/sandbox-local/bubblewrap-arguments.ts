@@ -37,7 +37,9 @@ export function hostSystemArguments(): string[] {
 }
 
 export interface ExecMounts {
-  /** Where the session's disk is mounted on the host (holds etc/, workspace/ and tmp/). */
+  /** Where the shared read-only /etc is mounted on the host. */
+  etc: string;
+  /** Where the session's disk is mounted on the host (holds workspace/ and tmp/). */
   disk: string;
   volumes: Array<{ hostPath: string; mountPath: string }>;
 }
@@ -73,7 +75,7 @@ export function bubblewrapArguments(
   ];
   for (const [name, value] of Object.entries(sandboxEnvironment)) argumentsList.push("--setenv", name, value);
   argumentsList.push(...systemArguments);
-  argumentsList.push("--ro-bind", join(mounts.disk, "etc"), "/etc");
+  argumentsList.push("--ro-bind", mounts.etc, "/etc");
   // bwrap does not cover /proc/sys for an unprivileged user; the uid already cannot write the
   // host's sysctls, and the read-only bind is the second wall.
   argumentsList.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev");

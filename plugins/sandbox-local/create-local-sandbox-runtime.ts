@@ -27,13 +27,14 @@ import { createDescriptorMask } from "./inherited-descriptors.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 import { buildSeccompFilter } from "./seccomp.ts";
 import {
-  buildDiskTemplate,
-  createDiskImage,
+  createDisk,
   defaultMountDirectory,
   diskBytes,
+  etcMountPoint,
   handOverTree,
   mountDisk,
   mountedPaths,
+  mountSandboxEtc,
   mountVolume,
   unmountDisk,
   volumeMountPoint,
@@ -91,7 +92,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const sandboxesDirectory = join(settings.dataDir, "sandboxes");
   const volumesDirectory = join(settings.dataDir, "volumes");
   const systemDirectory = join(settings.dataDir, "system");
-  const templateDirectory = join(systemDirectory, "disk-template");
   const seccompFile = join(systemDirectory, "seccomp.bpf");
   const mountDirectory = settings.mountDirectory ?? defaultMountDirectory(settings.dataDir);
   const systemArguments = hostSystemArguments();
@@ -112,7 +112,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(mountDirectory, { recursive: true, mode: 0o755 });
-    await buildDiskTemplate(templateDirectory);
+    await mountSandboxEtc(systemDirectory, mountDirectory);
     await writeFile(seccompFile, buildSeccompFilter(), { mode: 0o600 });
     let cgroups: CgroupManager | null = null;
     if (settings.useCgroups !== false) {
@@ -156,7 +156,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       if (record === null || typeof record.uid !== "number" || !existsSync(imageFile(record.id))) continue;
       try {
         if (!present.has(diskMount(record.id))) {
-          await mountDisk(imageFile(record.id), diskMount(record.id), owner(record));
+          await mountDisk(imageFile(record.id), diskMount(record.id));
         }
         await mountVolumes(record);
       } catch (error) {
@@ -271,6 +271,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       bubblewrapArguments: bubblewrapArguments(
         systemArguments,
         {
+          etc: etcMountPoint(mountDirectory),
           disk: diskMount(record.id),
           volumes: roots.slice(2).map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
         },
@@ -384,12 +385,12 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       // The record first: it claims the uid, and destroy or a restart can find the disk by it.
       await writeFile(recordFile(spec.id), JSON.stringify(record));
       records.set(spec.id, record);
-      await createDiskImage(
+      await createDisk(
         imageFile(spec.id),
+        diskMount(spec.id),
         diskBytes(spec.storageGb ?? defaultStorageGb[spec.size]),
-        templateDirectory,
+        owner(record),
       );
-      await mountDisk(imageFile(spec.id), diskMount(spec.id), owner(record));
       mounted.add(spec.id);
       await mountVolumes(record);
       if (cgroups !== null) await ensureCgroups(cgroups, record);

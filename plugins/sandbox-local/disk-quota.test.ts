@@ -2,7 +2,8 @@
  * Each sandbox writes to a disk of its own, sized by `storage_gb` (finding 4: a sandbox with
  * `storage_gb: 0.01` once wrote 2.3 GB into the disk the database and every tenant share).
  */
-import { statfs } from "node:fs/promises";
+import { stat, statfs } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
 import { createTestRuntime, type TestRuntime } from "./test-support.ts";
@@ -51,8 +52,14 @@ describe("the disk quota", () => {
     });
   });
 
-  it("gives a sandbox without storage_gb its size's default disk", async () => {
+  it("gives a sandbox without storage_gb its size's default disk, all of it reserved on the host", async () => {
     const id = await test.createSandbox({ size: "small", storageGb: null });
+    // Preallocated, not sparse: the blocks are the sandbox's before it writes anything, so no
+    // tenant can run the host's disk out from under another (mkfs would punch them out again
+    // without `nodiscard`).
+    const image = await stat(join(test.dataDir, "sandboxes", id, "disk.img"));
+    expect(image.size).toBe(defaultStorageGb.small * 1024 ** 3);
+    expect(image.blocks * 512).toBeGreaterThanOrEqual(image.size);
     const result = await test.run(id, "df -B1 --output=size /workspace | tail -1");
     const bytes = Number(result.stdout.trim());
     const expected = defaultStorageGb.small * 1024 ** 3;

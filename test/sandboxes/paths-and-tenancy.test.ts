@@ -68,7 +68,7 @@ describe("file paths", () => {
       await expectOutside(path);
     }
     await expectOutside("/tmp/../etc/", [["files", { path: `/tmp/../etc/${probe}`, content: "x" }]]);
-    expect(existsSync(join(defaultMountDirectory(test.dataDir), sessionId, "etc", probe))).toBe(false);
+    expect(existsSync(join(defaultMountDirectory(test.dataDir), sessionId, probe))).toBe(false);
     expect(existsSync(join("/etc", probe))).toBe(false);
     // `..` that stays inside is fine.
     const inside = await owner.sendJson<{ content: string }>(`/v1/sandboxes/${sessionId}/files/view`, {

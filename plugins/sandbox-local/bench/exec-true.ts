@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { bubblewrapArguments, hostSystemArguments } from "../bubblewrap-arguments.ts";
 import { createLocalSandboxRuntime } from "../create-local-sandbox-runtime.ts";
 import { seccompDescriptor } from "../exec.ts";
-import { defaultMountDirectory } from "../session-disk.ts";
+import { defaultMountDirectory, etcMountPoint } from "../session-disk.ts";
 
 const runs = Number(process.argv[2] ?? 300);
 const dataDir = await mkdtemp(join("/var/tmp", "cairn-bench-"));
@@ -38,7 +38,11 @@ await withoutCgroups.create({ id: offId, ...spec });
 // cgroups): the floor the runtime's figures stand on.
 const bareArguments = bubblewrapArguments(
   hostSystemArguments(),
-  { disk: join(defaultMountDirectory(join(dataDir, "on")), onId), volumes: [] },
+  {
+    etc: etcMountPoint(defaultMountDirectory(join(dataDir, "on"))),
+    disk: join(defaultMountDirectory(join(dataDir, "on")), onId),
+    volumes: [],
+  },
   seccompDescriptor,
 );
 const seccompFile = join(dataDir, "on", "system", "seccomp.bpf");
