@@ -12,9 +12,7 @@ import {
   createCapturingLogger,
   createSandboxClient,
   createSandboxPlatform,
-  type ErrorBody,
   errorCode,
-  errorDetails,
   type SandboxClient,
 } from "./sandbox-client.ts";
 
@@ -45,35 +43,6 @@ beforeAll(async () => {
         return;
       }
       if (request.url === "/hang") return;
-      if (request.url === "/encoded") {
-        // The body echoed as services encode it: a contents API's base64 file with the body at each
-        // byte offset mod 3 (wrapped every 60 characters), base64url, and hex in both cases.
-        const echoed = Buffer.from(body);
-        const files = [0, 1, 2].map((offset) =>
-          Buffer.concat([Buffer.from(`${"#".repeat(30 + offset)}\n`), echoed, Buffer.from("\nend\n")])
-            .toString("base64")
-            .replace(/.{60}/g, "$&\n"),
-        );
-        response.writeHead(200, {
-          "content-type": "application/json",
-          "x-echo-base64": echoed.toString("base64"),
-          "x-echo-hex": echoed.toString("hex").toUpperCase(),
-          [`x-named-${echoed.toString("hex")}`]: "in the name",
-        });
-        response.end(
-          JSON.stringify({
-            files: files.map((content) => ({
-              content,
-              encoding: "base64",
-              sha: "3f786850e387550fdab836ed7e6dc881de23001b",
-            })),
-            base64url: echoed.toString("base64url"),
-            hex: echoed.toString("hex"),
-            unrelated: Buffer.from("an unrelated file\n").toString("base64"),
-          }),
-        );
-        return;
-      }
       if (request.url === "/drip") {
         // A byte every 200 ms for 20 s: never idle long enough for an idle timeout to fire.
         response.writeHead(200);
@@ -129,13 +98,11 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
       { name: "elsewhere", value: "elsewhere-value", allowed_hosts: ["api.example.com"] },
       { name: "ungranted", value: "ungranted-value", allowed_hosts: ["127.0.0.1"] },
       { name: "unicode", value: unicodeValue, allowed_hosts: ["127.0.0.1"] },
-      { name: "multiline", value: "line one\r\nX-Injected: yes", allowed_hosts: ["127.0.0.1"] },
     ];
     for (const json of secrets) {
       expect((await client.sendJson("/v1/secrets", { method: "POST", json })).status).toBe(201);
     }
-    sessionId = (await client.createActive({ secret_names: ["token", "elsewhere", "unicode", "multiline"] }))
-      .id;
+    sessionId = (await client.createActive({ secret_names: ["token", "elsewhere", "unicode"] })).id;
   });
   afterAll(() => test.close());
 
@@ -174,7 +141,6 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
       elsewhere: null,
       ungranted: null,
       unicode: null,
-      multiline: null,
     });
   });
 
@@ -212,32 +178,6 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     expect(received.length).toBe(before);
   });
 
-  it("redacts the value echoed as base64 at any offset, base64url and hex, and nothing else", async () => {
-    for (const name of ["token", "unicode"]) {
-      const response = await broker(client, sessionId, {
-        method: "POST",
-        url: `${base}/encoded`,
-        body: `{{secret:${name}}}`,
-      });
-      expect(response.status).toBe(200);
-      const answer = response.body;
-      expect(answer.headers["x-echo-base64"]).toBe("[REDACTED]");
-      expect(answer.headers["x-echo-hex"]).toBe("[REDACTED]");
-      expect(answer.headers["x-named-[REDACTED]"]).toBe("in the name");
-      const echoed = JSON.parse(answer.body);
-      expect(echoed).toEqual({
-        files: [0, 1, 2].map(() => ({
-          content: expect.stringMatching(/^\[REDACTED\]\n?$/),
-          encoding: "base64",
-          sha: "3f786850e387550fdab836ed7e6dc881de23001b",
-        })),
-        base64url: "[REDACTED]",
-        hex: "[REDACTED]",
-        unrelated: Buffer.from("an unrelated file\n").toString("base64"),
-      });
-    }
-  });
-
   it("does not show a part of the value that the 1 MiB cap cut off", async () => {
     const cap = 1024 * 1024;
     const cuts: Array<[string, number]> = [
@@ -267,54 +207,6 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     expect(plain.body).toMatchObject({ truncated: false, body: `${"x".repeat(10)}${value.slice(0, 4)}` });
   });
 
-  it("refuses a caller-set Host, hop-by-hop headers and Content-Length with 422, sending nothing", async () => {
-    const before = received.length;
-    const refused = [
-      "Host",
-      "host",
-      "HOST",
-      "Connection",
-      "keep-alive",
-      "Proxy-Authenticate",
-      "Proxy-Authorization",
-      "proxy-connection",
-      "TE",
-      "Trailer",
-      "Trailers",
-      "Transfer-Encoding",
-      "Upgrade",
-      "Content-Length",
-    ];
-    for (const name of refused) {
-      // With a secret and without: the rule does not depend on what else the request carries.
-      for (const headers of [{ Authorization: "Bearer {{secret:token}}", [name]: "x" }, { [name]: "x" }]) {
-        const response = await broker(client, sessionId, { url: `${base}/`, headers });
-        expect([name, response.status, errorCode(response.body)]).toEqual([name, 422, "validation_error"]);
-        expect(errorDetails(response.body)).toEqual([
-          expect.objectContaining({ loc: ["body", "headers", name], msg: expect.stringContaining(name) }),
-        ]);
-        expect((response.body as unknown as ErrorBody).error.retryable).toBe(false);
-      }
-    }
-    const malformed: Array<[string, Record<string, string>]> = [
-      ["X-A", { "X-A": "a\r\nX-B: b" }],
-      ["X-Nul", { "X-Nul": "a\u0000b" }],
-      ["Bad Name", { "Bad Name": "x" }],
-      ["X-Colon:", { "X-Colon:": "x" }],
-      // A value that is fine until a secret holding a line break is put in it.
-      ["X-Secret", { "X-Secret": "{{secret:multiline}}" }],
-    ];
-    for (const [name, headers] of malformed) {
-      const response = await broker(client, sessionId, { url: `${base}/`, headers });
-      expect([name, response.status, errorCode(response.body)]).toEqual([name, 422, "validation_error"]);
-      expect(errorDetails(response.body)).toEqual([
-        expect.objectContaining({ loc: ["body", "headers", name] }),
-      ]);
-      expect(JSON.stringify(response.body)).not.toContain("X-Injected");
-    }
-    expect(received.length).toBe(before);
-  });
-
   it("returns redirects without following them, and 502 when the upstream fails", async () => {
     const before = received.length;
     const redirect = await broker(client, sessionId, {
@@ -333,18 +225,6 @@ describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
     const closed = await broker(client, sessionId, { url: "http://127.0.0.1:1/" });
     expect([closed.status, errorCode(closed.body)]).toEqual([502, "sandbox_operation_failed"]);
     expect(received.length).toBe(before);
-  });
-
-  it("answers a host name that does not resolve with a non-retryable 422, naming the url", async () => {
-    // RFC 6761: `.invalid` never resolves.
-    for (const url of ["http://nothing.invalid/", "https://cairn-test.nothing.invalid:8443/path"]) {
-      const response = await broker(client, sessionId, { url });
-      expect([url, response.status, errorCode(response.body)]).toEqual([url, 422, "validation_error"]);
-      expect((response.body as unknown as ErrorBody).error.retryable).toBe(false);
-      expect(errorDetails(response.body)).toEqual([
-        expect.objectContaining({ loc: ["body", "url"], msg: expect.stringContaining("does not resolve") }),
-      ]);
-    }
   });
 
   it("never logs the value", () => {
