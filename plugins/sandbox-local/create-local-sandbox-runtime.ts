@@ -6,7 +6,7 @@
  * joins them. Nothing runs between execs (background processes are out of scope).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
@@ -97,6 +97,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const systemArguments = hostSystemArguments();
   const descriptorMask = createDescriptorMask();
   const records = new Map<string, SandboxRecord>();
+  /** Uids handed to sandboxes this runtime is creating or holds, by sandbox id. */
+  const claimedUserIds = new Map<string, number>();
   const mounted = new Set<string>();
   const preparedCgroups = new Set<string>();
   const running = new Map<string, Set<RunningExec>>();
@@ -179,9 +181,14 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     const cached = records.get(id);
     if (cached !== undefined) return cached;
     if (!safeId.test(id) || !existsSync(recordFile(id))) return null;
-    const record = JSON.parse(readFileSync(recordFile(id), "utf8")) as SandboxRecord;
-    records.set(id, record);
-    return record;
+    try {
+      const record = JSON.parse(readFileSync(recordFile(id), "utf8")) as SandboxRecord;
+      records.set(id, record);
+      return record;
+    } catch {
+      // Removed by a concurrent destroy since the check.
+      return null;
+    }
   }
 
   async function loadRecord(id: string): Promise<SandboxRecord> {
@@ -216,9 +223,11 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
   /** A uid of the range that no sandbox of this runtime holds, picked at random so that two
    * runtimes on one host (tests, a second data directory) rarely meet. */
-  async function allocateUserId(): Promise<number> {
-    const taken = new Set<number>();
-    for (const id of await readdir(sandboxesDirectory)) {
+  async function allocateUserId(sandboxId: string): Promise<number> {
+    const onDisk = await readdir(sandboxesDirectory);
+    // From here to the claim nothing awaits, so two concurrent creates cannot pick one uid.
+    const taken = new Set<number>(claimedUserIds.values());
+    for (const id of onDisk) {
       const record = loadRecordSync(id);
       if (record !== null) taken.add(record.uid);
     }
@@ -229,7 +238,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     }
     for (;;) {
       const uid = userIds.first + Math.floor(Math.random() * userIds.count);
-      if (!taken.has(uid)) return uid;
+      if (taken.has(uid)) continue;
+      claimedUserIds.set(sandboxId, uid);
+      return uid;
     }
   }
 
@@ -378,12 +389,14 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         volumeId: mount.volumeId,
         mountPath: mount.mountPath.replace(/\/+$/, ""),
       })),
-      uid: await allocateUserId(),
+      uid: await allocateUserId(spec.id),
     };
     try {
       await mkdir(sandboxDirectory(spec.id), { recursive: true, mode: 0o700 });
       // The record first: it claims the uid, and destroy or a restart can find the disk by it.
-      await writeFile(recordFile(spec.id), JSON.stringify(record));
+      // Written whole and renamed, so a concurrent reader never sees half a record.
+      await writeFile(`${recordFile(spec.id)}.new`, JSON.stringify(record));
+      await rename(`${recordFile(spec.id)}.new`, recordFile(spec.id));
       records.set(spec.id, record);
       await createDisk(
         imageFile(spec.id),
@@ -416,6 +429,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     await unmountDisk(diskMount(id));
     mounted.delete(id);
     records.delete(id);
+    claimedUserIds.delete(id);
     await rm(sandboxDirectory(id), { recursive: true, force: true });
   }
 }
