@@ -42,6 +42,8 @@ export interface ExecMounts {
   /** Where the session's disk is mounted on the host (holds workspace/ and tmp/). */
   disk: string;
   volumes: Array<{ hostPath: string; mountPath: string }>;
+  /** Size of the /dev/shm tmpfs (memory, so bounded apart from the disk). */
+  sharedMemoryBytes: number;
 }
 
 /**
@@ -78,7 +80,11 @@ export function bubblewrapArguments(
   argumentsList.push("--ro-bind", mounts.etc, "/etc");
   // bwrap does not cover /proc/sys for an unprivileged user; the uid already cannot write the
   // host's sysctls, and the read-only bind is the second wall.
-  argumentsList.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev");
+  argumentsList.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys");
+  // bwrap's /dev is a tmpfs the sandbox could fill with files (memory, with no limit where
+  // cgroups are missing): read-only, with a /dev/shm of bounded size.
+  argumentsList.push("--dev", "/dev", "--size", String(mounts.sharedMemoryBytes), "--tmpfs", "/dev/shm");
+  argumentsList.push("--remount-ro", "/dev");
   argumentsList.push("--bind", join(mounts.disk, "workspace"), "/workspace");
   argumentsList.push("--bind", join(mounts.disk, "tmp"), "/tmp");
   // Shallow mounts first so that a volume inside /workspace is not hidden by it.

@@ -284,6 +284,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         {
           etc: etcMountPoint(mountDirectory),
           disk: diskMount(record.id),
+          sharedMemoryBytes: Math.floor(limits.memoryBytes / 4),
           volumes: roots.slice(2).map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
         },
         seccompDescriptor,

@@ -173,12 +173,14 @@ describe("the host's kernel settings, mounts and devices are out of reach", () =
         "mount -t tmpfs none /tmp 2>/dev/null && echo MOUNTED",
         "mknod /tmp/null c 1 3 2>/dev/null && echo MKNOD",
         "mkfifo /tmp/fifo && echo fifo-ok",
+        "touch /dev/file 2>/dev/null && echo DEV-WRITABLE",
+        "head -c 200M /dev/zero > /dev/shm/fill 2>/dev/null || echo shm-bounded",
         "unshare -U true 2>/dev/null && echo USERNS",
         "unshare -m true 2>/dev/null && echo MOUNTNS",
         "echo done",
       ].join("; "),
     );
-    expect(result.stdout).toBe("fifo-ok\ndone\n");
+    expect(result.stdout).toBe("fifo-ok\nshm-bounded\ndone\n");
   });
 
   it("is refused system calls by seccomp that its user could otherwise make", async () => {

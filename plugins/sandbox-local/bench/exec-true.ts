@@ -42,6 +42,7 @@ const bareArguments = bubblewrapArguments(
     etc: etcMountPoint(defaultMountDirectory(join(dataDir, "on"))),
     disk: join(defaultMountDirectory(join(dataDir, "on")), onId),
     volumes: [],
+    sharedMemoryBytes: 128 * 1024 * 1024,
   },
   seccompDescriptor,
 );
