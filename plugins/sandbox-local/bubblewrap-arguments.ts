@@ -53,7 +53,7 @@ export interface ExecMounts {
  * bound by the kernel's 128 KiB limit on one argument; the child is pid 2 (`$$`), so the command
  * can be signalled like any process, and it closes descriptor 3 before the command runs.
  */
-const firstProcessScript = `/bin/sh -c 'eval "exec 3<&-; $(cat <&3)"' 3<&0 </dev/null; exit $?`;
+const firstProcessScript = `/bin/sh -c 'eval "exec 3<&-; $(/bin/cat <&3)"' 3<&0 </dev/null; exit $?`;
 
 export function bubblewrapArguments(
   systemArguments: string[],
