@@ -66,10 +66,13 @@ function createCaseGenerator(random: () => number): () => string {
       `$x${name}`,
     ]);
   const program = (): string => {
-    if (chance(0.08)) return pick([...keywords, ...moreKeywords]);
+    if (chance(0.04)) return pick([...keywords, ...moreKeywords]);
     if (chance(0.08)) return pick(["echo", "true", ":", "exec", "command", "set -- 1 2", "env", "x=1"]);
-    const name = pick(programs.filter((candidate) => !functionNames.includes(candidate)));
-    return chance(0.8) ? name : spell(name);
+    // Mostly allowed names where a command goes, so that the analysis allows the case and a
+    // refused name hidden elsewhere (an argument, a here-document, after `&>`) shows up when it runs.
+    const names = chance(0.85) ? allowedPrograms : programs;
+    const name = pick(names.filter((candidate) => !functionNames.includes(candidate)));
+    return chance(0.85) ? name : spell(name);
   };
   const plainWords = [
     "a",
@@ -91,13 +94,15 @@ function createCaseGenerator(random: () => number): () => string {
     "\\",
     "$",
     `\${x}`,
-    "'",
-    '"',
+    "'id'",
+    '"id"',
+    "\\'",
   ];
   const word = (): string => {
     if (chance(0.15)) return program();
-    if (chance(0.05)) return pick(["$(id)", "`id`", "$((1+1))", '"$(id)"', `\${x:-$(id)}`, `\${x=id}`]);
-    if (chance(0.1)) return pick(keywords);
+    if (chance(0.02)) return pick(["$(id)", "`id`", "$((1+1))", '"$(id)"', `\${x:-$(id)}`, `\${x=id}`]);
+    if (chance(0.15)) return pick([...refusedPrograms, "id;ls", "ls&id", "ls|id", "\\\nid", "#;id"]);
+    if (chance(0.04)) return pick(keywords);
     return pick(plainWords);
   };
   const heredoc = (): string => {
@@ -154,7 +159,7 @@ function createCaseGenerator(random: () => number): () => string {
     return bodies.length > 0 ? `\n${bodies.join("\n")}\n` : "\n";
   };
   const simple = (): string => {
-    const parts = [...times(1, () => pick(["x=1", "A=id", "x=$(id)"])), ...times(1, redirection)];
+    const parts = [...times(1, () => pick(["x=1", "A=id", "x=id", "x='id'"])), ...times(1, redirection)];
     parts.push(program());
     parts.push(...times(3, () => (chance(0.3) ? redirection() : word())));
     return parts.join(" ");
@@ -174,7 +179,7 @@ function createCaseGenerator(random: () => number): () => string {
     chance(0.2) ? `\n${list(depth + 1)}${newline()}` : list(depth + 1);
   const command = (depth: number): string => {
     const negate = chance(0.08) ? "! " : "";
-    if (depth > 2 || chance(0.55)) return negate + simple();
+    if (depth > 1 || chance(0.6)) return negate + simple();
     const compound = pick([
       () => `{ ${body(depth)}; }`,
       () => `(${body(depth)})`,
@@ -229,8 +234,9 @@ function createCaseGenerator(random: () => number): () => string {
     pendingHeredocs = [];
     let text = list(0);
     if (pendingHeredocs.length > 0) text += newline();
-    if (chance(0.3))
-      for (let count = 1 + Math.floor(random() * 3); count > 0; count -= 1) text = mutate(text);
+    // A few random edits find readings the grammar above never writes.
+    if (chance(0.2))
+      for (let count = 1 + Math.floor(random() * 2); count > 0; count -= 1) text = mutate(text);
     return text;
   };
 }
