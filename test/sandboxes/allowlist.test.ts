@@ -239,6 +239,81 @@ describe("exec under an allowlist: options of allowed programs that start other 
   });
 });
 
+// Issue 7: each of these ran a program the allowlist did not allow. /bin/sh is dash, and dash reads
+// `&>` as `&` then `>`, and runs the body of `for i do …` over the positional parameters.
+describe("exec under an allowlist: dash's grammar and the programs of finding 8", () => {
+  let test: TestPlatform;
+  let client: SandboxClient;
+  let sessionId: string;
+  const workspaceNames = async (): Promise<string[]> => {
+    const listing = await client.sendJson<{ entries: Array<{ path: string }> }>(
+      `/v1/sandboxes/${sessionId}/files/ls`,
+      { method: "POST", json: { path: "/" } },
+    );
+    return listing.body.entries.map((entry) => entry.path.split("/").at(-1) ?? "");
+  };
+  const grammarBypasses = ["true &>/dev/null touch pwned >&2", "set -- 1; for i do touch pwned; done"];
+  beforeAll(async () => {
+    test = await createSandboxPlatform("sqlite");
+    client = await createSandboxClient(test);
+    sessionId = (await client.createActive()).id;
+    const rules = ["ls", "cat", "install", "sdiff", "diff3", "groff", "openssl"];
+    expect((await put(client, rules)).status).toBe(200);
+  });
+  afterAll(() => test.close());
+
+  it("refuses the bypasses of the grammar and the program-starting options, and runs none of them", async () => {
+    const attempts = [
+      ...grammarBypasses,
+      "ls &>/dev/null touch pwned",
+      "set -- 1; for i; do touch pwned; done",
+      "if ls; then ls; else touch pwned; fi",
+      "case a in a) touch pwned;; esac",
+      "{ ls; touch pwned; }",
+      "(touch pwned)",
+      "ls() { touch pwned; }; ls",
+      "cat <<E\n$(touch pwned)\nE",
+      "install --strip-program=/usr/bin/touch -s /etc/hostname /tmp/h",
+      "sdiff --diff-program=/usr/bin/touch /etc/hostname /etc/hostname",
+      "diff3 --diff-program=/usr/bin/touch /etc/hostname /etc/hostname /etc/hostname",
+      "groff -U /dev/null",
+      "OPENSSL_CONF=/workspace/x.cnf openssl version",
+    ];
+    for (const command of attempts) {
+      const response = await client.exec(sessionId, command);
+      expect([command, response.status, errorCode(response.body)]).toEqual([
+        command,
+        403,
+        "command_not_allowed",
+      ]);
+    }
+    expect(await workspaceNames()).not.toContain("pwned");
+  });
+
+  it("runs compound commands and here-documents whose every command is allowed", async () => {
+    const allowed: Array<[string, string]> = [
+      ["for f in /etc/hostname; do cat $f; done", "sandbox\n"],
+      ["if ls /nonexistent 2>/dev/null; then ls; else cat /etc/hostname; fi", "sandbox\n"],
+      ["cat <<'E'\n$(touch pwned)\nE", "$(touch pwned)\n"],
+      ["{ cat /etc/hostname; } | cat", "sandbox\n"],
+    ];
+    for (const [command, stdout] of allowed) {
+      const response = await client.exec(sessionId, command);
+      expect([command, response.status, response.body.stdout]).toEqual([command, 200, stdout]);
+    }
+    expect(await workspaceNames()).not.toContain("pwned");
+  });
+
+  // Without this, the refusals above could pass even if the bypasses did nothing in dash.
+  it("the grammar bypasses do start their program once the allowlist is lifted", async () => {
+    expect((await client.send(path, { method: "DELETE" })).status).toBe(204);
+    for (const command of grammarBypasses) {
+      expect((await client.exec(sessionId, `rm -f pwned; ${command}`)).status).toBe(200);
+      expect([command, await workspaceNames()]).toEqual([command, ["pwned"]]);
+    }
+  });
+});
+
 describe("the allowlist routes", () => {
   it("are not MCP tools: an agent cannot widen its own allowlist", () => {
     const routes = registry.filter((tool) => tool.http.path === path);
