@@ -18,8 +18,9 @@ const casesPerExec = 250;
 
 const allowedPrograms = ["ls", "cat", "wc"];
 const refusedPrograms = ["id", "rm", "touch"];
-const rules: AllowlistRule[] = [...allowedPrograms, "env"];
-// env is allowed but its shim starts nothing: the analysis still sees the program it names.
+// env is allowed but its shim starts nothing: the analysis still sees the program it names. sh is
+// the real dash (a link among the shims), so the strings of `sh -c '…'` run as well.
+const rules: AllowlistRule[] = [...allowedPrograms, "env", "sh"];
 const shimNames = [...allowedPrograms, ...refusedPrograms, "env"];
 
 /**
@@ -195,6 +196,7 @@ function createCaseGenerator(random: () => number): () => string {
         `case ${pick(["a", "$x", "id"])} in ${pick(["a", "*", "(a|b)", "id"])}) ${body(depth)};; ${pick(["*", "b"])}) ${body(depth)};; esac`,
       () => functionDefinition("f", depth, "f"),
       () => functionDefinition(pick(programs), depth, pick(programs)),
+      () => `sh -c ${quote(list(depth + 1))}`,
     ])();
     return negate + compound + (chance(0.15) ? ` ${redirection()}` : "");
   };
@@ -277,7 +279,7 @@ describe("the command allowlist, differentially against dash", () => {
       .join(" && ");
     const setUp = await test.run(
       sandboxId,
-      `mkdir -p /tmp/shims /tmp/work && ${shims} && chmod +x /tmp/shims/*`,
+      `mkdir -p /tmp/shims /tmp/work && ${shims} && chmod +x /tmp/shims/* && ln -s /bin/sh /tmp/shims/sh`,
     );
     expect(setUp).toMatchObject({ exitCode: 0 });
   });
