@@ -349,6 +349,8 @@ describe("checkCommand reads commands as dash does", () => {
     ["an assigning parameter expansion in a default value", `ls \${x:=id}`, "parameter expansions"],
     ["a blank outside ASCII (dash 0.5.13 splits words on it)", "ls\u3000id", "outside ASCII"],
     ["bash -c, whose grammar differs from dash's", "bash -c 'ls'", "bash"],
+    ["a here-document delimiter outside the BMP ends the document", "cat <<\u{1F600}\n\u{1F600}\nid", "id"],
+    ["lone surrogates, which reach dash as the same U+FFFD", "cat <<\ud83d\n\ud83e\nid", "well-formed"],
   ])("%s", (_label, command, reason) => {
     const result = checkCommand([...idRules, "bash"], command);
     expect(result.allowed).toBe(false);

@@ -71,6 +71,7 @@ const specialParameters = new Set("!#$*-?@0123456789");
 // assigns), no quotes, `$` or braces (whose nesting rules differ between shells), no blanks.
 const simpleBracedBody = /^[A-Za-z0-9_./:,+*?^%#@!-]*$/;
 // Blanks outside ASCII split words in dash 0.5.13 (in a UTF-8 locale) but not in 0.5.12.
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const unicodeBlanks = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
 
 interface WordBuilder {
@@ -106,6 +107,8 @@ const newBuilder = (): WordBuilder => ({
 
 export function createShellLexer(source: string): ShellLexer {
   if (source.includes("\0")) throw new ShellSyntaxError("the command contains a NUL byte");
+  // A lone surrogate reaches the shell as U+FFFD, so two different ones would look equal to dash.
+  if (loneSurrogate.test(source)) throw new ShellSyntaxError("the command is not well-formed Unicode");
   if (unicodeBlanks.test(source)) {
     throw new ShellSyntaxError(
       "the command contains a blank character outside ASCII, which shells split differently",
@@ -154,7 +157,7 @@ export function createShellLexer(source: string): ShellLexer {
     builder.unquotedText += character;
   };
 
-  /** parsesub: after a `$`. Returns false when the `$` is a plain character. */
+  /** parsesub: after a `$`, which stays a plain character unless a name, `{` or `(` follows. */
   const readDollar = (builder: WordBuilder, quoted: boolean, delimiter: boolean): void => {
     if (delimiter)
       throw new ShellSyntaxError("here-document delimiters with $ are read differently by shells");
@@ -350,8 +353,9 @@ export function createShellLexer(source: string): ShellLexer {
       if (stripTabs) while (character === "\t") character = read();
       const lineStart = index - 1;
       let matched = true;
-      for (const expected of delimiter) {
-        if (character !== expected) {
+      // Code unit by code unit, as every other comparison here: dash compares bytes.
+      for (let position = 0; position < delimiter.length; position += 1) {
+        if (character !== delimiter[position]) {
           matched = false;
           break;
         }
