@@ -13,6 +13,7 @@ import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, unlink }
 import { ServiceError } from "../../core/errors.ts";
 import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import {
+  directoryFlags,
   locate,
   outsideSandbox,
   type ResolvedPath,
@@ -20,7 +21,6 @@ import {
   type SandboxRoot,
 } from "./path-resolution.ts";
 
-const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 const maximumWalkDepth = 256;
 
 const through = (directory: FileHandle, name?: string) =>

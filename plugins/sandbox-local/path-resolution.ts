@@ -1,12 +1,16 @@
 /**
  * Maps sandbox paths to host paths the way the sandbox itself sees them. Symlinks are resolved
  * here, in sandbox terms (an absolute link target is a sandbox path, not a host path), one
- * component at a time with lstat and readlink; the result must lie inside one of the sandbox's
+ * component at a time with lstat and readlink, each made from its parent directory opened
+ * component by component with O_NOFOLLOW (so a link swapped into an earlier component by a
+ * concurrent exec fails the lookup rather than leading it onto a host path, where it could tell
+ * whether a host file exists); the result must lie inside one of the sandbox's
  * roots or the path is refused with `path_outside_sandbox`. The caller then opens the result
  * without following any symlink (see file-system.ts), so a link swapped in after this check
  * makes the operation fail instead of escaping.
  */
-import { lstat, readlink } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, open, readlink } from "node:fs/promises";
 import { ServiceError } from "../../core/errors.ts";
 
 export interface SandboxRoot {
@@ -41,8 +45,26 @@ export function locate(roots: SandboxRoot[], sandboxPath: string): ResolvedPath 
   return { sandboxPath, root: best, components: rest.split("/").filter((part) => part !== "") };
 }
 
-export function hostPathOf(location: ResolvedPath): string {
-  return [location.root.hostPath, ...location.components].join("/");
+export const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/**
+ * Runs `action` on the location's host path as `/proc/self/fd/<parent>/<name>`, the parent opened
+ * from the root one component at a time without following a symlink.
+ */
+async function atLocation<T>(location: ResolvedPath, action: (hostPath: string) => Promise<T>): Promise<T> {
+  const { components } = location;
+  if (components.length === 0) return action(location.root.hostPath);
+  let directory = await open(location.root.hostPath, directoryFlags);
+  try {
+    for (const component of components.slice(0, -1)) {
+      const next = await open(`/proc/self/fd/${directory.fd}/${component}`, directoryFlags);
+      await directory.close();
+      directory = next;
+    }
+    return await action(`/proc/self/fd/${directory.fd}/${components.at(-1)}`);
+  } finally {
+    await directory.close();
+  }
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -51,9 +73,9 @@ function errorCode(error: unknown): string | undefined {
 
 /**
  * The host errors a lookup meets when a concurrent exec changes the path under it, as the client
- * errors they are; anything else stays a runtime failure. lstat and readlink follow symlinks in
- * the components before the last, so a component checked as a directory and swapped for a link
- * since shows as ELOOP (EMLINK on some kernels) or a name grown past PATH_MAX.
+ * errors they are; anything else stays a runtime failure. A component checked as a directory and
+ * swapped for a link since shows as ELOOP when its parent walk reaches it (EMLINK on some
+ * kernels), or as a name grown past PATH_MAX.
  */
 function lookupError(error: unknown, path: string): unknown {
   switch (errorCode(error)) {
@@ -103,7 +125,7 @@ export async function resolveSandboxPath(
     const isFinal = pending.length === 0;
     let isLink: boolean;
     try {
-      isLink = (await lstat(hostPathOf(location))).isSymbolicLink();
+      isLink = (await atLocation(location, lstat)).isSymbolicLink();
     } catch (error) {
       const code = errorCode(error);
       if (code !== "ENOENT" && code !== "ENOTDIR") throw lookupError(error, path);
@@ -117,7 +139,7 @@ export async function resolveSandboxPath(
     }
     let target: string;
     try {
-      target = await readlink(hostPathOf(location));
+      target = await atLocation(location, (hostPath) => readlink(hostPath));
     } catch (error) {
       const code = errorCode(error);
       if (code !== "EINVAL" && code !== "ENOENT" && code !== "ENOTDIR") throw lookupError(error, path);
