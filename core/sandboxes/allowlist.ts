@@ -1,14 +1,15 @@
 /**
- * The per-account command allowlist (CONTRACT §2.4): validating the rules a client stores, and
- * checking an exec command against them. Exec runs the command through `/bin/sh -c`, so the
- * check lexes it as a shell would and checks every program each part of it would start,
+ * The per-account command allowlist (CONTRACT §2.4): checking an exec command against the rules
+ * a client stored (allowlist-rules.ts validates them). Exec runs the command through `/bin/sh
+ * -c` (dash), so the check parses it with dash's grammar (shell-parser.ts) and checks every
+ * program each part of it would start, inside compound commands and function bodies too,
  * including programs started through wrappers (env, xargs, sh -c, find -exec, …) and through
  * options of allowed programs (sort --compress-program, tar -I, git -c: program-options.ts).
  * Anything it cannot analyse is refused with a reason; the reason becomes the 403 message.
  * ALLOWLIST.md describes what the check covers and what it cannot.
  */
 
-import { ServiceError } from "../errors.ts";
+import type { AllowlistRule } from "./allowlist-rules.ts";
 import {
   isDangerousVariable,
   transparentBuiltins,
@@ -21,106 +22,15 @@ import { compileUserPattern } from "./regex-safety.ts";
 import type { ShellWord } from "./shell-lexer.ts";
 import { parseShell, type SimpleCommand } from "./shell-parser.ts";
 
-export interface AllowlistRuleObject {
-  command: string;
-  args_allow: string[];
-  args_deny: string[];
-}
-
-/** A bare command name allows any arguments; an object restricts them with regexes. */
-export type AllowlistRule = string | AllowlistRuleObject;
+export {
+  type AllowlistRule,
+  type AllowlistRuleObject,
+  maxCommandNameLength,
+  maxPatternLength,
+  parseAllowlistRules,
+} from "./allowlist-rules.ts";
 
 export type CommandCheck = { allowed: true } | { allowed: false; reason: string };
-
-export const maxCommandNameLength = 200;
-export const maxPatternLength = 200;
-
-// A rule names a program as the shell would look it up: no paths, spaces or shell syntax.
-const commandNamePattern = /^[^\s/$`'"\\;&|<>(){}*?=#~\p{Cc}]+$/u;
-
-const invalidRules = (message: string, details?: unknown): ServiceError =>
-  new ServiceError("invalid_rules", message, { details });
-
-/**
- * Validates the `rules` of PUT /v1/account/allowed-commands and returns them as stored: names
- * trimmed, bare strings kept as strings, objects completed with empty pattern lists. Any
- * malformed entry fails the whole request (naming its index) rather than being dropped quietly.
- */
-export function parseAllowlistRules(input: unknown, maxRules = 50): AllowlistRule[] {
-  if (!Array.isArray(input)) {
-    throw invalidRules("rules must be a list of command names or {command, args_allow, args_deny} objects");
-  }
-  if (input.length === 0) {
-    throw new ServiceError("validation_error", "Invalid request", {
-      details: [
-        {
-          type: "too_short",
-          loc: ["body", "rules"],
-          msg: "rules must not be empty; DELETE the allowlist to lift every restriction",
-        },
-      ],
-    });
-  }
-  if (input.length > maxRules) {
-    throw new ServiceError("too_many_rules", `At most ${maxRules} rules are allowed, got ${input.length}`, {
-      details: { limit: maxRules },
-    });
-  }
-  return input.map((entry, index) => parseRule(entry, index));
-}
-
-function parseCommandName(value: unknown, index: number): string {
-  if (typeof value !== "string") throw invalidRules(`rules[${index}] has no command name`, { index });
-  const name = value.trim();
-  if (name.length < 1 || name.length > maxCommandNameLength) {
-    throw invalidRules(`rules[${index}]: the command name must be 1–${maxCommandNameLength} characters`, {
-      index,
-    });
-  }
-  if (!commandNamePattern.test(name)) {
-    throw invalidRules(
-      `rules[${index}]: the command must be a program name without paths, spaces or shell characters`,
-      { index },
-    );
-  }
-  return name;
-}
-
-function parseRule(entry: unknown, index: number): AllowlistRule {
-  if (typeof entry === "string") return parseCommandName(entry, index);
-  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
-    throw invalidRules(`rules[${index}] must be a command name or an object with a command`, { index });
-  }
-  const record = entry as Record<string, unknown>;
-  return {
-    command: parseCommandName(record.command, index),
-    args_allow: parsePatterns(record.args_allow, index, "args_allow"),
-    args_deny: parsePatterns(record.args_deny, index, "args_deny"),
-  };
-}
-
-function parsePatterns(value: unknown, ruleIndex: number, field: "args_allow" | "args_deny"): string[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalidRules(`rules[${ruleIndex}].${field} must be a list of regexes`);
-  return value.map((pattern, patternIndex) => {
-    const where = `rules[${ruleIndex}].${field}[${patternIndex}]`;
-    const details = { rule_index: ruleIndex, field, pattern_index: patternIndex };
-    if (typeof pattern !== "string") throw invalidRules(`${where} must be a string`, details);
-    if (pattern.length > maxPatternLength) {
-      throw new ServiceError("pattern_too_long", `${where} is longer than ${maxPatternLength} characters`, {
-        details: { ...details, limit: maxPatternLength },
-      });
-    }
-    const compiled = compileUserPattern(pattern);
-    if (!compiled.ok) {
-      const why = compiled.reason.startsWith("invalid")
-        ? "is not a valid regular expression"
-        : "nests repetition";
-      throw new ServiceError("invalid_pattern", `${where} ${why}`, { details });
-    }
-    return pattern;
-  });
-}
 
 interface CompiledRule {
   allow: RegExp[];

@@ -77,6 +77,8 @@ function createCaseGenerator(random: () => number): () => string {
   };
   const plainWords = [
     "a",
+    "\u00e9",
+    "\u{1F600}",
     "-l",
     "'x y'",
     '"$x"',
@@ -107,7 +109,7 @@ function createCaseGenerator(random: () => number): () => string {
     return pick(plainWords);
   };
   const heredoc = (): string => {
-    const delimiter = pick(["E", "EOF", "E1"]);
+    const delimiter = pick(["E", "EOF", "E1", "\u00c9", "\u{1F600}"]);
     const stripTabs = chance(0.3);
     const written = pick([delimiter, `'${delimiter}'`, `"${delimiter}"`, `\\${delimiter}`, `${delimiter}''`]);
     const lines = times(3, () =>

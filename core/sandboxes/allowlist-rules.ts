@@ -1,0 +1,107 @@
+/**
+ * The rules of the per-account command allowlist (CONTRACT §2.4) as a client stores them:
+ * validating PUT /v1/account/allowed-commands, with one error code per kind of mistake.
+ * allowlist.ts checks exec commands against the stored rules.
+ */
+
+import { ServiceError } from "../errors.ts";
+import { compileUserPattern } from "./regex-safety.ts";
+
+export interface AllowlistRuleObject {
+  command: string;
+  args_allow: string[];
+  args_deny: string[];
+}
+
+/** A bare command name allows any arguments; an object restricts them with regexes. */
+export type AllowlistRule = string | AllowlistRuleObject;
+
+export const maxCommandNameLength = 200;
+export const maxPatternLength = 200;
+
+// A rule names a program as the shell would look it up: no paths, spaces or shell syntax.
+const commandNamePattern = /^[^\s/$`'"\\;&|<>(){}*?=#~\p{Cc}]+$/u;
+
+const invalidRules = (message: string, details?: unknown): ServiceError =>
+  new ServiceError("invalid_rules", message, { details });
+
+/**
+ * Validates the `rules` of PUT /v1/account/allowed-commands and returns them as stored: names
+ * trimmed, bare strings kept as strings, objects completed with empty pattern lists. Any
+ * malformed entry fails the whole request (naming its index) rather than being dropped quietly.
+ */
+export function parseAllowlistRules(input: unknown, maxRules = 50): AllowlistRule[] {
+  if (!Array.isArray(input)) {
+    throw invalidRules("rules must be a list of command names or {command, args_allow, args_deny} objects");
+  }
+  if (input.length === 0) {
+    throw new ServiceError("validation_error", "Invalid request", {
+      details: [
+        {
+          type: "too_short",
+          loc: ["body", "rules"],
+          msg: "rules must not be empty; DELETE the allowlist to lift every restriction",
+        },
+      ],
+    });
+  }
+  if (input.length > maxRules) {
+    throw new ServiceError("too_many_rules", `At most ${maxRules} rules are allowed, got ${input.length}`, {
+      details: { limit: maxRules },
+    });
+  }
+  return input.map((entry, index) => parseRule(entry, index));
+}
+
+function parseCommandName(value: unknown, index: number): string {
+  if (typeof value !== "string") throw invalidRules(`rules[${index}] has no command name`, { index });
+  const name = value.trim();
+  if (name.length < 1 || name.length > maxCommandNameLength) {
+    throw invalidRules(`rules[${index}]: the command name must be 1–${maxCommandNameLength} characters`, {
+      index,
+    });
+  }
+  if (!commandNamePattern.test(name)) {
+    throw invalidRules(
+      `rules[${index}]: the command must be a program name without paths, spaces or shell characters`,
+      { index },
+    );
+  }
+  return name;
+}
+
+function parseRule(entry: unknown, index: number): AllowlistRule {
+  if (typeof entry === "string") return parseCommandName(entry, index);
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+    throw invalidRules(`rules[${index}] must be a command name or an object with a command`, { index });
+  }
+  const record = entry as Record<string, unknown>;
+  return {
+    command: parseCommandName(record.command, index),
+    args_allow: parsePatterns(record.args_allow, index, "args_allow"),
+    args_deny: parsePatterns(record.args_deny, index, "args_deny"),
+  };
+}
+
+function parsePatterns(value: unknown, ruleIndex: number, field: "args_allow" | "args_deny"): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalidRules(`rules[${ruleIndex}].${field} must be a list of regexes`);
+  return value.map((pattern, patternIndex) => {
+    const where = `rules[${ruleIndex}].${field}[${patternIndex}]`;
+    const details = { rule_index: ruleIndex, field, pattern_index: patternIndex };
+    if (typeof pattern !== "string") throw invalidRules(`${where} must be a string`, details);
+    if (pattern.length > maxPatternLength) {
+      throw new ServiceError("pattern_too_long", `${where} is longer than ${maxPatternLength} characters`, {
+        details: { ...details, limit: maxPatternLength },
+      });
+    }
+    const compiled = compileUserPattern(pattern);
+    if (!compiled.ok) {
+      const why = compiled.reason.startsWith("invalid")
+        ? "is not a valid regular expression"
+        : "nests repetition";
+      throw new ServiceError("invalid_pattern", `${where} ${why}`, { details });
+    }
+    return pattern;
+  });
+}
