@@ -2,7 +2,8 @@
  * Each sandbox writes to a disk of its own, sized by `storage_gb` (finding 4: a sandbox with
  * `storage_gb: 0.01` once wrote 2.3 GB into the disk the database and every tenant share).
  */
-import { stat, statfs } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readdir, stat, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
@@ -18,6 +19,14 @@ afterAll(async () => {
 });
 
 const mebibyte = 1024 * 1024;
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (let round = 0; round < 200; round++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("condition not reached in 5 s");
+}
 
 describe("the disk quota", () => {
   it("fails a write past storage_gb with ENOSPC inside, and the sandbox stays usable once the file is gone", async () => {
@@ -65,6 +74,35 @@ describe("the disk quota", () => {
     const expected = defaultStorageGb.small * 1024 ** 3;
     expect(bytes).toBeGreaterThan(expected * 0.9);
     expect(bytes).toBeLessThanOrEqual(expected);
+  });
+
+  it("keeps one formatted spare disk for the next small sandbox, and removes it at close", async () => {
+    const spares = join(test.dataDir, "spare-disks");
+    const first = await test.createSandbox({ size: "small", storageGb: null });
+    await waitFor(async () => (await readdir(spares)).length === 1);
+    const [spare] = await readdir(spares);
+    const second = await test.createSandbox({ size: "small", storageGb: null });
+    // The spare became the second sandbox's disk (fully allocated, empty, its uid's), and the
+    // next spare is on its way.
+    expect(existsSync(join(spares, spare))).toBe(false);
+    const image = await stat(join(test.dataDir, "sandboxes", second, "disk.img"));
+    expect(image.blocks * 512).toBeGreaterThanOrEqual(defaultStorageGb.small * 1024 ** 3);
+    const listing = await test.run(second, "ls -A /workspace /tmp; echo ok > mine && stat -c %u mine");
+    expect(listing.stdout).toBe("/tmp:\n\n/workspace:\n1000\n");
+    expect((await test.run(first, "cat /workspace/mine 2>&1 || echo separate")).stdout).toContain("separate");
+    await waitFor(async () => (await readdir(spares)).length === 1);
+    // Another size makes its own disk and leaves the spare alone.
+    const medium = await test.createSandbox({ size: "medium", storageGb: null });
+    expect((await stat(join(test.dataDir, "sandboxes", medium, "disk.img"))).size).toBe(
+      defaultStorageGb.medium * 1024 ** 3,
+    );
+    // Closing leaves no spare behind (the next start makes one when it is needed).
+    const other = await createTestRuntime();
+    await other.runtime.destroy(await other.createSandbox());
+    await waitFor(async () => (await readdir(join(other.dataDir, "spare-disks"))).length === 1);
+    await other.runtime.close();
+    expect(existsSync(join(other.dataDir, "spare-disks"))).toBe(false);
+    await other.cleanUp();
   });
 
   it("refuses a sandbox the host has no room for, and leaves nothing behind", async () => {
