@@ -27,8 +27,6 @@ export interface ParsedScript {
   commands: SimpleCommand[];
   /** Variables that `for` loops assign. */
   loopVariables: string[];
-  /** Names of the functions the script defines (their bodies are in `commands`). */
-  functions: string[];
 }
 
 export type ParseResult = ({ ok: true } & ParsedScript) | { ok: false; reason: string };
@@ -118,7 +116,7 @@ export function parseShell(source: string): ParseResult {
 }
 
 function parse(lexer: ShellLexer): ParsedScript {
-  const result: ParsedScript = { commands: [], loopVariables: [], functions: [] };
+  const result: ParsedScript = { commands: [], loopVariables: [] };
   let lastToken: Token = "end";
   let lastWord: ShellWord | null = null;
   let lastRedirection: Extract<ShellToken, { kind: "redirection" }> | null = null;
@@ -355,7 +353,6 @@ function parse(lexer: ShellLexer): ParsedScript {
         if (!name.literal || !goodName.test(name.value) || specialBuiltins.has(name.value)) {
           throw new ShellSyntaxError("bad function name, which /bin/sh would refuse too");
         }
-        result.functions.push(name.value);
         checkWords = checkNewlines | checkKeywords;
         command();
         return;
