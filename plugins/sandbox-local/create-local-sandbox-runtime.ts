@@ -5,9 +5,8 @@
  * cgroup v1 is writable, memory/pids/cpu cgroups; every exec is a fresh bwrap as that uid that
  * joins them. Nothing runs between execs (background processes are out of scope).
  */
-import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
@@ -26,6 +25,14 @@ import { runBubblewrap, seccompDescriptor } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { createDescriptorMask } from "./inherited-descriptors.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
+import {
+  createSandboxRecords,
+  defaultUserIds,
+  ownerOf,
+  type SandboxRecord,
+  safeId,
+  type UserIdRange,
+} from "./sandbox-records.ts";
 import { buildSeccompFilter } from "./seccomp.ts";
 import {
   defaultMountDirectory,
@@ -42,6 +49,9 @@ import {
   volumeMountPoint,
 } from "./session-disk.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
+import { createSpareDisks } from "./spare-disks.ts";
+
+export { defaultUserIds, type UserIdRange };
 
 export interface LocalSandboxRuntimeSettings {
   /** Sandboxes live in `<dataDir>/sandboxes`, volumes in `<dataDir>/volumes`. */
@@ -62,28 +72,11 @@ export interface LocalSandboxRuntimeSettings {
   spareDisk?: boolean;
 }
 
-export interface UserIdRange {
-  first: number;
-  count: number;
-}
-
-export const defaultUserIds: UserIdRange = { first: 2_000_000, count: 65_536 };
-
-type SandboxRecord = Pick<
-  SandboxSpec,
-  "id" | "accountId" | "size" | "storageGb" | "egressHosts" | "volumeMounts"
-> & {
-  /** The session's host uid, also its gid. */
-  uid: number;
-};
-
 interface RunningExec {
   terminate: AbortController;
   done: Promise<unknown>;
 }
 
-// Sandbox and volume ids are UUIDs; anything else could walk out of the data directory.
-const safeId = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const allowedMountParents = ["/workspace/", "/tmp/", "/mnt/"];
 
 let execCounter = 0;
@@ -95,17 +88,12 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const bubblewrapPath = settings.bubblewrapPath ?? "/usr/bin/bwrap";
   const sandboxesDirectory = join(settings.dataDir, "sandboxes");
   const volumesDirectory = join(settings.dataDir, "volumes");
-  const sparesDirectory = join(settings.dataDir, "spare-disks");
-  const spareDiskBytes = settings.spareDisk === false ? 0 : diskBytes(defaultStorageGb.small);
-  let spareDisk: Promise<string | null> | null = null;
   const systemDirectory = join(settings.dataDir, "system");
   const seccompFile = join(systemDirectory, "seccomp.bpf");
   const mountDirectory = settings.mountDirectory ?? defaultMountDirectory(settings.dataDir);
   const systemArguments = hostSystemArguments();
   const descriptorMask = createDescriptorMask();
-  const records = new Map<string, SandboxRecord>();
-  /** Uids handed to sandboxes this runtime is creating or holds, by sandbox id. */
-  const claimedUserIds = new Map<string, number>();
+  const records = createSandboxRecords(sandboxesDirectory, userIds);
   const mounted = new Set<string>();
   const preparedCgroups = new Set<string>();
   const running = new Map<string, Set<RunningExec>>();
@@ -116,14 +104,16 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     // Switching to a session's uid, loop-mounting its disk and writing cgroups all need root.
     if (process.getuid?.() !== 0) {
       logger.warn({}, notRootReason);
-      return { cgroups: null, unavailable: notRootReason };
+      return { cgroups: null, spares: null, unavailable: notRootReason };
     }
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(mountDirectory, { recursive: true, mode: 0o755 });
-    // A spare disk is never adopted: a new one is made once sandboxes are created again.
-    await rm(sparesDirectory, { recursive: true, force: true });
-    await mkdir(sparesDirectory, { mode: 0o700 });
+    const spares = await createSpareDisks({
+      directory: join(settings.dataDir, "spare-disks"),
+      bytes: settings.spareDisk === false ? 0 : diskBytes(defaultStorageGb.small),
+      logger,
+    });
     await mountSandboxEtc(systemDirectory, mountDirectory);
     await writeFile(seccompFile, buildSeccompFilter(), { mode: 0o600 });
     let cgroups: CgroupManager | null = null;
@@ -138,7 +128,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       }
     }
     await adoptDisks();
-    return { cgroups, unavailable: null };
+    return { cgroups, spares, unavailable: null };
   })();
   // Keep an early failure for the first call instead of an unhandled rejection.
   ready.catch(() => {});
@@ -153,22 +143,17 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     return state;
   }
 
-  const sandboxDirectory = (id: string) => join(sandboxesDirectory, id);
-  const recordFile = (id: string) => join(sandboxDirectory(id), "sandbox.json");
-  const imageFile = (id: string) => join(sandboxDirectory(id), "disk.img");
   const diskMount = (id: string) => join(mountDirectory, id);
 
   /** Mounts the disks of the sandboxes found on disk (a restart, or a reboot that emptied /run). */
   async function adoptDisks(): Promise<void> {
     const present = await mountedPaths();
-    const entries = await readdir(sandboxesDirectory, { withFileTypes: true });
-    for (const entry of entries) {
-      if (!entry.isDirectory() || !safeId.test(entry.name)) continue;
-      const record = loadRecordSync(entry.name);
-      if (record === null || typeof record.uid !== "number" || !existsSync(imageFile(record.id))) continue;
+    for (const id of await records.ids()) {
+      const record = records.loadSync(id);
+      if (record === null || typeof record.uid !== "number" || !existsSync(records.imageFile(id))) continue;
       try {
         if (!present.has(diskMount(record.id))) {
-          await mountDisk(imageFile(record.id), diskMount(record.id));
+          await mountDisk(records.imageFile(record.id), diskMount(record.id));
         }
         await mountVolumes(record);
       } catch (error) {
@@ -182,38 +167,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     for (const [index, mount] of record.volumeMounts.entries()) {
       const directory = join(volumesDirectory, mount.volumeId);
       await mkdir(directory, { recursive: true });
-      await handOverTree(directory, owner(record));
+      await handOverTree(directory, ownerOf(record));
       await mountVolume(directory, diskMount(record.id), index);
     }
-  }
-
-  function loadRecordSync(id: string): SandboxRecord | null {
-    const cached = records.get(id);
-    if (cached !== undefined) return cached;
-    if (!safeId.test(id) || !existsSync(recordFile(id))) return null;
-    try {
-      const record = JSON.parse(readFileSync(recordFile(id), "utf8")) as SandboxRecord;
-      records.set(id, record);
-      return record;
-    } catch {
-      // Removed by a concurrent destroy since the check.
-      return null;
-    }
-  }
-
-  async function loadRecord(id: string): Promise<SandboxRecord> {
-    const cached = records.get(id);
-    if (cached !== undefined) return cached;
-    if (safeId.test(id)) {
-      try {
-        const record = JSON.parse(await readFile(recordFile(id), "utf8")) as SandboxRecord;
-        records.set(id, record);
-        return record;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      }
-    }
-    throw new ServiceError("not_found", `Sandbox not found: ${id}`);
   }
 
   function rootsOf(record: SandboxRecord | null, id: string): SandboxRoot[] {
@@ -225,33 +181,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       roots.push({ sandboxPath: mount.mountPath, hostPath: volumeMountPoint(diskMount(id), index) });
     });
     return roots;
-  }
-
-  function owner(record: SandboxRecord) {
-    return { uid: record.uid, gid: record.uid };
-  }
-
-  /** A uid of the range that no sandbox of this runtime holds, picked at random so that two
-   * runtimes on one host (tests, a second data directory) rarely meet. */
-  async function allocateUserId(sandboxId: string): Promise<number> {
-    const onDisk = await readdir(sandboxesDirectory);
-    // From here to the claim nothing awaits, so two concurrent creates cannot pick one uid.
-    const taken = new Set<number>(claimedUserIds.values());
-    for (const id of onDisk) {
-      const record = loadRecordSync(id);
-      if (record !== null) taken.add(record.uid);
-    }
-    if (taken.size >= userIds.count) {
-      throw new ServiceError("sandbox_operation_failed", "No sandbox user id is free", {
-        cause: new Error(`all ${userIds.count} uids from ${userIds.first} are in use`),
-      });
-    }
-    for (;;) {
-      const uid = userIds.first + Math.floor(Math.random() * userIds.count);
-      if (taken.has(uid)) continue;
-      claimedUserIds.set(sandboxId, uid);
-      return uid;
-    }
   }
 
   async function ensureCgroups(cgroups: CgroupManager, record: SandboxRecord): Promise<void> {
@@ -300,7 +229,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         seccompDescriptor,
       ),
       command: request.command,
-      user: owner(record),
+      user: ownerOf(record),
       seccompFile,
       cgroupTaskFiles,
       stdio: descriptorMask.stdio,
@@ -347,31 +276,27 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     async list() {
       // A server that cannot run sandboxes holds none.
       if ((await ready).unavailable !== null) return [];
-      const entries = await readdir(sandboxesDirectory, { withFileTypes: true });
-      return entries
-        .filter((entry) => entry.isDirectory() && safeId.test(entry.name))
-        .map((entry) => entry.name);
+      return records.ids();
     },
 
     async exec(id, request) {
       if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
-      return execute(await loadRecord(id), request);
+      return execute(await records.load(id), request);
     },
 
     files(id): SandboxFileSystem {
-      const record = loadRecordSync(id);
-      return createSandboxFileSystem(rootsOf(record, id), record === null ? null : owner(record));
+      const record = records.loadSync(id);
+      return createSandboxFileSystem(rootsOf(record, id), record === null ? null : ownerOf(record));
     },
 
     async close() {
       closed = true;
-      // The start-up work (the disk template, cgroup detection) must not outlive the runtime.
+      // The start-up work (the /etc disk, cgroup detection) must not outlive the runtime.
       const state = await ready.catch(() => null);
       await Promise.all([...running.keys()].map(terminateRunning));
       await state?.cgroups?.settle();
       await Promise.allSettled([...pendingCreates]);
-      await spareDisk;
-      await rm(sparesDirectory, { recursive: true, force: true });
+      await state?.spares?.close();
       // Disks stay on the data directory; the next start mounts them again. Every disk under the
       // mount directory goes, not only the ones this runtime mounted: nothing else uses it.
       const present = [...(await mountedPaths())].filter((path) => path.startsWith(`${mountDirectory}/`));
@@ -382,28 +307,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     },
   };
 
-  /**
-   * A formatted disk of the most common size (the small size's default), made in the background
-   * once this runtime has created a sandbox, so the next create only mounts it: preallocating and
-   * formatting is most of a create's time. Taking it starts the next one.
-   */
-  async function takeSpareDisk(bytes: number): Promise<string | null> {
-    if (spareDiskBytes === 0 || closed) return null;
-    const taken = bytes === spareDiskBytes ? spareDisk : null;
-    if (taken !== null || spareDisk === null) {
-      const image = join(sparesDirectory, `${randomUUID()}.img`);
-      spareDisk = formatDisk(image, spareDiskBytes).then(
-        () => image,
-        async (error: unknown) => {
-          logger.warn({ error: String(error) }, "could not make a spare sandbox disk");
-          await rm(image, { force: true });
-          return null;
-        },
-      );
-    }
-    return taken === null ? null : await taken;
-  }
-
   async function createSandbox(spec: SandboxSpec): Promise<SandboxConnectInfo> {
     if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
     if (!safeId.test(spec.id)) throw new ServiceError("validation_error", "Invalid sandbox id");
@@ -413,7 +316,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         cause: new Error(`bubblewrap not found at ${bubblewrapPath}`),
       });
     }
-    const { cgroups } = await started();
+    const { cgroups, spares } = await started();
     const record: SandboxRecord = {
       id: spec.id,
       accountId: spec.accountId,
@@ -424,20 +327,18 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         volumeId: mount.volumeId,
         mountPath: mount.mountPath.replace(/\/+$/, ""),
       })),
-      uid: await allocateUserId(spec.id),
+      uid: await records.allocateUserId(spec.id),
     };
     try {
-      await mkdir(sandboxDirectory(spec.id), { recursive: true, mode: 0o700 });
-      // The record first: it claims the uid, and destroy or a restart can find the disk by it.
-      // Written whole and renamed, so a concurrent reader never sees half a record.
-      await writeFile(`${recordFile(spec.id)}.new`, JSON.stringify(record));
-      await rename(`${recordFile(spec.id)}.new`, recordFile(spec.id));
-      records.set(spec.id, record);
+      await mkdir(records.directory(spec.id), { recursive: true, mode: 0o700 });
+      // The record first: it holds the uid, and destroy or a restart can find the disk by it.
+      await records.save(record);
+      const image = records.imageFile(spec.id);
       const bytes = diskBytes(spec.storageGb ?? defaultStorageGb[spec.size]);
-      const spare = await takeSpareDisk(bytes);
-      if (spare !== null) await rename(spare, imageFile(spec.id));
-      else await formatDisk(imageFile(spec.id), bytes);
-      await mountNewDisk(imageFile(spec.id), diskMount(spec.id), owner(record));
+      const spare = closed ? null : await spares?.take(bytes);
+      if (spare) await rename(spare, image);
+      else await formatDisk(image, bytes);
+      await mountNewDisk(image, diskMount(spec.id), ownerOf(record));
       mounted.add(spec.id);
       await mountVolumes(record);
       if (cgroups !== null) await ensureCgroups(cgroups, record);
@@ -462,9 +363,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     preparedCgroups.delete(id);
     await unmountDisk(diskMount(id));
     mounted.delete(id);
-    records.delete(id);
-    claimedUserIds.delete(id);
-    await rm(sandboxDirectory(id), { recursive: true, force: true });
+    records.forget(id);
+    await rm(records.directory(id), { recursive: true, force: true });
   }
 }
 
