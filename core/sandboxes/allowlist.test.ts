@@ -349,6 +349,8 @@ describe("checkCommand reads commands as dash does", () => {
     ["an assigning parameter expansion in a default value", `ls \${x:=id}`, "parameter expansions"],
     ["a blank outside ASCII (dash 0.5.13 splits words on it)", "ls\u3000id", "outside ASCII"],
     ["bash -c, whose grammar differs from dash's", "bash -c 'ls'", "bash"],
+    ["exec runs the program echo, not the builtin", "exec echo hi", "echo is not in"],
+    ["exec of a builtin that is no program", "exec cd /", "cd is not in"],
     ["a here-document delimiter outside the BMP ends the document", "cat <<\u{1F600}\n\u{1F600}\nid", "id"],
     ["lone surrogates, which reach dash as the same U+FFFD", "cat <<\ud83d\n\ud83e\nid", "well-formed"],
   ])("%s", (_label, command, reason) => {
@@ -358,6 +360,18 @@ describe("checkCommand reads commands as dash does", () => {
   });
 
   it.each([
+    ["a wrapper program runs the program true, not the builtin", "env true", "true is not in"],
+    ["xargs without a command runs the program echo", "ls | xargs", "echo is not in"],
+    ["a program named exec does not exist to run ls", "env exec ls", "exec is not in"],
+  ])("%s", (_label, command, reason) => {
+    const result = checkCommand(["ls", "env", "xargs"], command);
+    expect(result.allowed).toBe(false);
+    if (!result.allowed) expect(result.reason).toContain(reason);
+  });
+
+  it.each([
+    "command echo hi",
+    "command true && exec ls",
     "ls &>/dev/null",
     "cat <<'E'\n$(id) `id`\nE",
     "cat <<E\nid\nE",

@@ -124,13 +124,23 @@ function checkSimpleCommand(context: CheckContext, command: SimpleCommand, depth
     if (isDangerousVariable(name)) return `setting ${name} is not allowed when an allowlist is set`;
   }
   if (command.words.length === 0) return null;
-  return checkInvocation(context, command.words, true, depth);
+  return checkInvocation(context, command.words, { argsKnown: true, byShell: true }, depth);
+}
+
+interface InvocationKind {
+  /** False when a wrapper adds arguments that are unknown here (xargs input, find's `{}`). */
+  argsKnown: boolean;
+  /**
+   * Run by the shell itself, so a builtin runs as a builtin. A wrapper program, `exec` and
+   * `xargs` with no command start a program of that name instead (`exec echo` runs /usr/bin/echo).
+   */
+  byShell: boolean;
 }
 
 function checkInvocation(
   context: CheckContext,
   words: ShellWord[],
-  argsKnown: boolean,
+  { argsKnown, byShell }: InvocationKind,
   depth: number,
 ): string | null {
   if (depth > maxDepth) return "commands are nested too deeply to check";
@@ -152,12 +162,13 @@ function checkInvocation(
   if (uncheckableRunners.has(name)) {
     return `${name} runs another command that the allowlist cannot check, so it is not allowed`;
   }
-  const transparent = transparentBuiltins.get(name);
-  if (transparent) return checkUnwrapped(context, transparent(args), argsKnown, depth);
+  const transparent = byShell ? transparentBuiltins.get(name) : undefined;
+  // `command` runs builtins as builtins; `exec` replaces the shell with a program.
+  if (transparent) return checkUnwrapped(context, transparent(args), argsKnown, name === "command", depth);
 
   const rulesForName = context.rules.get(name);
   if (!rulesForName) {
-    if (harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
+    if (byShell && harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
     return `${name} is not in the command allowlist`;
   }
   const verdict = checkArguments(name, rulesForName, args, argsKnown);
@@ -169,7 +180,7 @@ function checkInvocation(
   }
   if (harmlessBuiltins.has(name)) return checkBuiltinVariables(name, args);
   const wrapper = wrapperPrograms.get(name);
-  return wrapper ? checkUnwrapped(context, wrapper(args, name), argsKnown, depth) : null;
+  return wrapper ? checkUnwrapped(context, wrapper(args, name), argsKnown, false, depth) : null;
 }
 
 /** `argsKnown` false means unknown arguments are appended, and they reach the innermost command. */
@@ -177,11 +188,13 @@ function checkUnwrapped(
   context: CheckContext,
   unwrapped: Unwrapped,
   argsKnown: boolean,
+  byShell: boolean,
   depth: number,
 ): string | null {
   if (unwrapped.kind === "refuse") return unwrapped.reason;
   for (const invocation of unwrapped.invocations) {
-    const failure = checkInvocation(context, invocation.words, argsKnown && invocation.argsKnown, depth + 1);
+    const kind = { argsKnown: argsKnown && invocation.argsKnown, byShell };
+    const failure = checkInvocation(context, invocation.words, kind, depth + 1);
     if (failure !== null) return failure;
   }
   for (const script of unwrapped.scripts) {
