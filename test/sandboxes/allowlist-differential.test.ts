@@ -19,12 +19,13 @@ const casesPerExec = 250;
 
 const allowedPrograms = ["ls", "cat", "wc"];
 const refusedPrograms = ["id", "rm", "touch"];
-// env is allowed but its shim starts nothing: the analysis still sees the program it names. sh is
-// the real dash (a link among the shims), so the strings of `sh -c '…'` run as well.
-const rules: AllowlistRule[] = [...allowedPrograms, "env", "sh"];
+// The wrappers and sh are the real programs (links among the shims), so what they start, and the
+// strings of `sh -c '…'`, run as well.
+const wrappers = ["env", "nice", "timeout", "xargs", "nohup"];
+const rules: AllowlistRule[] = [...allowedPrograms, ...wrappers, "sh"];
 // echo and true are shims too: dash runs its builtins first, so only `exec echo` or a wrapper
 // program reaches them, and then they are programs that no rule allows.
-const shimNames = [...allowedPrograms, ...refusedPrograms, "env", "echo", "true"];
+const shimNames = [...allowedPrograms, ...refusedPrograms, "echo", "true"];
 
 /**
  * Findings that this test must catch (issue 7): dash reads `&>` as `&` then `>`, and a `for`
@@ -72,18 +73,34 @@ function createCaseGenerator(random: () => number): () => string {
   const program = (): string => {
     if (chance(0.04)) return pick([...keywords, ...moreKeywords]);
     if (chance(0.08)) {
-      return pick([
-        "echo",
-        "true",
-        ":",
-        "exec",
-        "command",
-        "set -- 1 2",
+      return pick(["echo", "true", ":", "exec", "command", "set -- 1 2", "x=1", "exec echo", "env true"]);
+    }
+    if (chance(0.1)) {
+      // Not env -i or command -p: they run the programs of the default PATH, which log nothing.
+      const wrapper = pick([
         "env",
-        "x=1",
-        "exec echo",
-        "env true",
+        "env -u x",
+        "env A=1",
+        "env --",
+        "env -uA",
+        "nice",
+        "nice -n 1",
+        "nice -5",
+        "nice --adjustment=1",
+        "timeout 5",
+        "timeout -s KILL 5",
+        "timeout -k1 5",
+        "timeout --foreground 5",
+        "xargs",
+        "xargs -0",
+        "xargs -n 1",
+        "xargs -r",
+        "xargs -I{}",
+        "xargs -i",
+        "xargs -E x",
+        "nohup",
       ]);
+      return `${wrapper} ${pick(programs)}`;
     }
     // Mostly allowed names where a command goes, so that the analysis allows the case and a
     // refused name hidden elsewhere (an argument, a here-document, after `&>`) shows up when it runs.
@@ -295,9 +312,10 @@ describe("the command allowlist, differentially against dash", () => {
         (name) => `printf '#!/bin/sh\\necho "$CASE_ID %s" >>/tmp/shims.log\\n' ${name} > /tmp/shims/${name}`,
       )
       .join(" && ");
+    const links = wrappers.map((name) => `ln -s /usr/bin/${name} /tmp/shims/${name}`).join(" && ");
     const setUp = await test.run(
       sandboxId,
-      `mkdir -p /tmp/shims /tmp/work && ${shims} && chmod +x /tmp/shims/* && ln -s /bin/sh /tmp/shims/sh`,
+      `mkdir -p /tmp/shims /tmp/work && ${shims} && chmod +x /tmp/shims/* && ln -s /bin/sh /tmp/shims/sh && ${links}`,
     );
     expect(setUp).toMatchObject({ exitCode: 0 });
   });
@@ -323,9 +341,18 @@ describe("the command allowlist, differentially against dash", () => {
     return started;
   }
 
-  it("the harness sees what dash runs: the known bypasses do start id", async () => {
-    const started = await runInDash(knownBypasses);
-    for (const [index] of knownBypasses.entries()) expect(started.get(index)).toEqual(new Set(["id"]));
+  it("the harness sees what dash runs: the known bypasses do start id, the wrappers what they wrap", async () => {
+    const expected: Array<[string, string[]]> = [
+      ...knownBypasses.map((text): [string, string[]] => [text, ["id"]]),
+      ["env -u x ls", ["ls"]],
+      ["nice -n 1 timeout 5 cat", ["cat"]],
+      ["xargs wc", ["wc"]],
+      ["sh -c 'ls; exec echo'", ["ls", "echo"]],
+    ];
+    const started = await runInDash(expected.map(([text]) => text));
+    for (const [index, [text, names]] of expected.entries()) {
+      expect([text, started.get(index)]).toEqual([text, new Set(names)]);
+    }
     for (const text of knownBypasses) expect(checkCommand(rules, text).allowed).toBe(false);
   });
 
