@@ -2,10 +2,11 @@
  * The same app served by Deno (the npm `deno` package) does signup → API key → whoami, on the
  * embedded SQLite database (better-sqlite3's prebuilt addon loads under Deno).
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
 import { type RunningServer, startServer } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -69,5 +70,13 @@ describe("Deno runtime", () => {
     expect((await fetch(`${server.baseUrl}/v1/sandboxes/${id}`, { method: "DELETE", headers })).status).toBe(
       204,
     );
+  });
+
+  it("stops on SIGTERM with no sandbox disk left mounted", async () => {
+    const mounts = defaultMountDirectory(dataDir);
+    expect(await readFile("/proc/self/mountinfo", "utf8")).toContain(mounts);
+    await server.stop();
+    expect(server.process.exitCode).toBe(0);
+    expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(mounts);
   });
 });

@@ -9,6 +9,8 @@ import { createLogger } from "./logger.ts";
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };
+  addSignalListener(signal: "SIGINT" | "SIGTERM", handler: () => void): void;
+  exit(code: number): never;
   serve(
     options: { hostname: string; port: number; onListen?: (address: { port: number }) => void },
     handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
@@ -22,7 +24,7 @@ const app = createApp(platform, {
   clientIp: (_request, environment) =>
     (environment as { remoteAddr?: { hostname: string } }).remoteAddr?.hostname,
 });
-Deno.serve(
+const server = Deno.serve(
   {
     hostname: config.SVC_HOST,
     port: config.SVC_PORT,
@@ -30,4 +32,19 @@ Deno.serve(
   },
   (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr }),
 );
-startSandboxLifecycle(platform);
+const stopSandboxLifecycle = startSandboxLifecycle(platform);
+
+// As the Node entry does: stop taking requests, then close the platform, which unmounts the
+// sandbox disks (left mounted, they would outlive a data directory that is then removed).
+let stopping = false;
+async function shutdown(signal: "SIGINT" | "SIGTERM") {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  stopSandboxLifecycle();
+  await server.shutdown();
+  await platform.close();
+  Deno.exit(0);
+}
+Deno.addSignalListener("SIGINT", () => void shutdown("SIGINT"));
+Deno.addSignalListener("SIGTERM", () => void shutdown("SIGTERM"));
