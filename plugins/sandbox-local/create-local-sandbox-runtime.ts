@@ -6,7 +6,7 @@
  * joins them. Nothing runs between execs (background processes are out of scope).
  */
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
@@ -304,6 +304,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       for (const path of present) if (!path.slice(mountDirectory.length + 1).includes("/")) disks.add(path);
       for (const disk of disks) await unmountDisk(disk).catch(() => {});
       mounted.clear();
+      // Gone unless something is still mounted there.
+      await rmdir(mountDirectory).catch(() => {});
     },
   };
 

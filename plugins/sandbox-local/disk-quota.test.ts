@@ -7,6 +7,7 @@ import { readdir, stat, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
+import { defaultMountDirectory } from "./session-disk.ts";
 import { createTestRuntime, type TestRuntime } from "./test-support.ts";
 
 let test: TestRuntime;
@@ -102,6 +103,8 @@ describe("the disk quota", () => {
     await waitFor(async () => (await readdir(join(other.dataDir, "spare-disks"))).length === 1);
     await other.runtime.close();
     expect(existsSync(join(other.dataDir, "spare-disks"))).toBe(false);
+    // Nor a mount or a mount point of its own on the host.
+    expect(existsSync(defaultMountDirectory(other.dataDir))).toBe(false);
     await other.cleanUp();
   });
 
