@@ -29,7 +29,7 @@ const shimNames = [...allowedPrograms, ...refusedPrograms, "echo", "true"];
 
 /**
  * Findings that this test must catch (issue 7): dash reads `&>` as `&` then `>`, and a `for`
- * without `in` loops over the positional parameters. They run first in every batch of cases.
+ * without `in` loops over the positional parameters. They are the first cases of every run.
  */
 const knownBypasses = ["true &>/dev/null id >&2", "set -- 1; for i do id; done"];
 
