@@ -10,33 +10,17 @@
  * dash versions (`$'…'`, blanks outside ASCII) makes lexing fail with a reason.
  */
 
-export interface ShellWord {
-  kind: "word";
-  /** The text after quote removal; parameter expansions are kept as written (`$HOME`). */
-  value: string;
-  /** Contains a parameter expansion anywhere outside single quotes, so its real value is unknown. */
-  expands: boolean;
-  /**
-   * Contains an unquoted expansion, glob, brace or leading tilde: the shell may split it into
-   * several words or replace it with file names.
-   */
-  unquotedExpansion: boolean;
-  /** Whether any part was quoted or escaped (a quoted `if` or `FOO=1` is an ordinary word). */
-  quoted: boolean;
-  /** Length of `value` before the first quoted or escaped character. */
-  unquotedPrefixLength: number;
-  /**
-   * Length of the start of `value` that is fixed text, before the first expansion, glob, brace
-   * or leading tilde: a word whose fixed start is not `-` cannot turn into an option.
-   */
-  fixedPrefixLength: number;
-  /** Contains an unquoted parameter expansion: the shell may split it into several words, or none. */
-  splits: boolean;
-  /** Written without any quoting or expansion, so it can be a reserved word (`if`, `{`, `!`). */
-  literal: boolean;
-  /** An assignment as dash sees one: an unquoted name, then an unquoted `=` (`A=1`, not `"A"=1`). */
-  assignment: boolean;
-}
+import {
+  addPlain,
+  finishWord,
+  markQuoted,
+  markUnfixed,
+  newBuilder,
+  type ShellWord,
+  type WordBuilder,
+} from "./shell-words.ts";
+
+export type { ShellWord } from "./shell-words.ts";
 
 export type RedirectionOperator = ">" | ">>" | ">|" | ">&" | "<" | "<<" | "<<-" | "<&" | "<>";
 export type ControlOperator = ";" | ";;" | "&" | "&&" | "|" | "||" | "(" | ")";
@@ -61,49 +45,15 @@ export interface ShellLexer {
 const end = "";
 // Characters that end an unquoted word (dash's CSPCL class), besides the newline.
 const wordEnders = new Set([..." \t<>();&|"]);
-const globCharacters = new Set("*?[]");
-// Brace expansion (bash, zsh) needs a comma or a range inside: `{a,b}`, `{1..3}`; `{}` stays literal.
-const braceExpansion = /\{[^{}]*(,|\.\.)[^{}]*\}/;
 const nameStart = /^[A-Za-z_]$/;
 const nameCharacter = /^[A-Za-z0-9_]$/;
 const specialParameters = new Set("!#$*-?@0123456789");
 // `${…}` bodies limited to reads such as `${X}`, `${X:-default}`, `${#X}`, `${X%.c}`: no `=` (which
 // assigns), no quotes, `$` or braces (whose nesting rules differ between shells), no blanks.
 const simpleBracedBody = /^[A-Za-z0-9_./:,+*?^%#@!-]*$/;
-// Blanks outside ASCII split words in dash 0.5.13 (in a UTF-8 locale) but not in 0.5.12.
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// Blanks outside ASCII split words in dash 0.5.13 (in a UTF-8 locale) but not in 0.5.12.
 const unicodeBlanks = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
-
-interface WordBuilder {
-  value: string;
-  /** The unquoted characters as written, quoted parts replaced by a NUL, to spot brace expansion. */
-  unquotedText: string;
-  expands: boolean;
-  unquotedExpansion: boolean;
-  quoted: boolean;
-  unquotedPrefixLength: number;
-  fixedPrefixLength: number;
-  firstUnquotedBrace: number;
-  splits: boolean;
-  /** Only plain unquoted characters so far (dash's word text has no control characters). */
-  plain: boolean;
-  /** The plain characters up to the first quote, escape or expansion: an assignment's name. */
-  plainPrefix: string;
-}
-
-const newBuilder = (): WordBuilder => ({
-  value: "",
-  unquotedText: "",
-  expands: false,
-  unquotedExpansion: false,
-  quoted: false,
-  unquotedPrefixLength: -1,
-  fixedPrefixLength: -1,
-  firstUnquotedBrace: -1,
-  splits: false,
-  plain: true,
-  plainPrefix: "",
-});
 
 export function createShellLexer(source: string): ShellLexer {
   if (source.includes("\0")) throw new ShellSyntaxError("the command contains a NUL byte");
@@ -134,27 +84,6 @@ export function createShellLexer(source: string): ShellLexer {
         return character;
       }
     }
-  };
-
-  const markQuoted = (builder: WordBuilder): void => {
-    if (builder.unquotedPrefixLength < 0) builder.unquotedPrefixLength = builder.value.length;
-    builder.quoted = true;
-    builder.plain = false;
-    builder.unquotedText += "\0";
-  };
-  const markUnfixed = (builder: WordBuilder): void => {
-    if (builder.fixedPrefixLength < 0) builder.fixedPrefixLength = builder.value.length;
-  };
-  const addPlain = (builder: WordBuilder, character: string): void => {
-    if (globCharacters.has(character) || (character === "~" && builder.value === "" && !builder.quoted)) {
-      markUnfixed(builder);
-      builder.unquotedExpansion = true;
-    }
-    if (character === "{" && builder.firstUnquotedBrace < 0)
-      builder.firstUnquotedBrace = builder.value.length;
-    if (builder.plain) builder.plainPrefix += character;
-    builder.value += character;
-    builder.unquotedText += character;
   };
 
   /** parsesub: after a `$`, which stays a plain character unless a name, `{` or `(` follows. */
@@ -229,24 +158,6 @@ export function createShellLexer(source: string): ShellLexer {
       } else if (character === "$") readDollar(builder, true, delimiter);
       else builder.value += character;
     }
-  };
-
-  const finishWord = (builder: WordBuilder): ShellWord => {
-    const braces = braceExpansion.test(builder.unquotedText);
-    const fixedEnd = builder.fixedPrefixLength < 0 ? builder.value.length : builder.fixedPrefixLength;
-    return {
-      kind: "word",
-      value: builder.value,
-      expands: builder.expands,
-      unquotedExpansion: builder.unquotedExpansion || braces,
-      quoted: builder.quoted,
-      unquotedPrefixLength:
-        builder.unquotedPrefixLength < 0 ? builder.value.length : builder.unquotedPrefixLength,
-      fixedPrefixLength: braces ? Math.min(fixedEnd, builder.firstUnquotedBrace) : fixedEnd,
-      splits: builder.splits,
-      literal: builder.plain,
-      assignment: /^[A-Za-z_][A-Za-z0-9_]*=/.test(builder.plainPrefix),
-    };
   };
 
   /** readtoken1 in BASESYNTAX: a word, or a redirection when the word is empty or one digit. */
