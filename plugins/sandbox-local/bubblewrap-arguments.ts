@@ -51,9 +51,10 @@ export interface ExecMounts {
  * closes) to a child shell on descriptor 3 and puts /dev/null in its place. The child reads the
  * command and runs it with `eval`, which parses it exactly as `sh -c` would, so a command is not
  * bound by the kernel's 128 KiB limit on one argument; the child is pid 2 (`$$`), so the command
- * can be signalled like any process, and it closes descriptor 3 before the command runs.
+ * can be signalled like any process, and it closes descriptor 3 and drops its one variable before
+ * the command runs. The `.` keeps the command's trailing newlines, which `$( )` would strip.
  */
-const firstProcessScript = `/bin/sh -c 'eval "exec 3<&-; $(/bin/cat <&3)"' 3<&0 </dev/null; exit $?`;
+const firstProcessScript = `/bin/sh -c 'c=$(/bin/cat <&3; echo .) && eval "exec 3<&-; unset c; \${c%.}"' 3<&0 </dev/null; exit $?`;
 
 export function bubblewrapArguments(
   systemArguments: string[],

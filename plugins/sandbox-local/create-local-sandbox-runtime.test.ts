@@ -31,6 +31,19 @@ describe("exec", () => {
     expect((await test.run(id, "kill -9 $$")).exitCode).toBe(137);
   });
 
+  it("runs the command text exactly as sh -c would, with nothing of its own left in the shell", async () => {
+    const id = await test.createSandbox();
+    // A trailing backslash-newline is a line continuation, not a literal backslash.
+    expect((await test.run(id, "echo a\\\n")).stdout).toBe("a\n");
+    const state = await test.run(
+      id,
+      "printf '%s|' \"$0\" \"$#\"; set | grep -c '^c='; { true <&3; } 2>/dev/null || echo fd3-closed",
+    );
+    expect(state.stdout).toBe("/bin/sh|0|0\nfd3-closed\n");
+    const syntax = await test.run(id, "echo before\nif");
+    expect([syntax.exitCode, syntax.stdout]).toEqual([2, "before\n"]);
+  });
+
   it("keeps the workspace between execs and shares it with the file operations", async () => {
     const id = await test.createSandbox();
     await test.run(id, "echo kept > note.txt && mkdir -p /tmp/t && echo temp > /tmp/t/x");
