@@ -3,8 +3,8 @@
  * sandbox's cgroups and sets the per-process rlimits, then execs setpriv, which drops to the
  * session's own host uid and gid (no supplementary groups, no_new_privs) and execs bwrap with the
  * seccomp filter open on a descriptor: every process of the exec is limited and unprivileged from
- * its first instruction. The command itself goes down the stdin pipe (see bubblewrap-arguments.ts). Output beyond the caps is read and dropped (the child never
- * blocks on a full pipe). A timeout or an abort SIGKILLs the wrapper's process group and sweeps
+ * its first instruction. The command itself goes down the stdin pipe (see bubblewrap-arguments.ts).
+ * Output beyond the caps is read and dropped (the child never blocks on a full pipe). A timeout or an abort SIGKILLs the wrapper's process group and sweeps
  * the exec's cgroup; bwrap's --die-with-parent and the pid namespace take the rest down.
  */
 import { spawn } from "node:child_process";
