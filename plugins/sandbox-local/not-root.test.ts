@@ -39,6 +39,10 @@ it("refuses to create sandboxes when the server is not root, and holds none", as
           "--reuid=65534",
           "--regid=65534",
           "--clear-groups",
+          // Only so that `nobody` can read this checkout and its Node wherever it was cloned (a
+          // fresh clone under a 0700 directory, for one); no root privilege.
+          "--inh-caps=+dac_read_search",
+          "--ambient-caps=+dac_read_search",
           "--",
           process.execPath,
           "--input-type=module",
