@@ -17,13 +17,6 @@ import {
   type SandboxClient,
 } from "./sandbox-client.ts";
 
-interface BrokerOut {
-  status_code: number;
-  headers: Record<string, string>;
-  body: string;
-  truncated: boolean;
-}
-
 const value = `tok "${crypto.randomUUID()}"/+x`;
 const unicodeValue = `ünï-${crypto.randomUUID()}-çödé`;
 // Requests that reached the server: a refused request must never be among them.
@@ -80,8 +73,7 @@ describe("the broker's encodings, header refusals and name resolution", () => {
   let test: TestPlatform;
   let client: SandboxClient;
   let sessionId: string;
-  const broker = (json: Record<string, unknown>) =>
-    client.sendJson<BrokerOut>(`/v1/sandboxes/${sessionId}/http-request`, { method: "POST", json });
+  const broker = (json: Record<string, unknown>) => client.httpRequest(sessionId, json);
 
   beforeAll(async () => {
     test = await createSandboxPlatform("sqlite", { environment: { SVC_ALLOW_PRIVATE_EGRESS: "true" } });

@@ -16,13 +16,6 @@ import {
   type SandboxClient,
 } from "./sandbox-client.ts";
 
-interface BrokerOut {
-  status_code: number;
-  headers: Record<string, string>;
-  body: string;
-  truncated: boolean;
-}
-
 // Quote, slash, plus and space: the echo returns it JSON-escaped and URL-encoded as well.
 const value = `tok "${crypto.randomUUID()}"/+x`;
 const unicodeValue = `ünï-${crypto.randomUUID()}-çödé`;
@@ -77,7 +70,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const broker = (client: SandboxClient, sessionId: string, json: Record<string, unknown>) =>
-  client.sendJson<BrokerOut>(`/v1/sandboxes/${sessionId}/http-request`, { method: "POST", json });
+  client.httpRequest(sessionId, json);
 
 describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
   const clock = createManualClock(new Date("2026-06-01T10:00:00Z"));

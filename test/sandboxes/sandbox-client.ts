@@ -35,6 +35,13 @@ export interface UsageOut {
   sandbox_ops_rate_limit?: number;
 }
 
+export interface BrokerOut {
+  status_code: number;
+  headers: Record<string, string>;
+  body: string;
+  truncated: boolean;
+}
+
 export interface ExecOut {
   exit_code: number;
   stdout: string;
@@ -103,6 +110,8 @@ export async function createSandboxClient(test: TestPlatform) {
     exec: (id: string, command: string, timeout?: number) =>
       sendJson<ExecOut>(`/v1/sandboxes/${id}/exec`, { method: "POST", json: { command, timeout } }),
     usage: () => sendJson<UsageOut>("/v1/usage"),
+    httpRequest: (id: string, json: Record<string, unknown>) =>
+      sendJson<BrokerOut>(`/v1/sandboxes/${id}/http-request`, { method: "POST", json }),
   };
 }
 
