@@ -6,7 +6,7 @@
  * joins them. Nothing runs between execs (background processes are out of scope).
  */
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
@@ -108,7 +108,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     }
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
-    await mkdir(mountDirectory, { recursive: true, mode: 0o755 });
+    // Walkable (bwrap runs as each session's uid), not listable: sandbox ids stay unknown to others.
+    await mkdir(mountDirectory, { recursive: true, mode: 0o711 });
+    await chmod(mountDirectory, 0o711);
     const spares = await createSpareDisks({
       directory: join(settings.dataDir, "spare-disks"),
       bytes: settings.spareDisk === false ? 0 : diskBytes(defaultStorageGb.small),

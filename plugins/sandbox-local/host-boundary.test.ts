@@ -93,6 +93,12 @@ describe("a sandbox is never host root", () => {
       const stats = await stat(join(test.hostWorkspace(sandbox), path));
       expect([path, stats.uid, stats.gid]).toEqual([path, uid, uid]);
     }
+    // Nobody else on the host can look in: the workspace and /tmp are the session uid's alone,
+    // and the folder of mounts cannot be listed.
+    for (const root of [test.hostWorkspace(sandbox), join(test.hostWorkspace(sandbox), "..", "tmp")]) {
+      expect(((await stat(root)).mode & 0o777).toString(8)).toBe("700");
+    }
+    expect(((await stat(defaultMountDirectory(test.dataDir))).mode & 0o777).toString(8)).toBe("711");
     // And can change what the server wrote for it.
     const result = await test.run(
       sandbox,

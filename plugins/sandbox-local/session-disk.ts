@@ -138,8 +138,9 @@ export async function formatDisk(imagePath: string, bytes: number): Promise<void
 export async function mountNewDisk(imagePath: string, mountPoint: string, owner: DiskOwner): Promise<void> {
   await mountDisk(imagePath, mountPoint);
   for (const [name, mode] of [
-    ["workspace", 0o755],
-    ["tmp", 0o1777],
+    // The session's uid is their only user; no other account of the host may read or write them.
+    ["workspace", 0o700],
+    ["tmp", 0o700],
   ] as const) {
     const path = join(mountPoint, name);
     await mkdir(path);
