@@ -11,18 +11,19 @@ describe("in-process caller", () => {
   afterAll(() => test.close());
 
   it("signs up, creates a key and remembers with the same checks as REST", async () => {
-    const signup = await test.call<{ access_token: string }>("signup", {
+    // Inputs and outputs are typed from each operation's schemas: no casts below.
+    const signup = await test.call("signup", {
       email: "Caller@Example.com ",
       password: "in-process password",
     });
-    const created = await test.call<{ key: string }>(
+    const created = await test.call(
       "create_api_key",
       { name: "caller" },
       { credential: signup.access_token },
     );
-    const account = await test.call<{ email: string }>("get_account", {}, { credential: created.key });
+    const account = await test.call("get_account", {}, { credential: created.key });
     expect(account.email).toBe("caller@example.com");
-    const memory = await test.call<{ id: string; kind: string }>(
+    const memory = await test.call(
       "remember",
       { content: "Called in process." },
       { credential: created.key },
@@ -34,6 +35,17 @@ describe("in-process caller", () => {
     await expect(test.call("remember", { content: "" }, { credential: created.key })).rejects.toBeInstanceOf(
       ServiceError,
     );
-    await expect(test.call("no_such_operation")).rejects.toMatchObject({ code: "not_found" });
+    // @ts-expect-error: not an operation name, so it does not type-check either.
+    await expect(test.call("no_such_operation", {})).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("locates a bad field in the operation's input, not in a transport's request", async () => {
+    const error = await test
+      .call("signup", { email: "not an email", password: "x" })
+      .catch((thrown) => thrown);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ loc: ["input", "email"] })]),
+    );
   });
 });

@@ -1,22 +1,30 @@
 /**
- * The in-process caller: runs any registry operation through the same pipeline as REST, with
- * no transport. Used by tests, scripts and embedding programs.
+ * The in-process caller: runs any registry operation through the same pipeline as REST and MCP,
+ * with no transport. Input and output types come from the operation's schemas. Used by tests,
+ * scripts and programs that embed Cairn.
  */
 import { ServiceError } from "./errors.ts";
 import { invoke } from "./invoke.ts";
 import type { Platform } from "./platform.ts";
-import { findTool } from "./registry.ts";
+import { findOperation, type OperationInput, type OperationName, type OperationOutput } from "./registry.ts";
 
 export interface CallOptions {
+  /** An API key or dashboard token, as a client would send it. */
   credential?: string;
   clientIp?: string;
   requestId?: string;
   signal?: AbortSignal;
 }
 
-export function createCaller(platform: Platform) {
-  return async function call<Output = unknown>(name: string, input: unknown = {}, options: CallOptions = {}) {
-    const tool = findTool(name);
+export type Caller = <Name extends OperationName>(
+  name: Name,
+  input: OperationInput<Name>,
+  options?: CallOptions,
+) => Promise<OperationOutput<Name>>;
+
+export function createCaller(platform: Platform): Caller {
+  return async (name, input, options = {}) => {
+    const tool = findOperation(name);
     if (!tool) throw new ServiceError("not_found", `Unknown operation ${name}`);
     const result = await invoke(platform, tool, {
       authorization: options.credential ? `Bearer ${options.credential}` : null,
@@ -24,8 +32,7 @@ export function createCaller(platform: Platform) {
       requestId: options.requestId ?? crypto.randomUUID().replaceAll("-", ""),
       signal: options.signal ?? new AbortController().signal,
       input,
-      source: "body",
     });
-    return result.output as Output;
+    return result.output as OperationOutput<typeof name>;
   };
 }

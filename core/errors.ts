@@ -1,7 +1,7 @@
 /**
  * The one error type of Cairn. Every failure a client can see is a ServiceError with a code from
- * the table below; transports render it (REST envelope, MCP isError, CLI exit code) and never
- * invent their own. Anything that is not a ServiceError becomes `internal_error`.
+ * the table below; transports render it (REST envelope and headers, MCP isError, CLI exit code)
+ * and never invent their own. Anything that is not a ServiceError becomes `internal_error`.
  */
 
 interface CodeSpec {
@@ -88,19 +88,36 @@ export interface ErrorBody {
   details?: unknown;
 }
 
+/** A token bucket after a call: capacity, whole tokens left, whole seconds until the next token. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  retryAfterSeconds: number;
+}
+
+/** One entry of a validation_error's details; `loc` starts with where the field came from. */
+export interface ValidationIssue {
+  type: string;
+  loc: string[];
+  msg: string;
+}
+
 export interface ServiceErrorOptions {
   status?: number;
   details?: unknown;
   cause?: unknown;
-  /** Extra response headers, such as Retry-After on a 429. */
-  headers?: Record<string, string>;
+  /** The bucket that refused the call (rate_limited). */
+  rateLimit?: RateLimitState;
+  /** Whole seconds after which a retry can succeed (a rate limit, the monthly cap). */
+  retryAfterSeconds?: number;
 }
 
 export class ServiceError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: unknown;
-  readonly headers: Record<string, string>;
+  readonly rateLimit: RateLimitState | null;
+  readonly retryAfterSeconds: number | null;
 
   constructor(errorCode: ErrorCode, message: string, options: ServiceErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -108,7 +125,8 @@ export class ServiceError extends Error {
     this.code = errorCode;
     this.status = options.status ?? errorCodes[errorCode].status;
     this.details = options.details;
-    this.headers = options.headers ?? {};
+    this.rateLimit = options.rateLimit ?? null;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? options.rateLimit?.retryAfterSeconds ?? null;
   }
 
   toBody(): ErrorBody {

@@ -5,40 +5,38 @@
  */
 import type { z } from "zod";
 import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./auth/api-keys.ts";
-import { ServiceError } from "./errors.ts";
+import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
 import type { Platform } from "./platform.ts";
 import { bucketLimit } from "./rate-limits.ts";
-import type { ToolContext, ToolDefinition } from "./tool.ts";
+import type { AnyTool, ToolContext } from "./tool.ts";
 
 export interface InvokeRequest {
-  /** The raw Authorization header, if any. */
+  /** The credential as an Authorization value (`Bearer …`), if any. */
   authorization: string | null;
   clientIp: string;
   requestId: string;
   signal: AbortSignal;
-  /** Input fields gathered by the transport (path parameters, query or body). */
+  /** The operation's input, gathered by the transport; validation errors locate fields as `["input", …]`. */
   input: unknown;
-  /** Where non-path fields came from, for validation error locations. */
-  source: "body" | "query";
-  pathParameters?: readonly string[];
 }
 
-export interface InvokeResult {
-  output: unknown;
-  headers: Record<string, string>;
+export interface InvokeResult<Output = unknown> {
+  output: Output;
+  /** The bucket's state after this call; null for operations without a bucket. */
+  rateLimit: RateLimitState | null;
 }
 
 const lastUsedIntervalMilliseconds = 60_000;
 
-export async function invoke(
+export async function invoke<Tool extends AnyTool>(
   platform: Platform,
-  tool: ToolDefinition,
+  tool: Tool,
   request: InvokeRequest,
-): Promise<InvokeResult> {
+): Promise<InvokeResult<z.output<Tool["output"]>>> {
   const now = platform.clock.now();
   const accountId = await authenticate(platform, tool, request.authorization, now);
-  const headers = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
-  const input = validate(tool.input, request);
+  const rateLimit = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
+  const input = validate(tool.input, request.input);
   const context: ToolContext = {
     platform,
     accountId,
@@ -49,7 +47,7 @@ export async function invoke(
     now,
   };
   const output = await tool.handler(context, input);
-  return { output: tool.output.parse(output), headers };
+  return { output: tool.output.parse(output) as z.output<Tool["output"]>, rateLimit };
 }
 
 function bearerToken(authorization: string | null): string {
@@ -60,7 +58,7 @@ function bearerToken(authorization: string | null): string {
 
 async function authenticate(
   platform: Platform,
-  tool: ToolDefinition,
+  tool: AnyTool,
   authorization: string | null,
   now: Date,
 ): Promise<string | null> {
@@ -95,34 +93,33 @@ async function authenticateApiKey(platform: Platform, key: string, now: Date): P
 
 async function takeToken(
   platform: Platform,
-  tool: ToolDefinition,
+  tool: AnyTool,
   subject: string,
   now: Date,
-): Promise<Record<string, string>> {
-  if (!tool.bucket) return {};
+): Promise<RateLimitState | null> {
+  if (!tool.bucket) return null;
   const limit = bucketLimit(platform.config, tool.bucket);
   const decision = await platform.rateLimits.consume(`${tool.bucket}:${subject}`, limit, now);
-  const headers = { "X-RateLimit-Limit": String(limit), "X-RateLimit-Remaining": String(decision.remaining) };
-  if (decision.allowed) return headers;
+  const rateLimit = { limit, remaining: decision.remaining, retryAfterSeconds: decision.retryAfterSeconds };
+  if (decision.allowed) return rateLimit;
   throw new ServiceError(
     "rate_limited",
     `Rate limit exceeded for ${tool.bucket}; retry in ${decision.retryAfterSeconds} s`,
     {
       details: { bucket: tool.bucket, limit, retry_after_seconds: decision.retryAfterSeconds },
-      headers: { ...headers, "Retry-After": String(decision.retryAfterSeconds) },
+      rateLimit: { ...rateLimit, remaining: 0 },
     },
   );
 }
 
-function validate<Schema extends z.ZodType>(schema: Schema, request: InvokeRequest): z.output<Schema> {
-  const result = schema.safeParse(request.input ?? {});
+function validate<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const pathParameters = new Set(request.pathParameters ?? []);
-  const details = result.error.issues.map((issue) => {
-    const first = issue.path[0];
-    const location = typeof first === "string" && pathParameters.has(first) ? "path" : request.source;
-    // Messages come from zod's issue text, which never includes the submitted value.
-    return { type: issue.code, loc: [location, ...issue.path.map(String)], msg: issue.message };
-  });
+  const details: ValidationIssue[] = result.error.issues.map((issue) => ({
+    type: issue.code,
+    loc: ["input", ...issue.path.map(String)],
+    // zod's issue text never includes the submitted value.
+    msg: issue.message,
+  }));
   throw new ServiceError("validation_error", "Invalid request", { details });
 }

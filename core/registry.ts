@@ -1,6 +1,7 @@
-/** Every operation of Cairn, in one list that each transport walks. */
+/** Every operation of Cairn, keyed by name: each transport walks it, the in-process caller types from it. */
 
-import type { ToolDefinition } from "./tool.ts";
+import type { z } from "zod";
+import type { AnyTool } from "./tool.ts";
 import { getAccount } from "./tools/account/get-account.ts";
 import { getUsage } from "./tools/account/get-usage.ts";
 import {
@@ -33,7 +34,7 @@ import { httpRequest } from "./tools/sandboxes/http-request.ts";
 import { listSandboxes } from "./tools/sandboxes/list-sandboxes.ts";
 import { createSecret, deleteSecret, listSecrets } from "./tools/secrets/secrets.ts";
 
-export const registry: readonly ToolDefinition[] = [
+const operations = [
   signup,
   login,
   createApiKey,
@@ -59,7 +60,6 @@ export const registry: readonly ToolDefinition[] = [
   createSecret,
   listSecrets,
   deleteSecret,
-  // Memory: the fixed paths come before /v1/memory/:memory_id.
   remember,
   ingestMemory,
   importMemories,
@@ -71,8 +71,21 @@ export const registry: readonly ToolDefinition[] = [
   memoryRelations,
   getMemory,
   forgetMemory,
-] as ToolDefinition[];
+] as const;
 
-export function findTool(name: string): ToolDefinition | undefined {
-  return registry.find((tool) => tool.name === name);
+type Operation = (typeof operations)[number];
+
+/** Every operation by name, each with its own input and output types. */
+export type Registry = { [Tool in Operation as Tool["name"]]: Tool };
+export type OperationName = keyof Registry;
+export type OperationInput<Name extends OperationName> = z.input<Registry[Name]["input"]>;
+export type OperationOutput<Name extends OperationName> = z.output<Registry[Name]["output"]>;
+
+export const registry = Object.fromEntries(operations.map((tool) => [tool.name, tool])) as Registry;
+
+/** The operations in a stable order (the order above), for transports that walk them all. */
+export const allOperations: readonly AnyTool[] = operations;
+
+export function findOperation(name: string): AnyTool | undefined {
+  return Object.hasOwn(registry, name) ? (registry[name as OperationName] as AnyTool) : undefined;
 }

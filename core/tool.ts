@@ -1,6 +1,8 @@
 /**
  * One definition per operation. `defineTool` only helps type inference: the registry holds the
- * definitions and every transport (REST, MCP, the in-process caller) walks it.
+ * definitions and every transport (REST, MCP, the in-process caller) walks it. A definition says
+ * what the operation is (name, group, title, description, annotations, schemas, credential,
+ * bucket) and, in an optional binding per transport, only what that transport needs to know.
  */
 import type { z } from "zod";
 import type { Platform } from "./platform.ts";
@@ -19,12 +21,58 @@ export type BucketName =
   | "volume_ops"
   | "memory_ops";
 
+/** Where an operation belongs: tool profiles, CLI command groups and SDK modules follow it. */
+export type ToolGroup =
+  | "auth"
+  | "api_keys"
+  | "account"
+  | "allowlist"
+  | "secrets"
+  | "sandboxes"
+  | "files"
+  | "images"
+  | "volumes"
+  | "mcp_connections"
+  | "lsp"
+  | "memory";
+
+/** What a client (a model first of all) may assume about calling the operation. */
+export interface ToolAnnotations {
+  /** Changes nothing. */
+  readOnly: boolean;
+  /** May delete or overwrite something the caller made before. */
+  destructive: boolean;
+  /** A second call with the same input has no further effect. */
+  idempotent: boolean;
+  /** Reaches the world outside Cairn (hosts on the internet). */
+  openWorld: boolean;
+}
+
 export interface HttpBinding {
   method: "GET" | "POST" | "PUT" | "DELETE";
-  /** Hono-style path with `:name` parameters, which are merged into the input. */
+  /** A path with `:name` parameters, which are merged into the input. */
   path: string;
   /** Success status; 204 sends no body. */
   status: number;
+}
+
+type FieldName<Input extends z.ZodObject> = keyof Input["shape"] & string;
+
+/** How the operation appears as an MCP tool, where that differs from the operation itself. */
+export interface McpBinding<Input extends z.ZodObject = z.ZodObject> {
+  /** The tool's name when it is not the operation's. */
+  name?: string;
+  /** Input fields the tool calls by another name, e.g. `{ q: "query" }`. */
+  rename?: Partial<Record<FieldName<Input>, string>>;
+  /** Values the tool sends for fields the operation leaves optional, e.g. `{ scope: "default" }`. */
+  defaults?: Partial<Record<FieldName<Input>, unknown>>;
+  /** Input fields the tool does not accept (an agent cannot grant itself secrets). */
+  omit?: readonly FieldName<Input>[];
+  /**
+   * For an operation that answers nothing (REST 204): the tool answers
+   * `{"status": status, "id": <the value of the input field idField>}` instead.
+   */
+  done?: { status: string; idField: FieldName<Input> };
 }
 
 export interface ToolContext {
@@ -39,22 +87,36 @@ export interface ToolContext {
   readonly now: Date;
 }
 
-export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> {
-  name: string;
+export interface ToolDefinition<
+  Name extends string = string,
+  Input extends z.ZodObject = z.ZodObject,
+  Output extends z.ZodType = z.ZodType,
+> {
+  name: Name;
+  group: ToolGroup;
+  /** A short human title ("Recall memories"). */
+  title: string;
+  /** For a model and a human reading `--help`: what it does, when to use it, what to do next. */
   description: string;
+  annotations: ToolAnnotations;
+  /** Every field carries a `.describe()`; test/registry.test.ts checks it. */
   input: Input;
   output: Output;
   auth: CredentialKind;
   bucket: BucketName | null;
-  http: HttpBinding;
-  /** Exposed as an MCP tool (CONTRACT.md §3). */
-  mcp: boolean;
+  http?: HttpBinding;
+  /** Present when the operation is an MCP tool. */
+  mcp?: McpBinding<Input>;
   handler(context: ToolContext, input: z.output<Input>): Promise<z.input<Output>>;
 }
 
-export function defineTool<Input extends z.ZodType, Output extends z.ZodType>(
-  definition: ToolDefinition<Input, Output>,
-): ToolDefinition<Input, Output> {
+/** Any operation of the registry, for code that walks all of them. */
+// biome-ignore lint/suspicious/noExplicitAny: zod object types are invariant in their shape, so only `any` admits every operation.
+export type AnyTool = ToolDefinition<string, any, z.ZodType>;
+
+export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
+  definition: ToolDefinition<Name, Input, Output>,
+): ToolDefinition<Name, Input, Output> {
   return definition;
 }
 

@@ -4,7 +4,8 @@
  */
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registry, tokenAudience, tokenIssuer } from "../../core/index.ts";
+import { tokenAudience, tokenIssuer } from "../../core/index.ts";
+import { type HttpOperation, httpOperations } from "../../transports/rest/operation-routes.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -113,7 +114,7 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
     }[credential];
   }
 
-  function requestFor(tool: (typeof registry)[number]): { path: string; body?: unknown } {
+  function requestFor(tool: HttpOperation): { path: string; body?: unknown } {
     switch (tool.name) {
       case "signup":
         return {
@@ -152,7 +153,7 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
     }
   }
 
-  for (const tool of registry) {
+  for (const tool of httpOperations()) {
     for (const credential of credentials) {
       it(`${tool.http.method} ${tool.http.path} with ${credential}`, async () => {
         const { path, body } = requestFor(tool);

@@ -11,13 +11,14 @@ import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../
 // A probe operation in the memory_ops bucket: the pipeline under test is the real one.
 const probe = defineTool({
   name: "probe",
+  group: "memory",
+  title: "Probe",
   description: "test probe",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.object({ ok: z.boolean() }),
   auth: "api_key",
   bucket: "memory_ops",
-  http: { method: "POST", path: "/v1/probe", status: 200 },
-  mcp: false,
   handler: async () => ({ ok: true }),
 });
 
@@ -50,39 +51,34 @@ describe.each(stores)("token buckets on the $name", ({ target, environment }) =>
       requestId: "r",
       signal: new AbortController().signal,
       input: {},
-      source: "body",
     });
 
   it("allows the limit, refuses the next with Retry-After 1, refills at limit/60 per second", async () => {
     const limit = 120;
     for (let index = 0; index < limit; index++) {
-      const { headers } = await call(first);
-      expect(headers["X-RateLimit-Limit"]).toBe(String(limit));
-      expect(headers["X-RateLimit-Remaining"]).toBe(String(limit - index - 1));
+      const { rateLimit } = await call(first);
+      expect(rateLimit).toEqual({ limit, remaining: limit - index - 1, retryAfterSeconds: 0 });
     }
     const refused = await call(first).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ServiceError);
     const error = refused as ServiceError;
     expect(error.status).toBe(429);
     expect(error.code).toBe("rate_limited");
-    expect(error.headers).toMatchObject({
-      "Retry-After": "1",
-      "X-RateLimit-Remaining": "0",
-      "X-RateLimit-Limit": "120",
-    });
+    expect(error.rateLimit).toEqual({ limit: 120, remaining: 0, retryAfterSeconds: 1 });
+    expect(error.retryAfterSeconds).toBe(1);
     expect(error.details).toEqual({ bucket: "memory_ops", limit: 120, retry_after_seconds: 1 });
 
     // The other account has its own full bucket.
-    expect((await call(second)).headers["X-RateLimit-Remaining"]).toBe("119");
+    expect((await call(second)).rateLimit?.remaining).toBe(119);
 
     clock.advance(499); // one token needs 60/120 = 0.5 s
     await expect(call(first)).rejects.toMatchObject({ code: "rate_limited" });
     clock.advance(1);
-    expect((await call(first)).headers["X-RateLimit-Remaining"]).toBe("0");
+    expect((await call(first)).rateLimit?.remaining).toBe(0);
     await expect(call(first)).rejects.toMatchObject({ code: "rate_limited" });
 
     clock.advance(60_000); // a full minute refills to capacity, not beyond
-    expect((await call(first)).headers["X-RateLimit-Remaining"]).toBe("119");
+    expect((await call(first)).rateLimit?.remaining).toBe(119);
   });
 });
 
@@ -157,7 +153,6 @@ describe("replicas share PostgreSQL buckets", () => {
           requestId: "r",
           signal: new AbortController().signal,
           input: {},
-          source: "body",
         });
       const outcomes = await Promise.allSettled([
         call(first),

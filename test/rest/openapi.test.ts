@@ -1,8 +1,9 @@
 /** The OpenAPI document covers every registry route, and the committed sdks/openapi.json is current. */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { registry, version } from "../../core/index.ts";
+import { allOperations, version } from "../../core/index.ts";
 import { createOpenApiDocument } from "../../transports/rest/openapi.ts";
+import { httpOperations } from "../../transports/rest/operation-routes.ts";
 import { createTestPlatform } from "../support/platforms.ts";
 
 describe("OpenAPI", () => {
@@ -17,9 +18,9 @@ describe("OpenAPI", () => {
       })),
     );
     expect(operations.map((operation) => operation.id).sort()).toEqual(
-      registry.map((tool) => tool.name).sort(),
+      allOperations.map((tool) => tool.name).sort(),
     );
-    for (const tool of registry) {
+    for (const tool of httpOperations()) {
       const path = tool.http.path.replace(/:([a-z_]+)/g, "{$1}");
       expect(document.paths[path]?.[tool.http.method.toLowerCase()], tool.name).toBeDefined();
     }

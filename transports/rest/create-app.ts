@@ -5,21 +5,13 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import {
-  type ErrorBody,
-  invoke,
-  type Platform,
-  registry,
-  ServiceError,
-  type ToolDefinition,
-  toServiceError,
-  version,
-} from "../../core/index.ts";
+import { type ErrorBody, type Platform, ServiceError, toServiceError, version } from "../../core/index.ts";
 import { isClientAbort } from "./client-abort.ts";
 import { docsPage } from "./docs-page.ts";
 import { idempotency } from "./idempotency.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createOpenApiDocument } from "./openapi.ts";
+import { httpOperations, mountOperationRoutes, rateLimitHeaders, routePattern } from "./operation-routes.ts";
 
 export interface AppOptions {
   /** How this runtime learns the client address (Node: the socket; Deno: the connection info). */
@@ -39,36 +31,12 @@ function errorResponse(error: ServiceError, requestId: string): Response {
   const body: { error: ErrorBody } = { error: error.toBody() };
   return new Response(JSON.stringify(body), {
     status: error.status,
-    headers: { "content-type": "application/json", ...error.headers, "X-Request-ID": requestId },
+    headers: {
+      "content-type": "application/json",
+      ...rateLimitHeaders(error.rateLimit, error.retryAfterSeconds),
+      "X-Request-ID": requestId,
+    },
   });
-}
-
-async function readInput(
-  request: { url: string; text(): Promise<string> },
-  tool: ToolDefinition,
-  parameters: Record<string, string>,
-): Promise<unknown> {
-  if (tool.http.method === "GET" || tool.http.method === "DELETE") {
-    const query: Record<string, string> = {};
-    for (const [name, value] of new URL(request.url).searchParams) query[name] ??= value;
-    return { ...query, ...parameters };
-  }
-  // Hono caches the text, so the idempotency layer and this read share one body.
-  const text = await request.text();
-  if (text.trim() === "") return { ...parameters };
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ServiceError("invalid_json", "Request body is not valid JSON");
-  }
-  // A non-object body is left to the schema, which reports it as a validation error.
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
-  return { ...body, ...parameters };
-}
-
-function routePattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/:[a-z_]+/g, "[^/]+")}$`);
 }
 
 export function createApp(platform: Platform, options: AppOptions = {}) {
@@ -78,7 +46,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     const gauges = await platform.storage.gauges(platform.clock.now());
     return { cairn_sandboxes_active: gauges.activeSandboxes, cairn_memories_stored: gauges.memoriesStored };
   });
-  const knownRoutes = registry.map((tool) => routePattern(tool.http.path));
+  const knownRoutes = httpOperations().map((tool) => routePattern(tool.http.path));
   const { config } = platform;
   const clientIp = (request: Request, environment: unknown) =>
     options.clientIp?.(request, environment) ?? "unknown";
@@ -144,25 +112,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
   app.get("/v1/openapi.json", (context) => context.json(openApiDocument));
   if (config.SVC_API_DOCS) app.get("/docs", (context) => context.html(docsPage));
 
-  for (const tool of registry) {
-    const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
-    app[method](tool.http.path, async (context) => {
-      const parameters = context.req.param() as Record<string, string>;
-      const input = await readInput(context.req, tool, parameters);
-      const result = await invoke(platform, tool, {
-        authorization: context.req.header("Authorization") ?? null,
-        clientIp: clientIp(context.req.raw, context.env),
-        requestId: context.get("requestId"),
-        signal: context.req.raw.signal,
-        input,
-        source: tool.http.method === "GET" || tool.http.method === "DELETE" ? "query" : "body",
-        pathParameters: Object.keys(parameters),
-      });
-      for (const [name, value] of Object.entries(result.headers)) context.header(name, value);
-      if (tool.http.status === 204) return context.body(null, 204);
-      return context.json(result.output as object, tool.http.status as 200);
-    });
-  }
+  mountOperationRoutes(app, platform, { clientIp });
 
   app.notFound((context) => {
     const path = new URL(context.req.url).pathname;

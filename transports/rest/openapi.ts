@@ -1,6 +1,7 @@
 /** The OpenAPI 3.1 document of every /v1 route, generated from the registry's zod schemas. */
 import { z } from "zod";
-import { errorCodes, registry, type ToolDefinition } from "../../core/index.ts";
+import { errorCodes } from "../../core/index.ts";
+import { type HttpOperation, httpOperations, pathParameters } from "./operation-routes.ts";
 
 const errorEnvelope = {
   type: "object",
@@ -28,11 +29,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output") {
   return rest;
 }
 
-function pathParameters(path: string): string[] {
-  return [...path.matchAll(/:([a-z_]+)/g)].map((match) => match[1]);
-}
-
-function operation(tool: ToolDefinition) {
+function operation(tool: HttpOperation) {
   const input = jsonSchema(tool.input, "input") as {
     properties?: Record<string, unknown>;
     required?: string[];
@@ -70,7 +67,9 @@ function operation(tool: ToolDefinition) {
         };
   return {
     operationId: tool.name,
-    summary: tool.description,
+    summary: tool.title,
+    description: tool.description,
+    tags: [tool.group],
     security,
     parameters,
     ...(!usesQuery && {
@@ -84,13 +83,13 @@ function operation(tool: ToolDefinition) {
       default: { description: "Error", content: { "application/json": { schema: errorEnvelope } } },
     },
     "x-rate-limit-bucket": tool.bucket,
-    "x-mcp-tool": tool.mcp,
+    "x-mcp-tool": tool.mcp ? (tool.mcp.name ?? tool.name) : null,
   };
 }
 
 export function createOpenApiDocument(version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const tool of registry) {
+  for (const tool of httpOperations()) {
     const path = tool.http.path.replace(/:([a-z_]+)/g, "{$1}");
     paths[path] ??= {};
     paths[path][tool.http.method.toLowerCase()] = operation(tool);

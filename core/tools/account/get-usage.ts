@@ -27,7 +27,10 @@ export async function summariseUsage(platform: Platform, accountId: string, now:
 
 export const getUsage = defineTool({
   name: "get_usage",
+  group: "account",
+  title: "Get usage and limits",
   description: "Sandbox usage this month, concurrent sandboxes and the sandbox_ops rate-limit headroom.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: usageSummary.extend({
     sandbox_ops_rate_limit_remaining: z.number().int(),
@@ -36,7 +39,6 @@ export const getUsage = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/usage", status: 200 },
-  mcp: false,
   async handler(context) {
     const accountId = requireAccount(context);
     const { platform } = context;

@@ -14,13 +14,15 @@ const rulesOut = z.object({ rules: z.array(rule) });
 
 export const getAllowedCommands = defineTool({
   name: "get_allowed_commands",
+  group: "allowlist",
+  title: "Get the command allowlist",
   description: "The account's command allowlist; an empty list means exec is unrestricted.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: rulesOut,
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/account/allowed-commands", status: 200 },
-  mcp: false,
   async handler(context) {
     return {
       rules: (await context.platform.storage.allowlists.get(requireAccount(context))) as z.input<
@@ -32,8 +34,11 @@ export const getAllowedCommands = defineTool({
 
 export const setAllowedCommands = defineTool({
   name: "set_allowed_commands",
+  group: "allowlist",
+  title: "Set the command allowlist",
   description:
     "Replace the command allowlist: each rule is a command name or {command, args_allow, args_deny} with regexes matched against the joined arguments.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({
     rules: z
       .array(z.unknown())
@@ -47,7 +52,6 @@ export const setAllowedCommands = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "PUT", path: "/v1/account/allowed-commands", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const { config, storage } = context.platform;
     const rules = parseAllowlistRules(input.rules, config.SVC_MAX_ALLOWLIST_RULES);
@@ -58,13 +62,15 @@ export const setAllowedCommands = defineTool({
 
 export const clearAllowedCommands = defineTool({
   name: "clear_allowed_commands",
+  group: "allowlist",
+  title: "Clear the command allowlist",
   description: "Remove the command allowlist: exec is unrestricted again.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.null(),
   auth: "api_key",
   bucket: null,
   http: { method: "DELETE", path: "/v1/account/allowed-commands", status: 204 },
-  mcp: false,
   async handler(context) {
     await context.platform.storage.allowlists.clear(requireAccount(context));
     return null;

@@ -5,13 +5,15 @@ import { apiKeyOut, toApiKeyOut } from "./schemas.ts";
 
 export const createApiKey = defineTool({
   name: "create_api_key",
+  group: "api_keys",
+  title: "Create an API key",
   description: "Create an API key. The raw key is in this response only; it is stored as a SHA-256 digest.",
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({ name: z.string().min(1).max(200) }),
   output: apiKeyOut.extend({ key: z.string() }),
   auth: "dashboard",
   bucket: null,
   http: { method: "POST", path: "/v1/api-keys", status: 201 },
-  mcp: false,
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { key, prefix } = generateApiKey();

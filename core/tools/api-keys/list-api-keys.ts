@@ -4,13 +4,15 @@ import { apiKeyOut, toApiKeyOut } from "./schemas.ts";
 
 export const listApiKeys = defineTool({
   name: "list_api_keys",
+  group: "api_keys",
+  title: "List API keys",
   description: "List the account's API keys, newest first, revoked ones included. Raw keys are never shown.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.array(apiKeyOut),
   auth: "dashboard",
   bucket: null,
   http: { method: "GET", path: "/v1/api-keys", status: 200 },
-  mcp: false,
   async handler(context) {
     const records = await context.platform.storage.apiKeys.list(requireAccount(context));
     return records.map(toApiKeyOut);

@@ -5,13 +5,15 @@ import { resourceId } from "../resource-id.ts";
 
 export const revokeApiKey = defineTool({
   name: "revoke_api_key",
+  group: "api_keys",
+  title: "Revoke an API key",
   description: "Revoke an API key; it stops working at once.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ key_id: resourceId }),
   output: z.null(),
   auth: "dashboard",
   bucket: null,
   http: { method: "DELETE", path: "/v1/api-keys/:key_id", status: 204 },
-  mcp: false,
   async handler(context, input) {
     const revoked = await context.platform.storage.apiKeys.revoke(
       requireAccount(context),

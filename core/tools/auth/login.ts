@@ -8,13 +8,15 @@ let decoyHash: Promise<string> | undefined;
 
 export const login = defineTool({
   name: "login",
+  group: "auth",
+  title: "Log in",
   description: "Exchange email and password for a dashboard session token.",
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({ email: z.string().trim().toLowerCase().max(320), password: z.string().max(1000) }),
   output: tokenResponse,
   auth: "none",
   bucket: "login",
   http: { method: "POST", path: "/v1/auth/login", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const { storage, passwords, loginGuard } = context.platform;
     const guardKey = `${input.email}|${context.clientIp}`;
@@ -22,7 +24,7 @@ export const login = defineTool({
     if (blockedSeconds > 0) {
       throw new ServiceError("rate_limited", `Too many failed logins; retry in ${blockedSeconds} s`, {
         details: { bucket: "login", limit: 10, retry_after_seconds: blockedSeconds },
-        headers: { "Retry-After": String(blockedSeconds) },
+        retryAfterSeconds: blockedSeconds,
       });
     }
     const account = await storage.accounts.findByEmail(input.email);

@@ -26,8 +26,11 @@ const exportMemory = z.object({
 
 export const exportMemories = defineTool({
   name: "export_memories",
+  group: "memory",
+  title: "Export memories",
   description:
     "Export up to 10 000 live memories (superseded ones included) and the relations among them, in a payload POST /v1/memory/import accepts as is.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ scope: scope.optional() }),
   output: z.object({
     version: z.number().int(),
@@ -44,7 +47,6 @@ export const exportMemories = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/export", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { memories } = context.platform.storage;

@@ -6,14 +6,17 @@ import { identityDigest } from "./write-memory.ts";
 
 export const forgetMemory = defineTool({
   name: "forget_memory",
+  group: "memory",
+  title: "Forget a memory",
   description:
     "Permanently delete a memory: the row, its search index entry, embeddings and relations go at once. Use when asked to forget something.",
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({ memory_id: memoryIdParameter }),
   output: z.null(),
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "DELETE", path: "/v1/memory/:memory_id", status: 204 },
-  mcp: true,
+  mcp: { done: { status: "forgotten", idField: "memory_id" } },
   async handler(context, input) {
     const accountId = requireAccount(context);
     const deleted = await context.platform.storage.memories.transaction(async (store) => {

@@ -7,13 +7,15 @@ export const memoryNotFound = () => new ServiceError("memory_not_found", "Memory
 
 export const getMemory = defineTool({
   name: "get_memory",
+  group: "memory",
+  title: "Get a memory",
   description: "Get one memory by id (superseded memories too; expired ones are gone).",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ memory_id: memoryIdParameter }),
   output: memoryOut,
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/:memory_id", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const row = await context.platform.storage.memories.get(
       requireAccount(context),

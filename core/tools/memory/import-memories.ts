@@ -23,8 +23,11 @@ const importRelation = z.object({
 
 export const importMemories = defineTool({
   name: "import_memories",
+  group: "memory",
+  title: "Import memories",
   description:
     "Import up to 500 memories and 2 000 relations in one all-or-nothing batch (an export payload works as is). Ids are reassigned; relations refer to ids inside the batch.",
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
     memories: z
       .array(importMemory)
@@ -39,7 +42,6 @@ export const importMemories = defineTool({
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "POST", path: "/v1/memory/import", status: 201 },
-  mcp: false,
   async handler(context, input) {
     const accountId = requireAccount(context);
     const now = context.now;

@@ -7,8 +7,11 @@ import { linkMemories, upsertMemory } from "./write-memory.ts";
 
 export const ingestMemory = defineTool({
   name: "ingest_memory",
+  group: "memory",
+  title: "Ingest a document into memory",
   description:
     "Extract atomic memories from a document or a session transcript (`speaker: text` lines) without any model: sentences are split, fragments filtered and de-duplicated, kinds and dates detected, at most 50 per call.",
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     content: storableString()
       .min(1)
@@ -25,7 +28,7 @@ export const ingestMemory = defineTool({
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "POST", path: "/v1/memory/ingest", status: 201 },
-  mcp: true,
+  mcp: {},
   async handler(context, input) {
     const accountId = requireAccount(context);
     const extracted = extractMemories({

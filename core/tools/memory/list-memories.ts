@@ -1,21 +1,23 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryOut, queryBoolean, queryInteger, scope, toMemoryOut } from "./schemas.ts";
+import { boundedInteger, memoryOut, scope, toMemoryOut } from "./schemas.ts";
 
 export const listMemories = defineTool({
   name: "list_memories",
+  group: "memory",
+  title: "List memories",
   description: "List live memories, newest first; superseded ones only with include_superseded.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     scope: scope.optional(),
-    include_superseded: queryBoolean(false),
-    limit: queryInteger(1, 100, 50),
-    offset: queryInteger(0, Number.MAX_SAFE_INTEGER, 0),
+    include_superseded: z.boolean().default(false),
+    limit: boundedInteger(1, 100, 50),
+    offset: boundedInteger(0, Number.MAX_SAFE_INTEGER, 0),
   }),
   output: z.array(memoryOut),
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(
       requireAccount(context),

@@ -4,7 +4,10 @@ import { scope } from "./schemas.ts";
 
 export const memoryMetrics = defineTool({
   name: "memory_metrics",
+  group: "memory",
+  title: "Memory metrics",
   description: "Counts of live, current memories by kind, and how many carry an embedding.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ scope: scope.optional() }),
   output: z.object({
     total_memories: z.number().int(),
@@ -16,7 +19,6 @@ export const memoryMetrics = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/metrics", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const { config, storage } = context.platform;
     const metrics = await storage.memories.metrics(requireAccount(context), input.scope, context.now);

@@ -1,19 +1,22 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryOut, queryInteger, scope, toMemoryOut } from "./schemas.ts";
+import { boundedInteger, memoryOut, scope, toMemoryOut } from "./schemas.ts";
 
 const stableKinds = new Set(["fact", "preference", "instruction"]);
 
 export const memoryProfile = defineTool({
   name: "memory_profile",
+  group: "memory",
+  title: "Memory profile",
   description:
     "What is known about the user and project: stable facts, preferences and instructions apart from recent goals, notes and summaries. Call it early in a task.",
-  input: z.object({ scope: scope.optional(), limit: queryInteger(1, 100, 20) }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  input: z.object({ scope: scope.optional(), limit: boundedInteger(1, 100, 20) }),
   output: z.object({ static: z.array(memoryOut), dynamic: z.array(memoryOut) }),
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/profile", status: 200 },
-  mcp: true,
+  mcp: { defaults: { scope: "default" } },
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(
       requireAccount(context),

@@ -1,18 +1,20 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { memoryNotFound } from "./get-memory.ts";
-import { memoryIdParameter, queryInteger, relationOut, toRelationOut } from "./schemas.ts";
+import { boundedInteger, memoryIdParameter, relationOut, toRelationOut } from "./schemas.ts";
 
 export const memoryRelations = defineTool({
   name: "memory_relations",
+  group: "memory",
+  title: "Memory relations",
   description:
     "Outgoing relations of a memory (updates, extends, related, derives) to live memories, strongest first.",
-  input: z.object({ memory_id: memoryIdParameter, limit: queryInteger(1, 100, 20) }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  input: z.object({ memory_id: memoryIdParameter, limit: boundedInteger(1, 100, 20) }),
   output: z.object({ memory_id: z.string(), relations: z.array(relationOut) }),
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/:memory_id/relations", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { memories } = context.platform.storage;

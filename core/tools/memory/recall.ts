@@ -2,7 +2,7 @@ import { z } from "zod";
 import { asksForHistory, queryTokens, scoreCandidates } from "../../memory/index.ts";
 import type { MemoryRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryOut, queryInteger, scope, toMemoryOut } from "./schemas.ts";
+import { boundedInteger, memoryOut, scope, toMemoryOut } from "./schemas.ts";
 
 // Newest matching rows fetched per query token: bounds the work of a common word.
 const perTokenLimit = 100;
@@ -11,18 +11,21 @@ const neighbourSeeds = 10;
 
 export const recall = defineTool({
   name: "recall",
+  group: "memory",
+  title: "Recall memories",
   description:
     "Search memories by meaning of the words (lexical full-text, plus relations and recency). Call it early in a task to pick up what is already known.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     q: z.string().min(1).max(400),
     scope: scope.optional(),
-    limit: queryInteger(1, 50, 10),
+    limit: boundedInteger(1, 50, 10),
   }),
   output: z.object({ query: z.string(), memories: z.array(memoryOut.extend({ score: z.number() })) }),
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/search", status: 200 },
-  mcp: true,
+  mcp: { rename: { q: "query" }, defaults: { scope: "default" } },
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { memories } = context.platform.storage;

@@ -5,14 +5,17 @@ import { identityDigest, linkMemories, upsertMemory } from "./write-memory.ts";
 
 export const remember = defineTool({
   name: "remember",
+  group: "memory",
+  title: "Remember",
   description:
     "Store a durable memory (a fact, preference, decision, goal or instruction). Writing the same content again updates the existing memory instead of duplicating it.",
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   input: memoryCreateRequest,
   output: memoryOut,
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "POST", path: "/v1/memory", status: 201 },
-  mcp: true,
+  mcp: {},
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { memories } = context.platform.storage;

@@ -152,25 +152,8 @@ export function toRelationOut(relation: RelationRecord): z.input<typeof relation
   };
 }
 
-/** Query-string integers and booleans: "10" → 10, "false" → false; anything else is a 422. */
-export const queryInteger = (minimum: number, maximum: number, fallback: number) =>
-  z
-    .union([
-      z.number(),
-      z
-        .string()
-        .regex(/^-?\d+$/, "Expected an integer")
-        .transform(Number),
-    ])
-    .pipe(z.number().int().min(minimum).max(maximum))
-    .default(fallback);
-
-export const queryBoolean = (fallback: boolean) =>
-  z
-    .union([
-      z.boolean(),
-      z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1"),
-    ])
-    .default(fallback);
+/** An integer field with bounds and a default (a limit, an offset). */
+export const boundedInteger = (minimum: number, maximum: number, fallback: number) =>
+  z.number().int().min(minimum).max(maximum).default(fallback);
 
 export { resourceId as memoryIdParameter } from "../resource-id.ts";

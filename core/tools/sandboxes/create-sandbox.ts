@@ -64,7 +64,7 @@ function monthlyRefusal(config: Config, figures: CapacityFigures, now: Date): Se
     `This month's ${limitHours} sandbox-hours are used up`,
     {
       details: { limit_hours: limitHours, used_hours: usedHours },
-      headers: { "Retry-After": String(secondsUntilNextMonth(now)) },
+      retryAfterSeconds: secondsUntilNextMonth(now),
     },
   );
 }
@@ -73,14 +73,17 @@ const sizeOrder = (size: (typeof sandboxSizes)[number]) => sandboxSizes.indexOf(
 
 export const createSandbox = defineTool({
   name: "create_sandbox",
+  group: "sandboxes",
+  title: "Create a sandbox",
   description:
     "Create an isolated sandbox session (or `count` of them) and return its session id. Pass the id to exec, the file tools and the LSP tools; destroy it when done.",
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: createRequest,
   output: z.union([createdResponse, z.array(createdResponse)]),
   auth: "api_key",
   bucket: "sandbox_lifecycle",
   http: { method: "POST", path: "/v1/sandboxes", status: 201 },
-  mcp: true,
+  mcp: { omit: ["secret_names"] },
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { config, storage, sandboxRuntime } = context.platform;

@@ -4,13 +4,16 @@ import { requireActiveSession, runtimeCall, sessionIdParameter, sessionNotFound 
 
 export const destroySandbox = defineTool({
   name: "destroy_sandbox",
+  group: "sandboxes",
+  title: "Destroy a sandbox",
   description: "Destroy a sandbox session: its processes and files are gone; billing stops.",
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({ session_id: sessionIdParameter }),
   output: z.null(),
   auth: "api_key",
   bucket: "sandbox_lifecycle",
   http: { method: "DELETE", path: "/v1/sandboxes/:session_id", status: 204 },
-  mcp: true,
+  mcp: { done: { status: "destroyed", idField: "session_id" } },
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     const { storage, sandboxRuntime } = context.platform;

@@ -7,8 +7,11 @@ import { requireActiveSession, runtimeCall, sessionIdParameter } from "./session
 
 export const exec = defineTool({
   name: "exec",
+  group: "sandboxes",
+  title: "Run a command in a sandbox",
   description:
     "Run a shell command in a sandbox (cwd /workspace, no network) and return exit code, stdout (≤1 MiB) and stderr (≤256 KiB).",
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     command: storableString().min(1).max(1_048_576),
@@ -33,7 +36,7 @@ export const exec = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: { method: "POST", path: "/v1/sandboxes/:session_id/exec", status: 200 },
-  mcp: true,
+  mcp: {},
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     const rules = (await context.platform.storage.allowlists.get(requireAccount(context))) as AllowlistRule[];

@@ -43,7 +43,10 @@ const binding = (suffix: string) => ({
 
 export const fileCreate = defineTool({
   name: "file_create",
+  group: "files",
+  title: "Create a file",
   description: "Create or overwrite a file in a sandbox (parent directories are created).",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     path,
@@ -54,15 +57,18 @@ export const fileCreate = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: binding(""),
-  mcp: true,
+  mcp: {},
   handler: (context, input) =>
     withFiles(context, input.session_id, "file create", (files) => createFile(files, input)),
 });
 
 export const view = defineTool({
   name: "view",
+  group: "files",
+  title: "View a file or directory",
   description:
     "Read a file (optionally a 1-indexed [start, end] line range; end -1 = to the end) or list a directory.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     path,
@@ -78,14 +84,17 @@ export const view = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: binding("/view"),
-  mcp: true,
+  mcp: {},
   handler: (context, input) =>
     withFiles(context, input.session_id, "file view", (files) => viewFile(files, input)),
 });
 
 export const strReplaceTool = defineTool({
   name: "str_replace",
+  group: "files",
+  title: "Replace text in a file",
   description: "Replace old_str with new_str in a file; old_str must occur exactly once unless replace_all.",
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     path,
@@ -98,27 +107,33 @@ export const strReplaceTool = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: binding("/str-replace"),
-  mcp: true,
+  mcp: {},
   handler: (context, input) =>
     withFiles(context, input.session_id, "file edit", (files) => strReplace(files, input)),
 });
 
 export const ls = defineTool({
   name: "ls",
+  group: "files",
+  title: "List a directory",
   description: "List a directory of a sandbox (directories end with /).",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter, path: path.default("/") }),
   output: z.object({ entries: z.array(entry) }),
   auth: "api_key",
   bucket: "sandbox_ops",
   http: binding("/ls"),
-  mcp: true,
+  mcp: {},
   handler: (context, input) =>
     withFiles(context, input.session_id, "file list", (files) => listDirectory(files, input)),
 });
 
 export const glob = defineTool({
   name: "glob",
+  group: "files",
+  title: "Find files by pattern",
   description: "Find files by glob pattern (e.g. **/*.py) below a directory.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     pattern: z.string().min(1).max(1000),
@@ -128,15 +143,18 @@ export const glob = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: binding("/glob"),
-  mcp: true,
+  mcp: {},
   handler: (context, input) =>
     withFiles(context, input.session_id, "file glob", (files) => globFiles(files, input)),
 });
 
 export const grep = defineTool({
   name: "grep",
+  group: "files",
+  title: "Search file contents",
   description:
     "Search file contents with a regular expression; optional glob filter; at most max_matches lines.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     pattern: z.string().min(1).max(1000),
@@ -152,7 +170,7 @@ export const grep = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: binding("/grep"),
-  mcp: true,
+  mcp: {},
   handler: (context, input) =>
     withFiles(context, input.session_id, "file grep", (files) => grepFiles(files, input)),
 });

@@ -4,13 +4,16 @@ import { sandboxSessionOut, sessionIdParameter, sessionNotFound, toSessionOut } 
 
 export const getSandbox = defineTool({
   name: "get_sandbox",
+  group: "sandboxes",
+  title: "Get a sandbox",
   description: "Get one sandbox session, active or destroyed.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter }),
   output: sandboxSessionOut,
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/sandboxes/:session_id", status: 200 },
-  mcp: true,
+  mcp: {},
   async handler(context, input) {
     const session = await context.platform.storage.sandboxSessions.get(
       requireAccount(context),

@@ -10,8 +10,11 @@ const maxResponseBytes = 1024 * 1024;
 
 export const httpRequest = defineTool({
   name: "http_request",
+  group: "sandboxes",
+  title: "Send an HTTP request from a sandbox",
   description:
     "Make an HTTP request from the server on a sandbox's behalf. `{{secret:<name>}}` in headers or body is replaced by a secret granted to the session, only for that secret's allowed hosts; secret values are redacted from the response.",
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   input: z.object({
     session_id: sessionIdParameter,
     method: z
@@ -45,7 +48,6 @@ export const httpRequest = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: { method: "POST", path: "/v1/sandboxes/:session_id/http-request", status: 200 },
-  mcp: false,
   async handler(context, input) {
     const accountId = requireAccount(context);
     const session = await requireActiveSession(context, input.session_id);

@@ -1,17 +1,19 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { queryBoolean } from "../memory/schemas.ts";
 import { sandboxSessionOut, toSessionOut } from "./sessions.ts";
 
 export const listSandboxes = defineTool({
   name: "list_sandboxes",
+  group: "sandboxes",
+  title: "List sandboxes",
   description: "List the account's sandbox sessions, newest first; active_only hides destroyed ones.",
-  input: z.object({ active_only: queryBoolean(false) }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  input: z.object({ active_only: z.boolean().default(false) }),
   output: z.array(sandboxSessionOut),
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/sandboxes", status: 200 },
-  mcp: true,
+  mcp: {},
   async handler(context, input) {
     const sessions = await context.platform.storage.sandboxSessions.list(
       requireAccount(context),

@@ -36,8 +36,11 @@ async function checkHosts(context: ToolContext, hosts: string[]): Promise<string
 
 export const createSecret = defineTool({
   name: "create_secret",
+  group: "secrets",
+  title: "Create a secret",
   description:
     "Store a secret for the HTTP broker; its value is write-only and used only for its allowed hosts.",
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
     name: storableString().min(1).max(200),
     value: storableString().min(1).max(65_536),
@@ -47,7 +50,6 @@ export const createSecret = defineTool({
   auth: "api_key",
   bucket: "secret_ops",
   http: { method: "POST", path: "/v1/secrets", status: 201 },
-  mcp: false,
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { storage, secretCipher, config } = context.platform;
@@ -76,13 +78,15 @@ export const createSecret = defineTool({
 
 export const listSecrets = defineTool({
   name: "list_secrets",
+  group: "secrets",
+  title: "List secrets",
   description: "List the account's secrets (names and hosts; never values).",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.array(secretOut),
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/secrets", status: 200 },
-  mcp: false,
   async handler(context) {
     const secrets = await context.platform.storage.secrets.list(requireAccount(context));
     return secrets.map((secret) => ({
@@ -97,13 +101,15 @@ export const listSecrets = defineTool({
 
 export const deleteSecret = defineTool({
   name: "delete_secret",
+  group: "secrets",
+  title: "Delete a secret",
   description: "Delete a secret; sessions it was granted to can no longer use it.",
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({ secret_id: resourceId }),
   output: z.null(),
   auth: "api_key",
   bucket: "secret_ops",
   http: { method: "DELETE", path: "/v1/secrets/:secret_id", status: 204 },
-  mcp: false,
   async handler(context, input) {
     if (!(await context.platform.storage.secrets.delete(requireAccount(context), input.secret_id))) {
       throw notFound("Secret not found");

@@ -1,0 +1,173 @@
+/**
+ * The /v1 routes, one per registry operation with an `http` binding. Everything HTTP-specific
+ * about an operation lives here: where its fields come from (path, query string, JSON body),
+ * turning query-string text into the numbers and booleans its schema asks for, naming a bad
+ * field's location, rate-limit headers, and the order routes are tried in.
+ */
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import {
+  type AnyTool,
+  allOperations,
+  type HttpBinding,
+  invoke,
+  type Platform,
+  type RateLimitState,
+  ServiceError,
+  type ValidationIssue,
+} from "../../core/index.ts";
+
+export type HttpOperation = AnyTool & { http: HttpBinding };
+
+type Source = "path" | "query" | "body";
+
+const usesQuery = (binding: HttpBinding) => binding.method === "GET" || binding.method === "DELETE";
+
+export function pathParameters(path: string): string[] {
+  return [...path.matchAll(/:([a-z_]+)/g)].map((match) => match[1]);
+}
+
+/** A path pattern's matcher, to tell an unknown route (404) from a wrong method (405). */
+export function routePattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/:[a-z_]+/g, "[^/]+")}$`);
+}
+
+/**
+ * Routes in the order they must be tried: at the first segment where two paths differ, a fixed
+ * segment comes before a parameter, so /v1/memory/search is never taken for /v1/memory/:memory_id.
+ */
+export function httpOperations(): HttpOperation[] {
+  const withBinding = allOperations.filter((tool): tool is HttpOperation => tool.http !== undefined);
+  return withBinding.toSorted((first, second) => {
+    const a = first.http.path.split("/");
+    const b = second.http.path.split("/");
+    for (let index = 0; index < Math.min(a.length, b.length); index++) {
+      const aIsParameter = a[index].startsWith(":");
+      const bIsParameter = b[index].startsWith(":");
+      if (aIsParameter !== bIsParameter) return aIsParameter ? 1 : -1;
+      if (a[index] !== b[index]) return 0;
+    }
+    return 0;
+  });
+}
+
+/** The JSON Schema type names a field accepts, for reading it from a query string. */
+function queryFieldTypes(tool: AnyTool): Map<string, Set<string>> {
+  const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as {
+    properties?: Record<string, { type?: string | string[]; anyOf?: Array<{ type?: string }> }>;
+  };
+  const types = new Map<string, Set<string>>();
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const names = [property.type, ...(property.anyOf ?? []).map((option) => option.type)].flat();
+    types.set(name, new Set(names.filter((type): type is string => typeof type === "string")));
+  }
+  return types;
+}
+
+const integerText = /^-?\d+$/;
+const numberText = /^-?\d+(\.\d+)?$/;
+const booleanText: Record<string, boolean> = { true: true, false: false, "1": true, "0": false };
+
+/**
+ * A query-string value as its field's type: "10" for an integer field is 10, "false" for a
+ * boolean is false. Text that is no such value stays text, and the schema reports the field.
+ */
+function fromQueryText(value: string, types: Set<string> | undefined): unknown {
+  if (!types) return value;
+  if (types.has("integer") && integerText.test(value)) return Number(value);
+  if (types.has("number") && numberText.test(value)) return Number(value);
+  if (types.has("boolean") && value in booleanText) return booleanText[value];
+  return value;
+}
+
+async function readInput(
+  context: Context,
+  tool: HttpOperation,
+  fieldTypes: Map<string, Set<string>>,
+): Promise<unknown> {
+  const parameters = context.req.param() as Record<string, string>;
+  if (usesQuery(tool.http)) {
+    const query: Record<string, unknown> = {};
+    for (const [name, value] of new URL(context.req.url).searchParams) {
+      query[name] ??= fromQueryText(value, fieldTypes.get(name));
+    }
+    return { ...query, ...parameters };
+  }
+  // Hono caches the text, so the idempotency layer and this read share one body.
+  const text = await context.req.text();
+  if (text.trim() === "") return { ...parameters };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ServiceError("invalid_json", "Request body is not valid JSON");
+  }
+  // A non-object body is left to the schema, which reports it as a validation error.
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  return { ...body, ...parameters };
+}
+
+/** Core locates a bad field as ["input", field, …]; REST says where the client sent it. */
+function locateIssues(error: ServiceError, tool: HttpOperation): ServiceError {
+  if (error.code !== "validation_error" || !Array.isArray(error.details)) return error;
+  const inPath = new Set(pathParameters(tool.http.path));
+  const source: Source = usesQuery(tool.http) ? "query" : "body";
+  const details = (error.details as ValidationIssue[]).map((issue) => {
+    if (issue.loc[0] !== "input") return issue;
+    const field = issue.loc[1];
+    return {
+      ...issue,
+      loc: [field !== undefined && inPath.has(field) ? "path" : source, ...issue.loc.slice(1)],
+    };
+  });
+  return new ServiceError("validation_error", error.message, { details });
+}
+
+/** X-RateLimit-* on every rate-limited answer; Retry-After when waiting helps. */
+export function rateLimitHeaders(
+  rateLimit: RateLimitState | null,
+  retryAfterSeconds: number | null = null,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (rateLimit) {
+    headers["X-RateLimit-Limit"] = String(rateLimit.limit);
+    headers["X-RateLimit-Remaining"] = String(rateLimit.remaining);
+  }
+  if (retryAfterSeconds !== null && retryAfterSeconds > 0) headers["Retry-After"] = String(retryAfterSeconds);
+  return headers;
+}
+
+export interface OperationRouteOptions {
+  clientIp(request: Request, environment: unknown): string;
+}
+
+export function mountOperationRoutes(
+  app: Hono<{ Variables: { requestId: string } }>,
+  platform: Platform,
+  options: OperationRouteOptions,
+): void {
+  for (const tool of httpOperations()) {
+    const fieldTypes = usesQuery(tool.http) ? queryFieldTypes(tool) : new Map<string, Set<string>>();
+    const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
+    app[method](tool.http.path, async (context) => {
+      const input = await readInput(context, tool, fieldTypes);
+      let result: Awaited<ReturnType<typeof invoke>>;
+      try {
+        result = await invoke(platform, tool, {
+          authorization: context.req.header("Authorization") ?? null,
+          clientIp: options.clientIp(context.req.raw, context.env),
+          requestId: context.get("requestId"),
+          signal: context.req.raw.signal,
+          input,
+        });
+      } catch (error) {
+        throw error instanceof ServiceError ? locateIssues(error, tool) : error;
+      }
+      for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) {
+        context.header(name, value);
+      }
+      if (tool.http.status === 204) return context.body(null, 204);
+      return context.json(result.output as object, tool.http.status as 200);
+    });
+  }
+}
