@@ -8,7 +8,7 @@ import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
 import type { Platform } from "./platform.ts";
 import { bucketLimit } from "./rate-limits.ts";
-import type { AnyTool, ToolContext } from "./tool.ts";
+import type { AnyTool, CredentialKind, ToolContext } from "./tool.ts";
 
 export interface InvokeRequest {
   /** The credential as an Authorization value (`Bearer …`), if any. */
@@ -34,7 +34,7 @@ export async function invoke<Tool extends AnyTool>(
   request: InvokeRequest,
 ): Promise<InvokeResult<z.output<Tool["output"]>>> {
   const now = platform.clock.now();
-  const accountId = await authenticate(platform, tool, request.authorization, now);
+  const accountId = await authenticate(platform, tool.auth, request.authorization, now);
   const rateLimit = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
   const input = validate(tool.input, request.input);
   const context: ToolContext = {
@@ -56,16 +56,20 @@ function bearerToken(authorization: string | null): string {
   return match[1];
 }
 
-async function authenticate(
+/**
+ * The account a credential belongs to, by the rules every route and tool follows: a missing or
+ * malformed header, the wrong kind of credential, or an unknown or revoked one is refused.
+ */
+export async function authenticate(
   platform: Platform,
-  tool: AnyTool,
+  kind: CredentialKind,
   authorization: string | null,
   now: Date,
 ): Promise<string | null> {
-  if (tool.auth === "none") return null;
+  if (kind === "none") return null;
   const token = bearerToken(authorization);
   const isApiKey = token.startsWith(apiKeyPrefix);
-  if (tool.auth === "api_key") {
+  if (kind === "api_key") {
     if (!isApiKey)
       throw new ServiceError("wrong_credential_type", "This route needs an API key, not a dashboard token");
     return authenticateApiKey(platform, token, now);

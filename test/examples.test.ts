@@ -15,7 +15,7 @@ describe("examples", () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "cairn-examples-"));
-    server = await startServer(process.execPath, [join(root, "transports/rest/serve.ts")], {
+    server = await startServer(process.execPath, [join(root, "platform/serve.ts")], {
       SVC_DATA_DIR: dataDir,
       SVC_LOG_LEVEL: "warn",
     });

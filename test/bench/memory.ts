@@ -1,5 +1,5 @@
 /**
- * Memory benchmark over HTTP against the real Node server (transports/rest/serve.ts) in a child
+ * Memory benchmark over HTTP against the real Node server (platform/serve.ts) in a child
  * process: loads BENCH_MEMORIES (default 100,000) realistic memories into one account through
  * POST /v1/memory/import (batches of 500), then prints recall p50/p95/p99 (sequential and 8
  * concurrent clients), remember throughput and import throughput. Run with
@@ -90,7 +90,7 @@ async function bench(target: "sqlite" | "postgresql") {
   let server: RunningServer | undefined;
   try {
     process.chdir(root);
-    server = await startServer(process.execPath, ["transports/rest/serve.ts"], {
+    server = await startServer(process.execPath, ["platform/serve.ts"], {
       SVC_DATA_DIR: dataDir,
       SVC_JWT_SECRET: "bench-secret-bench-secret-bench-secret-0123",
       SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000000",

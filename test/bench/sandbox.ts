@@ -29,7 +29,7 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), "cairn-bench-sandbox-"));
-const server = await startServer(process.execPath, [join(root, "transports/rest/serve.ts")], {
+const server = await startServer(process.execPath, [join(root, "platform/serve.ts")], {
   SVC_DATA_DIR: dataDir,
   SVC_LOG_LEVEL: "warn",
   SVC_MAX_CONCURRENT_SANDBOXES: String(sandboxes),

@@ -1,5 +1,5 @@
 /**
- * Time from process start to the first successful GET /health, for `node transports/rest/serve.ts`
+ * Time from process start to the first successful GET /health, for `node platform/serve.ts`
  * and for `npm start`, on a fresh data directory (migrations included). Prints figures; run with
  * `npx node test/bench/startup.ts`.
  */
@@ -41,7 +41,7 @@ async function measure(command: string, args: string[]): Promise<number> {
 }
 
 for (const [name, command, args] of [
-  ["node transports/rest/serve.ts", process.execPath, ["transports/rest/serve.ts"]],
+  ["node platform/serve.ts", process.execPath, ["platform/serve.ts"]],
   ["npm start", "npm", ["start", "--silent"]],
 ] as const) {
   const runs: number[] = [];

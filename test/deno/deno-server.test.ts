@@ -24,7 +24,7 @@ describe("Deno runtime", () => {
         // The server spawns bubblewrap and reads /proc: it needs every permission.
         "--allow-all",
         "--unstable-no-legacy-abort",
-        join(root, "transports/rest/serve-deno.ts"),
+        join(root, "platform/serve-deno.ts"),
       ],
       { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn" },
     );

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { type Clock, type Config, createCaller, loadConfig, silentLogger } from "../../core/index.ts";
+import { type CairnApp, createCairnApp } from "../../platform/create-cairn-app.ts";
 import { createPlatform, type NodePlatform } from "../../platform/create-platform.ts";
 import { createArgon2Hasher } from "../../plugins/passwords/create-argon2-hasher.ts";
-import { createApp } from "../../transports/rest/create-app.ts";
 
 export type StorageTarget = "sqlite" | "postgresql";
 export const storageTargets: StorageTarget[] = ["sqlite", "postgresql"];
@@ -68,7 +68,7 @@ export interface TestPlatformOptions {
 export interface TestPlatform {
   platform: NodePlatform;
   config: Config;
-  app: ReturnType<typeof createApp>;
+  app: CairnApp["app"];
   call: ReturnType<typeof createCaller>;
   databaseUrl: string | undefined;
   dataDir: string;
@@ -98,9 +98,10 @@ export async function createTestPlatform(
     logger: options.logger ?? silentLogger,
     passwords: fastPasswords,
   });
-  const app = createApp(platform, {
+  const cairn = createCairnApp(platform, {
     clientIp: (request) => request.headers.get("x-test-client-ip") ?? "203.0.113.7",
   });
+  const { app } = cairn;
   return {
     platform,
     config,
@@ -120,6 +121,7 @@ export async function createTestPlatform(
       return Promise.resolve(app.request(path, { ...init, headers, body }));
     },
     async close() {
+      await cairn.close();
       await platform.close();
       await database?.drop();
       await rm(dataDir, { recursive: true, force: true });

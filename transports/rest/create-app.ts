@@ -13,13 +13,21 @@ import { createMetrics, type Metrics } from "./metrics.ts";
 import { createOpenApiDocument } from "./openapi.ts";
 import { httpOperations, mountOperationRoutes, rateLimitHeaders, routePattern } from "./operation-routes.ts";
 
+/** How a runtime learns the client address (Node: the socket; Deno: the connection info). */
+export type ClientAddress = (request: Request, environment: unknown) => string | undefined;
+
 export interface AppOptions {
-  /** How this runtime learns the client address (Node: the socket; Deno: the connection info). */
-  clientIp?: (request: Request, environment: unknown) => string | undefined;
+  clientIp?: ClientAddress;
   metrics?: Metrics;
+  /**
+   * Other transports served by this app beside /v1 (the server mounts MCP at /mcp), so they get
+   * the same request ids, logging, CORS, body limit, idempotency keys and error envelope.
+   */
+  mounts?: Record<string, Hono<AppEnv>>;
 }
 
 type Variables = { requestId: string };
+export type AppEnv = { Variables: Variables };
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -80,7 +88,13 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     app.use(
       cors({
         origin: config.SVC_CORS_ALLOWED_ORIGINS,
-        exposeHeaders: ["X-Request-ID", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining"],
+        exposeHeaders: [
+          "X-Request-ID",
+          "Retry-After",
+          "X-RateLimit-Limit",
+          "X-RateLimit-Remaining",
+          "Mcp-Session-Id",
+        ],
       }),
     );
   }
@@ -108,6 +122,10 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     );
   }
   app.use("/v1/*", idempotency(platform, clientIp));
+  for (const [path, mount] of Object.entries(options.mounts ?? {})) {
+    app.use(path, idempotency(platform, clientIp));
+    app.route(path, mount);
+  }
   const openApiDocument = createOpenApiDocument(version);
   app.get("/v1/openapi.json", (context) => context.json(openApiDocument));
   if (config.SVC_API_DOCS) app.get("/docs", (context) => context.html(docsPage));

@@ -1,6 +1,6 @@
 /** The server's structured logger (pino), with credential-shaped fields blanked as a second line of defence. */
 import pino from "pino";
-import type { Config, Logger } from "../../core/index.ts";
+import type { Config, Logger } from "../core/index.ts";
 
 export function createLogger(config: Config): Logger {
   return pino({

@@ -5,5 +5,5 @@
 import { enableCompileCache } from "node:module";
 import { join } from "node:path";
 
-enableCompileCache(join(import.meta.dirname, "../../node_modules/.cache/cairn-compile"));
-await import("./node-server.ts");
+enableCompileCache(join(import.meta.dirname, "../node_modules/.cache/cairn-compile"));
+await import("./serve-node.ts");

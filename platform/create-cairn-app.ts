@@ -1,0 +1,23 @@
+/**
+ * The one HTTP app Cairn serves: the REST transport with the MCP transport mounted at /mcp.
+ * Entry points (Node, Deno) and tests build it here, so every runtime serves the same routes.
+ */
+import type { Platform } from "../core/index.ts";
+import { createMcpApp } from "../transports/mcp/http.ts";
+import { type ClientAddress, createApp } from "../transports/rest/create-app.ts";
+import type { Metrics } from "../transports/rest/metrics.ts";
+
+export interface CairnAppOptions {
+  clientIp?: ClientAddress;
+  metrics?: Metrics;
+}
+
+export function createCairnApp(platform: Platform, options: CairnAppOptions = {}) {
+  const clientIp = (request: Request, environment: unknown) =>
+    options.clientIp?.(request, environment) ?? "unknown";
+  const mcp = createMcpApp(platform, { clientIp });
+  const app = createApp(platform, { ...options, mounts: { "/mcp": mcp.app } });
+  return { app, fetch: app.fetch, close: mcp.close };
+}
+
+export type CairnApp = ReturnType<typeof createCairnApp>;

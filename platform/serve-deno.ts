@@ -1,0 +1,32 @@
+/**
+ * Deno entry point: `deno task start`. The same composition as the Node entry; only the server,
+ * the client address and the signals come from Deno.
+ */
+import { startCairn } from "./start-cairn.ts";
+
+declare const Deno: {
+  env: { toObject(): Record<string, string> };
+  addSignalListener(signal: "SIGINT" | "SIGTERM", handler: () => void): void;
+  exit(code: number): never;
+  serve(
+    options: { hostname: string; port: number; onListen?: (address: { port: number }) => void },
+    handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void> };
+};
+
+const stop = await startCairn(Deno.env.toObject(), {
+  name: "deno",
+  clientIp: (_request, environment) =>
+    (environment as { remoteAddr?: { hostname: string } }).remoteAddr?.hostname,
+  listen(fetch, address, logger) {
+    const server = Deno.serve(
+      { ...address, onListen: ({ port }) => logger.info({ port, runtime: "deno" }, "cairn listening") },
+      (request, info) => fetch(request, { remoteAddr: info.remoteAddr }),
+    );
+    return { close: () => server.shutdown() };
+  },
+});
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => void stop(signal).then(() => Deno.exit(0)));
+}

@@ -1,0 +1,49 @@
+/**
+ * Serving, composed once for every runtime: read SVC_* configuration, build the platform and the
+ * app (REST and MCP), let the runtime listen, then reconcile sandboxes and start the reaper.
+ * The returned function stops all of it in order. Node and Deno entries differ only in `Runtime`.
+ */
+import { type Logger, loadConfig, startSandboxLifecycle } from "../core/index.ts";
+import type { ClientAddress } from "../transports/rest/create-app.ts";
+import { createCairnApp } from "./create-cairn-app.ts";
+import { createPlatform } from "./create-platform.ts";
+import { createLogger } from "./logger.ts";
+
+export type Fetch = (request: Request, environment?: unknown) => Response | Promise<Response>;
+
+export interface Runtime {
+  name: string;
+  clientIp: ClientAddress;
+  /** Starts serving `fetch`; the listener's close stops taking requests. */
+  listen(
+    fetch: Fetch,
+    address: { hostname: string; port: number },
+    logger: Logger,
+  ): { close(): Promise<void> };
+}
+
+export async function startCairn(
+  environment: Record<string, string | undefined>,
+  runtime: Runtime,
+): Promise<(signal: string) => Promise<void>> {
+  const config = loadConfig(environment);
+  const logger = createLogger(config);
+  const platform = await createPlatform(config, { logger });
+  const app = createCairnApp(platform, { clientIp: runtime.clientIp });
+  const listener = runtime.listen(app.fetch, { hostname: config.SVC_HOST, port: config.SVC_PORT }, logger);
+  const stopSandboxLifecycle = startSandboxLifecycle(platform);
+  let stopping: Promise<void> | undefined;
+  return (signal) => {
+    stopping ??= (async () => {
+      logger.info({ signal, runtime: runtime.name }, "shutting down");
+      stopSandboxLifecycle();
+      // Open MCP event streams end first, or the listener would wait on them.
+      await app.close();
+      await listener.close();
+      // Closing the platform unmounts the sandbox disks (left mounted, they would outlive a data
+      // directory that is then removed).
+      await platform.close();
+    })();
+    return stopping;
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * An MCP server (the SDK's low-level `Server`) whose tools/list and tools/call walk the MCP tools
+ * of the registry. Every call runs through core's `invoke`, the pipeline REST uses, so
+ * credentials, rate-limit buckets, quotas and validation are one and the same. A failure never
+ * throws into the client: it comes back as an `isError` result carrying the REST error envelope.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  invoke,
+  type Platform,
+  ServiceError,
+  toServiceError,
+  type ValidationIssue,
+  version,
+} from "../../core/index.ts";
+import { inProfile, type McpTool, mcpTools, type ToolProfile } from "./tools.ts";
+
+export const serverName = "cairn";
+
+export const instructions = [
+  "Memory: call recall and memory_profile early in a task; call remember when you learn something durable",
+  "(a preference, a decision, a fact about the project); call forget_memory when asked to forget.",
+  "Sandboxes: call create_sandbox first, pass its session_id to exec, file and LSP tools, and call",
+  "destroy_sandbox when done; build a custom image then pass image_id; create volumes then pass",
+  "volume_mounts; create MCP connections then pass mcp_connection_names.",
+].join(" ");
+
+/** Who is calling, per HTTP request (the same key for every request of a session). */
+export interface McpCaller {
+  /** The Authorization value the request carried. */
+  authorization: string;
+  clientIp: string;
+  requestId: string;
+}
+
+export interface McpServerOptions {
+  profile: ToolProfile;
+  /** The caller of the message being handled: each HTTP request brings its own. */
+  caller(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller;
+}
+
+function failureText(tool: McpTool, error: ServiceError): string {
+  const summary = `${error.message} [${error.code}] (HTTP ${error.status})`;
+  return tool.operation.group === "memory" ? `Memory error: ${summary}` : `Error ${tool.name}: ${summary}`;
+}
+
+/** Core locates a bad field as ["input", field, …]; the tool names it as its argument. */
+function asToolError(tool: McpTool, error: ServiceError): ServiceError {
+  if (error.code !== "validation_error" || !Array.isArray(error.details)) return error;
+  const details = (error.details as ValidationIssue[]).map((issue) =>
+    issue.loc[0] === "input"
+      ? { ...issue, loc: ["arguments", tool.argumentName(issue.loc[1] ?? ""), ...issue.loc.slice(2)] }
+      : issue,
+  );
+  return new ServiceError("validation_error", error.message, { details });
+}
+
+function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: string): CallToolResult {
+  const error = asToolError(tool, toServiceError(thrown));
+  if (error.status >= 500) {
+    platform.logger.error(
+      { requestId, tool: tool.name, err: error.cause ?? thrown, code: error.code },
+      "tool failed",
+    );
+  }
+  return {
+    isError: true,
+    content: [{ type: "text", text: failureText(tool, error) }],
+    structuredContent: { error: error.toBody() },
+  };
+}
+
+export function createMcpServer(platform: Platform, options: McpServerOptions): Server {
+  const tools = mcpTools().filter((tool) => inProfile(options.profile, tool.operation.group));
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const server = new Server(
+    { name: serverName, version },
+    { capabilities: { tools: { listChanged: false } }, instructions },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const caller = options.caller(extra);
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      const error = new ServiceError("not_found", `Unknown tool ${request.params.name}`);
+      return {
+        isError: true,
+        content: [
+          { type: "text", text: `Error ${request.params.name}: ${error.message} [not_found] (HTTP 404)` },
+        ],
+        structuredContent: { error: error.toBody() },
+      };
+    }
+    const started = performance.now();
+    const input = tool.toInput(request.params.arguments);
+    try {
+      const { output } = await invoke(platform, tool.operation, {
+        authorization: caller.authorization,
+        clientIp: caller.clientIp,
+        requestId: caller.requestId,
+        signal: extra.signal,
+        input,
+      });
+      const result = tool.toResult(output, input);
+      platform.logger.info(
+        { requestId: caller.requestId, tool: tool.name, ms: Math.round(performance.now() - started) },
+        "tool call",
+      );
+      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+    } catch (thrown) {
+      const result = failure(tool, thrown, platform, caller.requestId);
+      platform.logger.info(
+        {
+          requestId: caller.requestId,
+          tool: tool.name,
+          ms: Math.round(performance.now() - started),
+          code: (result.structuredContent as { error: { code: string } }).error.code,
+        },
+        "tool call failed",
+      );
+      return result;
+    }
+  });
+  return server;
+}

@@ -1,0 +1,204 @@
+/**
+ * The registry's MCP operations as MCP tools. Nothing here names an operation: each tool's name,
+ * argument names, defaults and result shape come from the operation's `mcp` binding, its JSON
+ * Schemas from the operation's own zod schemas. A new operation with a binding is a new tool.
+ *
+ * One rule for results: MCP structured content is always a JSON object. An object output is sent
+ * as it is; an array output is sent as `{"items": [...]}`; an operation that answers nothing (REST
+ * 204) sends `{"status": <its binding's word>, "id": <the id it acted on>}`. A failed call sends
+ * the same `{"error": {...}}` envelope REST does, so each output schema also admits that.
+ */
+import { z } from "zod";
+import { type AnyTool, allOperations, type McpBinding, type ToolGroup } from "../../core/index.ts";
+
+export interface McpTool {
+  /** The tool's name (the operation's, unless the binding renames it). */
+  name: string;
+  operation: AnyTool;
+  /** What tools/list shows. */
+  definition: {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: { type: "object"; [key: string]: unknown };
+    outputSchema: { type: "object"; [key: string]: unknown };
+    annotations: {
+      readOnlyHint?: boolean;
+      destructiveHint?: boolean;
+      idempotentHint?: boolean;
+      openWorldHint?: boolean;
+    };
+  };
+  /** The operation's input from the tool's arguments: names mapped back, defaults filled, omitted fields dropped. */
+  toInput(argumentsValue: Record<string, unknown> | undefined): Record<string, unknown>;
+  /** The tool's structured result from the operation's output. */
+  toResult(output: unknown, input: Record<string, unknown>): Record<string, unknown>;
+  /** An operation field's name as the tool calls it (for error locations). */
+  argumentName(field: string): string;
+}
+
+export const toolProfiles = ["all", "memory", "sandbox"] as const;
+export type ToolProfile = (typeof toolProfiles)[number];
+
+/** memory = the memory tools; sandbox = everything else an agent drives (sandboxes, files, images, …). */
+export function inProfile(profile: ToolProfile, group: ToolGroup): boolean {
+  if (profile === "all") return true;
+  return profile === "memory" ? group === "memory" : group !== "memory";
+}
+
+type JsonSchema = Record<string, unknown> & {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  required?: string[];
+  anyOf?: JsonSchema[];
+};
+
+const safeIntegerBound = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A zod schema as JSON Schema, without what only adds characters to every tools/list: the
+ * dialect, and the ±2^53 bounds zod writes on every integer.
+ */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return JSON.parse(JSON.stringify(rest), (key, value) =>
+    (key === "minimum" && value === -safeIntegerBound) || (key === "maximum" && value === safeIntegerBound)
+      ? undefined
+      : value,
+  );
+}
+
+function isNullByDefault(schema: z.ZodType): schema is z.ZodDefault {
+  return (
+    schema instanceof z.ZodDefault &&
+    schema.def.defaultValue === null &&
+    schema.unwrap() instanceof z.ZodNullable
+  );
+}
+
+/** The tool's argument schema: the operation's fields, renamed, with the binding's defaults, minus omitted ones. */
+function argumentSchema(operation: AnyTool, binding: McpBinding): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [field, fieldSchema] of Object.entries(operation.input.shape as Record<string, z.ZodType>)) {
+    if (binding.omit?.includes(field)) continue;
+    let schema = fieldSchema;
+    const fallback = binding.defaults?.[field];
+    if (fallback !== undefined) {
+      const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+      schema = inner.default(fallback as never);
+    } else if (isNullByDefault(schema)) {
+      // Leaving it out is how a model says "none": the schema need not spell out null as well.
+      schema = ((schema.unwrap() as z.ZodNullable).unwrap() as z.ZodType).optional();
+    }
+    if (schema !== fieldSchema && fieldSchema.description) schema = schema.describe(fieldSchema.description);
+    shape[binding.rename?.[field] ?? field] = schema;
+  }
+  return z.object(shape);
+}
+
+/**
+ * An output schema as tools/list shows it: the top level in full (each field's name, type and
+ * description), nested objects by type alone. The result itself is JSON a model reads directly;
+ * spelling out every nested field of every tool would crowd its context instead.
+ */
+function outline(schema: JsonSchema, depth: number): JsonSchema {
+  if (schema.anyOf) {
+    const { anyOf, ...rest } = schema;
+    return { ...rest, anyOf: anyOf.map((part) => outline(part, depth)) };
+  }
+  const { required: _required, additionalProperties: _closed, propertyNames: _keys, ...rest } = schema;
+  if (schema.type === "object") {
+    if (depth > 0 || !schema.properties) return { type: "object" };
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, property]) => [name, outline(property, depth + 1)]),
+    );
+    return { ...rest, properties };
+  }
+  if (schema.type === "array" && schema.items) return { ...rest, items: outline(schema.items, depth) };
+  return rest;
+}
+
+/** Any output schema as an object schema, by the rule above. A failure's `error` is admitted too. */
+function resultSchema(operation: AnyTool, binding: McpBinding): McpTool["definition"]["outputSchema"] {
+  const asObject = (part: JsonSchema): JsonSchema => {
+    if (part.type === "object") return part;
+    if (part.type === "array") return { type: "object", properties: { items: part } };
+    if (part.type === "null" && binding.done) {
+      return {
+        type: "object",
+        properties: { status: { type: "string", const: binding.done.status }, id: { type: "string" } },
+      };
+    }
+    throw new Error(
+      `${operation.name}: an MCP result must be an object, an array or a declared "done" answer`,
+    );
+  };
+  const output = outline(jsonSchema(operation.output, "output"), 0);
+  const error = { type: "object" };
+  if (!output.anyOf) {
+    const only = asObject(output);
+    return { ...only, type: "object", properties: { ...only.properties, error } };
+  }
+  return {
+    type: "object",
+    anyOf: [...output.anyOf.map(asObject), { type: "object", properties: { error } }],
+  };
+}
+
+/** MCP's defaults are readOnly false, destructive true, idempotent false, openWorld true: send only the others. */
+function hints(operation: AnyTool): McpTool["definition"]["annotations"] {
+  const { readOnly, destructive, idempotent, openWorld } = operation.annotations;
+  return {
+    ...(readOnly && { readOnlyHint: true }),
+    ...(!readOnly && !destructive && { destructiveHint: false }),
+    ...(!readOnly && idempotent && { idempotentHint: true }),
+    ...(!openWorld && { openWorldHint: false }),
+  };
+}
+
+function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
+  const name = binding.name ?? operation.name;
+  const renamed = new Map(Object.entries(binding.rename ?? {}) as Array<[string, string]>);
+  const fields = Object.keys(operation.input.shape).filter((field) => !binding.omit?.includes(field));
+  const { $schema: _dialect, ...inputSchema } = jsonSchema(argumentSchema(operation, binding), "input");
+  return {
+    name,
+    operation,
+    definition: {
+      name,
+      title: operation.title,
+      description: operation.description,
+      inputSchema: { ...inputSchema, type: "object" },
+      outputSchema: resultSchema(operation, binding),
+      annotations: hints(operation),
+    },
+    toInput(argumentsValue = {}) {
+      const input: Record<string, unknown> = {};
+      for (const field of fields) {
+        const value = argumentsValue[renamed.get(field) ?? field];
+        const fallback = binding.defaults?.[field];
+        if (value !== undefined) input[field] = value;
+        else if (fallback !== undefined) input[field] = fallback;
+      }
+      return input;
+    },
+    toResult(output, input) {
+      if (Array.isArray(output)) return { items: output };
+      if (output === null && binding.done)
+        return { status: binding.done.status, id: input[binding.done.idField] };
+      return output as Record<string, unknown>;
+    },
+    argumentName: (field) => renamed.get(field) ?? field,
+  };
+}
+
+let built: McpTool[] | undefined;
+
+/** Every MCP tool, in registry order. */
+export function mcpTools(): readonly McpTool[] {
+  built ??= allOperations.flatMap((operation) =>
+    operation.mcp ? [createMcpTool(operation, operation.mcp as McpBinding)] : [],
+  );
+  return built;
+}
