@@ -1,0 +1,175 @@
+/**
+ * /mcp at the HTTP level: the REST credential rules and error envelope before any MCP message is
+ * read, sessions that belong to the key that opened them, stateless calls, and bad requests.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createAccount,
+  httpTransport,
+  type LiveServer,
+  startLiveServer,
+  type TestAccount,
+} from "./mcp-harness.ts";
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+const listTools = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+let server: LiveServer;
+let owner: TestAccount;
+let other: TestAccount;
+beforeAll(async () => {
+  server = await startLiveServer();
+  owner = await createAccount(server.baseUrl);
+  other = await createAccount(server.baseUrl);
+});
+afterAll(() => server.close());
+
+function post(body: unknown, headers: Record<string, string> = {}, query = "") {
+  return fetch(`${server.baseUrl}/mcp${query}`, {
+    method: "POST",
+    headers: { ...mcpHeaders, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+async function envelope(response: Response) {
+  return { status: response.status, body: await response.json() };
+}
+
+describe("credentials on /mcp", () => {
+  const refused = (code: string) => ({
+    status: 401,
+    body: { error: expect.objectContaining({ code, retryable: false, message: expect.any(String) }) },
+  });
+
+  it("refuses a missing or malformed Authorization header with missing_credentials", async () => {
+    expect(await envelope(await post(initialize))).toEqual(refused("missing_credentials"));
+    expect(await envelope(await post(initialize, { authorization: `Token ${owner.key}` }))).toEqual(
+      refused("missing_credentials"),
+    );
+  });
+
+  it("refuses a dashboard token with wrong_credential_type", async () => {
+    expect(await envelope(await post(initialize, { authorization: `Bearer ${owner.token}` }))).toEqual(
+      refused("wrong_credential_type"),
+    );
+  });
+
+  it("refuses unknown, mistyped and revoked keys with invalid_api_key, the last one mid-session", async () => {
+    const mistyped = `${owner.key.slice(0, -1)}${owner.key.endsWith("a") ? "b" : "a"}`;
+    expect(await envelope(await post(initialize, { authorization: `Bearer ${mistyped}` }))).toEqual(
+      refused("invalid_api_key"),
+    );
+    const account = await createAccount(server.baseUrl);
+    const client = new Client({ name: "revoked", version: "1" });
+    await client.connect(httpTransport(server.baseUrl, account.key));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const revoked = await fetch(`${server.baseUrl}/v1/api-keys/${account.keyId}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    expect(revoked.status).toBe(204);
+    await expect(client.listTools()).rejects.toThrow(/invalid_api_key/);
+    expect(await envelope(await post(initialize, { authorization: `Bearer ${account.key}` }))).toEqual(
+      refused("invalid_api_key"),
+    );
+  });
+
+  it("answers the SDK client's connect with the same refusal", async () => {
+    const client = new Client({ name: "jwt", version: "1" });
+    await expect(client.connect(httpTransport(server.baseUrl, owner.token))).rejects.toThrow(
+      /wrong_credential_type/,
+    );
+  });
+});
+
+describe("MCP sessions", () => {
+  it("belong to the key that opened them: another account's key is told the session does not exist", async () => {
+    const transport = httpTransport(server.baseUrl, owner.key);
+    const client = new Client({ name: "owner", version: "1" });
+    await client.connect(transport);
+    const sessionId = transport.sessionId as string;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const hijack = await post(listTools, {
+      authorization: `Bearer ${other.key}`,
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+    });
+    expect(await envelope(hijack)).toEqual({
+      status: 404,
+      body: { error: expect.objectContaining({ code: "not_found" }) },
+    });
+    // The owner's session is untouched by the attempt.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+
+    // A GET opens a session's event stream, for its owner only (the SDK client above holds its
+    // own session's stream, and the transport allows one, so this opens a second session raw).
+    const raw = await post(initialize, { authorization: `Bearer ${owner.key}` });
+    const rawSession = raw.headers.get("mcp-session-id") as string;
+    const streamHeaders = (key: string) => ({
+      accept: "text/event-stream",
+      authorization: `Bearer ${key}`,
+      "mcp-session-id": rawSession,
+      "mcp-protocol-version": "2025-06-18",
+    });
+    expect((await fetch(`${server.baseUrl}/mcp`, { headers: streamHeaders(other.key) })).status).toBe(404);
+    const stream = new AbortController();
+    const opened = await fetch(`${server.baseUrl}/mcp`, {
+      headers: streamHeaders(owner.key),
+      signal: stream.signal,
+    });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("content-type")).toMatch(/text\/event-stream/);
+    stream.abort();
+
+    // DELETE ends it; afterwards it is unknown.
+    await transport.terminateSession();
+    const ended = await post(listTools, {
+      authorization: `Bearer ${owner.key}`,
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+    });
+    expect(ended.status).toBe(404);
+    await client.close();
+  });
+
+  it("serves a request without a session statelessly", async () => {
+    const response = await post(
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "memory_profile", arguments: {} } },
+      { authorization: `Bearer ${owner.key}` },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    const body = await response.json();
+    expect(body).toMatchObject({ id: 7, result: { structuredContent: { static: [], dynamic: [] } } });
+  });
+
+  it("refuses GET and DELETE without a session, an unknown profile, other methods and malformed JSON", async () => {
+    const authorization = `Bearer ${owner.key}`;
+    expect((await fetch(`${server.baseUrl}/mcp`, { headers: { authorization } })).status).toBe(405);
+    expect((await fetch(`${server.baseUrl}/mcp`, { method: "PUT", headers: { authorization } })).status).toBe(
+      405,
+    );
+    expect(await envelope(await post(initialize, { authorization }, "?tools=everything"))).toEqual({
+      status: 422,
+      body: {
+        error: expect.objectContaining({
+          code: "validation_error",
+          details: [expect.objectContaining({ loc: ["query", "tools"] })],
+        }),
+      },
+    });
+    expect(await envelope(await post("{not json", { authorization }))).toEqual({
+      status: 400,
+      body: { error: expect.objectContaining({ code: "invalid_json" }) },
+    });
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * A live Cairn server (the real Node entry in a child process) and MCP clients from the SDK
+ * against it: over HTTP at /mcp, and over stdio through a spawned `cairn mcp serve`.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type RunningServer, startServer } from "../support/processes.ts";
+
+export const root = join(import.meta.dirname, "../..");
+export const cliEntry = join(root, "cli/cairn.ts");
+
+/** The 31 tool names of the wire contract. A listed tool outside them is a defect. */
+export const contractToolNames = [
+  "create_sandbox",
+  "destroy_sandbox",
+  "get_sandbox",
+  "list_sandboxes",
+  "create_sandbox_image",
+  "get_sandbox_image",
+  "list_sandbox_images",
+  "delete_sandbox_image",
+  "create_sandbox_volume",
+  "get_sandbox_volume",
+  "list_sandbox_volumes",
+  "delete_sandbox_volume",
+  "create_mcp_connection",
+  "list_mcp_connections",
+  "delete_mcp_connection",
+  "exec",
+  "lsp_start",
+  "lsp_open",
+  "lsp_completion",
+  "lsp_stop",
+  "file_create",
+  "view",
+  "str_replace",
+  "ls",
+  "glob",
+  "grep",
+  "remember",
+  "ingest_memory",
+  "recall",
+  "memory_profile",
+  "forget_memory",
+] as const;
+
+export const memoryToolNames = ["remember", "ingest_memory", "recall", "memory_profile", "forget_memory"];
+
+export interface LiveServer extends RunningServer {
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startLiveServer(environment: Record<string, string> = {}): Promise<LiveServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), "cairn-mcp-"));
+  const server = await startServer(process.execPath, [join(root, "platform/serve.ts")], {
+    SVC_DATA_DIR: dataDir,
+    SVC_LOG_LEVEL: "warn",
+    ...environment,
+  });
+  return {
+    ...server,
+    dataDir,
+    async close() {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postJson(url: string, body: unknown, credential?: string) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+export interface TestAccount {
+  email: string;
+  token: string;
+  key: string;
+  keyId: string;
+}
+
+/** Signs up over REST and creates an API key, as a user would. */
+export async function createAccount(baseUrl: string): Promise<TestAccount> {
+  const email = `mcp-${crypto.randomUUID()}@example.com`;
+  const signup = await postJson(`${baseUrl}/v1/auth/signup`, { email, password: "correct horse battery" });
+  const key = await postJson(`${baseUrl}/v1/api-keys`, { name: "mcp test" }, signup.access_token);
+  return { email, token: signup.access_token, key: key.key, keyId: key.id };
+}
+
+export function httpTransport(baseUrl: string, key: string, tools?: string) {
+  const url = new URL(`${baseUrl}/mcp`);
+  if (tools) url.searchParams.set("tools", tools);
+  return new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+}
+
+export async function connectHttp(baseUrl: string, key: string, tools?: string): Promise<Client> {
+  const client = new Client({ name: "cairn-test", version: "1.0.0" });
+  await client.connect(httpTransport(baseUrl, key, tools));
+  return client;
+}
+
+export async function connectStdio(baseUrl: string, key: string, tools?: string): Promise<Client> {
+  const client = new Client({ name: "cairn-test-stdio", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [cliEntry, "mcp", "serve", ...(tools ? ["--tools", tools] : [])],
+      env: { PATH: process.env.PATH ?? "", CAIRN_BASE_URL: baseUrl, CAIRN_API_KEY: key },
+      stderr: "pipe",
+    }),
+  );
+  return client;
+}
+
+export const transports = [
+  { name: "HTTP", connect: connectHttp },
+  { name: "stdio", connect: connectStdio },
+] as const;
+
+/** The structured result of a successful call, or a failure naming the call. */
+export function structured<T = Record<string, unknown>>(result: unknown, call = "tool call"): T {
+  const value = result as {
+    isError?: boolean;
+    structuredContent?: unknown;
+    content?: Array<{ text?: string }>;
+  };
+  if (value.isError) throw new Error(`${call} failed: ${value.content?.[0]?.text}`);
+  // The text content is the same JSON.
+  const text = value.content?.[0]?.text ?? "";
+  if (JSON.stringify(JSON.parse(text)) !== JSON.stringify(value.structuredContent)) {
+    throw new Error(`${call}: text and structured content differ`);
+  }
+  return value.structuredContent as T;
+}

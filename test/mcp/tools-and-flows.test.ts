@@ -1,0 +1,181 @@
+/**
+ * The MCP server as an agent meets it, through the SDK's own client, over HTTP against a live
+ * server and over stdio through the real `cairn mcp serve`: the same tools, the memory loop and
+ * the sandbox loop, tool profiles, and failures as isError results.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { version } from "../../core/index.ts";
+import { mcpTools } from "../../transports/mcp/tools.ts";
+import {
+  contractToolNames,
+  createAccount,
+  type LiveServer,
+  memoryToolNames,
+  startLiveServer,
+  structured,
+  transports,
+} from "./mcp-harness.ts";
+
+let server: LiveServer;
+beforeAll(async () => {
+  server = await startLiveServer();
+});
+afterAll(() => server.close());
+
+describe.each(transports)("over $name", ({ connect }) => {
+  let client: Client;
+  beforeAll(async () => {
+    const account = await createAccount(server.baseUrl);
+    client = await connect(server.baseUrl, account.key);
+  });
+  afterAll(() => client.close());
+
+  it("is the cairn server with the package version and the usage instructions", () => {
+    expect(client.getServerVersion()).toEqual({ name: "cairn", version });
+    expect(client.getInstructions()).toMatch(/call recall and memory_profile early/);
+    expect(client.getInstructions()).toMatch(/call create_sandbox first/);
+  });
+
+  it("lists exactly the registry's MCP operations, each named as the contract names it", async () => {
+    const { tools } = await client.listTools();
+    const listed = tools.map((tool) => tool.name);
+    expect(listed).toEqual(mcpTools().map((tool) => tool.name));
+    for (const name of listed) expect(contractToolNames).toContain(name);
+    for (const tool of tools) {
+      expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.description, tool.name).toBeTruthy();
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type).toBe("object");
+    }
+    const recall = tools.find((tool) => tool.name === "recall");
+    expect(Object.keys(recall?.inputSchema.properties ?? {}).sort()).toEqual(["limit", "query", "scope"]);
+    expect(recall?.inputSchema.properties?.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 50 });
+    expect(recall?.inputSchema.properties?.scope).toMatchObject({ default: "default" });
+    expect(recall?.annotations).toMatchObject({ readOnlyHint: true });
+    const create = tools.find((tool) => tool.name === "create_sandbox");
+    expect(Object.keys(create?.inputSchema.properties ?? {})).not.toContain("secret_names");
+  });
+
+  it("remembers, recalls, profiles and forgets", async () => {
+    const remembered = structured<{ id: string; scope: string; kind: string }>(
+      await client.callTool({
+        name: "remember",
+        arguments: { content: "The staging database is PostgreSQL 15.", kind: "fact" },
+      }),
+      "remember",
+    );
+    expect(remembered).toMatchObject({ scope: "default", kind: "fact" });
+    const recalled = structured<{ memories: Array<{ id: string; score: number }> }>(
+      await client.callTool({ name: "recall", arguments: { query: "staging database" } }),
+      "recall",
+    );
+    expect(recalled.memories[0]).toMatchObject({ id: remembered.id });
+    expect(recalled.memories[0].score).toBeGreaterThan(0);
+    const profile = structured<{ static: Array<{ id: string }> }>(
+      await client.callTool({ name: "memory_profile", arguments: {} }),
+      "memory_profile",
+    );
+    expect(profile.static.map((memory) => memory.id)).toContain(remembered.id);
+    const forgotten = structured(
+      await client.callTool({ name: "forget_memory", arguments: { memory_id: remembered.id } }),
+      "forget_memory",
+    );
+    expect(forgotten).toEqual({ status: "forgotten", id: remembered.id });
+    const after = structured<{ memories: unknown[] }>(
+      await client.callTool({ name: "recall", arguments: { query: "staging database" } }),
+    );
+    expect(after.memories).toEqual([]);
+  });
+
+  it("creates a sandbox, runs a command, writes, edits and reads a file, and destroys it", async () => {
+    const sandbox = structured<{ id: string; status: string }>(
+      await client.callTool({ name: "create_sandbox", arguments: { label: "mcp test" } }),
+      "create_sandbox",
+    );
+    expect(sandbox.status).toBe("active");
+    const session_id = sandbox.id;
+    const ran = structured<{ exit_code: number; stdout: string }>(
+      await client.callTool({ name: "exec", arguments: { session_id, command: "echo 42" } }),
+      "exec",
+    );
+    expect(ran).toMatchObject({ exit_code: 0, stdout: "42\n" });
+    structured(
+      await client.callTool({
+        name: "file_create",
+        arguments: { session_id, path: "notes.txt", content: "hello world\n" },
+      }),
+      "file_create",
+    );
+    const replaced = structured<{ replaced: number }>(
+      await client.callTool({
+        name: "str_replace",
+        arguments: { session_id, path: "notes.txt", old_str: "world", new_str: "agents" },
+      }),
+      "str_replace",
+    );
+    expect(replaced.replaced).toBe(1);
+    const viewed = structured<{ content: string }>(
+      await client.callTool({ name: "view", arguments: { session_id, path: "notes.txt" } }),
+      "view",
+    );
+    expect(viewed.content).toContain("hello agents");
+    const destroyed = structured(
+      await client.callTool({ name: "destroy_sandbox", arguments: { session_id } }),
+      "destroy_sandbox",
+    );
+    expect(destroyed).toEqual({ status: "destroyed", id: session_id });
+    const late = await client.callTool({ name: "exec", arguments: { session_id, command: "echo 42" } });
+    expect(late.isError).toBe(true);
+    expect(late.content).toEqual([
+      { type: "text", text: expect.stringMatching(/^Error exec: .*\[not_found\] \(HTTP 404\)$/) },
+    ]);
+    expect(late.structuredContent).toMatchObject({ error: { code: "not_found", retryable: false } });
+  });
+
+  it("answers a failed memory call with Memory error text and the error envelope, never a protocol error", async () => {
+    const failed = await client.callTool({ name: "recall", arguments: { query: "" } });
+    expect(failed.isError).toBe(true);
+    expect((failed.content as Array<{ text: string }>)[0].text).toMatch(
+      /^Memory error: Invalid request \[validation_error\]/,
+    );
+    expect(failed.structuredContent).toMatchObject({
+      error: {
+        code: "validation_error",
+        details: [expect.objectContaining({ loc: ["arguments", "query"] })],
+      },
+    });
+    const missing = await client.callTool({
+      name: "forget_memory",
+      arguments: { memory_id: crypto.randomUUID() },
+    });
+    expect(missing).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: "memory_not_found" } },
+    });
+    const unknown = await client.callTool({ name: "no_such_tool", arguments: {} });
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: "not_found" } } });
+  });
+});
+
+describe.each(transports)("tool profiles over $name", ({ connect }) => {
+  it("memory lists the 5 memory tools; sandbox lists the rest", async () => {
+    const account = await createAccount(server.baseUrl);
+    const memory = await connect(server.baseUrl, account.key, "memory");
+    const sandbox = await connect(server.baseUrl, account.key, "sandbox");
+    try {
+      expect((await memory.listTools()).tools.map((tool) => tool.name)).toEqual(memoryToolNames);
+      const sandboxNames = (await sandbox.listTools()).tools.map((tool) => tool.name);
+      expect(sandboxNames).toEqual(
+        mcpTools()
+          .map((tool) => tool.name)
+          .filter((name) => !memoryToolNames.includes(name)),
+      );
+      // A tool outside the profile is not callable through it either.
+      expect(await memory.callTool({ name: "exec", arguments: {} })).toMatchObject({ isError: true });
+    } finally {
+      await memory.close();
+      await sandbox.close();
+    }
+  });
+});
