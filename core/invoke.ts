@@ -18,6 +18,19 @@ export interface InvokeRequest {
   signal: AbortSignal;
   /** The operation's input, gathered by the transport; validation errors locate fields as `["input", …]`. */
   input: unknown;
+  /**
+   * Set by a transport that has just authenticated this same request's credential with
+   * `authenticate` (MCP checks it at the door): used when it is of the kind the operation needs.
+   */
+  principal?: Principal;
+}
+
+/** Who a credential belongs to: the account, and which key or token it was. */
+export interface Principal {
+  kind: "api_key" | "dashboard";
+  accountId: string;
+  /** The API key's id, or the account id for a dashboard token. */
+  credentialId: string;
 }
 
 export interface InvokeResult<Output = unknown> {
@@ -34,7 +47,11 @@ export async function invoke<Tool extends AnyTool>(
   request: InvokeRequest,
 ): Promise<InvokeResult<z.output<Tool["output"]>>> {
   const now = platform.clock.now();
-  const accountId = await authenticate(platform, tool.auth, request.authorization, now);
+  const principal =
+    request.principal?.kind === tool.auth
+      ? request.principal
+      : await authenticate(platform, tool.auth, request.authorization, now);
+  const accountId = principal?.accountId ?? null;
   const rateLimit = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
   const input = validate(tool.input, request.input);
   const context: ToolContext = {
@@ -65,7 +82,7 @@ export async function authenticate(
   kind: CredentialKind,
   authorization: string | null,
   now: Date,
-): Promise<string | null> {
+): Promise<Principal | null> {
   if (kind === "none") return null;
   const token = bearerToken(authorization);
   const isApiKey = token.startsWith(apiKeyPrefix);
@@ -79,10 +96,10 @@ export async function authenticate(
   const claims = await platform.dashboardTokens.verify(token, now);
   const account = await platform.storage.accounts.findById(claims.accountId);
   if (!account) throw new ServiceError("invalid_token", "Invalid or expired dashboard token");
-  return account.id;
+  return { kind: "dashboard", accountId: account.id, credentialId: account.id };
 }
 
-async function authenticateApiKey(platform: Platform, key: string, now: Date): Promise<string> {
+async function authenticateApiKey(platform: Platform, key: string, now: Date): Promise<Principal> {
   const invalid = () => new ServiceError("invalid_api_key", "Invalid or revoked API key");
   // A key whose checksum fails is refused without touching the database.
   if (!hasValidChecksum(key)) throw invalid();
@@ -92,7 +109,7 @@ async function authenticateApiKey(platform: Platform, key: string, now: Date): P
   const lastUsed = record.lastUsedAt?.getTime() ?? 0;
   if (now.getTime() - lastUsed >= lastUsedIntervalMilliseconds)
     await platform.storage.apiKeys.touch(record.id, now);
-  return record.accountId;
+  return { kind: "api_key", accountId: record.accountId, credentialId: record.id };
 }
 
 async function takeToken(

@@ -13,6 +13,7 @@ import {
 import {
   invoke,
   type Platform,
+  type Principal,
   ServiceError,
   toServiceError,
   type ValidationIssue,
@@ -34,6 +35,8 @@ export const instructions = [
 export interface McpCaller {
   /** The Authorization value the request carried. */
   authorization: string;
+  /** Its credential, authenticated at the door of this same HTTP request. */
+  principal: Principal;
   clientIp: string;
   requestId: string;
 }
@@ -103,6 +106,7 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
     try {
       const { output } = await invoke(platform, tool.operation, {
         authorization: caller.authorization,
+        principal: caller.principal,
         clientIp: caller.clientIp,
         requestId: caller.requestId,
         signal: extra.signal,

@@ -12,7 +12,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Context, Hono } from "hono";
-import { authenticate, type Platform, ServiceError, sha256Hex } from "../../core/index.ts";
+import { authenticate, type Platform, type Principal, ServiceError } from "../../core/index.ts";
 import { createMcpServer, type McpCaller } from "./create-mcp-server.ts";
 import { type ToolProfile, toolProfiles } from "./tools.ts";
 
@@ -27,8 +27,8 @@ export interface McpAppOptions {
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   accountId: string;
-  /** SHA-256 of the credential that opened it. */
-  credential: string;
+  /** The id of the API key that opened it. */
+  keyId: string;
   lastSeen: number;
 }
 
@@ -77,7 +77,8 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     }
   }
 
-  async function openSession(accountId: string, credential: string, profile: ToolProfile) {
+  async function openSession(principal: Principal, profile: ToolProfile) {
+    const { accountId, credentialId: keyId } = principal;
     const now = Date.now();
     dropIdleSessions(now);
     const own = [...sessions].filter(([, session]) => session.accountId === accountId);
@@ -89,7 +90,7 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, accountId, credential, lastSeen: now });
+        sessions.set(id, { transport, accountId, keyId, lastSeen: now });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -105,26 +106,22 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       throw new ServiceError("method_not_allowed", `Method ${method} is not allowed on /mcp`);
     }
     const authorization = context.req.header("Authorization") ?? null;
-    const accountId = (await authenticate(
-      platform,
-      "api_key",
-      authorization,
-      platform.clock.now(),
-    )) as string;
-    const credential = await sha256Hex(authorization ?? "");
+    const now = platform.clock.now();
+    const principal = (await authenticate(platform, "api_key", authorization, now)) as Principal;
     const caller: McpCaller = {
       authorization: authorization ?? "",
+      principal,
       clientIp: options.clientIp(context.req.raw, context.env),
       requestId: context.get("requestId"),
     };
-    const authInfo = { token: "", clientId: accountId, scopes: [], extra: { caller } };
+    const authInfo = { token: "", clientId: principal.accountId, scopes: [], extra: { caller } };
     const body = method === "POST" ? await jsonBody(context) : undefined;
 
     const sessionId = context.req.header("Mcp-Session-Id");
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // Another key's session is reported exactly like one that never existed.
-      if (!session || session.credential !== credential) throw sessionNotFound();
+      if (!session || session.keyId !== principal.credentialId) throw sessionNotFound();
       session.lastSeen = Date.now();
       return session.transport.handleRequest(context.req.raw, { parsedBody: body, authInfo });
     }
@@ -137,7 +134,7 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     const profile = profileOf(context.req.query("tools"));
     const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
     if (initializes) {
-      const transport = await openSession(accountId, credential, profile);
+      const transport = await openSession(principal, profile);
       return transport.handleRequest(context.req.raw, { parsedBody: body, authInfo });
     }
     // Stateless: a server and transport for this request alone.
