@@ -1,12 +1,16 @@
 /**
- * The same app served by Deno (the npm `deno` package) does signup → API key → whoami, on the
- * embedded SQLite database (better-sqlite3's prebuilt addon loads under Deno).
+ * The same app served by Deno (the npm `deno` package) does signup → API key → whoami → a
+ * sandbox, on the embedded SQLite database (better-sqlite3's prebuilt addon loads under Deno),
+ * and serves /mcp to the SDK's client, with an open session when it stops.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
+import { mcpTools } from "../../transports/mcp/tools.ts";
+import { httpTransport } from "../mcp/mcp-harness.ts";
 import { type RunningServer, startServer } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -14,6 +18,7 @@ const root = resolve(import.meta.dirname, "../..");
 describe("Deno runtime", () => {
   let server: RunningServer;
   let dataDir: string;
+  let key: string;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "cairn-deno-"));
@@ -49,7 +54,7 @@ describe("Deno runtime", () => {
       body: JSON.stringify({ name: "deno" }),
     });
     expect(created.status).toBe(201);
-    const { key } = (await created.json()) as { key: string };
+    key = ((await created.json()) as { key: string }).key;
     const whoami = await fetch(`${server.baseUrl}/v1/account`, {
       headers: { authorization: `Bearer ${key}` },
     });
@@ -70,6 +75,21 @@ describe("Deno runtime", () => {
     expect((await fetch(`${server.baseUrl}/v1/sandboxes/${id}`, { method: "DELETE", headers })).status).toBe(
       204,
     );
+  });
+
+  it("serves the MCP tools at /mcp", async () => {
+    const client = new Client({ name: "deno-test", version: "1" });
+    await client.connect(httpTransport(server.baseUrl, key));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+      mcpTools().map((tool) => tool.name),
+    );
+    const remembered = await client.callTool({
+      name: "remember",
+      arguments: { content: "Deno serves MCP too." },
+    });
+    expect(remembered.isError).toBeFalsy();
+    expect(remembered.structuredContent).toMatchObject({ content: "Deno serves MCP too." });
+    // The session stays open: stopping the server below must not wait on its event stream.
   });
 
   it("stops on SIGTERM with no sandbox disk left mounted", async () => {
