@@ -7,7 +7,7 @@ export const getAccount = defineTool({
   name: "get_account",
   group: "account",
   title: "Get the account",
-  description: "Who am I: the account behind the API key.",
+  description: "Who am I: the account (id, email, created_at) behind the API key.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: accountOut,

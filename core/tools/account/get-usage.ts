@@ -29,7 +29,8 @@ export const getUsage = defineTool({
   name: "get_usage",
   group: "account",
   title: "Get usage and limits",
-  description: "Sandbox usage this month, concurrent sandboxes and the sandbox_ops rate-limit headroom.",
+  description:
+    "Sandbox hours used this month against the limit, active sandboxes against the concurrent cap, sandboxes created in all, and the sandbox_ops rate-limit tokens left. Check it before creating sandboxes.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: usageSummary.extend({

@@ -16,7 +16,8 @@ export const getAllowedCommands = defineTool({
   name: "get_allowed_commands",
   group: "allowlist",
   title: "Get the command allowlist",
-  description: "The account's command allowlist; an empty list means exec is unrestricted.",
+  description:
+    "The account's exec command allowlist; an empty list means exec runs any command. Change it with set_allowed_commands or clear_allowed_commands.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: rulesOut,
@@ -37,7 +38,7 @@ export const setAllowedCommands = defineTool({
   group: "allowlist",
   title: "Set the command allowlist",
   description:
-    "Replace the command allowlist: each rule is a command name or {command, args_allow, args_deny} with regexes matched against the joined arguments.",
+    "Replace the exec command allowlist. Each rule is a command name or {command, args_allow, args_deny} whose regexes are matched against the joined arguments. Returns the rules as stored.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({
     rules: z
@@ -46,7 +47,8 @@ export const setAllowedCommands = defineTool({
       .refine(
         (rules) => !JSON.stringify(rules).includes("\\u0000"),
         "rules must not contain the NUL character (U+0000)",
-      ),
+      )
+      .describe("Each a command name, or {command, args_allow: [regex], args_deny: [regex]}"),
   }),
   output: rulesOut,
   auth: "api_key",
@@ -64,7 +66,7 @@ export const clearAllowedCommands = defineTool({
   name: "clear_allowed_commands",
   group: "allowlist",
   title: "Clear the command allowlist",
-  description: "Remove the command allowlist: exec is unrestricted again.",
+  description: "Remove the exec command allowlist, so exec runs any command again.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.null(),

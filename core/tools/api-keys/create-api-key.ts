@@ -7,9 +7,12 @@ export const createApiKey = defineTool({
   name: "create_api_key",
   group: "api_keys",
   title: "Create an API key",
-  description: "Create an API key. The raw key is in this response only; it is stored as a SHA-256 digest.",
+  description:
+    "Create an API key for the account. The raw key is in this response only (only its SHA-256 digest is kept), so store it; send it as the Bearer credential of every API-key route.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
-  input: z.object({ name: z.string().min(1).max(200) }),
+  input: z.object({
+    name: z.string().min(1).max(200).describe('Label to tell keys apart, e.g. "ci" or "laptop"'),
+  }),
   output: apiKeyOut.extend({ key: z.string() }),
   auth: "dashboard",
   bucket: null,

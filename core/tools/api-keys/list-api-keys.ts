@@ -6,7 +6,8 @@ export const listApiKeys = defineTool({
   name: "list_api_keys",
   group: "api_keys",
   title: "List API keys",
-  description: "List the account's API keys, newest first, revoked ones included. Raw keys are never shown.",
+  description:
+    "List the account's API keys, newest first, revoked ones included, with prefix and last use. Raw keys are never shown; pass an id to revoke_api_key.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.array(apiKeyOut),

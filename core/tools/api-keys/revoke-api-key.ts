@@ -7,9 +7,10 @@ export const revokeApiKey = defineTool({
   name: "revoke_api_key",
   group: "api_keys",
   title: "Revoke an API key",
-  description: "Revoke an API key; it stops working at once.",
+  description:
+    "Revoke an API key by id; it stops working at once. An unknown or already revoked id is not_found.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
-  input: z.object({ key_id: resourceId }),
+  input: z.object({ key_id: resourceId.describe("API key id, from list_api_keys or create_api_key") }),
   output: z.null(),
   auth: "dashboard",
   bucket: null,

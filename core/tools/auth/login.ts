@@ -10,9 +10,13 @@ export const login = defineTool({
   name: "login",
   group: "auth",
   title: "Log in",
-  description: "Exchange email and password for a dashboard session token.",
+  description:
+    "Exchange email and password for a dashboard session token (a JWT valid for expires_in seconds). Use it to manage API keys; repeated failures are rate limited.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
-  input: z.object({ email: z.string().trim().toLowerCase().max(320), password: z.string().max(1000) }),
+  input: z.object({
+    email: z.string().trim().toLowerCase().max(320).describe("Account email (case-insensitive)"),
+    password: z.string().max(1000).describe("Account password"),
+  }),
   output: tokenResponse,
   auth: "none",
   bucket: "login",

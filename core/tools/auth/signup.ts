@@ -6,9 +6,13 @@ export const signup = defineTool({
   name: "signup",
   group: "auth",
   title: "Sign up",
-  description: "Create an account and return a dashboard session token.",
+  description:
+    "Create an account from an email and password and return a dashboard session token (a JWT). Use the token to create API keys; an email already registered is email_taken.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
-  input: z.object({ email, password: z.string().min(8).max(200) }),
+  input: z.object({
+    email: email.describe("Account email; stored trimmed and lower-cased"),
+    password: z.string().min(8).max(200).describe("Account password; stored only as an argon2id hash"),
+  }),
   output: tokenResponse,
   auth: "none",
   bucket: "signup",

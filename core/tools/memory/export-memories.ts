@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryKinds, relationTypes, scope } from "./schemas.ts";
+import { fieldDescriptions, memoryKinds, relationTypes, scope } from "./schemas.ts";
 
 /** Export format version, so future importers can tell what they read. */
 export const exportVersion = 1;
@@ -29,9 +29,9 @@ export const exportMemories = defineTool({
   group: "memory",
   title: "Export memories",
   description:
-    "Export up to 10 000 live memories (superseded ones included) and the relations among them, in a payload POST /v1/memory/import accepts as is.",
+    "Export up to 10,000 live memories (superseded ones included) and the relations among them, as a payload import_memories accepts as is. Use it for backups or to move memories between servers.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  input: z.object({ scope: scope.optional() }),
+  input: z.object({ scope: scope.optional().describe(fieldDescriptions.scopeFilter) }),
   output: z.object({
     version: z.number().int(),
     memories: z.array(exportMemory),

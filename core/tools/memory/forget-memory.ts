@@ -9,9 +9,9 @@ export const forgetMemory = defineTool({
   group: "memory",
   title: "Forget a memory",
   description:
-    "Permanently delete a memory: the row, its search index entry, embeddings and relations go at once. Use when asked to forget something.",
-  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-  input: z.object({ memory_id: memoryIdParameter }),
+    "Permanently delete a memory with its search entry, embeddings and relations; an import will not bring it back. Use it when asked to forget something; find the id with recall.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  input: z.object({ memory_id: memoryIdParameter.describe("Id of the memory, e.g. from recall") }),
   output: z.null(),
   auth: "api_key",
   bucket: "memory_ops",

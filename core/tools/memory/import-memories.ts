@@ -6,19 +6,29 @@ import { identityDigest, linkMemories, upsertMemory } from "./write-memory.ts";
 
 const importMemory = z.object({
   ...memoryCreateFields,
-  id: z.string().max(36).nullable().default(null),
+  id: z
+    .string()
+    .max(36)
+    .nullable()
+    .default(null)
+    .describe("Id within the batch, for relations and superseded_by_id; not kept"),
   // Carried over from an export so a round trip keeps its history.
-  created_at: dateTime.nullable().optional(),
-  updated_at: dateTime.nullable().optional(),
-  superseded_at: dateTime.nullable().optional(),
-  superseded_by_id: z.string().max(36).nullable().optional(),
+  created_at: dateTime.nullable().optional().describe("ISO-8601 creation time to keep; default now"),
+  updated_at: dateTime.nullable().optional().describe("ISO-8601 last update time to keep; default now"),
+  superseded_at: dateTime.nullable().optional().describe("ISO-8601 time a newer memory replaced it"),
+  superseded_by_id: z
+    .string()
+    .max(36)
+    .nullable()
+    .optional()
+    .describe("Batch id of the memory that replaced it"),
 });
 
 const importRelation = z.object({
-  source_memory_id: z.string().max(36),
-  target_memory_id: z.string().max(36),
-  relation_type: z.enum(relationTypes),
-  confidence: z.number().min(0).max(1).default(0.5),
+  source_memory_id: z.string().max(36).describe("Batch id of the memory the relation starts from"),
+  target_memory_id: z.string().max(36).describe("Batch id of the memory it points to"),
+  relation_type: z.enum(relationTypes).describe("How source relates to target; updates means it replaces it"),
+  confidence: z.number().min(0).max(1).default(0.5).describe("Strength of the relation, 0 to 1"),
 });
 
 export const importMemories = defineTool({
@@ -26,17 +36,19 @@ export const importMemories = defineTool({
   group: "memory",
   title: "Import memories",
   description:
-    "Import up to 500 memories and 2 000 relations in one all-or-nothing batch (an export payload works as is). Ids are reassigned; relations refer to ids inside the batch.",
+    "Import up to 500 memories and 2,000 relations in one all-or-nothing batch; an export_memories payload works as is. Ids are reassigned: relations refer to ids inside the batch. Forgotten memories are skipped.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
     memories: z
       .array(importMemory)
       .min(1, "memories must hold 1 to 500 items")
-      .max(500, "memories must hold 1 to 500 items; split larger imports into batches"),
+      .max(500, "memories must hold 1 to 500 items; split larger imports into batches")
+      .describe("Memories to write, each with an optional batch id"),
     relations: z
       .array(importRelation)
       .max(2000, "relations must hold at most 2 000 items; split larger imports into batches")
-      .default([]),
+      .default([])
+      .describe("Relations between memories of this batch, by batch id"),
   }),
   output: z.object({ source_session_id: z.null(), memories: z.array(memoryOut) }),
   auth: "api_key",

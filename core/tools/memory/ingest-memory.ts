@@ -2,7 +2,16 @@ import { z } from "zod";
 import { extractMemories } from "../../memory/index.ts";
 import type { MemoryRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { dateTime, memoryKinds, memoryOut, metadata, scope, storableString, toMemoryOut } from "./schemas.ts";
+import {
+  dateTime,
+  fieldDescriptions,
+  memoryKinds,
+  memoryOut,
+  metadata,
+  scope,
+  storableString,
+  toMemoryOut,
+} from "./schemas.ts";
 import { linkMemories, upsertMemory } from "./write-memory.ts";
 
 export const ingestMemory = defineTool({
@@ -10,19 +19,30 @@ export const ingestMemory = defineTool({
   group: "memory",
   title: "Ingest a document into memory",
   description:
-    "Extract atomic memories from a document or a session transcript (`speaker: text` lines) without any model: sentences are split, fragments filtered and de-duplicated, kinds and dates detected, at most 50 per call.",
+    "Extract atomic memories from a document or transcript (speaker: text lines) without a model: sentences split, filtered and de-duplicated, kinds and dates detected; at most 50 per call. For one fact use remember.",
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     content: storableString()
       .min(1)
       .max(262_144)
-      .refine((text) => text.trim().length > 0, "content must contain text, not only whitespace"),
-    scope: scope.default("default"),
-    kind: z.enum(["auto", ...memoryKinds]).default("auto"),
-    metadata: metadata.default({}),
-    source_session_id: storableString().max(36).nullable().default(null),
-    expires_at: dateTime.nullable().default(null),
-    document_date: dateTime.nullable().default(null),
+      .refine((text) => text.trim().length > 0, "content must contain text, not only whitespace")
+      .describe("Document or transcript text to extract memories from"),
+    scope: scope.default("default").describe(fieldDescriptions.scope),
+    kind: z
+      .enum(["auto", ...memoryKinds])
+      .default("auto")
+      .describe("Kind of every memory extracted; auto detects each one's"),
+    metadata: metadata.default({}).describe(fieldDescriptions.metadata),
+    source_session_id: storableString()
+      .max(36)
+      .nullable()
+      .default(null)
+      .describe(fieldDescriptions.sourceSessionId),
+    expires_at: dateTime.nullable().default(null).describe(fieldDescriptions.expiresAt),
+    document_date: dateTime
+      .nullable()
+      .default(null)
+      .describe("ISO-8601 date the document was written; anchors relative dates"),
   }),
   output: z.object({ source_session_id: z.string().nullable(), memories: z.array(memoryOut) }),
   auth: "api_key",

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { scope } from "./schemas.ts";
+import { fieldDescriptions, scope } from "./schemas.ts";
 
 export const memoryMetrics = defineTool({
   name: "memory_metrics",
   group: "memory",
   title: "Memory metrics",
-  description: "Counts of live, current memories by kind, and how many carry an embedding.",
+  description: "Count live, current memories by kind, and how many carry an embedding.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  input: z.object({ scope: scope.optional() }),
+  input: z.object({ scope: scope.optional().describe(fieldDescriptions.scopeFilter) }),
   output: z.object({
     total_memories: z.number().int(),
     by_kind: z.record(z.string(), z.number().int()),

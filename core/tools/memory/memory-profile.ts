@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { boundedInteger, memoryOut, scope, toMemoryOut } from "./schemas.ts";
+import { boundedInteger, fieldDescriptions, memoryOut, scope, toMemoryOut } from "./schemas.ts";
 
 const stableKinds = new Set(["fact", "preference", "instruction"]);
 
@@ -9,9 +9,12 @@ export const memoryProfile = defineTool({
   group: "memory",
   title: "Memory profile",
   description:
-    "What is known about the user and project: stable facts, preferences and instructions apart from recent goals, notes and summaries. Call it early in a task.",
+    "What is known about the user and project: stable facts, preferences and instructions (static) apart from recent goals, notes and summaries (dynamic). Call it early in a task.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  input: z.object({ scope: scope.optional(), limit: boundedInteger(1, 100, 20) }),
+  input: z.object({
+    scope: scope.optional().describe(fieldDescriptions.scopeFilter),
+    limit: boundedInteger(1, 100, 20).describe("Most memories in each of static and dynamic"),
+  }),
   output: z.object({ static: z.array(memoryOut), dynamic: z.array(memoryOut) }),
   auth: "api_key",
   bucket: null,

@@ -8,9 +8,12 @@ export const memoryRelations = defineTool({
   group: "memory",
   title: "Memory relations",
   description:
-    "Outgoing relations of a memory (updates, extends, related, derives) to live memories, strongest first.",
+    "Outgoing relations of a memory (updates, extends, related, derives) to live memories, strongest first. Use it to follow what a memory replaced or builds on.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  input: z.object({ memory_id: memoryIdParameter, limit: boundedInteger(1, 100, 20) }),
+  input: z.object({
+    memory_id: memoryIdParameter.describe("Memory id"),
+    limit: boundedInteger(1, 100, 20).describe("Most relations to return"),
+  }),
   output: z.object({ memory_id: z.string(), relations: z.array(relationOut) }),
   auth: "api_key",
   bucket: null,

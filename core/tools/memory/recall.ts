@@ -2,7 +2,7 @@ import { z } from "zod";
 import { asksForHistory, queryTokens, scoreCandidates } from "../../memory/index.ts";
 import type { MemoryRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { boundedInteger, memoryOut, scope, toMemoryOut } from "./schemas.ts";
+import { boundedInteger, fieldDescriptions, memoryOut, scope, toMemoryOut } from "./schemas.ts";
 
 // Newest matching rows fetched per query token: bounds the work of a common word.
 const perTokenLimit = 100;
@@ -14,12 +14,12 @@ export const recall = defineTool({
   group: "memory",
   title: "Recall memories",
   description:
-    "Search memories by meaning of the words (lexical full-text, plus relations and recency). Call it early in a task to pick up what is already known.",
+    "Search memories by the words of a query (full text, plus related memories and recency); returns the best matches with a score. Call it early in a task to pick up what is already known.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
-    q: z.string().min(1).max(400),
-    scope: scope.optional(),
-    limit: boundedInteger(1, 50, 10),
+    q: z.string().min(1).max(400).describe("What to look for, in plain words"),
+    scope: scope.optional().describe(fieldDescriptions.scopeFilter),
+    limit: boundedInteger(1, 50, 10).describe("Most memories to return"),
   }),
   output: z.object({ query: z.string(), memories: z.array(memoryOut.extend({ score: z.number() })) }),
   auth: "api_key",

@@ -72,17 +72,49 @@ export const metadata = z.record(z.string(), z.unknown()).superRefine((value, co
 
 export const scope = storableString().min(1).max(128);
 
+/** Descriptions of fields that several memory operations share. */
+export const fieldDescriptions = {
+  scope: "Namespace such as a project or user; recall searches within it",
+  scopeFilter: "Only this scope; over REST, omit for every scope",
+  metadata: "Free-form JSON object kept with the memory",
+  sourceSessionId: "Id of the conversation or session it came from",
+  expiresAt: "ISO-8601 date-time it disappears at; null keeps it",
+};
+
 export const memoryCreateFields = {
-  content: storableString().min(1).max(65_536),
-  scope: scope.default("default"),
-  kind: z.enum(memoryKinds).default("fact"),
-  metadata: metadata.default({}),
-  source_session_id: storableString().max(36).nullable().default(null),
-  expires_at: dateTime.nullable().default(null),
-  source_content: storableString().max(65_536).nullable().default(null),
-  document_date: dateTime.nullable().default(null),
-  event_dates: z.array(storableString().max(1000)).max(16).default([]),
-  importance: z.number().min(0).max(1).default(0.5),
+  content: storableString().min(1).max(65_536).describe("The memory: one self-contained statement"),
+  scope: scope.default("default").describe(fieldDescriptions.scope),
+  kind: z
+    .enum(memoryKinds)
+    .default("fact")
+    .describe("Kind; fact, preference and instruction form the profile's static part"),
+  metadata: metadata.default({}).describe(fieldDescriptions.metadata),
+  source_session_id: storableString()
+    .max(36)
+    .nullable()
+    .default(null)
+    .describe(fieldDescriptions.sourceSessionId),
+  expires_at: dateTime.nullable().default(null).describe(fieldDescriptions.expiresAt),
+  source_content: storableString()
+    .max(65_536)
+    .nullable()
+    .default(null)
+    .describe("The original text it was taken from"),
+  document_date: dateTime
+    .nullable()
+    .default(null)
+    .describe("ISO-8601 date the source was written; anchors relative dates"),
+  event_dates: z
+    .array(storableString().max(1000))
+    .max(16)
+    .default([])
+    .describe("Dates of the events it mentions, free-form text"),
+  importance: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe("From 0 to 1; higher ranks a little higher in recall"),
 };
 
 export const memoryCreateRequest = z.object(memoryCreateFields);

@@ -10,21 +10,48 @@ import { runtimeCall, sandboxSessionOut, toSessionOut } from "./sessions.ts";
 const volumeMountPath = /^\/(workspace|tmp|mnt)(\/[^\0]*)?$/;
 
 const createRequest = z.object({
-  label: z.string().max(200).nullable().default(null),
-  size: z.enum(sandboxSizes).default("small"),
-  storage_gb: z.number().positive().nullable().default(null),
-  lifetime_minutes: z.number().int().min(1).nullable().default(null),
-  count: z.number().int().min(1).max(10).default(1),
-  secret_names: z.array(z.string().min(1).max(200)).max(50).nullable().default(null),
-  image_id: z.string().max(64).nullable().default(null),
-  mcp_connection_names: z.array(z.string().min(1).max(200)).max(50).nullable().default(null),
+  label: z.string().max(200).nullable().default(null).describe("Free-form name shown in listings"),
+  size: z.enum(sandboxSizes).default("small").describe("CPU and memory class; the server may cap it"),
+  storage_gb: z
+    .number()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe("Disk size in GB; null gives the size's default disk"),
+  lifetime_minutes: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe("Minutes until it expires; null means the server maximum (30 by default)"),
+  count: z.number().int().min(1).max(10).default(1).describe("How many to create; above 1 returns an array"),
+  secret_names: z
+    .array(z.string().min(1).max(200))
+    .max(50)
+    .nullable()
+    .default(null)
+    .describe("Names of secrets the session's http_request may use"),
+  image_id: z
+    .string()
+    .max(64)
+    .nullable()
+    .default(null)
+    .describe("Id of a completed custom image; null for the default image"),
+  mcp_connection_names: z
+    .array(z.string().min(1).max(200))
+    .max(50)
+    .nullable()
+    .default(null)
+    .describe("Labels of MCP connections whose hosts the sandbox may reach"),
   volume_mounts: z
     .record(
       z.string().max(64),
       z.string().max(4096).regex(volumeMountPath, "must be an absolute path under /workspace, /tmp or /mnt"),
     )
     .nullable()
-    .default(null),
+    .default(null)
+    .describe("Volume id to absolute mount path under /workspace, /tmp or /mnt"),
 });
 
 const createdResponse = sandboxSessionOut.extend({ usage: usageSummary });
@@ -76,7 +103,7 @@ export const createSandbox = defineTool({
   group: "sandboxes",
   title: "Create a sandbox",
   description:
-    "Create an isolated sandbox session (or `count` of them) and return its session id. Pass the id to exec, the file tools and the LSP tools; destroy it when done.",
+    "Create an isolated sandbox (or count of them) with no network access. Returns its id: pass it as session_id to exec and the file tools, and call destroy_sandbox when done; it expires after lifetime_minutes anyway.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: createRequest,
   output: z.union([createdResponse, z.array(createdResponse)]),

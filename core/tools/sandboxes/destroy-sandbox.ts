@@ -6,8 +6,9 @@ export const destroySandbox = defineTool({
   name: "destroy_sandbox",
   group: "sandboxes",
   title: "Destroy a sandbox",
-  description: "Destroy a sandbox session: its processes and files are gone; billing stops.",
-  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+  description:
+    "Destroy a sandbox when you are done with it: its processes and files are gone and billing stops. An unknown or already destroyed id is not_found.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter }),
   output: z.null(),
   auth: "api_key",

@@ -10,11 +10,14 @@ export const exec = defineTool({
   group: "sandboxes",
   title: "Run a command in a sandbox",
   description:
-    "Run a shell command in a sandbox (cwd /workspace, no network) and return exit code, stdout (≤1 MiB) and stderr (≤256 KiB).",
+    "Run a shell command in a sandbox (cwd /workspace, no network) and wait for it. Returns exit_code, stdout (≤1 MiB), stderr (≤256 KiB) and timed_out. Use the file tools to read and edit files.",
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    command: storableString().min(1).max(1_048_576),
+    command: storableString()
+      .min(1)
+      .max(1_048_576)
+      .describe('Shell command line, e.g. "pip install -r requirements.txt"'),
     timeout: z
       .number()
       .int()
@@ -22,8 +25,9 @@ export const exec = defineTool({
       .max(100)
       .nullable()
       .default(30)
-      .transform((value) => value ?? 30),
-    description: z.string().max(500).optional(),
+      .transform((value) => value ?? 30)
+      .describe("Seconds before the command is killed; null means 30"),
+    description: z.string().max(500).optional().describe("What the command is for, in a few words"),
   }),
   output: z.object({
     exit_code: z.number().int(),

@@ -16,7 +16,7 @@ import {
 import { defineTool, type ToolContext } from "../../tool.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
 
-const description = z.string().max(500).optional();
+const description = z.string().max(500).optional().describe("Why you make this call, in a few words");
 const path = z.string().min(1).max(4096);
 const entry = z.object({
   path: z.string(),
@@ -45,12 +45,13 @@ export const fileCreate = defineTool({
   name: "file_create",
   group: "files",
   title: "Create a file",
-  description: "Create or overwrite a file in a sandbox (parent directories are created).",
+  description:
+    "Create or overwrite a text file in a sandbox; parent directories are created. Relative paths resolve under /workspace. For small edits to an existing file use str_replace.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    path,
-    content: z.string().max(maxContentCharacters),
+    path: path.describe("File path; relative paths resolve under /workspace"),
+    content: z.string().max(maxContentCharacters).describe("The whole file content"),
     description,
   }),
   output: z.object({ path: z.string(), size: z.number().int(), created: z.boolean() }),
@@ -67,12 +68,16 @@ export const view = defineTool({
   group: "files",
   title: "View a file or directory",
   description:
-    "Read a file (optionally a 1-indexed [start, end] line range; end -1 = to the end) or list a directory.",
+    "Read a text file in a sandbox, whole or a line range, or list a directory's entries. View a file before str_replace to copy the exact text to replace.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    path,
-    view_range: z.tuple([z.number().int(), z.number().int()]).nullable().optional(),
+    path: path.describe("File or directory path; relative paths resolve under /workspace"),
+    view_range: z
+      .tuple([z.number().int(), z.number().int()])
+      .nullable()
+      .optional()
+      .describe("[start, end] lines, 1-indexed and inclusive; end -1 reads to the end"),
     description,
   }),
   output: z.object({
@@ -93,14 +98,19 @@ export const strReplaceTool = defineTool({
   name: "str_replace",
   group: "files",
   title: "Replace text in a file",
-  description: "Replace old_str with new_str in a file; old_str must occur exactly once unless replace_all.",
+  description:
+    "Edit a file in a sandbox by replacing old_str with new_str. old_str must occur exactly once (include surrounding lines to make it unique) unless replace_all is true.",
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    path,
-    old_str: z.string().min(1).max(maxContentCharacters),
-    new_str: z.string().max(maxContentCharacters),
-    replace_all: z.boolean().default(false),
+    path: path.describe("File path; relative paths resolve under /workspace"),
+    old_str: z
+      .string()
+      .min(1)
+      .max(maxContentCharacters)
+      .describe("Exact text to replace, whitespace included"),
+    new_str: z.string().max(maxContentCharacters).describe("Replacement text; empty deletes old_str"),
+    replace_all: z.boolean().default(false).describe("Replace every occurrence, not exactly one"),
     description,
   }),
   output: z.object({ path: z.string(), replaced: z.number().int(), occurrences: z.number().int() }),
@@ -116,9 +126,13 @@ export const ls = defineTool({
   name: "ls",
   group: "files",
   title: "List a directory",
-  description: "List a directory of a sandbox (directories end with /).",
+  description:
+    "List a directory in a sandbox: each entry's path (directories end with /), size and modified_at, sorted by path. Use glob to find files deeper down.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  input: z.object({ session_id: sessionIdParameter, path: path.default("/") }),
+  input: z.object({
+    session_id: sessionIdParameter,
+    path: path.default("/").describe('Directory to list; "/" means /workspace'),
+  }),
   output: z.object({ entries: z.array(entry) }),
   auth: "api_key",
   bucket: "sandbox_ops",
@@ -132,12 +146,13 @@ export const glob = defineTool({
   name: "glob",
   group: "files",
   title: "Find files by pattern",
-  description: "Find files by glob pattern (e.g. **/*.py) below a directory.",
+  description:
+    "Find files in a sandbox by glob pattern (e.g. **/*.py) below a directory; returns their paths, sizes and modified_at. Use grep to search inside files.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    pattern: z.string().min(1).max(1000),
-    path: path.default("/"),
+    pattern: z.string().min(1).max(1000).describe("Glob pattern, e.g. **/*.ts"),
+    path: path.default("/").describe('Directory to search below; "/" means /workspace'),
   }),
   output: z.object({ matches: z.array(entry) }),
   auth: "api_key",
@@ -153,14 +168,14 @@ export const grep = defineTool({
   group: "files",
   title: "Search file contents",
   description:
-    "Search file contents with a regular expression; optional glob filter; at most max_matches lines.",
+    "Search file contents in a sandbox with a regular expression; returns each matching line's path, line number and text, at most max_matches. An invalid regex or a timeout comes back in error.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    pattern: z.string().min(1).max(1000),
-    path: path.default("/"),
-    glob: z.string().max(1000).nullable().optional(),
-    max_matches: z.number().int().min(1).max(5000).default(500),
+    pattern: z.string().min(1).max(1000).describe("Regular expression to search for"),
+    path: path.default("/").describe('Directory to search below; "/" means /workspace'),
+    glob: z.string().max(1000).nullable().optional().describe("Only files matching this glob, e.g. *.py"),
+    max_matches: z.number().int().min(1).max(5000).default(500).describe("Most matching lines to return"),
   }),
   output: z.object({
     matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })),

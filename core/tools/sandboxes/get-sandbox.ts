@@ -6,7 +6,8 @@ export const getSandbox = defineTool({
   name: "get_sandbox",
   group: "sandboxes",
   title: "Get a sandbox",
-  description: "Get one sandbox session, active or destroyed.",
+  description:
+    "Get one sandbox by session_id: status (active or destroyed), expires_at and why it ended. Works for destroyed sandboxes too.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter }),
   output: sandboxSessionOut,

@@ -13,8 +13,8 @@ export const httpRequest = defineTool({
   group: "sandboxes",
   title: "Send an HTTP request from a sandbox",
   description:
-    "Make an HTTP request from the server on a sandbox's behalf. `{{secret:<name>}}` in headers or body is replaced by a secret granted to the session, only for that secret's allowed hosts; secret values are redacted from the response.",
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+    "Send an HTTP request from the server on a sandbox's behalf (sandboxes have no network). {{secret:<name>}} in headers or body becomes a secret granted to the session, only for its allowed hosts; secret values are redacted from the response.",
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   input: z.object({
     session_id: sessionIdParameter,
     method: z
@@ -22,8 +22,9 @@ export const httpRequest = defineTool({
       .min(1)
       .max(10)
       .regex(/^[A-Za-z]+$/, "must be an HTTP method name")
-      .default("GET"),
-    url: z.string().min(1).max(4096),
+      .default("GET")
+      .describe("HTTP method, e.g. GET or POST"),
+    url: z.string().min(1).max(4096).describe("Absolute http or https URL"),
     headers: z
       .record(z.string().max(256), z.string().max(65_536))
       .superRefine((headers, context) => {
@@ -31,13 +32,15 @@ export const httpRequest = defineTool({
           context.addIssue({ code: "custom", path: [problem.name], message: problem.message });
         }
       })
-      .default({}),
+      .default({})
+      .describe("Request headers by name; values may hold {{secret:<name>}}"),
     body: z
       .string()
       .max(10 * 1024 * 1024)
       .nullable()
-      .default(null),
-    timeout: z.number().int().min(1).max(60).default(15),
+      .default(null)
+      .describe("Request body text; may hold {{secret:<name>}}"),
+    timeout: z.number().int().min(1).max(60).default(15).describe("Seconds to wait for the response"),
   }),
   output: z.object({
     status_code: z.number().int(),

@@ -6,9 +6,10 @@ export const listSandboxes = defineTool({
   name: "list_sandboxes",
   group: "sandboxes",
   title: "List sandboxes",
-  description: "List the account's sandbox sessions, newest first; active_only hides destroyed ones.",
+  description:
+    "List the account's sandboxes, newest first, with status and expiry. Use it to find a session_id again; active_only leaves out destroyed and expired ones.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  input: z.object({ active_only: z.boolean().default(false) }),
+  input: z.object({ active_only: z.boolean().default(false).describe("Only sandboxes still active") }),
   output: z.array(sandboxSessionOut),
   auth: "api_key",
   bucket: null,

@@ -5,7 +5,7 @@ import type { SandboxSessionRecord } from "../../ports/storage.ts";
 import type { ToolContext } from "../../tool.ts";
 import { requireAccount } from "../../tool.ts";
 
-export const sessionIdParameter = z.string().min(1).max(64);
+export const sessionIdParameter = z.string().min(1).max(64).describe("Sandbox id, from create_sandbox");
 
 export const sandboxSessionOut = z.object({
   id: z.string(),

@@ -39,12 +39,19 @@ export const createSecret = defineTool({
   group: "secrets",
   title: "Create a secret",
   description:
-    "Store a secret for the HTTP broker; its value is write-only and used only for its allowed hosts.",
+    "Store a secret for the HTTP broker. Its value is write-only: never returned, logged or put in a sandbox. Grant it to a sandbox with secret_names, then write {{secret:<name>}} in http_request to an allowed host.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
-    name: storableString().min(1).max(200),
-    value: storableString().min(1).max(65_536),
-    allowed_hosts: z.array(z.string().max(253)).min(1).max(50),
+    name: storableString()
+      .min(1)
+      .max(200)
+      .describe("Unique name, used in secret_names and {{secret:<name>}}"),
+    value: storableString().min(1).max(65_536).describe("The secret value; write-only"),
+    allowed_hosts: z
+      .array(z.string().max(253))
+      .min(1)
+      .max(50)
+      .describe("Hostnames it may be sent to, e.g. api.github.com"),
   }),
   output: secretOut,
   auth: "api_key",
@@ -80,7 +87,7 @@ export const listSecrets = defineTool({
   name: "list_secrets",
   group: "secrets",
   title: "List secrets",
-  description: "List the account's secrets (names and hosts; never values).",
+  description: "List the account's secrets: id, name, allowed hosts and last use; never values.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.array(secretOut),
@@ -103,9 +110,9 @@ export const deleteSecret = defineTool({
   name: "delete_secret",
   group: "secrets",
   title: "Delete a secret",
-  description: "Delete a secret; sessions it was granted to can no longer use it.",
-  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-  input: z.object({ secret_id: resourceId }),
+  description: "Delete a secret by id; sandboxes it was granted to can no longer use it.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  input: z.object({ secret_id: resourceId.describe("Secret id, from list_secrets") }),
   output: z.null(),
   auth: "api_key",
   bucket: "secret_ops",
