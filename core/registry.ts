@@ -4,11 +4,9 @@ import type { z } from "zod";
 import type { AnyTool } from "./tool.ts";
 import { getAccount } from "./tools/account/get-account.ts";
 import { getUsage } from "./tools/account/get-usage.ts";
-import {
-  clearAllowedCommands,
-  getAllowedCommands,
-  setAllowedCommands,
-} from "./tools/allowlist/allowed-commands.ts";
+import { clearAllowedCommands } from "./tools/allowlist/clear-allowed-commands.ts";
+import { getAllowedCommands } from "./tools/allowlist/get-allowed-commands.ts";
+import { setAllowedCommands } from "./tools/allowlist/set-allowed-commands.ts";
 import { createApiKey } from "./tools/api-keys/create-api-key.ts";
 import { listApiKeys } from "./tools/api-keys/list-api-keys.ts";
 import { revokeApiKey } from "./tools/api-keys/revoke-api-key.ts";
@@ -28,11 +26,18 @@ import { remember } from "./tools/memory/remember.ts";
 import { createSandbox } from "./tools/sandboxes/create-sandbox.ts";
 import { destroySandbox } from "./tools/sandboxes/destroy-sandbox.ts";
 import { exec } from "./tools/sandboxes/exec.ts";
-import { fileCreate, glob, grep, ls, strReplaceTool, view } from "./tools/sandboxes/file-tools.ts";
+import { fileCreate } from "./tools/sandboxes/file-create.ts";
 import { getSandbox } from "./tools/sandboxes/get-sandbox.ts";
+import { glob } from "./tools/sandboxes/glob.ts";
+import { grep } from "./tools/sandboxes/grep.ts";
 import { httpRequest } from "./tools/sandboxes/http-request.ts";
 import { listSandboxes } from "./tools/sandboxes/list-sandboxes.ts";
-import { createSecret, deleteSecret, listSecrets } from "./tools/secrets/secrets.ts";
+import { ls } from "./tools/sandboxes/ls.ts";
+import { strReplaceTool } from "./tools/sandboxes/str-replace.ts";
+import { view } from "./tools/sandboxes/view.ts";
+import { createSecret } from "./tools/secrets/create-secret.ts";
+import { deleteSecret } from "./tools/secrets/delete-secret.ts";
+import { listSecrets } from "./tools/secrets/list-secrets.ts";
 
 const operations = [
   signup,

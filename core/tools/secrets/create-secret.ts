@@ -1,22 +1,11 @@
-/**
- * Secrets (CONTRACT.md §2.10): stored encrypted with SVC_SECRETS_KEY, bound to their account and
- * id; the value is write-only, never returned, never logged, and never placed in a sandbox.
- */
 import { z } from "zod";
-import { notFound, ServiceError } from "../../errors.ts";
+import { ServiceError } from "../../errors.ts";
 import { checkAllowedHostSyntax, isUnsafeAddress } from "../../sandboxes/secrets.ts";
 import { defineTool, requireAccount, type ToolContext } from "../../tool.ts";
-import { resourceId } from "../resource-id.ts";
 import { storableString } from "../text.ts";
+import { secretOut } from "./schemas.ts";
 
-const secretOut = z.object({
-  id: z.string(),
-  name: z.string(),
-  allowed_hosts: z.array(z.string()),
-  created_at: z.string(),
-  last_used_at: z.string().nullable(),
-});
-
+/** The hosts normalised; one resolving to a private or metadata address is refused unless private egress is allowed. */
 async function checkHosts(context: ToolContext, hosts: string[]): Promise<string[]> {
   const normalised = hosts.map((host, index) => checkAllowedHostSyntax(host, index));
   if (context.platform.config.SVC_ALLOW_PRIVATE_EGRESS) return normalised;
@@ -80,47 +69,5 @@ export const createSecret = defineTool({
       created_at: context.now.toISOString(),
       last_used_at: null,
     };
-  },
-});
-
-export const listSecrets = defineTool({
-  name: "list_secrets",
-  group: "secrets",
-  title: "List secrets",
-  description: "List the account's secrets: id, name, allowed hosts and last use; never values.",
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  input: z.object({}),
-  output: z.array(secretOut),
-  auth: "api_key",
-  bucket: null,
-  http: { method: "GET", path: "/v1/secrets", status: 200 },
-  async handler(context) {
-    const secrets = await context.platform.storage.secrets.list(requireAccount(context));
-    return secrets.map((secret) => ({
-      id: secret.id,
-      name: secret.name,
-      allowed_hosts: secret.allowedHosts,
-      created_at: secret.createdAt.toISOString(),
-      last_used_at: secret.lastUsedAt?.toISOString() ?? null,
-    }));
-  },
-});
-
-export const deleteSecret = defineTool({
-  name: "delete_secret",
-  group: "secrets",
-  title: "Delete a secret",
-  description: "Delete a secret by id; sandboxes it was granted to can no longer use it.",
-  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
-  input: z.object({ secret_id: resourceId.describe("Secret id, from list_secrets") }),
-  output: z.null(),
-  auth: "api_key",
-  bucket: "secret_ops",
-  http: { method: "DELETE", path: "/v1/secrets/:secret_id", status: 204 },
-  async handler(context, input) {
-    if (!(await context.platform.storage.secrets.delete(requireAccount(context), input.secret_id))) {
-      throw notFound("Secret not found");
-    }
-    return null;
   },
 });

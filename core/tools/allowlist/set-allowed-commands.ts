@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { parseAllowlistRules } from "../../sandboxes/allowlist.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { rulesOut } from "./schemas.ts";
+
+export const setAllowedCommands = defineTool({
+  name: "set_allowed_commands",
+  group: "allowlist",
+  title: "Set the command allowlist",
+  description:
+    "Replace the exec command allowlist. Each rule is a command name or {command, args_allow, args_deny} whose regexes are matched against the joined arguments. Returns the rules as stored.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  input: z.object({
+    rules: z
+      .array(z.unknown())
+      .min(1)
+      .refine(
+        (rules) => !JSON.stringify(rules).includes("\\u0000"),
+        "rules must not contain the NUL character (U+0000)",
+      )
+      .describe("Each a command name, or {command, args_allow: [regex], args_deny: [regex]}"),
+  }),
+  output: rulesOut,
+  auth: "api_key",
+  bucket: null,
+  http: { method: "PUT", path: "/v1/account/allowed-commands", status: 200 },
+  async handler(context, input) {
+    const { config, storage } = context.platform;
+    const rules = parseAllowlistRules(input.rules, config.SVC_MAX_ALLOWLIST_RULES);
+    await storage.allowlists.set(requireAccount(context), rules, context.now);
+    return { rules };
+  },
+});

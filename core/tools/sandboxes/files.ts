@@ -1,0 +1,38 @@
+/**
+ * Shared pieces of the six file operations of CONTRACT.md §2.7. Each resolves the session (owned
+ * and active), then runs the runtime-independent operation from core/sandboxes over the runtime's
+ * file access; paths outside the sandbox's roots are 403 path_outside_sandbox there.
+ */
+import { z } from "zod";
+import type { ToolContext } from "../../tool.ts";
+import { requireActiveSession, runtimeCall } from "./sessions.ts";
+
+export const descriptionField = z
+  .string()
+  .max(500)
+  .optional()
+  .describe("Why you make this call, in a few words");
+export const pathField = z.string().min(1).max(4096);
+export const fileEntry = z.object({
+  path: z.string(),
+  is_dir: z.boolean(),
+  size: z.number().int(),
+  modified_at: z.string(),
+});
+
+export async function withFiles<T>(
+  context: ToolContext,
+  sessionId: string,
+  action: string,
+  work: (files: ReturnType<ToolContext["platform"]["sandboxRuntime"]["files"]>) => Promise<T>,
+) {
+  const session = await requireActiveSession(context, sessionId);
+  return runtimeCall(context, action, () => work(context.platform.sandboxRuntime.files(session.id)));
+}
+
+/** The REST binding of a file operation: POST /v1/sandboxes/:session_id/files<suffix>. */
+export const filesRoute = (suffix: string) => ({
+  method: "POST" as const,
+  path: `/v1/sandboxes/:session_id/files${suffix}`,
+  status: 200,
+});

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { grepFiles } from "../../sandboxes/file-operations.ts";
+import { defineTool } from "../../tool.ts";
+import { filesRoute, pathField, withFiles } from "./files.ts";
+import { sessionIdParameter } from "./sessions.ts";
+
+export const grep = defineTool({
+  name: "grep",
+  group: "files",
+  title: "Search file contents",
+  description:
+    "Search file contents in a sandbox with a regular expression; returns each matching line's path, line number and text, at most max_matches. An invalid regex or a timeout comes back in error.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  input: z.object({
+    session_id: sessionIdParameter,
+    pattern: z.string().min(1).max(1000).describe("Regular expression to search for"),
+    path: pathField.default("/").describe('Directory to search below; "/" means /workspace'),
+    glob: z.string().max(1000).nullable().optional().describe("Only files matching this glob, e.g. *.py"),
+    max_matches: z.number().int().min(1).max(5000).default(500).describe("Most matching lines to return"),
+  }),
+  output: z.object({
+    matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })),
+    error: z.string().nullable(),
+    truncated: z.boolean(),
+  }),
+  auth: "api_key",
+  bucket: "sandbox_ops",
+  http: filesRoute("/grep"),
+  mcp: {},
+  handler: (context, input) =>
+    withFiles(context, input.session_id, "file grep", (files) => grepFiles(files, input)),
+});

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { viewFile } from "../../sandboxes/file-operations.ts";
+import { defineTool } from "../../tool.ts";
+import { descriptionField, filesRoute, pathField, withFiles } from "./files.ts";
+import { sessionIdParameter } from "./sessions.ts";
+
+export const view = defineTool({
+  name: "view",
+  group: "files",
+  title: "View a file or directory",
+  description:
+    "Read a text file in a sandbox, whole or a line range, or list a directory's entries. View a file before str_replace to copy the exact text to replace.",
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  input: z.object({
+    session_id: sessionIdParameter,
+    path: pathField.describe("File or directory path; relative paths resolve under /workspace"),
+    view_range: z
+      .tuple([z.number().int(), z.number().int()])
+      .nullable()
+      .optional()
+      .describe("[start, end] lines, 1-indexed and inclusive; end -1 reads to the end"),
+    description: descriptionField,
+  }),
+  output: z.object({
+    content: z.string(),
+    lines: z.number().int(),
+    is_directory: z.boolean(),
+    entries: z.array(z.string()).nullable(),
+  }),
+  auth: "api_key",
+  bucket: "sandbox_ops",
+  http: filesRoute("/view"),
+  mcp: {},
+  handler: (context, input) =>
+    withFiles(context, input.session_id, "file view", (files) => viewFile(files, input)),
+});
