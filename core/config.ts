@@ -1,5 +1,5 @@
 /**
- * Typed server configuration: every setting is an `SVC_*` environment variable (CONTRACT.md §9),
+ * Typed server configuration: every setting is an `SVC_*` environment variable (docs/configuration.md),
  * parsed once here. Core takes the environment as a plain record so it stays runtime-neutral.
  */
 import { z } from "zod";

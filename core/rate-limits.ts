@@ -1,4 +1,4 @@
-/** Per-bucket limits (CONTRACT.md §4), read from configuration. */
+/** Per-bucket limits (docs/rate-limits.md#buckets), read from configuration. */
 import type { Config } from "./config.ts";
 import type { BucketName } from "./tool.ts";
 

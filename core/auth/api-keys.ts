@@ -1,5 +1,5 @@
 /**
- * API key format (CONTRACT.md §6): `cairn_` + 32 random base62 characters + 6 base62 characters
+ * API key format (docs/api.md#credentials): `cairn_` + 32 random base62 characters + 6 base62 characters
  * of the CRC32 of the random part. The checksum lets a mistyped or made-up key be refused before
  * any database lookup; only the SHA-256 digest is ever stored.
  */

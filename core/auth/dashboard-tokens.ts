@@ -1,5 +1,5 @@
 /**
- * Dashboard session tokens (CONTRACT.md §6): HS256 JWTs pinned to one algorithm, with fixed
+ * Dashboard session tokens (docs/api.md#credentials): HS256 JWTs pinned to one algorithm, with fixed
  * issuer and audience and `typ` = "dashboard". Anything that fails a check is `invalid_token`.
  */
 import { jwtVerify, SignJWT } from "jose";

@@ -1,11 +1,11 @@
 /**
- * Event-date extraction for ingest (CONTRACT.md §8, ingest step 4): the dates a text talks
+ * Event-date extraction for ingest (docs/memory.md#ingest, step 4): the dates a text talks
  * about, as strings for a memory's `event_dates`. Explicit dates are always found; relative
  * phrases ("yesterday", "next Friday", "3 weeks ago") only when a document date anchors them.
  * All calendar arithmetic is in UTC.
  */
 
-/** A memory holds at most this many event dates (the `event_dates` limit of §2.14). */
+/** A memory holds at most this many event dates (the `event_dates` limit of docs/api.md#memory). */
 export const maxEventDates = 16;
 // Relative offsets beyond this many days are more likely a misreading than a real plan.
 const maxRelativeDays = 3660;

@@ -1,5 +1,5 @@
 /**
- * Capitalised-phrase entity extraction (CONTRACT.md §8), model-free: names of people, places,
+ * Capitalised-phrase entity extraction (docs/memory.md#relations), model-free: names of people, places,
  * products and projects as they are usually written. Used by relation detection (shared
  * entities) and by the stores to find rows sharing a query's entities.
  */

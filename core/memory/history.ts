@@ -1,9 +1,9 @@
 /**
- * Whether a search query asks about the past (CONTRACT.md §8 "Search"). Such a query also sees
+ * Whether a search query asks about the past (docs/memory.md#search). Such a query also sees
  * superseded memories, and ranks them before the memories that replaced them.
  */
 
-// §8's words and phrases, plus a few obvious inflections (formerly, previously, originally,
+// The documented words and phrases, plus a few obvious inflections (formerly, previously, originally,
 // older, "what were"). "before" matches as a whole word, so "beforehand" does not count.
 const historyPattern =
   /\b(earlier|former|formerly|historical|historically|old|older|original|originally|previous|previously|prior|retired|superseded|used to|before|what was|what were)\b/;

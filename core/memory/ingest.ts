@@ -1,7 +1,7 @@
 /**
- * Deterministic, model-free ingest (CONTRACT.md §8 "Ingest", steps 1–7): cut a document or a
+ * Deterministic, model-free ingest (docs/memory.md#ingest, steps 1–7): cut a document or a
  * session transcript into bounded, atomic memories with a kind, event dates and an importance.
- * Storing them (step 8) is the caller's job; this module only decides what to store.
+ * Storing them is the caller's job; this module only decides what to store.
  */
 
 import { extractEventDates, unionDates } from "./dates.ts";
@@ -26,7 +26,7 @@ export interface ExtractedMemory {
 
 /** Most fragments kept per call. */
 export const maxFragments = 50;
-/** Longest memory content, in UTF-16 code units (the `content` limit of §2.14, 64 Ki chars). */
+/** Longest memory content, in UTF-16 code units (the `content` limit of docs/api.md#memory, 64 Ki chars). */
 export const maxMemoryLength = 65_536;
 /** A document up to this many UTF-8 bytes is also kept whole, next to its fragments. */
 export const maxWholeDocumentBytes = 8_192;
@@ -158,8 +158,8 @@ function describe(content: string, body: string, request: IngestRequest): Extrac
   };
 }
 
-/** The memories to store for an ingest request, in order (steps 1–7 of §8). Empty only when
- * the content is nothing but whitespace. */
+/** The memories to store for an ingest request, in order (steps 1–7 of docs/memory.md#ingest).
+ * Empty only when the content is nothing but whitespace. */
 export function extractMemories(request: IngestRequest): ExtractedMemory[] {
   const whole = request.content.trim();
   if (whole === "") return [];

@@ -3,7 +3,7 @@ import { detectRelation, jaccardSimilarity } from "./relations.ts";
 
 describe("detectRelation", () => {
   it.each([
-    // §8's examples.
+    // The examples of docs/memory.md#relations.
     ["The deployment uses canary rollout.", "The deployment uses blue-green rollout.", "updates", 0.6],
     ["My favorite color is now green.", "My favorite color is blue.", "updates", 0.4],
     ["Amala Paul is a citizen of Belgium.", "Charles Darwin is married to Amala Paul.", "related", 0.5],

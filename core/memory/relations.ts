@@ -1,5 +1,5 @@
 /**
- * Relation detection between a newly written memory and an older one (CONTRACT.md §8): the edge
+ * Relation detection between a newly written memory and an older one (docs/memory.md#relations): the edge
  * goes from the newer (source) to the older (target). "updates" means the newer memory states a
  * new value for what the older one said, and the store then supersedes the older row.
  */
@@ -153,7 +153,7 @@ export function detectProfileRelation(
     // Too little word overlap to claim more, but they talk about the same named thing.
     type = "related";
   }
-  // §8 as written: every kept edge has at least the base confidence.
+  // As documented: every kept edge has at least the base confidence.
   const entityConfidence = Math.min(1, entityConfidenceBase + entityConfidenceStep * shared.length);
   const confidence = Math.max(similarity, entityConfidence);
   return { type, confidence: Math.round(confidence * 10_000) / 10_000 };

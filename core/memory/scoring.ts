@@ -1,5 +1,5 @@
 /**
- * Lexical search ranking (CONTRACT.md §8 "Search"), computed in core from the candidate rows a
+ * Lexical search ranking (docs/memory.md#search), computed in core from the candidate rows a
  * store fetched, so SQLite and PostgreSQL return the same ids, order and scores.
  *
  * Store contract: candidates are the live rows of the account (and scope filter) whose index

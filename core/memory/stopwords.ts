@@ -1,8 +1,8 @@
 /**
  * The one small English stopword list shared by the full-text index (tokenize.ts) and the
- * "meaningful tokens" of §8 (relation similarity, ingest filtering). One list keeps the two views
- * of a text consistent. Negations ("no", "not", "never") and update markers ("now", "instead")
- * are deliberately absent: they change what a sentence says.
+ * "meaningful tokens" of relation similarity and ingest filtering (docs/memory.md). One list
+ * keeps the two views of a text consistent. Negations ("no", "not", "never") and update
+ * markers ("now", "instead") are deliberately absent: they change what a sentence says.
  */
 
 const words = `

@@ -1,11 +1,11 @@
 /**
  * Tokenisation for memory search and relation detection. Written once here so the SQLite and
- * PostgreSQL stores index, query and rank exactly the same tokens (CONTRACT.md §8).
+ * PostgreSQL stores index, query and rank exactly the same tokens (docs/memory.md#search).
  *
  * - `indexTokens`: the distinct tokens a memory is indexed under (FTS5 document / text[] column).
  * - `queryTokens`: the distinct tokens a search query looks for; never throws, may be empty.
  * - `textTerms`: every term of a text in order, stopwords included (phrase matching, BM25 counts).
- * - `meaningfulTokens`: §8's ASCII "meaningful tokens" (relation similarity, ingest filtering).
+ * - `meaningfulTokens`: the "meaningful tokens" (relation similarity, ingest filtering).
  * - `ftsTerm` / `ftsDocument` / `ftsMatchQuery`: how the SQLite store writes tokens into FTS5.
  */
 
@@ -100,11 +100,11 @@ export function queryTokens(query: string): string[] {
   return distinctIndexTerms(textTerms(query), maxQueryTokens);
 }
 
-// §8's `[a-z0-9][a-z0-9_'-]*`, widened from ASCII to all letters and numbers (and the marks
+// The reference pattern `[a-z0-9][a-z0-9_'-]*`, widened from ASCII to all letters and numbers (and the marks
 // inside words) so "café" is one token, not "caf", and non-Latin text has meaningful tokens.
 const meaningfulPattern = /[\p{L}\p{N}][\p{L}\p{N}\p{M}_'-]*/gu;
 
-/** §8 "meaningful tokens": lower-cased words (`[a-z0-9][a-z0-9_'-]*` for ASCII text) longer
+/** "Meaningful tokens": lower-cased words (`[a-z0-9][a-z0-9_'-]*` for ASCII text) longer
  * than one character, minus stopwords; distinct, in order of first occurrence. */
 export function meaningfulTokens(text: string): string[] {
   // Typographic apostrophes are folded so "don’t" and "don't" are one token.

@@ -1,6 +1,6 @@
 /**
  * Rate-limit stores. A token bucket per key: capacity = the per-minute limit, refilled
- * continuously at limit/60 tokens a second (CONTRACT.md §4). Stores differ only in where the
+ * continuously at limit/60 tokens a second (docs/rate-limits.md). Stores differ only in where the
  * bucket lives (process memory, PostgreSQL); the arithmetic is the same.
  */
 export interface BucketDecision {
@@ -17,7 +17,10 @@ export interface TokenBucketStore {
   peek(key: string, capacity: number, now: Date): Promise<number>;
 }
 
-/** Consecutive failed logins per email+IP (CONTRACT.md §4: 10 failures block the pair for 15 minutes). */
+/**
+ * Consecutive failed logins per email+IP (docs/rate-limits.md#failed-logins): 10 failures
+ * block the pair for 15 minutes.
+ */
 export interface LoginGuard {
   /** Seconds the pair stays blocked, or 0. */
   blockedFor(key: string): Promise<number>;

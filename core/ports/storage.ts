@@ -145,7 +145,10 @@ export type IdempotencyClaim =
   | { state: "mismatch" }
   | { state: "completed"; status: number; contentType: string; body: string };
 
-/** Idempotency-Key records (CONTRACT.md §1): one per (credential, method, path, key), kept 24 hours. */
+/**
+ * Idempotency-Key records (docs/api.md#idempotency-keys): one per (credential, method, path,
+ * key), kept 24 hours.
+ */
 export interface IdempotencyStore {
   /** Claims the key for this request, or reports the earlier request that holds it. */
   claim(scopeKey: string, requestHash: string, now: Date): Promise<IdempotencyClaim>;
