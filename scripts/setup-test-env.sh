@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Set-up step of `npm test`: makes a fresh Debian 12 machine ready for the test suite.
-# Installs bubblewrap, PostgreSQL 15 and pgvector (built from Debian 13 source, see
-# /work/shared/SETUP.md), starts a throwaway PostgreSQL cluster for this checkout and writes
-# .test-data/env (`source` it to get SVC_TEST_DATABASE_URL). Idempotent: a warm run only checks
-# and reuses. One line per step on stdout; command output goes to .test-data/setup.log and is
+# Installs bubblewrap, PostgreSQL 15 and pgvector (Debian 12 has no pgvector package, so it is built
+# from Debian 13's source package), starts a throwaway PostgreSQL cluster for this checkout and
+# writes .test-data/env (`source` it to get SVC_TEST_DATABASE_URL). Idempotent: a warm run only
+# checks and reuses. One line per step on stdout; command output goes to .test-data/setup.log and is
 # printed only when a command fails.
 #
 # Environment:

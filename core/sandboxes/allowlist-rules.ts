@@ -1,5 +1,5 @@
 /**
- * The rules of the per-account command allowlist (CONTRACT §2.4) as a client stores them:
+ * The rules of the per-account command allowlist (docs/api.md#command-allowlist) as a client stores them:
  * validating PUT /v1/account/allowed-commands, with one error code per kind of mistake.
  * allowlist.ts checks exec commands against the stored rules.
  */

@@ -1,9 +1,9 @@
 /**
- * The per-account command allowlist (CONTRACT §2.4): checking an exec command against the rules
- * a client stored (allowlist-rules.ts validates them). Exec runs the command through `/bin/sh
- * -c` (dash), so the check parses it with dash's grammar (shell-parser.ts) and checks every
- * program each part of it would start, inside compound commands and function bodies too,
- * including programs started through wrappers (env, xargs, sh -c, find -exec, …) and through
+ * The per-account command allowlist (docs/sandboxes.md#command-allowlist): checking an exec command
+ * against the rules a client stored (allowlist-rules.ts validates them). Exec runs the command
+ * through `/bin/sh -c` (dash), so the check parses it with dash's grammar (shell-parser.ts) and
+ * checks every program each part of it would start, inside compound commands and function bodies
+ * too, including programs started through wrappers (env, xargs, sh -c, find -exec, …) and through
  * options of allowed programs (sort --compress-program, tar -I, git -c: program-options.ts).
  * Anything it cannot analyse is refused with a reason; the reason becomes the 403 message.
  * ALLOWLIST.md describes what the check covers and what it cannot.

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the file operations: limits, the contract's directory entry shape, and the
+ * Shared pieces of the file operations: limits, the API's directory entry shape, and the
  * validation error that names one request field.
  */
 

@@ -1,6 +1,6 @@
 /**
- * The file operations of CONTRACT §2.7, written once over the SandboxFileSystem port so every
- * runtime behaves the same. Inputs and outputs use the contract's field names; every path is
+ * The file operations of docs/api.md#files, written once over the SandboxFileSystem port so every
+ * runtime behaves the same. Inputs and outputs use the API's field names; every path is
  * resolved by resolveSandboxPath before the runtime sees it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The grep file operation (CONTRACT §2.7): a regex search over the files below a path. Problems
+ * The grep file operation (docs/api.md#files): a regex search over the files below a path. Problems
  * with the search itself (an invalid regex or glob, the time budget running out) come back in
  * `error` rather than as a failed request, so an agent sees what it found so far. The budget is
  * checked between files and every few hundred lines against an injected clock; a single regex

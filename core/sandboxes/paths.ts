@@ -1,15 +1,16 @@
 /**
- * Sandbox path resolution for the file operations (CONTRACT §2.7). Clients name files relative
- * to /workspace or by absolute path; this turns either into one canonical absolute path and
- * refuses anything that lands outside the sandbox roots. It works on the text only: symlinks and
- * hard links are the runtime's to refuse, since only it can see them.
+ * Sandbox path resolution for the file operations (docs/sandboxes.md#paths). Clients name files
+ * relative to /workspace or by absolute path; this turns either into one canonical absolute path
+ * and refuses anything that lands outside the sandbox roots. It works on the text only: symlinks
+ * and hard links are the runtime's to refuse, since only it can see them.
  */
 
 import { ServiceError } from "../errors.ts";
 
 export const workspaceRoot = "/workspace";
 
-// Inputs that name the workspace itself, as the contract lists them (plus trailing-slash forms).
+// Inputs that name the workspace itself, as docs/api.md#files lists them (plus trailing-slash
+// forms).
 const workspaceAliases = new Set(["/", ".", "./", "workspace", "workspace/", "/workspace", "/workspace/"]);
 
 /** Collapses duplicate slashes and `.` / `..` segments of an absolute path; `..` stops at `/`. */

@@ -1,5 +1,6 @@
 /**
- * Redaction of secret values from what the HTTP broker hands back to a sandbox (CONTRACT §2.6).
+ * Redaction of secret values from what the HTTP broker hands back to a sandbox
+ * (docs/sandboxes.md#http-broker-and-secrets; the forms and limits are listed in BROKER.md).
  * A service echoes a value in more than one form, so each secret is looked for as itself,
  * URL-encoded, JSON-escaped, as hex (either case) and as base64 or base64url at any byte offset
  * inside a longer blob (GitHub's contents API returns files that way), with or without padding,

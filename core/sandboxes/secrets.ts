@@ -1,7 +1,8 @@
 /**
- * Secrets for the HTTP broker (CONTRACT §2.6, §2.10): encryption at rest, substitution of
- * `{{secret:<name>}}` placeholders for allowed hosts only, and redaction of secret values from
- * what the broker returns. Web-standard only (WebCrypto), so core runs on Node and Deno alike.
+ * Secrets for the HTTP broker (docs/sandboxes.md#http-broker-and-secrets): encryption at rest,
+ * substitution of `{{secret:<name>}}` placeholders for allowed hosts only, and redaction of secret
+ * values from what the broker returns. Web-standard only (WebCrypto), so core runs on Node and Deno
+ * alike.
  */
 
 import { ServiceError } from "../errors.ts";

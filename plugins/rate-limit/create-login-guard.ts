@@ -1,7 +1,7 @@
 /**
- * Failed-login protection (CONTRACT.md §4): 10 consecutive failures for one email+IP block that
- * pair for 15 minutes; a success resets the count. rate-limiter-flexible's limiters with a block
- * duration are exactly this, in memory or in PostgreSQL (shared by replicas).
+ * Failed-login protection (docs/rate-limits.md#failed-logins): 10 consecutive failures for one
+ * email+IP block that pair for 15 minutes; a success resets the count. rate-limiter-flexible's
+ * limiters with a block duration are exactly this, in memory or in PostgreSQL (shared by replicas).
  */
 import pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
