@@ -1,6 +1,6 @@
 /**
  * Every route × every kind of credential gives the documented status and code
- * (CONTRACT.md §1, §2.1–2.3), on SQLite and on PostgreSQL.
+ * (docs/api.md#authentication, #auth, #api-keys, #account-and-usage), on SQLite and on PostgreSQL.
  */
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

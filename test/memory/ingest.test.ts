@@ -1,5 +1,5 @@
 /**
- * POST /v1/memory/ingest end to end (CONTRACT.md §8 "Ingest"): fragments of prose and of a
+ * POST /v1/memory/ingest end to end (docs/memory.md#ingest): fragments of prose and of a
  * session transcript, dropped and de-duplicated fragments, kinds, event dates resolved against
  * document_date, importance, the whole-document memory, the cap of 50, shared fields on every
  * stored memory, and re-ingest upserting the same rows. On SQLite and PostgreSQL.

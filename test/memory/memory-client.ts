@@ -1,6 +1,6 @@
 /**
  * Helpers for the memory suites: one platform per suite on a real database, accounts with API
- * keys, and a small typed client over the REST routes of CONTRACT.md §2.14.
+ * keys, and a small typed client over the REST routes of docs/api.md#memory.
  */
 import { expect } from "vitest";
 import type { Clock } from "../../core/index.ts";

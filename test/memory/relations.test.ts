@@ -1,7 +1,8 @@
 /**
- * GET /v1/memory/{id}/relations (CONTRACT.md §2.14, §8): outgoing edges only, strongest first,
- * `limit` honoured, edges to expired targets hidden (superseded targets kept), one edge per
- * (source, target, type), and no edge survives the forget of either end. On both stores.
+ * GET /v1/memory/{id}/relations (docs/api.md#memory, docs/memory.md#relations): outgoing edges
+ * only, strongest first, `limit` honoured, edges to expired targets hidden (superseded targets
+ * kept), one edge per (source, target, type), and no edge survives the forget of either end. On
+ * both stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
@@ -94,7 +95,7 @@ describe.each(storageTargets)("memory relations route on %s", (target) => {
       ]);
       expect(ends).not.toContain(current.id);
     }
-    // The superseded row keeps its (now dangling) successor id, as §8 allows.
+    // The superseded row keeps its (now dangling) successor id, as docs/memory.md#forget says.
     expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Every memory route of CONTRACT.md §2.14 over REST: defaults, each documented limit as a 422
+ * Every memory route of docs/api.md#memory over REST: defaults, each documented limit as a 422
  * (and the value just inside it as a success), route order before `/{memory_id}`, and 404
  * `memory_not_found` for unknown ids. Runs on SQLite and on PostgreSQL.
  */

@@ -1,5 +1,5 @@
 /**
- * Search and relations as CONTRACT.md §8 describes them: the supersession examples and
+ * Search and relations as docs/memory.md describes them: the supersession examples and
  * history-aware queries, the shared-entity "related" edge, exact phrases first, scores in
  * [0, 1) with 6 dp, access counting, empty results for irrelevant queries and hostile input
  * that never fails. On SQLite and PostgreSQL, on a manual clock.

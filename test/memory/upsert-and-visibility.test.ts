@@ -1,8 +1,8 @@
 /**
- * The §8 upsert rules (same id, metadata replaced, event dates unioned case-insensitively,
- * importance max, source content kept, updated_at moves), concurrent duplicates converging on
- * one row, and which routes see expired and superseded rows. On SQLite and PostgreSQL, on a
- * manual clock so "later" and "expired" are exact.
+ * The upsert rules of docs/memory.md#remember-and-upsert (same id, metadata replaced, event dates
+ * unioned case-insensitively, importance max, source content kept, updated_at moves), concurrent
+ * duplicates converging on one row, and which routes see expired and superseded rows. On SQLite and
+ * PostgreSQL, on a manual clock so "later" and "expired" are exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
@@ -20,7 +20,7 @@ describe.each(storageTargets)("memory upsert and visibility on %s", (target) => 
   });
   afterAll(() => test.close());
 
-  it("upserts an identical memory into the same row with the §8 merge rules", async () => {
+  it("upserts an identical memory into the same row with the documented merge rules", async () => {
     const first = await memory.remember({
       content: "The build server lives in the basement rack.",
       scope: "upsert",

@@ -1,5 +1,5 @@
 /**
- * One rate-limit mechanism for every route (CONTRACT.md §4), on an injected clock: the limit
+ * One rate-limit mechanism for every route (docs/rate-limits.md), on an injected clock: the limit
  * passes, the next request is 429 with Retry-After 1, a token returns after 60/limit seconds,
  * and another account's bucket is untouched. Runs on the in-process and the PostgreSQL store.
  */
@@ -90,7 +90,7 @@ describe("per-IP buckets for signup and login", () => {
   });
   afterAll(() => test.close());
 
-  it("limits signups per client IP over HTTP, with the §4 headers", async () => {
+  it("limits signups per client IP over HTTP, with the rate-limit headers", async () => {
     const signup = (ip: string) =>
       test.request("/v1/auth/signup", {
         method: "POST",

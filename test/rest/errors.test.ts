@@ -1,4 +1,7 @@
-/** The error envelope of CONTRACT.md §5 on every kind of failure, and the headers of §1. */
+/**
+ * The error envelope of docs/errors.md on every kind of failure, and the headers every response
+ * carries (docs/api.md#request-ids-and-security-headers).
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestPlatform, type TestPlatform } from "../support/platforms.ts";
 

@@ -1,4 +1,4 @@
-/** Idempotency-Key on POST (CONTRACT.md §1), on both databases. */
+/** Idempotency-Key on POST (docs/api.md#idempotency-keys), on both databases. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createAccountWithKey,

@@ -1,5 +1,5 @@
 /**
- * The command allowlist over REST (CONTRACT.md §2.4): PUT validation codes, storage as given on
+ * The command allowlist over REST (docs/api.md#command-allowlist): PUT validation codes, storage as given on
  * both databases, and exec enforcement on a real sandbox — wrappers, absolute paths, command
  * substitution and chains cannot smuggle a program past the rules, and nothing refused runs.
  */
@@ -26,7 +26,7 @@ describe.each(storageTargets)("allowlist rules on %s", (target) => {
   });
   afterAll(() => test.close());
 
-  it("validates PUT with the codes of §2.4 and keeps the previous rules on a refusal", async () => {
+  it("validates PUT with the documented codes and keeps the previous rules on a refusal", async () => {
     expect((await put(client, ["ls"])).status).toBe(200);
     const cases: Array<[unknown, number, string]> = [
       [Array.from({ length: 51 }, (_, index) => `tool${index}`), 400, "too_many_rules"],

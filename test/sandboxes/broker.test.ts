@@ -1,5 +1,5 @@
 /**
- * The HTTP broker (CONTRACT.md §2.6) against a real HTTP server on the host's loopback that
+ * The HTTP broker (docs/api.md#http-broker) against a real HTTP server on the host's loopback that
  * echoes what it receives: `{{secret:name}}` is substituted only for a secret granted to the
  * session and sent to one of its allowed hosts, the value is redacted from what comes back, and
  * without SVC_ALLOW_PRIVATE_EGRESS the broker does not reach private addresses at all.

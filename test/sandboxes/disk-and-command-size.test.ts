@@ -1,7 +1,7 @@
 /**
  * Over REST, on real bubblewrap sandboxes: `storage_gb` is a disk quota (finding 4), and a long
  * command is a command, not a server fault (finding 7: a command between 128 KiB, the kernel's
- * limit on one argument, and the contract's 1 MiB was a retryable 502).
+ * limit on one argument, and the API's 1 MiB was a retryable 502).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestPlatform } from "../support/platforms.ts";
@@ -56,7 +56,7 @@ describe("command size", () => {
     sessionId = (await client.createActive()).id;
   });
 
-  it("runs commands past the kernel's 128 KiB argument limit, up to the contract's 1 MiB", async () => {
+  it("runs commands past the kernel's 128 KiB argument limit, up to the API's 1 MiB", async () => {
     for (const size of [127 * 1024, 129 * 1024, 512 * 1024, 1024 * 1024]) {
       // A comment pads the command to exactly `size` characters; the shell still runs the rest.
       const tail = '\necho ran; printf %s "$0"';

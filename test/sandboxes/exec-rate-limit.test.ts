@@ -1,5 +1,5 @@
 /**
- * The `sandbox_ops` bucket (CONTRACT.md §4) on real execs: 121 rapid calls give 120 successes
+ * The `sandbox_ops` bucket (docs/rate-limits.md#buckets) on real execs: 121 rapid calls give 120 successes
  * with a falling X-RateLimit-Remaining and one 429 with Retry-After, per account. The clock is
  * frozen, so the bucket does not refill while the calls run.
  */
@@ -17,7 +17,7 @@ describe("exec rate limit", () => {
   let bobSession: string;
 
   beforeAll(async () => {
-    // The contract's default of 120 per minute, set explicitly over the suites' generous default.
+    // The documented default of 120 per minute, set explicitly over the suites' generous default.
     test = await createSandboxPlatform("sqlite", {
       clock,
       environment: { SVC_SANDBOX_RATE_LIMIT_PER_MINUTE: "120" },

@@ -1,6 +1,6 @@
 /**
  * Sandbox quotas over REST on real databases and real bubblewrap sandboxes, with an injected
- * clock: the concurrent cap before the monthly cap, the `details` of CONTRACT.md §5, monthly
+ * clock: the concurrent cap before the monthly cap, the `details` of docs/errors.md#quota-details, monthly
  * accounting across destroyed, expired and running sessions, and refusals that create and bill
  * nothing.
  */

@@ -1,6 +1,7 @@
 /**
- * Helpers for the sandbox suites: platforms on a real database with a real bubblewrap runtime,
- * and a small client over the REST routes of CONTRACT.md §2.4–2.7 and §2.10 bound to one API key.
+ * Helpers for the sandbox suites: platforms on a real database with a real bubblewrap runtime, and
+ * a small client over the REST routes of docs/api.md (allowlist, sandboxes, exec, broker, files,
+ * secrets) bound to one API key.
  */
 import { inspect } from "node:util";
 import { expect } from "vitest";
@@ -118,7 +119,7 @@ export async function createSandboxClient(test: TestPlatform) {
 export const errorCode = (body: unknown) => (body as ErrorBody).error?.code;
 export const errorDetails = (body: unknown) => (body as ErrorBody).error?.details;
 
-/** Every operational per-session route (CONTRACT.md §2.6, §2.7) with a valid body. */
+/** Every operational per-session route (docs/api.md#exec, #http-broker, #files) with a valid body. */
 export const sessionOperations: Array<[suffix: string, json: Record<string, unknown>]> = [
   ["exec", { command: "true" }],
   ["http-request", { url: "https://example.com/" }],

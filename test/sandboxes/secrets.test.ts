@@ -1,5 +1,5 @@
 /**
- * Secrets over REST (CONTRACT.md §2.10) on both databases: write-only values, the error codes
+ * Secrets over REST (docs/api.md#secrets) on both databases: write-only values, the error codes
  * and limits, encryption at rest (the raw rows and database files never hold the value), no
  * value in any log line, and none inside a sandbox the secret is granted to.
  */
