@@ -77,6 +77,10 @@ function isNullByDefault(schema: z.ZodType): schema is z.ZodDefault {
   );
 }
 
+function isOptionalNullable(schema: z.ZodType): schema is z.ZodOptional {
+  return schema instanceof z.ZodOptional && schema.unwrap() instanceof z.ZodNullable;
+}
+
 /** The tool's argument schema: the operation's fields, renamed, with the binding's defaults, minus omitted ones. */
 function argumentSchema(operation: AnyTool, binding: McpBinding): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
@@ -87,7 +91,7 @@ function argumentSchema(operation: AnyTool, binding: McpBinding): z.ZodObject {
     if (fallback !== undefined) {
       const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
       schema = inner.default(fallback as never);
-    } else if (isNullByDefault(schema)) {
+    } else if (isNullByDefault(schema) || isOptionalNullable(schema)) {
       // Leaving it out is how a model says "none": the schema need not spell out null as well.
       schema = ((schema.unwrap() as z.ZodNullable).unwrap() as z.ZodType).optional();
     }
@@ -97,26 +101,40 @@ function argumentSchema(operation: AnyTool, binding: McpBinding): z.ZodObject {
   return z.object(shape);
 }
 
+/** A field's JSON type(s) alone, e.g. `{"type": ["string", "null"]}`. */
+function typeOnly(schema: JsonSchema): JsonSchema {
+  const types = new Set<string>();
+  const collect = (part: JsonSchema) => {
+    if (part.anyOf) for (const option of part.anyOf) collect(option);
+    else if (part.type) for (const type of [part.type].flat()) types.add(type);
+  };
+  collect(schema);
+  const list = [...types];
+  if (list.length === 0) return {};
+  return { type: list.length === 1 ? list[0] : list };
+}
+
 /**
- * An output schema as tools/list shows it: the top level in full (each field's name, type and
- * description), nested objects by type alone. The result itself is JSON a model reads directly;
- * spelling out every nested field of every tool would crowd its context instead.
+ * An output schema as tools/list shows it: the result's fields by name and JSON type, nested
+ * values by type alone. The result itself is JSON the model reads directly; spelling out every
+ * nested field, enum and bound of every tool would crowd its context instead.
  */
-function outline(schema: JsonSchema, depth: number): JsonSchema {
-  if (schema.anyOf) {
-    const { anyOf, ...rest } = schema;
-    return { ...rest, anyOf: anyOf.map((part) => outline(part, depth)) };
+function outline(schema: JsonSchema, alternatives = 1): JsonSchema {
+  if (schema.anyOf && schema.anyOf.some((part) => part.type === "object" || part.type === "array")) {
+    return { anyOf: schema.anyOf.map((part) => outline(part, schema.anyOf?.length)) };
   }
-  const { required: _required, additionalProperties: _closed, propertyNames: _keys, ...rest } = schema;
   if (schema.type === "object") {
-    if (depth > 0 || !schema.properties) return { type: "object" };
-    const properties = Object.fromEntries(
-      Object.entries(schema.properties).map(([name, property]) => [name, outline(property, depth + 1)]),
-    );
-    return { ...rest, properties };
+    const properties = Object.entries(schema.properties ?? {}).map(([name, property]) => [
+      name,
+      typeOnly(property),
+    ]);
+    return { type: "object", properties: Object.fromEntries(properties) };
   }
-  if (schema.type === "array" && schema.items) return { ...rest, items: outline(schema.items, depth) };
-  return rest;
+  if (schema.type === "array" && schema.items) {
+    // Beside an object alternative of the same shape (create_sandbox with count), items by type alone.
+    return { type: "array", items: alternatives > 1 ? typeOnly(schema.items) : outline(schema.items) };
+  }
+  return typeOnly(schema);
 }
 
 /** Any output schema as an object schema, by the rule above. A failure's `error` is admitted too. */
@@ -134,11 +152,17 @@ function resultSchema(operation: AnyTool, binding: McpBinding): McpTool["definit
       `${operation.name}: an MCP result must be an object, an array or a declared "done" answer`,
     );
   };
-  const output = outline(jsonSchema(operation.output, "output"), 0);
+  const output = outline(jsonSchema(operation.output, "output"));
   const error = { type: "object" };
   if (!output.anyOf) {
     const only = asObject(output);
-    return { ...only, type: "object", properties: { ...only.properties, error } };
+    // An operation with its own `error` field (grep) keeps it, and admits the failure's too.
+    const own = only.properties?.error;
+    return {
+      ...only,
+      type: "object",
+      properties: { ...only.properties, error: own ? { anyOf: [own, error] } : error },
+    };
   }
   return {
     type: "object",

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on POST (CONTRACT.md §1): the first response below 500 is kept per (caller
+ * Idempotency-Key on POST (docs/api.md#idempotency-keys): the first response below 500 is kept per (caller
  * credential, method, path, key) and replayed verbatim (status, body, content type). The same
  * key with another body is 422 idempotency_key_reuse; while the first request still runs, 409
  * idempotency_key_in_progress. A 5xx frees the key so a retry runs again.

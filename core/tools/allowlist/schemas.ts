@@ -1,5 +1,5 @@
 /**
- * The account's command allowlist (CONTRACT.md §2.4). REST only: an agent over MCP cannot widen
+ * The account's command allowlist (docs/api.md#command-allowlist). REST only: an agent over MCP cannot widen
  * its own allowlist, so none of its operations has an MCP binding.
  */
 import { z } from "zod";

@@ -1,4 +1,4 @@
-/** Wire shapes shared by the auth and account operations (CONTRACT.md §2.1–2.3). */
+/** Wire shapes shared by the auth and account operations (docs/api.md#auth, #api-keys, #account-and-usage). */
 import { z } from "zod";
 import type { ToolContext } from "../../tool.ts";
 

@@ -48,7 +48,8 @@ export const ingestMemory = defineTool({
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "POST", path: "/v1/memory/ingest", status: 201 },
-  mcp: {},
+  // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
+  mcp: { omit: ["kind", "metadata", "expires_at", "document_date"] },
   async handler(context, input) {
     const accountId = requireAccount(context);
     const extracted = extractMemories({

@@ -15,7 +15,10 @@ export const remember = defineTool({
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "POST", path: "/v1/memory", status: 201 },
-  mcp: {},
+  // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
+  mcp: {
+    omit: ["source_session_id", "expires_at", "source_content", "document_date", "event_dates", "importance"],
+  },
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { memories } = context.platform.storage;

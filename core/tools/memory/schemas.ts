@@ -1,4 +1,4 @@
-/** Wire shapes of the memory operations (CONTRACT.md §2.14). */
+/** Wire shapes of the memory operations (docs/api.md#memory). */
 import { z } from "zod";
 import type { MemoryRecord, RelationRecord } from "../../ports/memory-store.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Writing memories (CONTRACT.md §8 "Remember / dedup / upsert" and relation detection), shared
+ * Writing memories (docs/memory.md#remember-and-upsert and #relations), shared
  * by remember, ingest and import.
  */
 import { sha256Hex } from "../../auth/api-keys.ts";

@@ -61,7 +61,7 @@ function secondsUntilNextMonth(now: Date): number {
   return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
 }
 
-/** The order of CONTRACT.md §2.5: the account's concurrent cap, the deployment's, then the month. */
+/** The order of docs/sandboxes.md#quotas: the account's concurrent cap, the deployment's, then the month. */
 function capacityRefusal(config: Config, count: number, figures: CapacityFigures): ServiceError | null {
   const limit = config.SVC_MAX_CONCURRENT_SANDBOXES;
   if (figures.active + count > limit) {

@@ -40,7 +40,8 @@ export const exec = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: { method: "POST", path: "/v1/sandboxes/:session_id/exec", status: 200 },
-  mcp: {},
+  // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
+  mcp: { omit: ["description"] },
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     const rules = (await context.platform.storage.allowlists.get(requireAccount(context))) as AllowlistRule[];

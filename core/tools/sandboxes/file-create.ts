@@ -21,7 +21,8 @@ export const fileCreate = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: filesRoute(""),
-  mcp: {},
+  // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
+  mcp: { omit: ["description"] },
   handler: (context, input) =>
     withFiles(context, input.session_id, "file create", (files) => createFile(files, input)),
 });

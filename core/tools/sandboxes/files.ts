@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the six file operations of CONTRACT.md §2.7. Each resolves the session (owned
+ * Shared pieces of the six file operations (docs/api.md#files). Each resolves the session (owned
  * and active), then runs the runtime-independent operation from core/sandboxes over the runtime's
  * file access; paths outside the sandbox's roots are 403 path_outside_sandbox there.
  */

@@ -27,7 +27,8 @@ export const strReplaceTool = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: filesRoute("/str-replace"),
-  mcp: {},
+  // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
+  mcp: { omit: ["description"] },
   handler: (context, input) =>
     withFiles(context, input.session_id, "file edit", (files) => strReplace(files, input)),
 });

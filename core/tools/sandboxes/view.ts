@@ -30,7 +30,8 @@ export const view = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: filesRoute("/view"),
-  mcp: {},
+  // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
+  mcp: { omit: ["description"] },
   handler: (context, input) =>
     withFiles(context, input.session_id, "file view", (files) => viewFile(files, input)),
 });

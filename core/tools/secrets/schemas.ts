@@ -1,5 +1,5 @@
 /**
- * Secrets (CONTRACT.md §2.10): stored encrypted with SVC_SECRETS_KEY, bound to their account and
+ * Secrets (docs/api.md#secrets): stored encrypted with SVC_SECRETS_KEY, bound to their account and
  * id; the value is write-only, never returned, never logged, and never placed in a sandbox.
  */
 import { z } from "zod";
