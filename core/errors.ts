@@ -44,7 +44,7 @@ export const errorCodes = {
   command_not_allowed: code(403, "Run only commands the account's allowlist permits."),
   path_outside_sandbox: code(403, "Use paths under /workspace, /tmp or a mounted volume."),
   egress_denied: code(403, "Add the host to the secret's allowed_hosts, or use a granted secret."),
-  // Not named in the contract's retryable list, so the rule for other codes applies: 5xx retries.
+  // Not named in the retryable list of docs/errors.md, so the rule for other codes applies: 5xx retries.
   sandbox_operation_failed: code(
     502,
     "Retry; if it persists, destroy the sandbox and create a new one.",

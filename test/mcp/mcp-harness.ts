@@ -13,7 +13,7 @@ import { type RunningServer, startServer } from "../support/processes.ts";
 export const root = join(import.meta.dirname, "../..");
 export const cliEntry = join(root, "cli/cairn.ts");
 
-/** The 31 tool names of the wire contract. A listed tool outside them is a defect. */
+/** The 31 tool names Cairn documents (docs/mcp.md; 16 built today). A listed tool outside them is a defect. */
 export const contractToolNames = [
   "create_sandbox",
   "destroy_sandbox",

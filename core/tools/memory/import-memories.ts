@@ -102,7 +102,7 @@ export const importMemories = defineTool({
       for (const relation of input.relations) {
         const source = newIds.get(relation.source_memory_id);
         const target = newIds.get(relation.target_memory_id);
-        // Unknown and self-referencing endpoints are skipped, as the contract says.
+        // Unknown and self-referencing endpoints are skipped (docs/memory.md#export-and-import).
         if (!source || !target || source === target) continue;
         relations.push({
           sourceMemoryId: source,
