@@ -90,7 +90,11 @@ describe.each(transports)("over $name", ({ connect }) => {
 
   it("creates a sandbox, runs a command, writes, edits and reads a file, and destroys it", async () => {
     const sandbox = structured<{ id: string; status: string }>(
-      await client.callTool({ name: "create_sandbox", arguments: { label: "mcp test" } }),
+      // secret_names is not a tool argument: the tool drops it (REST would answer 404 secret_not_found).
+      await client.callTool({
+        name: "create_sandbox",
+        arguments: { label: "mcp test", secret_names: ["db-password"] },
+      }),
       "create_sandbox",
     );
     expect(sandbox.status).toBe("active");

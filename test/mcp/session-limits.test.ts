@@ -1,0 +1,79 @@
+/**
+ * MCP sessions cannot pile up: an account holds a bounded number (opening one more closes its
+ * oldest), and an idle session is dropped. Small limits, the real app and transport.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMcpApp } from "../../transports/mcp/http.ts";
+import { createApp } from "../../transports/rest/create-app.ts";
+import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../support/platforms.ts";
+
+const headers = (key: string, session?: string) => ({
+  authorization: `Bearer ${key}`,
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+  ...(session ? { "mcp-session-id": session } : {}),
+});
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "limits", version: "1" } },
+});
+const listTools = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+
+describe("MCP session limits", () => {
+  let test: TestPlatform;
+  let app: ReturnType<typeof createApp>;
+  let close: () => Promise<void>;
+  let key: string;
+  let otherKey: string;
+  beforeAll(async () => {
+    test = await createTestPlatform("sqlite");
+    const mcp = createMcpApp(test.platform, {
+      clientIp: () => "203.0.113.9",
+      sessionsPerAccount: 2,
+      sessionIdleMilliseconds: 200,
+    });
+    close = mcp.close;
+    app = createApp(test.platform, { mounts: { "/mcp": mcp.app } });
+    key = (await createAccountWithKey(test)).key;
+    otherKey = (await createAccountWithKey(test)).key;
+  });
+  afterAll(async () => {
+    await close();
+    await test.close();
+  });
+
+  const open = async (credential: string) => {
+    const response = await app.request("/mcp", {
+      method: "POST",
+      headers: headers(credential),
+      body: initialize,
+    });
+    expect(response.status).toBe(200);
+    return response.headers.get("mcp-session-id") as string;
+  };
+  const statusOf = async (credential: string, session: string) =>
+    (await app.request("/mcp", { method: "POST", headers: headers(credential, session), body: listTools }))
+      .status;
+
+  it("closes an account's oldest session when it opens one more than allowed, leaving other accounts alone", async () => {
+    const others = await open(otherKey);
+    const first = await open(key);
+    const second = await open(key);
+    expect(await statusOf(key, first)).toBe(200);
+    const third = await open(key);
+    expect(await statusOf(key, first)).toBe(404);
+    expect(await statusOf(key, second)).toBe(200);
+    expect(await statusOf(key, third)).toBe(200);
+    expect(await statusOf(otherKey, others)).toBe(200);
+  });
+
+  it("drops a session left idle, when the next one opens", async () => {
+    const idle = await open(otherKey);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await open(key);
+    expect(await statusOf(otherKey, idle)).toBe(404);
+  });
+});
