@@ -5,9 +5,9 @@ import { defineTool, requireAccount } from "../../tool.ts";
 import {
   dateTime,
   fieldDescriptions,
+  memoryCreateFields,
   memoryKinds,
   memoryOut,
-  metadata,
   scope,
   storableString,
   toMemoryOut,
@@ -32,13 +32,9 @@ export const ingestMemory = defineTool({
       .enum(["auto", ...memoryKinds])
       .default("auto")
       .describe("Kind of every memory extracted; auto detects each one's"),
-    metadata: metadata.default({}).describe(fieldDescriptions.metadata),
-    source_session_id: storableString()
-      .max(36)
-      .nullable()
-      .default(null)
-      .describe(fieldDescriptions.sourceSessionId),
-    expires_at: dateTime.nullable().default(null).describe(fieldDescriptions.expiresAt),
+    metadata: memoryCreateFields.metadata,
+    source_session_id: memoryCreateFields.source_session_id,
+    expires_at: memoryCreateFields.expires_at,
     document_date: dateTime
       .nullable()
       .default(null)
