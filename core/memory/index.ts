@@ -40,6 +40,7 @@ export {
   ftsDocument,
   ftsMatchQuery,
   ftsTerm,
+  indexTermCounts,
   indexTokens,
   maxIndexTokens,
   maxQueryTokens,

@@ -94,6 +94,21 @@ export function indexTokens(text: string): string[] {
   return distinctIndexTerms(textTerms(text), maxIndexTokens);
 }
 
+/** A memory's index terms with their counts, and its indexed length (the sum of the counts):
+ * what the inverted index stores and BM25 reads. */
+export function indexTermCounts(text: string): { counts: Map<string, number>; length: number } {
+  const terms = textTerms(text);
+  const indexed = new Set(distinctIndexTerms(terms, maxIndexTokens));
+  const counts = new Map<string, number>();
+  let length = 0;
+  for (const term of terms) {
+    if (!indexed.has(term)) continue;
+    counts.set(term, (counts.get(term) ?? 0) + 1);
+    length++;
+  }
+  return { counts, length };
+}
+
 /** The distinct tokens a query looks for (same normalisation as `indexTokens`). Any input gives
  * a valid list; an empty list means the query can match nothing. */
 export function queryTokens(query: string): string[] {

@@ -83,6 +83,9 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   // Raw statements use real bound parameters and cached prepared statements (bound-sql.ts);
   // MikroORM's own queries serve the entity repositories.
   const { execute, runTransaction } = await boundSql(orm, dialect);
+  const memories = createSqlMemoryStore(dialect, execute, runTransaction);
+  const indexed = await memories.indexUnposted();
+  if (indexed > 0) settings.logger.info({ indexed }, "memories indexed for search");
   return {
     dialect,
     orm,
@@ -90,7 +93,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     apiKeys: createApiKeyRepository(fork),
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
-    memories: createSqlMemoryStore(dialect, execute, runTransaction),
+    memories,
     sandboxSessions: createSandboxSessionRepository(fork, dialect),
     allowlists: createAllowlistRepository(execute, dialect),
     secrets: createSecretRepository(execute, runTransaction, dialect),

@@ -10,7 +10,7 @@ import type {
   MemoryWrite,
   RelationRecord,
 } from "../../core/index.ts";
-import { ftsDocument, ftsMatchQuery, indexTokens } from "../../core/memory/index.ts";
+import { ftsDocument, ftsMatchQuery, indexTermCounts, indexTokens } from "../../core/memory/index.ts";
 import { lockingPerAccount, memoryLockClass } from "./memory-account-lock.ts";
 import { createMemoryRowCodec, memoryColumns, postgresTextArray } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
@@ -18,11 +18,16 @@ import type { Dialect } from "./migrations/index.ts";
 export type Execute = <Row = Record<string, unknown>>(sql: string, parameters?: unknown[]) => Promise<Row[]>;
 export type RunTransaction = <T>(work: (execute: Execute) => Promise<T>) => Promise<T>;
 
+export interface SqlMemoryStore extends MemoryStore {
+  /** Indexes rows stored before the postings existed; returns how many. Run once at open. */
+  indexUnposted(): Promise<number>;
+}
+
 export function createSqlMemoryStore(
   dialect: Dialect,
   execute: Execute,
   runTransaction: RunTransaction,
-): MemoryStore {
+): SqlMemoryStore {
   const sqlite = dialect === "sqlite";
   const { time, json, toRecord, toRelation } = createMemoryRowCodec(dialect);
   const columns = memoryColumns;
@@ -45,9 +50,14 @@ export function createSqlMemoryStore(
   const accountKey = sqlite ? "+account_id" : "account_id";
   // Relation edges per INSERT: far below both databases' parameter limits.
   const relationChunk = 100;
+  // Postings per INSERT (4 parameters each).
+  const postingChunk = 250;
 
   /** `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
-  function build(run: Execute, inTransaction = false): MemoryStore {
+  function build(
+    run: Execute,
+    inTransaction = false,
+  ): MemoryStore & { postForBackfill(accountId: string, id: string, content: string): Promise<number> } {
     const nextSequence = sqlite
       ? "(select coalesce(max(search_seq), 0) + 1 from memories)"
       : "nextval('memory_search_seq')";
@@ -60,13 +70,53 @@ export function createSqlMemoryStore(
       ]);
     }
 
-    /** Rows per (account, scope): the corpus size search needs, without counting rows per query. */
-    async function count(accountId: string, scope: string, change: 1 | -1) {
+    /** Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows come and go. */
+    async function count(accountId: string, scope: string, change: number, length: number) {
       await run(
-        `insert into memory_counts (account_id, scope, total) values (?, ?, ?)
-         on conflict (account_id, scope) do update set total = memory_counts.total + ?`,
-        [accountId, scope, change, change],
+        `insert into memory_counts (account_id, scope, total, total_length) values (?, ?, ?, ?)
+         on conflict (account_id, scope) do update set total = memory_counts.total + ?, total_length = memory_counts.total_length + ?`,
+        [accountId, scope, change, change * length, change, change * length],
       );
+    }
+
+    /** The memory's postings and its terms' document counts; returns its indexed length. */
+    async function post(accountId: string, id: string, content: string): Promise<number> {
+      const { counts, length } = indexTermCounts(content);
+      const entries = [...counts];
+      for (let start = 0; start < entries.length; start += postingChunk) {
+        const chunk = entries.slice(start, start + postingChunk);
+        await run(
+          `insert into memory_postings (account_id, term, memory_id, tf) values ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
+          chunk.flatMap(([term, tf]) => [accountId, term, id, tf]),
+        );
+        await run(
+          `insert into memory_terms (account_id, term, df) values ${chunk.map(() => "(?, ?, 1)").join(", ")}
+           on conflict (account_id, term) do update set df = memory_terms.df + 1`,
+          chunk.flatMap(([term]) => [accountId, term]),
+        );
+      }
+      await run("update memories set index_length = ? where id = ?", [length, id]);
+      return length;
+    }
+
+    /** Removes the memory's postings; a term no memory holds any more leaves the index entirely. */
+    async function unpost(accountId: string, id: string) {
+      const removed = await run<{ term: string }>(
+        "delete from memory_postings where memory_id = ? returning term",
+        [id],
+      );
+      for (let start = 0; start < removed.length; start += postingChunk) {
+        const terms = removed.slice(start, start + postingChunk).map((row) => row.term);
+        const list = placeholders(terms.length);
+        await run(`update memory_terms set df = df - 1 where account_id = ? and term in (${list})`, [
+          accountId,
+          ...terms,
+        ]);
+        await run(`delete from memory_terms where account_id = ? and term in (${list}) and df <= 0`, [
+          accountId,
+          ...terms,
+        ]);
+      }
     }
 
     async function unindexRow(accountId: string, id: string) {
@@ -100,16 +150,10 @@ export function createSqlMemoryStore(
       async insert(accountId, write) {
         const id = crypto.randomUUID();
         const tokens = sqlite ? [] : [postgresTextArray(indexTokens(write.content))];
-        // On PostgreSQL the row count is kept in the same statement (one round trip per row).
         const inserted = await run<{ id: string }>(
-          `${sqlite ? "" : "with inserted as ("}insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq${sqlite ? "" : ", search_tokens"})
+          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq${sqlite ? "" : ", search_tokens"})
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ${nextSequence}${sqlite ? "" : ", ?::text[]"})
-           on conflict (account_id, scope, kind, content_hash) do nothing returning id${
-             sqlite
-               ? ""
-               : `, scope), counted as (insert into memory_counts (account_id, scope, total) select ?::varchar, scope, 1 from inserted
-                  on conflict (account_id, scope) do update set total = memory_counts.total + 1) select id from inserted`
-           }`,
+           on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
           [
             id,
             accountId,
@@ -122,7 +166,6 @@ export function createSqlMemoryStore(
             time(write.supersededAt),
             write.supersededById ?? null,
             ...tokens,
-            ...(sqlite ? [] : [accountId]),
           ],
         );
         if (inserted.length === 0) {
@@ -130,7 +173,7 @@ export function createSqlMemoryStore(
           if (!existing) throw new Error("identity conflict without a row");
           return { id: existing.id, inserted: false };
         }
-        if (sqlite) await count(accountId, write.scope, 1);
+        await count(accountId, write.scope, 1, await post(accountId, id, write.content));
         await indexRow(id, write.content);
         return { id, inserted: true };
       },
@@ -240,12 +283,18 @@ export function createSqlMemoryStore(
 
       async delete(accountId, id) {
         await unindexRow(accountId, id);
-        const deleted = await run<{ id: string; scope: string }>(
-          "delete from memories where id = ? and account_id = ? returning id, scope",
+        const [row] = await run<{ id: string }>("select id from memories where id = ? and account_id = ?", [
+          id,
+          accountId,
+        ]);
+        if (!row) return false;
+        await unpost(accountId, id);
+        const deleted = await run<{ id: string; scope: string; index_length: number | string | null }>(
+          "delete from memories where id = ? and account_id = ? returning id, scope, index_length",
           [id, accountId],
         );
         if (deleted.length === 0) return false;
-        await count(accountId, deleted[0].scope, -1);
+        await count(accountId, deleted[0].scope, -1, Number(deleted[0].index_length ?? 0));
         await run(
           "delete from memory_relations where account_id = ? and (source_memory_id = ? or target_memory_id = ?)",
           [accountId, id, id],
@@ -385,8 +434,30 @@ export function createSqlMemoryStore(
           return work(sqlite ? inner : lockingPerAccount(inner, transactionExecute));
         }),
     };
-    return store;
+    return { ...store, postForBackfill: post };
   }
 
-  return build(execute);
+  const store = build(execute);
+  return {
+    ...store,
+    async indexUnposted() {
+      let indexed = 0;
+      for (;;) {
+        const rows = await execute<{ id: string; account_id: string; scope: string; content: string }>(
+          "select id, account_id, scope, content from memories where index_length is null order by id limit 500",
+        );
+        if (rows.length === 0) return indexed;
+        for (const row of rows) {
+          await runTransaction(async (run) => {
+            const length = await build(run, true).postForBackfill(row.account_id, row.id, row.content);
+            await run(
+              "update memory_counts set total_length = total_length + ? where account_id = ? and scope = ?",
+              [length, row.account_id, row.scope],
+            );
+          });
+        }
+        indexed += rows.length;
+      }
+    },
+  };
 }

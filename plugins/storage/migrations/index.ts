@@ -8,6 +8,7 @@ import { memories } from "./0002-memories.ts";
 import { sandboxAccess } from "./0003-sandbox-access.ts";
 import { idempotency } from "./0004-idempotency.ts";
 import { memoryCounts } from "./0005-memory-counts.ts";
+import { memoryPostings } from "./0006-memory-postings.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -23,6 +24,7 @@ export const migrationSources: MigrationSource[] = [
   sandboxAccess,
   idempotency,
   memoryCounts,
+  memoryPostings,
 ];
 
 export function migrationsFor(dialect: Dialect) {

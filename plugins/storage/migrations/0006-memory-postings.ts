@@ -1,0 +1,32 @@
+/**
+ * The inverted index search reads, kept by the memory store in both databases with the same
+ * SQL: one posting per (account, term, memory) with the term's count in the memory, the number
+ * of memories each term occurs in, and each memory's indexed length (with the account's total in
+ * memory_counts). Rows written before this migration are indexed when the store opens.
+ */
+import type { MigrationSource } from "./index.ts";
+
+const postings = (suffix: string) =>
+  `create table memory_postings (account_id varchar(36) not null, term varchar(256) not null, memory_id varchar(36) not null references memories (id) on delete cascade, tf integer not null, primary key (account_id, term, memory_id))${suffix}`;
+const terms = (suffix: string) =>
+  `create table memory_terms (account_id varchar(36) not null references accounts (id) on delete cascade, term varchar(256) not null, df integer not null, primary key (account_id, term))${suffix}`;
+const shared = [
+  "create index memory_postings_memory_index on memory_postings (memory_id)",
+  "alter table memories add column index_length integer null",
+];
+
+export const memoryPostings: MigrationSource = {
+  name: "0006-memory-postings",
+  sqlite: [
+    postings(" without rowid"),
+    terms(" without rowid"),
+    ...shared,
+    "alter table memory_counts add column total_length integer not null default 0",
+  ],
+  postgresql: [
+    postings(""),
+    terms(""),
+    ...shared,
+    "alter table memory_counts add column total_length bigint not null default 0",
+  ],
+};
