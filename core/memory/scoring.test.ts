@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
+import { rankLexical } from "./recall.ts";
 import { phraseMatches, type ScoredMemory, type ScoringCandidate, scoreCandidates } from "./scoring.ts";
-import { indexTokens, queryTokens } from "./tokenize.ts";
+import { indexTermCounts, indexTokens, queryTokens } from "./tokenize.ts";
 
 const now = new Date("2024-06-01T12:00:00Z");
 const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
@@ -33,16 +34,21 @@ function search(
       collection.filter((entry) => indexTokens(entry.content).includes(token)).length,
     ]),
   );
-  const matching = collection.filter((entry) =>
-    indexTokens(entry.content).some((token) => tokens.includes(token)),
-  );
-  return scoreCandidates({
-    query,
-    now,
-    candidates: [...matching, ...linked],
+  const postings = collection.flatMap((entry) => {
+    const { counts, length } = indexTermCounts(entry.content);
+    return tokens.flatMap((term) =>
+      counts.has(term) ? [{ term, memoryId: entry.id, frequency: counts.get(term) ?? 0, length }] : [],
+    );
+  });
+  const totalLength = collection.reduce((sum, entry) => sum + indexTermCounts(entry.content).length, 0);
+  const statistics = {
     documentFrequency,
     totalDocuments: collection.length,
-  });
+    averageLength: totalLength / collection.length,
+  };
+  const lexical = new Map(rankLexical(postings, statistics, tokens));
+  const matching = collection.filter((entry) => lexical.has(entry.id));
+  return scoreCandidates({ query, now, candidates: [...matching, ...linked], lexical });
 }
 
 const ids = (results: ScoredMemory[]) => results.map((result) => result.id);

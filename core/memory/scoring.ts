@@ -1,19 +1,14 @@
 /**
- * Lexical search ranking (docs/memory.md#search), computed in core from the candidate rows a
- * store fetched, so SQLite and PostgreSQL return the same ids, order and scores.
- *
- * Store contract: candidates are the live rows of the account (and scope filter) whose index
- * tokens contain any query token, plus rows sharing the query's entities (scored here from the
- * texts, no boost needed) and 1-hop relation neighbours of lexical hits (with `relationBoost`);
- * superseded rows only when `asksForHistory(query)`, and in a deterministic bounded order. The
- * document frequency of a token is the number of live rows in that same account/scope set
- * (superseded rows included) whose `indexTokens` contain it; `totalDocuments` is the size of
- * that set.
+ * The final ranking of recall (docs/memory.md#search), computed in core so SQLite and
+ * PostgreSQL return the same ids, order and scores. Its input is the best rows of the exact
+ * BM25 ranking (recall.ts), their 1-hop relation neighbours (with `relationBoost`), and for a
+ * history question the rows they replaced.
  *
  * Score (each signal in [0, 1], weights sum below 1, so the score is in [0, 1)):
  * a phrase match dominates (its weight exceeds all other weights together), then BM25 relevance
  * normalised by the best score the query could reach, then current-vs-historical state,
- * relation links, recency, importance and use.
+ * relation links (edges, or entities shared with the query), then recency and importance, which
+ * only break near-ties. How often a row was read plays no part.
  */
 
 import { extractEntities, sharedEntities } from "./entities.ts";
@@ -41,8 +36,8 @@ export interface ScoringInput {
   query: string;
   now: Date;
   candidates: readonly ScoringCandidate[];
-  documentFrequency: ReadonlyMap<string, number>;
-  totalDocuments: number;
+  /** Per row: its BM25 over the account's index, divided by the best the query could reach (0–1). */
+  lexical: ReadonlyMap<string, number>;
 }
 
 export interface ScoredMemory {
@@ -53,10 +48,7 @@ export interface ScoredMemory {
 
 export type PhraseMatch = "exact" | "near" | null;
 
-// BM25 term-frequency saturation and document-length normalisation (the usual defaults).
-const k1 = 1.2;
-const b = 0.75;
-// Phrase weights exceed the sum of all other weights (0.42), so a phrase match ranks first.
+// Phrase weights exceed the sum of all other weights (0.41), so a phrase match ranks first.
 const exactPhraseWeight = 0.55;
 const nearPhraseWeight = 0.45;
 const lexicalWeight = 0.25;
@@ -64,11 +56,8 @@ const stateWeight = 0.07;
 const relationWeight = 0.04;
 const recencyWeight = 0.03;
 const importanceWeight = 0.02;
-const accessWeight = 0.01;
 // Recency halves every 30 days: last month's memory counts half as much as today's.
 const recencyHalfLifeDays = 30;
-// Use saturates at 100 reads: beyond that, more reads say nothing new.
-const accessSaturation = 100;
 // A row naming the query's entities is linked like a relation edge: 0.35 + 0.15 per shared
 // entity, capped at 1 (the confidence rule of relation detection).
 const entityLinkBase = 0.35;
@@ -183,35 +172,6 @@ function distinctCandidates(candidates: readonly ScoringCandidate[]): ScoringCan
   return [...byId.values()];
 }
 
-/** BM25 of each row, normalised by the score a perfect row would reach for this query. */
-function scoreLexical(rows: Analysed[], tokens: readonly string[], input: ScoringInput): void {
-  const averageLength = Math.max(
-    1,
-    rows.reduce((sum, row) => sum + row.length, 0) / Math.max(1, rows.length),
-  );
-  const total = Math.max(input.totalDocuments, rows.length);
-  let bestPossible = 0;
-  const weights = tokens.map((token) => {
-    const inCandidates = rows.filter((row) => row.tokens.has(token)).length;
-    // Never below what the candidates themselves show, never above the collection size.
-    const frequency = Math.min(total, Math.max(input.documentFrequency.get(token) ?? 0, inCandidates));
-    const inverse = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
-    bestPossible += inverse * (k1 + 1);
-    return inverse;
-  });
-  for (const row of rows) {
-    let sum = 0;
-    tokens.forEach((token, index) => {
-      const frequency = row.termCounts.get(token) ?? 0;
-      if (frequency === 0) return;
-      row.matched = true;
-      const norm = k1 * (1 - b + (b * row.length) / averageLength);
-      sum += (weights[index] * frequency * (k1 + 1)) / (frequency + norm);
-    });
-    row.lexical = bestPossible > 0 ? Math.min(1, sum / bestPossible) : 0;
-  }
-}
-
 function entityLink(queryEntities: readonly string[], content: string): number {
   if (queryEntities.length === 0) return 0;
   const analysis = analyseContent(content);
@@ -262,7 +222,10 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
   const queryEntities = extractEntities(input.query);
   const visible = distinctCandidates(input.candidates).filter((row) => history || row.supersededAt === null);
   const rows = visible.map((candidate) => analyse(candidate, queryTerms));
-  scoreLexical(rows, tokens, input);
+  for (const row of rows) {
+    row.lexical = clampUnit(input.lexical.get(row.candidate.id));
+    row.matched = row.lexical > 0;
+  }
 
   const byId = new Map(rows.map((row) => [row.candidate.id, row]));
   const nowTime = input.now.getTime();
@@ -287,18 +250,13 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
     const state = history === (candidate.supersededAt !== null) ? 1 : 0;
     const ageDays = Math.max(0, (nowTime - candidate.updatedAt.getTime()) / dayInMilliseconds);
     const recency = Number.isFinite(ageDays) ? 0.5 ** (ageDays / recencyHalfLifeDays) : 0;
-    const access = Math.min(
-      1,
-      Math.log1p(Math.max(0, candidate.accessCount || 0)) / Math.log1p(accessSaturation),
-    );
     row.score = roundScore(
       phrase +
         lexicalWeight * lexical +
         stateWeight * state +
         relationWeight * relation +
         recencyWeight * recency +
-        importanceWeight * clampUnit(candidate.importance) +
-        accessWeight * access,
+        importanceWeight * clampUnit(candidate.importance),
     );
     ranked.push(row);
   }

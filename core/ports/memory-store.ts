@@ -52,12 +52,34 @@ export interface MemoryFilter {
   includeSuperseded: boolean;
 }
 
-export interface SearchCandidates {
-  rows: MemoryRecord[];
-  /** Per query token: live matching rows found, at most the per-token bound. */
+/** The account's corpus figures for BM25: every stored row of every scope counts. */
+export interface TermStatistics {
+  /** Per term: how many of the account's rows hold it (absent = none). */
   documentFrequency: Map<string, number>;
-  /** Rows of the account (and scope filter), the corpus size for IDF. */
   totalDocuments: number;
+  /** Mean indexed length of the account's rows. */
+  averageLength: number;
+}
+
+/** One term of one live row, as the inverted index holds it. */
+export interface Posting {
+  term: string;
+  memoryId: string;
+  /** Occurrences of the term in the row. */
+  frequency: number;
+  /** The row's indexed length. */
+  length: number;
+}
+
+export interface PostingsRequest extends MemoryFilter {
+  terms: string[];
+  /** Only these rows (the candidates of rarer terms). */
+  memoryIds?: string[];
+  /**
+   * At most this many postings per term, highest frequency first, then shortest row, then
+   * smallest id (byte order): the same cut on every database.
+   */
+  perTermLimit?: number;
 }
 
 export interface MemoryMetrics {
@@ -108,11 +130,9 @@ export interface MemoryStore {
   relationsTouching(accountId: string, ids: string[]): Promise<RelationRecord[]>;
   /** Hard delete of the row, its index entry, embeddings and every edge touching it. */
   delete(accountId: string, id: string): Promise<boolean>;
-  searchCandidates(
-    accountId: string,
-    request: MemoryFilter & { tokens: string[]; perTokenLimit: number },
-    now: Date,
-  ): Promise<SearchCandidates>;
+  termStatistics(accountId: string, terms: string[]): Promise<TermStatistics>;
+  /** Postings of live rows (the filter's scope; superseded ones only when asked) for `terms`. */
+  postings(accountId: string, request: PostingsRequest, now: Date): Promise<Posting[]>;
   recordAccess(accountId: string, ids: string[], now: Date): Promise<void>;
   metrics(accountId: string, scope: string | undefined, now: Date): Promise<MemoryMetrics>;
   /** Live rows (superseded included) for export, oldest first, at most `limit`. */

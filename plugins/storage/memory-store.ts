@@ -303,36 +303,54 @@ export function createSqlMemoryStore(
         return true;
       },
 
-      async searchCandidates(accountId, request, now) {
-        const byId = new Map<string, MemoryRecord>();
+      async termStatistics(accountId, terms) {
         const documentFrequency = new Map<string, number>();
-        for (const token of request.tokens) {
-          const parameters: unknown[] = sqlite ? [ftsMatchQuery([token])] : [];
-          parameters.push(accountId, time(now));
-          const where = filterSql(request, parameters);
-          const rows = sqlite
-            ? await run(
-                `select ${columns.replace(/(^|, )/g, "$1m.")} from memory_fts f join memories m on m.search_seq = f.rowid
-                 where memory_fts match ? and m.account_id = ? and (m.expires_at is null or m.expires_at > ?)${where.replace(/ (scope|superseded_at)/g, " m.$1")}
-                 order by f.rowid desc limit ?`,
-                [...parameters, request.perTokenLimit],
-              )
-            : await run(
-                `select ${columns} from memories where search_tokens @> array[?]::text[] and account_id = ? and ${live}${where}
-                 order by search_seq desc limit ?`,
-                [token, ...parameters, request.perTokenLimit],
-              );
-          documentFrequency.set(token, rows.length);
-          for (const row of rows) if (!byId.has(row.id as string)) byId.set(row.id as string, toRecord(row));
+        if (terms.length > 0) {
+          const rows = await run<{ term: string; df: number | string }>(
+            `select term, df from memory_terms where account_id = ? and term in (${placeholders(terms.length)})`,
+            [accountId, ...terms],
+          );
+          for (const row of rows) documentFrequency.set(row.term, Number(row.df));
         }
-        const totalParameters: unknown[] = [accountId];
-        const scoped = request.scope === undefined ? "" : " and scope = ?";
-        if (request.scope !== undefined) totalParameters.push(request.scope);
-        const [total] = await run<{ total: number | string }>(
-          `select coalesce(sum(total), 0) as total from memory_counts where account_id = ?${scoped}`,
-          totalParameters,
+        const [totals] = await run<{ total: number | string; total_length: number | string }>(
+          "select coalesce(sum(total), 0) as total, coalesce(sum(total_length), 0) as total_length from memory_counts where account_id = ?",
+          [accountId],
         );
-        return { rows: [...byId.values()], documentFrequency, totalDocuments: Number(total.total) };
+        const totalDocuments = Number(totals.total);
+        const averageLength = totalDocuments > 0 ? Number(totals.total_length) / totalDocuments : 0;
+        return { documentFrequency, totalDocuments, averageLength };
+      },
+
+      async postings(accountId, request, now) {
+        if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
+        const parameters: unknown[] = [accountId, ...request.terms, time(now)];
+        let sql = `select p.term, p.memory_id, p.tf, m.index_length from memory_postings p join memories m on m.id = p.memory_id
+          where p.account_id = ? and p.term in (${placeholders(request.terms.length)}) and (m.expires_at is null or m.expires_at > ?)`;
+        if (request.scope !== undefined) {
+          sql += " and m.scope = ?";
+          parameters.push(request.scope);
+        }
+        if (!request.includeSuperseded) sql += " and m.superseded_at is null";
+        if (request.memoryIds) {
+          sql += ` and p.memory_id in (${placeholders(request.memoryIds.length)})`;
+          parameters.push(...request.memoryIds);
+        }
+        if (request.perTermLimit !== undefined) {
+          // Byte order on both databases (PostgreSQL would otherwise sort ids by its collation).
+          const byteOrder = sqlite ? "p.memory_id" : 'p.memory_id collate "C"';
+          sql = `select term, memory_id, tf, index_length from (select ranked.*, row_number() over (partition by term order by tf desc, index_length, ${byteOrder.replace("p.", "")}) as position from (${sql}) ranked) limited where position <= ?`;
+          parameters.push(request.perTermLimit);
+        }
+        const rows = await run<{ term: string; memory_id: string; tf: number | string; index_length: number | string }>(
+          sql,
+          parameters,
+        );
+        return rows.map((row) => ({
+          term: row.term,
+          memoryId: row.memory_id,
+          frequency: Number(row.tf),
+          length: Number(row.index_length),
+        }));
       },
 
       async recordAccess(accountId, ids, now) {

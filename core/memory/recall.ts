@@ -1,0 +1,175 @@
+/**
+ * The recall pipeline (docs/memory.md#search), the same for every store:
+ *
+ * 1. Exact lexical top-k. Every live row holding a query term is scored with BM25 over the
+ *    account's inverted index: document counts and the mean length come from the index itself,
+ *    not from the rows one query happens to read. A very common term (in more than
+ *    `commonTermRows` rows) is scored only within the rows found by the query's rarer terms; a
+ *    query of common terms alone scores each term's `commonTermRows` highest-impact postings.
+ *    The arithmetic runs here, in one place, so both databases return identical scores.
+ * 2. The best `rerankDepth` rows, their 1-hop relation neighbours and, for a history question,
+ *    the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25, current versus
+ *    superseded, relations, then recency and importance for near-ties).
+ *
+ * Reading never changes ranking: access counts are recorded for display, not ranked on.
+ */
+import type { MemoryRecord, MemoryStore, Posting, TermStatistics } from "../ports/memory-store.ts";
+import { asksForHistory } from "./history.ts";
+import { scoreCandidates } from "./scoring.ts";
+import { queryTokens } from "./tokenize.ts";
+
+// BM25 term-frequency saturation and document-length normalisation (the usual defaults).
+export const k1 = 1.2;
+export const b = 0.75;
+/** Above this many rows a term is common (see step 1). */
+export const commonTermRows = 2_000;
+/** Rows taken from the lexical ranking into the full ranking. */
+const rerankDepth = 200;
+/** Relation neighbours join for this many of the best lexical rows. */
+const neighbourSeeds = 10;
+/** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
+const idChunk = 500;
+
+export interface RecallRequest {
+  query: string;
+  /** Undefined = every scope. */
+  scope?: string;
+  limit: number;
+  now: Date;
+}
+
+export interface RecalledMemory {
+  record: MemoryRecord;
+  score: number;
+}
+
+export function inverseDocumentFrequency(totalDocuments: number, frequency: number): number {
+  return Math.log(1 + (totalDocuments - frequency + 0.5) / (frequency + 0.5));
+}
+
+/** BM25 per row from its postings. Each row's parts are added in one fixed order (by term),
+ * so the float sum does not depend on the order a database returned the postings in. */
+export function bm25(
+  postings: readonly Posting[],
+  documentFrequency: ReadonlyMap<string, number>,
+  totalDocuments: number,
+  averageLength: number,
+): Map<string, number> {
+  const average = Math.max(1, averageLength);
+  const ordered = postings.toSorted((first, second) =>
+    first.term < second.term ? -1 : first.term > second.term ? 1 : 0,
+  );
+  const scores = new Map<string, number>();
+  for (const posting of ordered) {
+    const frequency = documentFrequency.get(posting.term) ?? 0;
+    const weight = inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency);
+    const norm = k1 * (1 - b + (b * posting.length) / average);
+    const part = (weight * posting.frequency * (k1 + 1)) / (posting.frequency + norm);
+    scores.set(posting.memoryId, (scores.get(posting.memoryId) ?? 0) + part);
+  }
+  return scores;
+}
+
+async function lexicalTopK(
+  store: MemoryStore,
+  accountId: string,
+  request: RecallRequest,
+  tokens: string[],
+  includeSuperseded: boolean,
+) {
+  const statistics = await store.termStatistics(accountId, tokens);
+  const present = tokens.filter((token) => (statistics.documentFrequency.get(token) ?? 0) > 0);
+  const frequencyOf = (token: string) => statistics.documentFrequency.get(token) ?? 0;
+  const rare = present.filter((token) => frequencyOf(token) <= commonTermRows);
+  const common = present.filter((token) => frequencyOf(token) > commonTermRows);
+  const filter = { scope: request.scope, includeSuperseded };
+  let postings: Posting[] = [];
+  if (rare.length > 0) {
+    postings = await store.postings(accountId, { ...filter, terms: rare }, request.now);
+    const ids = [...new Set(postings.map((posting) => posting.memoryId))];
+    for (let start = 0; common.length > 0 && start < ids.length; start += idChunk) {
+      const memoryIds = ids.slice(start, start + idChunk);
+      postings.push(
+        ...(await store.postings(accountId, { ...filter, terms: common, memoryIds }, request.now)),
+      );
+    }
+  } else if (common.length > 0) {
+    postings = await store.postings(
+      accountId,
+      { ...filter, terms: common, perTermLimit: commonTermRows },
+      request.now,
+    );
+  }
+  return rankLexical(postings, statistics, present);
+}
+
+/**
+ * Rows by BM25, best first (ties by the id's byte order: the same order everywhere), each with
+ * its score divided by the best score the query's terms could reach, in [0, 1].
+ */
+export function rankLexical(
+  postings: readonly Posting[],
+  statistics: TermStatistics,
+  terms: readonly string[],
+): Array<[id: string, normalised: number]> {
+  const { documentFrequency, totalDocuments, averageLength } = statistics;
+  const scores = bm25(postings, documentFrequency, totalDocuments, averageLength);
+  const bestPossible = terms.reduce((sum, term) => {
+    const frequency = documentFrequency.get(term) ?? 0;
+    return sum + inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency) * (k1 + 1);
+  }, 0);
+  return [...scores]
+    .map(([id, score]): [string, number] => [id, bestPossible > 0 ? Math.min(1, score / bestPossible) : 0])
+    .sort(([firstId, first], [secondId, second]) =>
+      first !== second ? second - first : firstId < secondId ? -1 : firstId > secondId ? 1 : 0,
+    );
+}
+
+export async function recallMemories(
+  store: MemoryStore,
+  accountId: string,
+  request: RecallRequest,
+): Promise<RecalledMemory[]> {
+  const tokens = queryTokens(request.query);
+  if (tokens.length === 0) return [];
+  const history = asksForHistory(request.query);
+  const ranked = await lexicalTopK(store, accountId, request, tokens, history);
+  const top = ranked.slice(0, rerankDepth);
+  const rows = await store.getMany(
+    accountId,
+    top.map(([id]) => id),
+    request.now,
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const lexical = new Map(top);
+  const score = (boosts: ReadonlyMap<string, number>) =>
+    scoreCandidates({
+      query: request.query,
+      now: request.now,
+      candidates: [...byId.values()].map((row) => ({ ...row, relationBoost: boosts.get(row.id) })),
+      lexical,
+    });
+
+  // 1-hop relation neighbours of the best rows of a first ranking join with the edge's
+  // confidence (the first ranking, not BM25 alone, picks them: it breaks ties by time, not id).
+  const seeds = score(new Map())
+    .slice(0, neighbourSeeds)
+    .map((hit) => hit.id);
+  const edges = await store.relationsTouching(accountId, seeds);
+  const boosts = new Map<string, number>();
+  for (const edge of edges) {
+    for (const [from, to] of [
+      [edge.sourceMemoryId, edge.targetMemoryId],
+      [edge.targetMemoryId, edge.sourceMemoryId],
+    ]) {
+      if (seeds.includes(from) && !seeds.includes(to))
+        boosts.set(to, Math.max(boosts.get(to) ?? 0, edge.confidence));
+    }
+  }
+  const missing = [...boosts.keys()].filter((id) => !byId.has(id));
+  for (const row of await store.getMany(accountId, missing, request.now)) {
+    if (request.scope === undefined || row.scope === request.scope) byId.set(row.id, row);
+  }
+  const scored = score(boosts).slice(0, request.limit);
+  return scored.map((hit) => ({ record: byId.get(hit.id) as MemoryRecord, score: hit.score }));
+}
