@@ -246,14 +246,15 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
       entityLink(queryEntities, candidate.content),
     );
     if (!matched && relation === 0) continue;
-    // A history query wants the replaced rows; any other query wants the current ones.
+    // A history query wants the replaced rows; any other query wants the current ones. The
+    // bonus grows with the row's own match, so replaced small talk does not outrank an answer.
     const state = history === (candidate.supersededAt !== null) ? 1 : 0;
     const ageDays = Math.max(0, (nowTime - candidate.updatedAt.getTime()) / dayInMilliseconds);
     const recency = Number.isFinite(ageDays) ? 0.5 ** (ageDays / recencyHalfLifeDays) : 0;
     row.score = roundScore(
       phrase +
         lexicalWeight * lexical +
-        stateWeight * state +
+        stateWeight * state * lexical +
         relationWeight * relation +
         recencyWeight * recency +
         importanceWeight * clampUnit(candidate.importance),
