@@ -38,9 +38,6 @@ export {
   scoreCandidates,
 } from "./scoring.ts";
 export {
-  ftsDocument,
-  ftsMatchQuery,
-  ftsTerm,
   indexTermCounts,
   indexTokens,
   maxIndexTokens,

@@ -2,9 +2,6 @@ import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
 import {
-  ftsDocument,
-  ftsMatchQuery,
-  ftsTerm,
   indexTokens,
   maxIndexTokens,
   maxQueryTokens,
@@ -102,57 +99,5 @@ describe("meaningfulTokens", () => {
     ["it is what it is", []],
   ])("%j → %j", (text, expected) => {
     expect(meaningfulTokens(text)).toEqual(expected);
-  });
-});
-
-describe("FTS5 spelling", () => {
-  const texts = [
-    "The deployment uses blue-green rollout.",
-    "हिन्दी भाषा और हीनदि", // vowel signs FTS5 treats as separators
-    "我喜欢蓝色 and 蓝色的天空",
-    "zzz sleepy zz9 café école",
-    ...fuzzStrings(60, 200, 7),
-  ];
-
-  function createIndex(): DatabaseSync {
-    const database = new DatabaseSync(":memory:");
-    database.exec(
-      "CREATE VIRTUAL TABLE memory_index USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 0')",
-    );
-    const insert = database.prepare("INSERT INTO memory_index(rowid, tokens) VALUES (?, ?)");
-    texts.forEach((text, index) => {
-      insert.run(index + 1, ftsDocument(indexTokens(text)));
-    });
-    return database;
-  }
-
-  it("matches exactly the rows whose index tokens contain the token (same as a text[] lookup)", () => {
-    const database = createIndex();
-    const match = database.prepare(
-      "SELECT rowid FROM memory_index WHERE memory_index MATCH ? ORDER BY rowid",
-    );
-    const tokenSets = texts.map((text) => new Set(indexTokens(text)));
-    for (const token of new Set(tokenSets.flatMap((tokens) => [...tokens]))) {
-      const expected = tokenSets.flatMap((tokens, index) => (tokens.has(token) ? [index + 1] : []));
-      const rows = match.all(ftsMatchQuery([token])).map((row) => Number(row.rowid));
-      expect(rows, token).toEqual(expected);
-    }
-  });
-
-  it("accepts every hostile query's match expression", () => {
-    const database = createIndex();
-    const match = database.prepare("SELECT count(*) AS hits FROM memory_index WHERE memory_index MATCH ?");
-    for (const query of fuzzStrings(300, 400, 11)) {
-      const tokens = queryTokens(query);
-      if (tokens.length > 0) expect(() => match.get(ftsMatchQuery(tokens))).not.toThrow();
-    }
-  });
-
-  it("writes plain tokens as they are and others one-to-one as zz-hex", () => {
-    expect(ftsTerm("rollout")).toBe("rollout");
-    expect(ftsTerm("café")).toBe("zz636166c3a9");
-    expect(ftsTerm("zz")).toBe("zz7a7a");
-    expect(ftsTerm("zz7a7a")).not.toBe(ftsTerm("zz"));
-    expect(ftsMatchQuery([])).toBe("");
   });
 });

@@ -2,11 +2,10 @@
  * Tokenisation for memory search and relation detection. Written once here so the SQLite and
  * PostgreSQL stores index, query and rank exactly the same tokens (docs/memory.md#search).
  *
- * - `indexTokens`: the distinct tokens a memory is indexed under (FTS5 document / text[] column).
+ * - `indexTokens` / `indexTermCounts`: the distinct terms a memory is indexed under, with counts.
  * - `queryTokens`: the distinct tokens a search query looks for; never throws, may be empty.
  * - `textTerms`: every term of a text in order, stopwords included (phrase matching, BM25 counts).
  * - `meaningfulTokens`: the "meaningful tokens" (relation similarity, ingest filtering).
- * - `ftsTerm` / `ftsDocument` / `ftsMatchQuery`: how the SQLite store writes tokens into FTS5.
  */
 
 import { stopwords } from "./stopwords.ts";
@@ -131,29 +130,4 @@ export function meaningfulTokens(text: string): string[] {
     if (Array.from(token).length > 1 && !stopwords.has(token)) distinct.add(token);
   }
   return [...distinct];
-}
-
-/**
- * The FTS5 spelling of an index token. SQLite's unicode61 tokenizer splits some tokens we keep
- * whole (it treats many combining marks, e.g. Devanagari vowel signs, and letters newer than
- * Unicode 6.1 as separators), which would make SQLite's matches and document frequencies differ
- * from PostgreSQL's exact text[] membership. Plain `[a-z0-9]` tokens are written as they are;
- * every other token (and any starting with "zz", to keep the mapping one-to-one) is written as
- * "zz" + the hex of its UTF-8 bytes, which FTS5 keeps as a single token.
- */
-export function ftsTerm(token: string): string {
-  if (asciiWordPattern.test(token) && !token.startsWith("zz")) return token;
-  let hex = "zz";
-  for (const byte of new TextEncoder().encode(token)) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
-
-/** The text to store in the FTS5 column for a memory's index tokens. */
-export function ftsDocument(tokens: readonly string[]): string {
-  return tokens.map(ftsTerm).join(" ");
-}
-
-/** An FTS5 MATCH expression for "any of these tokens"; "" when there are none (match nothing). */
-export function ftsMatchQuery(tokens: readonly string[]): string {
-  return tokens.map((token) => `"${ftsTerm(token)}"`).join(" OR ");
 }

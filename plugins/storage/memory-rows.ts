@@ -7,11 +7,6 @@ import type { Dialect } from "./migrations/index.ts";
 
 export type Row = Record<string, unknown>;
 
-/** A text[] literal: the SQL layer expands JS arrays into lists, so arrays travel as one string. */
-export function postgresTextArray(values: readonly string[]): string {
-  return `{${values.map((value) => `"${value.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
-}
-
 export const memoryColumns =
   "id, scope, kind, content, metadata, source_session_id, source_content, document_date, event_dates, importance, access_count, last_accessed_at, expires_at, superseded_at, superseded_by_id, created_at, updated_at";
 

@@ -1,7 +1,7 @@
 /**
  * The memory store over SQL, one implementation for both dialects. The few differences (how a
- * timestamp and JSON are stored, FTS5 versus a GIN-indexed text[] for search tokens) are the
- * `dialect` switches below; everything else, including candidate order, is the same SQL.
+ * timestamp and JSON are stored, how ids are sorted) are the `dialect` switches below;
+ * everything else, the inverted index included, is the same SQL.
  */
 import type {
   MemoryFilter,
@@ -10,9 +10,9 @@ import type {
   MemoryWrite,
   RelationRecord,
 } from "../../core/index.ts";
-import { ftsDocument, ftsMatchQuery, indexTermCounts, indexTokens } from "../../core/memory/index.ts";
+import { indexTermCounts } from "../../core/memory/index.ts";
 import { lockingPerAccount, memoryLockClass } from "./memory-account-lock.ts";
-import { createMemoryRowCodec, memoryColumns, postgresTextArray } from "./memory-rows.ts";
+import { createMemoryRowCodec, memoryColumns } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
 
 export type Execute = <Row = Record<string, unknown>>(sql: string, parameters?: unknown[]) => Promise<Row[]>;
@@ -61,14 +61,6 @@ export function createSqlMemoryStore(
     const nextSequence = sqlite
       ? "(select coalesce(max(search_seq), 0) + 1 from memories)"
       : "nextval('memory_search_seq')";
-
-    async function indexRow(id: string, content: string) {
-      if (!sqlite) return;
-      await run("insert into memory_fts (rowid, tokens) select search_seq, ? from memories where id = ?", [
-        ftsDocument(indexTokens(content)),
-        id,
-      ]);
-    }
 
     /** Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows come and go. */
     async function count(accountId: string, scope: string, change: number, length: number) {
@@ -119,14 +111,6 @@ export function createSqlMemoryStore(
       }
     }
 
-    async function unindexRow(accountId: string, id: string) {
-      if (!sqlite) return;
-      await run(
-        "delete from memory_fts where rowid = (select search_seq from memories where id = ? and account_id = ?)",
-        [id, accountId],
-      );
-    }
-
     const writeValues = (write: MemoryWrite) => [
       write.metadata === undefined ? "{}" : json(write.metadata),
       write.sourceSessionId,
@@ -149,10 +133,9 @@ export function createSqlMemoryStore(
 
       async insert(accountId, write) {
         const id = crypto.randomUUID();
-        const tokens = sqlite ? [] : [postgresTextArray(indexTokens(write.content))];
         const inserted = await run<{ id: string }>(
-          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq${sqlite ? "" : ", search_tokens"})
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ${nextSequence}${sqlite ? "" : ", ?::text[]"})
+          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ${nextSequence})
            on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
           [
             id,
@@ -165,7 +148,6 @@ export function createSqlMemoryStore(
             time(write.createdAt),
             time(write.supersededAt),
             write.supersededById ?? null,
-            ...tokens,
           ],
         );
         if (inserted.length === 0) {
@@ -174,17 +156,14 @@ export function createSqlMemoryStore(
           return { id: existing.id, inserted: false };
         }
         await count(accountId, write.scope, 1, await post(accountId, id, write.content));
-        await indexRow(id, write.content);
         return { id, inserted: true };
       },
 
       async update(accountId, id, write) {
-        await unindexRow(accountId, id);
         await run(
           `update memories set metadata = ?, source_session_id = ?, source_content = ?, document_date = ?, event_dates = ?, importance = ?, expires_at = ?, updated_at = ?, superseded_at = ?, superseded_by_id = ?, search_seq = ${nextSequence} where id = ? and account_id = ?`,
           [...writeValues(write), time(write.supersededAt), write.supersededById ?? null, id, accountId],
         );
-        await indexRow(id, write.content);
       },
 
       async get(accountId, id, now) {
@@ -282,7 +261,6 @@ export function createSqlMemoryStore(
       },
 
       async delete(accountId, id) {
-        await unindexRow(accountId, id);
         const [row] = await run<{ id: string }>("select id from memories where id = ? and account_id = ?", [
           id,
           accountId,
@@ -341,10 +319,12 @@ export function createSqlMemoryStore(
           sql = `select term, memory_id, tf, index_length from (select ranked.*, row_number() over (partition by term order by tf desc, index_length, ${byteOrder.replace("p.", "")}) as position from (${sql}) ranked) limited where position <= ?`;
           parameters.push(request.perTermLimit);
         }
-        const rows = await run<{ term: string; memory_id: string; tf: number | string; index_length: number | string }>(
-          sql,
-          parameters,
-        );
+        const rows = await run<{
+          term: string;
+          memory_id: string;
+          tf: number | string;
+          index_length: number | string;
+        }>(sql, parameters);
         return rows.map((row) => ({
           term: row.term,
           memoryId: row.memory_id,

@@ -1,6 +1,6 @@
 /**
- * Migrations, in order. Each is written out for both dialects (SQLite has FTS5 where PostgreSQL
- * has GIN and pgvector), and turned into MikroORM migration classes for the dialect in use.
+ * Migrations, in order. Each is written out for both dialects (where their SQL differs), and
+ * turned into MikroORM migration classes for the dialect in use.
  */
 import { Migration } from "@mikro-orm/migrations";
 import { accountsAndKeys } from "./0001-accounts-and-keys.ts";
@@ -9,6 +9,7 @@ import { sandboxAccess } from "./0003-sandbox-access.ts";
 import { idempotency } from "./0004-idempotency.ts";
 import { memoryCounts } from "./0005-memory-counts.ts";
 import { memoryPostings } from "./0006-memory-postings.ts";
+import { dropOldSearchIndex } from "./0007-drop-old-search-index.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -25,6 +26,7 @@ export const migrationSources: MigrationSource[] = [
   idempotency,
   memoryCounts,
   memoryPostings,
+  dropOldSearchIndex,
 ];
 
 export function migrationsFor(dialect: Dialect) {

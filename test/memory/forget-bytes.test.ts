@@ -1,0 +1,95 @@
+/**
+ * Forget at the byte level, in the smallest setting: a fresh data directory, one remember of a
+ * distinctive word, one forget. Then on SQLite (after a WAL checkpoint) no file under the data
+ * directory holds the word; on PostgreSQL (after VACUUM FULL and a checkpoint) no file of the
+ * database's tables and indexes holds it. Each check first proves it can see the word.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../support/platforms.ts";
+
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+async function filesHolding(files: string[], word: string): Promise<string[]> {
+  const needle = Buffer.from(word, "utf8");
+  const holding: string[] = [];
+  for (const file of files) {
+    const bytes = await readFile(file).catch(() => Buffer.alloc(0));
+    if (bytes.includes(needle)) holding.push(file);
+  }
+  return holding;
+}
+
+/** The files of every table and index of the test database, after rewriting them. */
+async function postgresRelationFiles(test: TestPlatform): Promise<string[]> {
+  const client = new pg.Client({ connectionString: test.databaseUrl });
+  await client.connect();
+  try {
+    await client.query("vacuum full");
+    await client.query("checkpoint");
+    const directory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]
+      .data_directory;
+    const relations = await client.query<{ path: string }>(
+      "select pg_relation_filepath(c.oid) as path from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind in ('r', 'i', 't') and pg_relation_filepath(c.oid) is not null",
+    );
+    return relations.rows.map((row) => join(directory, row.path));
+  } finally {
+    await client.end();
+  }
+}
+
+async function rememberAndForget(test: TestPlatform, word: string, keep: string) {
+  const { key } = await createAccountWithKey(test);
+  const remember = (content: string) =>
+    test.request("/v1/memory", { method: "POST", credential: key, json: { content } });
+  const kept = await remember(`The greenhouse log mentions ${keep} twice a week.`);
+  expect(kept.status).toBe(201);
+  const created = await remember(`The vault code word is ${word}, tell nobody.`);
+  const { id } = (await created.json()) as { id: string };
+  return async () => {
+    const forgotten = await test.request(`/v1/memory/${id}`, { method: "DELETE", credential: key });
+    expect(forgotten.status).toBe(204);
+  };
+}
+
+describe("forget leaves no byte behind", () => {
+  it("on SQLite: no file under the data directory holds the word after a checkpoint", async () => {
+    const test = await createTestPlatform("sqlite");
+    try {
+      const word = `zqxbytes${crypto.randomUUID().slice(0, 8)}`;
+      const keep = `zqxkept${crypto.randomUUID().slice(0, 8)}`;
+      const forget = await rememberAndForget(test, word, keep);
+      const checkpoint = () => test.platform.storage.execute("pragma wal_checkpoint(TRUNCATE)");
+      await checkpoint();
+      expect((await filesHolding(await filesUnder(test.dataDir), word)).length).toBeGreaterThan(0);
+      await forget();
+      await checkpoint();
+      const files = await filesUnder(test.dataDir);
+      expect(await filesHolding(files, word)).toEqual([]);
+      expect((await filesHolding(files, keep)).length).toBeGreaterThan(0);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it("on PostgreSQL: no table or index file holds the word after VACUUM FULL", async () => {
+    const test = await createTestPlatform("postgresql");
+    try {
+      const word = `zqxbytes${crypto.randomUUID().slice(0, 8)}`;
+      const keep = `zqxkept${crypto.randomUUID().slice(0, 8)}`;
+      const forget = await rememberAndForget(test, word, keep);
+      expect((await filesHolding(await postgresRelationFiles(test), word)).length).toBeGreaterThan(0);
+      await forget();
+      const files = await postgresRelationFiles(test);
+      expect(await filesHolding(files, word)).toEqual([]);
+      expect((await filesHolding(files, keep)).length).toBeGreaterThan(0);
+    } finally {
+      await test.close();
+    }
+  });
+});
