@@ -10,7 +10,7 @@ import { boundSql } from "./bound-sql.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
-import { createSqlMemoryStore } from "./memory-store.ts";
+import { createSqlMemoryStore, type SqlMemoryStore } from "./memory-store.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
 import { createAccountRepository, createApiKeyRepository } from "./repositories.ts";
 import {
@@ -29,6 +29,7 @@ export interface StorageSettings {
 
 export interface SqlStorage extends Storage {
   readonly orm: MikroORM;
+  readonly memories: SqlMemoryStore;
   /** Raw SQL with positional `?` parameters, for the few statements the ORM cannot express. */
   execute<Row = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<Row[]>;
 }

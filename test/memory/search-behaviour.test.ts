@@ -155,6 +155,21 @@ describe.each(storageTargets)("memory search behaviour on %s", (target) => {
     expect(await memory.get(miss.id)).toMatchObject({ access_count: 0, last_accessed_at: null });
   });
 
+  it("gives the same answer to the same query twice, whatever other queries ran in between", async () => {
+    const scope = "repeat";
+    // Equal-looking rows: reading one of them must not lift it above its twins next time.
+    for (const room of ["kitchen", "hallway", "garage", "attic", "cellar", "porch"]) {
+      await memory.remember({ content: `The spare torch lives in the ${room} drawer.`, scope });
+    }
+    const strip = (found: { memories: MemoryOut[] }) =>
+      found.memories.map((row) => ({ id: row.id, score: (row as MemoryOut & { score: number }).score }));
+    const first = strip(await memory.search("spare torch drawer", { scope, limit: 3 }));
+    for (const other of ["torch kitchen", "spare drawer", "torch", "attic torch", "spare torch drawer"]) {
+      await memory.search(other, { scope, limit: 2 });
+    }
+    expect(strip(await memory.search("spare torch drawer", { scope, limit: 3 }))).toEqual(first);
+  });
+
   it("returns nothing, not the newest rows, for a query with nothing relevant", async () => {
     for (const q of ["quantum chromodynamics lattice", "the of and", "?", "🫠"]) {
       const found = await memory.search(q);

@@ -1,0 +1,44 @@
+/**
+ * Memories stored before the inverted index existed are indexed when the store opens: with the
+ * index emptied the way an older database has it, `indexUnposted` rebuilds it and search gives
+ * the very same answer again. On both databases.
+ */
+import { describe, expect, it } from "vitest";
+import { storageTargets } from "../support/platforms.ts";
+import { createMemoryPlatform, type MemoryOut, newAccount } from "./memory-client.ts";
+
+describe.each(storageTargets)("index backfill on %s", (target) => {
+  it("indexes rows that have no postings and answers as before", async () => {
+    const test = await createMemoryPlatform(target);
+    try {
+      const { memory } = await newAccount(test);
+      for (const content of [
+        "The boiler service is booked for the first Monday of March.",
+        "Nadia prefers the boiler room door kept shut.",
+        "March rent goes out on the first.",
+      ]) {
+        await memory.remember({ content });
+      }
+      const strip = (found: { memories: MemoryOut[] }) =>
+        found.memories.map((row) => [row.id, (row as MemoryOut & { score: number }).score]);
+      const before = strip(await memory.search("boiler March"));
+      expect(before).toHaveLength(3);
+
+      const { execute, memories } = test.platform.storage;
+      for (const statement of [
+        "delete from memory_postings",
+        "delete from memory_terms",
+        "update memories set index_length = null",
+        "update memory_counts set total_length = 0",
+      ]) {
+        await execute(statement);
+      }
+      expect((await memory.search("boiler March")).memories).toEqual([]);
+      expect(await memories.indexUnposted()).toBe(3);
+      expect(await memories.indexUnposted()).toBe(0);
+      expect(strip(await memory.search("boiler March"))).toEqual(before);
+    } finally {
+      await test.close();
+    }
+  });
+});
