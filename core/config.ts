@@ -103,6 +103,8 @@ const schema = z.object({
   SVC_MEMORY_EMBEDDING_TIMEOUT_SECONDS: number(10),
   SVC_MEMORY_VECTOR_FALLBACK_LIMIT: integer(2000, 1),
   SVC_MEMORY_HNSW_EF_SEARCH: integer(200, 1),
+  /** Above this many of an account's memories, a search term counts as common (docs/memory.md#search). */
+  SVC_MEMORY_COMMON_TERM_ROWS: integer(2000, 1),
 });
 
 export type Config = z.infer<typeof schema>;

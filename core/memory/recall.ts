@@ -21,7 +21,7 @@ import { queryTokens } from "./tokenize.ts";
 // BM25 term-frequency saturation and document-length normalisation (the usual defaults).
 export const k1 = 1.2;
 export const b = 0.75;
-/** Above this many rows a term is common (see step 1). */
+/** Above this many rows a term is common (see step 1), unless the request says otherwise. */
 export const commonTermRows = 2_000;
 /** Rows taken from the lexical ranking into the full ranking. */
 const rerankDepth = 200;
@@ -36,6 +36,8 @@ export interface RecallRequest {
   scope?: string;
   limit: number;
   now: Date;
+  /** Overrides `commonTermRows` (the server's SVC_MEMORY_COMMON_TERM_ROWS). */
+  commonTermRows?: number;
 }
 
 export interface RecalledMemory {
@@ -80,8 +82,9 @@ async function lexicalTopK(
   const statistics = await store.termStatistics(accountId, tokens);
   const present = tokens.filter((token) => (statistics.documentFrequency.get(token) ?? 0) > 0);
   const frequencyOf = (token: string) => statistics.documentFrequency.get(token) ?? 0;
-  const rare = present.filter((token) => frequencyOf(token) <= commonTermRows);
-  const common = present.filter((token) => frequencyOf(token) > commonTermRows);
+  const threshold = request.commonTermRows ?? commonTermRows;
+  const rare = present.filter((token) => frequencyOf(token) <= threshold);
+  const common = present.filter((token) => frequencyOf(token) > threshold);
   const filter = { scope: request.scope, includeSuperseded };
   let postings: Posting[] = [];
   if (rare.length > 0) {
@@ -96,7 +99,7 @@ async function lexicalTopK(
   } else if (common.length > 0) {
     postings = await store.postings(
       accountId,
-      { ...filter, terms: common, perTermLimit: commonTermRows },
+      { ...filter, terms: common, perTermLimit: threshold },
       request.now,
     );
   }

@@ -76,8 +76,8 @@ export interface PostingsRequest extends MemoryFilter {
   /** Only these rows (the candidates of rarer terms). */
   memoryIds?: string[];
   /**
-   * At most this many postings per term, highest frequency first, then shortest row, then
-   * smallest id (byte order): the same cut on every database.
+   * At most this many postings per term, highest frequency first, then shortest row, then most
+   * recently updated, then smallest id (byte order): the same cut on every database.
    */
   perTermLimit?: number;
 }

@@ -302,7 +302,7 @@ export function createSqlMemoryStore(
       async postings(accountId, request, now) {
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
         const parameters: unknown[] = [accountId, ...request.terms, time(now)];
-        let sql = `select p.term, p.memory_id, p.tf, m.index_length from memory_postings p join memories m on m.id = p.memory_id
+        let sql = `select p.term, p.memory_id, p.tf, m.index_length, m.updated_at from memory_postings p join memories m on m.id = p.memory_id
           where p.account_id = ? and p.term in (${placeholders(request.terms.length)}) and (m.expires_at is null or m.expires_at > ?)`;
         if (request.scope !== undefined) {
           sql += " and m.scope = ?";
@@ -316,7 +316,7 @@ export function createSqlMemoryStore(
         if (request.perTermLimit !== undefined) {
           // Byte order on both databases (PostgreSQL would otherwise sort ids by its collation).
           const byteOrder = sqlite ? "p.memory_id" : 'p.memory_id collate "C"';
-          sql = `select term, memory_id, tf, index_length from (select ranked.*, row_number() over (partition by term order by tf desc, index_length, ${byteOrder.replace("p.", "")}) as position from (${sql}) ranked) limited where position <= ?`;
+          sql = `select term, memory_id, tf, index_length from (select ranked.*, row_number() over (partition by term order by tf desc, index_length, updated_at desc, ${byteOrder.replace("p.", "")}) as position from (${sql}) ranked) limited where position <= ?`;
           parameters.push(request.perTermLimit);
         }
         const rows = await run<{

@@ -28,6 +28,7 @@ export const recall = defineTool({
       scope: input.scope,
       limit: input.limit,
       now: context.now,
+      commonTermRows: context.platform.config.SVC_MEMORY_COMMON_TERM_ROWS,
     });
     await memories.recordAccess(
       accountId,
