@@ -11,6 +11,7 @@
  * only break near-ties. How often a row was read plays no part.
  */
 
+import { LRUCache } from "lru-cache";
 import { extractEntities, sharedEntities } from "./entities.ts";
 import { asksForHistory } from "./history.ts";
 import { jaccardSimilarity } from "./relations.ts";
@@ -127,12 +128,15 @@ interface ContentAnalysis {
   entities?: string[];
 }
 
-// The same rows come back search after search (the newest rows of common words) and twice in
-// one recall (before and after relation neighbours join), and their analysis depends on the
-// content alone: it is cached by content, bounded, the oldest entry leaving first. A cached
-// analysis is only ever read (its entities filled in once).
-const analysisCacheSize = 10_000;
-const analysisCache = new Map<string, ContentAnalysis>();
+// The same rows come back search after search, and their analysis depends on the content
+// alone: it is cached by content, bounded by bytes (about two per character, counted for the
+// key, the terms and the token set), the least recently used leaving first. A cached analysis
+// is only ever read (its entities filled in once).
+const analysisCacheBytes = 32 * 1024 * 1024;
+const analysisCache = new LRUCache<string, ContentAnalysis>({
+  maxSize: analysisCacheBytes,
+  sizeCalculation: (analysis, content) => Math.max(1, 2 * content.length * 3 + 64 * analysis.terms.length),
+});
 
 function analyseContent(content: string): ContentAnalysis {
   const cached = analysisCache.get(content);
@@ -147,8 +151,6 @@ function analyseContent(content: string): ContentAnalysis {
     length++;
   }
   const analysis: ContentAnalysis = { terms, tokens, termCounts, length };
-  if (analysisCache.size >= analysisCacheSize)
-    analysisCache.delete(analysisCache.keys().next().value as string);
   analysisCache.set(content, analysis);
   return analysis;
 }
