@@ -2,11 +2,12 @@
  * Memory benchmark over HTTP against the real Node server (platform/serve.ts) in a child
  * process: loads BENCH_MEMORIES (default 100,000) realistic memories into one account through
  * POST /v1/memory/import (batches of 500), then prints recall p50/p95/p99 (sequential and 8
- * concurrent clients), remember throughput and import throughput. Run with
+ * concurrent clients), remember throughput, import throughput and the server's RSS, then the headline
+ * figures of both databases side by side. Run with
  * `npx node test/bench/memory.ts [sqlite|postgresql|both]` (PostgreSQL needs
  * SVC_TEST_DATABASE_URL: `source .test-data/env`; a fresh database is created and dropped).
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createTestDatabase } from "../support/platforms.ts";
@@ -78,6 +79,16 @@ async function runClients(count: number, clients: number, job: (index: number) =
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
+/** The server process's resident memory, from /proc. */
+async function residentMegabytes(pid: number | undefined): Promise<string> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const kilobytes = Number(status.match(/^VmRSS:\s+(\d+)/m)?.[1] ?? Number.NaN);
+  return `${(kilobytes / 1024).toFixed(0)} MiB`;
+}
+
+/** Per target, the headline figures, printed side by side at the end. */
+const summary = new Map<string, Record<string, string>>();
+
 function percentiles(latencies: number[]) {
   const sorted = [...latencies].sort((first, second) => first - second);
   const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
@@ -148,6 +159,17 @@ async function bench(target: "sqlite" | "postgresql") {
     console.log(
       `remember, ${rememberClients} clients: ${rememberRequests} in ${remembered.seconds.toFixed(2)} s = ${(rememberRequests / remembered.seconds).toFixed(0)} requests/s (${percentiles(remembered.latencies)})`,
     );
+    const rss = await residentMegabytes(server.process.pid);
+    console.log(`server RSS after all of it: ${rss}`);
+    const p95 = (latencies: number[]) =>
+      `${latencies.toSorted((a, b) => a - b)[Math.floor(latencies.length * 0.95)].toFixed(1)} ms`;
+    summary.set(target, {
+      "recall p95, sequential (≤ 10 ms)": p95(sequential.latencies),
+      "recalls/s, 8 clients (≥ 400 SQLite)": ((recallQueries * 2) / parallel.seconds).toFixed(0),
+      "remember/s, 8 clients (≥ 3,000)": (rememberRequests / remembered.seconds).toFixed(0),
+      "import/s (≥ 30,000 SQLite, ≥ 10,000 PostgreSQL)": (memoryCount / imported.seconds).toFixed(0),
+      "server RSS": rss,
+    });
   } finally {
     await server?.stop();
     await database?.drop();
@@ -163,4 +185,14 @@ if (!["sqlite", "postgresql", "both"].includes(choice)) {
 console.log(`memory bench on ${new Date().toISOString()}, node ${process.version}`);
 for (const target of ["sqlite", "postgresql"] as const) {
   if (choice === target || choice === "both") await bench(target);
+}
+console.log(`\n== side by side, ${memoryCount} memories`);
+const targets = [...summary.keys()];
+console.log(["figure".padEnd(48), ...targets.map((target) => target.padStart(12))].join(""));
+for (const figure of Object.keys(summary.get(targets[0]) ?? {})) {
+  console.log(
+    [figure.padEnd(48), ...targets.map((target) => (summary.get(target)?.[figure] ?? "").padStart(12))].join(
+      "",
+    ),
+  );
 }
