@@ -5,7 +5,7 @@
  *    account's inverted index: document counts and the mean length come from the index itself,
  *    not from the rows one query happens to read. A very common term (in more than
  *    `commonTermRows` rows) is scored only within the rows found by the query's rarer terms; a
- *    query of common terms alone scores each term's `commonTermRows` highest-impact postings.
+ *    query of common terms alone scores the rows holding its least common term.
  *    The arithmetic runs here, in one place, so both databases return identical scores.
  * 2. The best `rerankDepth` rows, their 1-hop relation neighbours and, for a history question,
  *    the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25, current versus
@@ -24,7 +24,7 @@ export const b = 0.75;
 /** Above this many rows a term is common (see step 1), unless the request says otherwise. */
 export const commonTermRows = 2_000;
 /** Rows taken from the lexical ranking into the full ranking. */
-const rerankDepth = 200;
+const rerankDepth = 100;
 /** Relation neighbours join for this many of the best lexical rows. */
 const neighbourSeeds = 10;
 /** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
@@ -97,11 +97,18 @@ async function lexicalTopK(
       );
     }
   } else if (common.length > 0) {
-    postings = await store.postings(
-      accountId,
-      { ...filter, terms: common, perTermLimit: threshold },
-      request.now,
+    // Only common terms: the rows holding the least common one are scored (every term counted).
+    const [driver, ...others] = common.toSorted(
+      (first, second) => frequencyOf(first) - frequencyOf(second) || (first < second ? -1 : 1),
     );
+    postings = await store.postings(accountId, { ...filter, terms: [driver] }, request.now);
+    const ids = postings.map((posting) => posting.memoryId);
+    for (let start = 0; others.length > 0 && start < ids.length; start += idChunk) {
+      const memoryIds = ids.slice(start, start + idChunk);
+      postings.push(
+        ...(await store.postings(accountId, { ...filter, terms: others, memoryIds }, request.now)),
+      );
+    }
   }
   return rankLexical(postings, statistics, present);
 }

@@ -73,13 +73,8 @@ export interface Posting {
 
 export interface PostingsRequest extends MemoryFilter {
   terms: string[];
-  /** Only these rows (the candidates of rarer terms). */
+  /** Only these rows (the candidates of rarer terms), taken as already live and in the filter. */
   memoryIds?: string[];
-  /**
-   * At most this many postings per term, highest frequency first, then shortest row, then most
-   * recently updated, then smallest id (byte order): the same cut on every database.
-   */
-  perTermLimit?: number;
 }
 
 export interface MemoryMetrics {

@@ -50,8 +50,8 @@ export function createSqlMemoryStore(
   const accountKey = sqlite ? "+account_id" : "account_id";
   // Relation edges per INSERT: far below both databases' parameter limits.
   const relationChunk = 100;
-  // Postings per INSERT (4 parameters each).
-  const postingChunk = 250;
+  // Postings per INSERT (5 parameters each).
+  const postingChunk = 200;
 
   /** `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
   function build(
@@ -78,8 +78,8 @@ export function createSqlMemoryStore(
       for (let start = 0; start < entries.length; start += postingChunk) {
         const chunk = entries.slice(start, start + postingChunk);
         await run(
-          `insert into memory_postings (account_id, term, memory_id, tf) values ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
-          chunk.flatMap(([term, tf]) => [accountId, term, id, tf]),
+          `insert into memory_postings (account_id, term, memory_id, tf, length) values ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+          chunk.flatMap(([term, tf]) => [accountId, term, id, tf, length]),
         );
         await run(
           `insert into memory_terms (account_id, term, df) values ${chunk.map(() => "(?, ?, 1)").join(", ")}
@@ -301,35 +301,34 @@ export function createSqlMemoryStore(
 
       async postings(accountId, request, now) {
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
-        const parameters: unknown[] = [accountId, ...request.terms, time(now)];
-        let sql = `select p.term, p.memory_id, p.tf, m.index_length, m.updated_at from memory_postings p join memories m on m.id = p.memory_id
-          where p.account_id = ? and p.term in (${placeholders(request.terms.length)}) and (m.expires_at is null or m.expires_at > ?)`;
-        if (request.scope !== undefined) {
-          sql += " and m.scope = ?";
-          parameters.push(request.scope);
-        }
-        if (!request.includeSuperseded) sql += " and m.superseded_at is null";
+        const terms = placeholders(request.terms.length);
+        let sql: string;
+        const parameters: unknown[] = [accountId, ...request.terms];
         if (request.memoryIds) {
-          sql += ` and p.memory_id in (${placeholders(request.memoryIds.length)})`;
+          // Rows the caller already found live and in scope: the postings alone, no join.
+          sql = `select term, memory_id, tf, length from memory_postings where account_id = ? and term in (${terms}) and memory_id in (${placeholders(request.memoryIds.length)})`;
           parameters.push(...request.memoryIds);
-        }
-        if (request.perTermLimit !== undefined) {
-          // Byte order on both databases (PostgreSQL would otherwise sort ids by its collation).
-          const byteOrder = sqlite ? "p.memory_id" : 'p.memory_id collate "C"';
-          sql = `select term, memory_id, tf, index_length from (select ranked.*, row_number() over (partition by term order by tf desc, index_length, updated_at desc, ${byteOrder.replace("p.", "")}) as position from (${sql}) ranked) limited where position <= ?`;
-          parameters.push(request.perTermLimit);
+        } else {
+          sql = `select p.term, p.memory_id, p.tf, p.length from memory_postings p join memories m on m.id = p.memory_id
+            where p.account_id = ? and p.term in (${terms}) and (m.expires_at is null or m.expires_at > ?)`;
+          parameters.push(time(now));
+          if (request.scope !== undefined) {
+            sql += " and m.scope = ?";
+            parameters.push(request.scope);
+          }
+          if (!request.includeSuperseded) sql += " and m.superseded_at is null";
         }
         const rows = await run<{
           term: string;
           memory_id: string;
           tf: number | string;
-          index_length: number | string;
+          length: number | string;
         }>(sql, parameters);
         return rows.map((row) => ({
           term: row.term,
           memoryId: row.memory_id,
           frequency: Number(row.tf),
-          length: Number(row.index_length),
+          length: Number(row.length),
         }));
       },
 
