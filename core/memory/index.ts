@@ -14,7 +14,6 @@ export {
   extractMemories,
   type IngestRequest,
   importanceOf,
-  type MemoryKind,
   maxFragments,
   maxMemoryLength,
   maxWholeDocumentBytes,
@@ -22,7 +21,6 @@ export {
 export { bm25, commonTermRows, type RecalledMemory, type RecallRequest, recallMemories } from "./recall.ts";
 export {
   type DetectedRelation,
-  type DetectedRelationType,
   detectProfileRelation,
   detectRelation,
   jaccardSimilarity,
@@ -48,3 +46,4 @@ export {
   queryTokens,
   textTerms,
 } from "./tokenize.ts";
+export * from "./vocabulary.ts";

@@ -7,7 +7,9 @@
 import { extractEventDates, unionDates } from "./dates.ts";
 import { meaningfulTokens } from "./tokenize.ts";
 
-export type MemoryKind = "fact" | "preference" | "goal" | "instruction" | "note" | "summary";
+import type { MemoryKind } from "./vocabulary.ts";
+
+export type { MemoryKind };
 
 export interface IngestRequest {
   content: string;

@@ -7,7 +7,9 @@
 import { extractEntities, sharedEntities } from "./entities.ts";
 import { meaningfulTokens } from "./tokenize.ts";
 
-export type DetectedRelationType = "updates" | "extends" | "related";
+import type { DetectedRelationType } from "./vocabulary.ts";
+
+export type { DetectedRelationType };
 
 export interface DetectedRelation {
   type: DetectedRelationType;

@@ -1,12 +1,13 @@
 /**
  * The memory store port: persistence for memories and their relations, scoped to one account in
  * every call. Ranking, dedup rules, relation detection and extraction live in core
- * (core/memory, core/tools/memory); a store only keeps rows and fetches candidates, so SQLite
+ * (core/memory, core/tools/memory); a store keeps rows and the inverted index and reads them back, so SQLite
  * and PostgreSQL give identical results.
  */
 
-export type MemoryKind = "fact" | "preference" | "goal" | "instruction" | "note" | "summary";
-export type RelationType = "updates" | "extends" | "related" | "derives";
+import type { MemoryKind, RelationType } from "../memory/vocabulary.ts";
+
+export type { MemoryKind, RelationType };
 
 export interface MemoryRecord {
   id: string;

@@ -2,8 +2,10 @@
 import { z } from "zod";
 import type { MemoryRecord, RelationRecord } from "../../ports/memory-store.ts";
 
-export const memoryKinds = ["fact", "preference", "goal", "instruction", "note", "summary"] as const;
-export const relationTypes = ["updates", "extends", "related", "derives"] as const;
+export { memoryKinds, relationTypes } from "../../memory/vocabulary.ts";
+
+import { memoryKinds, relationTypes } from "../../memory/vocabulary.ts";
+
 const metadataLimitBytes = 32 * 1024;
 
 import { nulMessage, storableString, withoutNul } from "../text.ts";
