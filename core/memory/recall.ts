@@ -1,15 +1,16 @@
 /**
  * The recall pipeline (docs/memory.md#search), the same for every store:
  *
- * 1. Exact lexical top-k. Every live row holding a query term is scored with BM25 over the
- *    account's inverted index: document counts and the mean length come from the index itself,
- *    not from the rows one query happens to read. A very common term (in more than
+ * 1. Exact lexical top-k. Every row of the scope holding a query term is scored with BM25 over
+ *    the account's inverted index: document counts and the mean length come from the index
+ *    itself, not from the rows one query happens to read. A very common term (in more than
  *    `commonTermRows` rows) is scored only within the rows found by the query's rarer terms; a
- *    query of common terms alone scores the rows holding its least common term.
- *    The arithmetic runs here, in one place, so both databases return identical scores.
- * 2. The best `rerankDepth` rows, their 1-hop relation neighbours and, for a history question,
- *    the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25, current versus
- *    superseded, relations, then recency and importance for near-ties).
+ *    query of common terms alone scores the rows holding its least common term. The arithmetic
+ *    runs here, in one place, so both databases return identical scores.
+ * 2. Down that ranking, the best `rerankDepth` rows that are live (and current, unless the
+ *    question asks about the past) are read; they, their 1-hop relation neighbours and, for a
+ *    history question, the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25,
+ *    current versus superseded, relations, then recency and importance for near-ties).
  *
  * Reading never changes ranking: access counts are recorded for display, not ranked on.
  */
@@ -72,42 +73,32 @@ export function bm25(
   return scores;
 }
 
-async function lexicalTopK(
-  store: MemoryStore,
-  accountId: string,
-  request: RecallRequest,
-  tokens: string[],
-  includeSuperseded: boolean,
-) {
+async function lexicalTopK(store: MemoryStore, accountId: string, request: RecallRequest, tokens: string[]) {
   const statistics = await store.termStatistics(accountId, tokens);
   const present = tokens.filter((token) => (statistics.documentFrequency.get(token) ?? 0) > 0);
   const frequencyOf = (token: string) => statistics.documentFrequency.get(token) ?? 0;
   const threshold = request.commonTermRows ?? commonTermRows;
   const rare = present.filter((token) => frequencyOf(token) <= threshold);
   const common = present.filter((token) => frequencyOf(token) > threshold);
-  const filter = { scope: request.scope, includeSuperseded };
+  const filter = { scope: request.scope };
   let postings: Posting[] = [];
   if (rare.length > 0) {
-    postings = await store.postings(accountId, { ...filter, terms: rare }, request.now);
+    postings = await store.postings(accountId, { ...filter, terms: rare });
     const ids = [...new Set(postings.map((posting) => posting.memoryId))];
     for (let start = 0; common.length > 0 && start < ids.length; start += idChunk) {
       const memoryIds = ids.slice(start, start + idChunk);
-      postings.push(
-        ...(await store.postings(accountId, { ...filter, terms: common, memoryIds }, request.now)),
-      );
+      postings.push(...(await store.postings(accountId, { ...filter, terms: common, memoryIds })));
     }
   } else if (common.length > 0) {
     // Only common terms: the rows holding the least common one are scored (every term counted).
     const [driver, ...others] = common.toSorted(
       (first, second) => frequencyOf(first) - frequencyOf(second) || (first < second ? -1 : 1),
     );
-    postings = await store.postings(accountId, { ...filter, terms: [driver] }, request.now);
+    postings = await store.postings(accountId, { ...filter, terms: [driver] });
     const ids = postings.map((posting) => posting.memoryId);
     for (let start = 0; others.length > 0 && start < ids.length; start += idChunk) {
       const memoryIds = ids.slice(start, start + idChunk);
-      postings.push(
-        ...(await store.postings(accountId, { ...filter, terms: others, memoryIds }, request.now)),
-      );
+      postings.push(...(await store.postings(accountId, { ...filter, terms: others, memoryIds })));
     }
   }
   return rankLexical(postings, statistics, present);
@@ -143,14 +134,29 @@ export async function recallMemories(
   const tokens = queryTokens(request.query);
   if (tokens.length === 0) return [];
   const history = asksForHistory(request.query);
-  const ranked = await lexicalTopK(store, accountId, request, tokens, history);
-  const top = ranked.slice(0, rerankDepth);
-  const rows = await store.getMany(
-    accountId,
-    top.map(([id]) => id),
-    request.now,
-  );
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const ranked = await lexicalTopK(store, accountId, request, tokens);
+  // Down the BM25 ranking, the best rows that are live (and current, unless the question asks
+  // about the past), read a page at a time: usually the first page is enough.
+  const byId = new Map<string, MemoryRecord>();
+  const top: Array<[string, number]> = [];
+  for (let start = 0; start < ranked.length && top.length < rerankDepth; start += rerankDepth) {
+    const page = ranked.slice(start, start + rerankDepth);
+    const rows = new Map(
+      (
+        await store.getMany(
+          accountId,
+          page.map(([id]) => id),
+          request.now,
+        )
+      ).map((row) => [row.id, row]),
+    );
+    for (const entry of page) {
+      const row = rows.get(entry[0]);
+      if (!row || (!history && row.supersededAt !== null) || top.length >= rerankDepth) continue;
+      byId.set(row.id, row);
+      top.push(entry);
+    }
+  }
   const lexical = new Map(top);
   const score = (boosts: ReadonlyMap<string, number>) =>
     scoreCandidates({

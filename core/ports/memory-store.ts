@@ -72,9 +72,11 @@ export interface Posting {
   length: number;
 }
 
-export interface PostingsRequest extends MemoryFilter {
+export interface PostingsRequest {
   terms: string[];
-  /** Only these rows (the candidates of rarer terms), taken as already live and in the filter. */
+  /** Undefined = every scope. */
+  scope?: string;
+  /** Only these rows (the candidates of rarer terms). */
   memoryIds?: string[];
 }
 
@@ -127,8 +129,11 @@ export interface MemoryStore {
   /** Hard delete of the row, its index entry, embeddings and every edge touching it. */
   delete(accountId: string, id: string): Promise<boolean>;
   termStatistics(accountId: string, terms: string[]): Promise<TermStatistics>;
-  /** Postings of live rows (the filter's scope; superseded ones only when asked) for `terms`. */
-  postings(accountId: string, request: PostingsRequest, now: Date): Promise<Posting[]>;
+  /**
+   * Postings of stored rows for `terms`, whether live, expired or superseded: the caller keeps
+   * what it needs of the best-ranked rows (a posting never outlives its row).
+   */
+  postings(accountId: string, request: PostingsRequest): Promise<Posting[]>;
   recordAccess(accountId: string, ids: string[], now: Date): Promise<void>;
   metrics(accountId: string, scope: string | undefined, now: Date): Promise<MemoryMetrics>;
   /** Live rows (superseded included) for export, oldest first, at most `limit`. */

@@ -50,14 +50,16 @@ export function createSqlMemoryStore(
   const accountKey = sqlite ? "+account_id" : "account_id";
   // Relation edges per INSERT: far below both databases' parameter limits.
   const relationChunk = 100;
-  // Postings per INSERT (5 parameters each).
-  const postingChunk = 200;
+  // Postings per INSERT (6 parameters each).
+  const postingChunk = 150;
 
   /** `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
   function build(
     run: Execute,
     inTransaction = false,
-  ): MemoryStore & { postForBackfill(accountId: string, id: string, content: string): Promise<number> } {
+  ): MemoryStore & {
+    postForBackfill(accountId: string, id: string, scope: string, content: string): Promise<number>;
+  } {
     const nextSequence = sqlite
       ? "(select coalesce(max(search_seq), 0) + 1 from memories)"
       : "nextval('memory_search_seq')";
@@ -72,14 +74,14 @@ export function createSqlMemoryStore(
     }
 
     /** The memory's postings and its terms' document counts; returns its indexed length. */
-    async function post(accountId: string, id: string, content: string): Promise<number> {
+    async function post(accountId: string, id: string, scope: string, content: string): Promise<number> {
       const { counts, length } = indexTermCounts(content);
       const entries = [...counts];
       for (let start = 0; start < entries.length; start += postingChunk) {
         const chunk = entries.slice(start, start + postingChunk);
         await run(
-          `insert into memory_postings (account_id, term, memory_id, tf, length) values ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
-          chunk.flatMap(([term, tf]) => [accountId, term, id, tf, length]),
+          `insert into memory_postings (account_id, term, memory_id, scope, tf, length) values ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
+          chunk.flatMap(([term, tf]) => [accountId, term, id, scope, tf, length]),
         );
         await run(
           `insert into memory_terms (account_id, term, df) values ${chunk.map(() => "(?, ?, 1)").join(", ")}
@@ -155,7 +157,7 @@ export function createSqlMemoryStore(
           if (!existing) throw new Error("identity conflict without a row");
           return { id: existing.id, inserted: false };
         }
-        await count(accountId, write.scope, 1, await post(accountId, id, write.content));
+        await count(accountId, write.scope, 1, await post(accountId, id, write.scope, write.content));
         return { id, inserted: true };
       },
 
@@ -299,24 +301,18 @@ export function createSqlMemoryStore(
         return { documentFrequency, totalDocuments, averageLength };
       },
 
-      async postings(accountId, request, now) {
+      async postings(accountId, request) {
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
-        const terms = placeholders(request.terms.length);
-        let sql: string;
+        // The primary key's range for each term; liveness is checked on the few rows kept.
+        let sql = `select term, memory_id, tf, length from memory_postings where account_id = ? and term in (${placeholders(request.terms.length)})`;
         const parameters: unknown[] = [accountId, ...request.terms];
+        if (request.scope !== undefined) {
+          sql += " and scope = ?";
+          parameters.push(request.scope);
+        }
         if (request.memoryIds) {
-          // Rows the caller already found live and in scope: the postings alone, no join.
-          sql = `select term, memory_id, tf, length from memory_postings where account_id = ? and term in (${terms}) and memory_id in (${placeholders(request.memoryIds.length)})`;
+          sql += ` and memory_id in (${placeholders(request.memoryIds.length)})`;
           parameters.push(...request.memoryIds);
-        } else {
-          sql = `select p.term, p.memory_id, p.tf, p.length from memory_postings p join memories m on m.id = p.memory_id
-            where p.account_id = ? and p.term in (${terms}) and (m.expires_at is null or m.expires_at > ?)`;
-          parameters.push(time(now));
-          if (request.scope !== undefined) {
-            sql += " and m.scope = ?";
-            parameters.push(request.scope);
-          }
-          if (!request.includeSuperseded) sql += " and m.superseded_at is null";
         }
         const rows = await run<{
           term: string;
@@ -446,7 +442,12 @@ export function createSqlMemoryStore(
         if (rows.length === 0) return indexed;
         for (const row of rows) {
           await runTransaction(async (run) => {
-            const length = await build(run, true).postForBackfill(row.account_id, row.id, row.content);
+            const length = await build(run, true).postForBackfill(
+              row.account_id,
+              row.id,
+              row.scope,
+              row.content,
+            );
             await run(
               "update memory_counts set total_length = total_length + ? where account_id = ? and scope = ?",
               [length, row.account_id, row.scope],
