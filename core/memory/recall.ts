@@ -25,7 +25,7 @@ export const b = 0.75;
 /** Above this many rows a term is common (see step 1), unless the request says otherwise. */
 export const commonTermRows = 2_000;
 /** Rows taken from the lexical ranking into the full ranking. */
-const rerankDepth = 100;
+const rerankDepth = 50;
 /** Relation neighbours join for this many of the best lexical rows. */
 const neighbourSeeds = 10;
 /** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
