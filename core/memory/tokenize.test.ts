@@ -1,4 +1,3 @@
-import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
 import {

@@ -3,13 +3,7 @@
  * timestamp and JSON are stored, how ids are sorted) are the `dialect` switches below;
  * everything else, the inverted index included, is the same SQL.
  */
-import type {
-  MemoryFilter,
-  MemoryRecord,
-  MemoryStore,
-  MemoryWrite,
-  RelationRecord,
-} from "../../core/index.ts";
+import type { MemoryFilter, MemoryStore, MemoryWrite, RelationRecord } from "../../core/index.ts";
 import { indexTermCounts } from "../../core/memory/index.ts";
 import { lockingPerAccount, memoryLockClass } from "./memory-account-lock.ts";
 import { createMemoryRowCodec, memoryColumns } from "./memory-rows.ts";

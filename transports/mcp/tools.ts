@@ -120,7 +120,7 @@ function typeOnly(schema: JsonSchema): JsonSchema {
  * nested field, enum and bound of every tool would crowd its context instead.
  */
 function outline(schema: JsonSchema, alternatives = 1): JsonSchema {
-  if (schema.anyOf && schema.anyOf.some((part) => part.type === "object" || part.type === "array")) {
+  if (schema.anyOf?.some((part) => part.type === "object" || part.type === "array")) {
     return { anyOf: schema.anyOf.map((part) => outline(part, schema.anyOf?.length)) };
   }
   if (schema.type === "object") {
