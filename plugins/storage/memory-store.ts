@@ -54,10 +54,6 @@ export function createSqlMemoryStore(
   ): MemoryStore & {
     postForBackfill(accountId: string, id: string, scope: string, content: string): Promise<number>;
   } {
-    const nextSequence = sqlite
-      ? "(select coalesce(max(search_seq), 0) + 1 from memories)"
-      : "nextval('memory_search_seq')";
-
     /** Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows come and go. */
     async function count(accountId: string, scope: string, change: number, length: number) {
       await run(
@@ -130,8 +126,8 @@ export function createSqlMemoryStore(
       async insert(accountId, write) {
         const id = crypto.randomUUID();
         const inserted = await run<{ id: string }>(
-          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count, search_seq)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ${nextSequence})
+          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
            on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
           [
             id,
@@ -157,7 +153,7 @@ export function createSqlMemoryStore(
 
       async update(accountId, id, write) {
         await run(
-          `update memories set metadata = ?, source_session_id = ?, source_content = ?, document_date = ?, event_dates = ?, importance = ?, expires_at = ?, updated_at = ?, superseded_at = ?, superseded_by_id = ?, search_seq = ${nextSequence} where id = ? and account_id = ?`,
+          `update memories set metadata = ?, source_session_id = ?, source_content = ?, document_date = ?, event_dates = ?, importance = ?, expires_at = ?, updated_at = ?, superseded_at = ?, superseded_by_id = ? where id = ? and account_id = ?`,
           [...writeValues(write), time(write.supersededAt), write.supersededById ?? null, id, accountId],
         );
       },
