@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { identityDigest } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { memoryNotFound } from "./get-memory.ts";
 import { memoryIdParameter } from "./schemas.ts";
-import { identityDigest } from "./write-memory.ts";
 
 export const forgetMemory = defineTool({
   name: "forget_memory",

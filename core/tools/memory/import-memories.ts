@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { identityDigest, linkMemories, upsertMemory } from "../../memory/write-memory.ts";
 import type { MemoryRecord, RelationRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { dateTime, memoryCreateFields, memoryOut, relationTypes, toMemoryOut } from "./schemas.ts";
-import { identityDigest, linkMemories, upsertMemory } from "./write-memory.ts";
 
 const importMemory = z.object({
   ...memoryCreateFields,

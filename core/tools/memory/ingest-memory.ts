@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { extractMemories } from "../../memory/index.ts";
+import { linkMemories, upsertMemory } from "../../memory/write-memory.ts";
 import type { MemoryRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import {
@@ -12,7 +13,6 @@ import {
   storableString,
   toMemoryOut,
 } from "./schemas.ts";
-import { linkMemories, upsertMemory } from "./write-memory.ts";
 
 export const ingestMemory = defineTool({
   name: "ingest_memory",

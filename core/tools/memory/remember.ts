@@ -1,7 +1,7 @@
 import { ServiceError } from "../../errors.ts";
+import { identityDigest, linkMemories, upsertMemory } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { memoryCreateRequest, memoryOut, toMemoryOut } from "./schemas.ts";
-import { identityDigest, linkMemories, upsertMemory } from "./write-memory.ts";
 
 export const remember = defineTool({
   name: "remember",

@@ -1,21 +1,17 @@
 /**
- * Writing memories (docs/memory.md#remember-and-upsert and #relations), shared
- * by remember, ingest and import.
+ * Writing memories (docs/memory.md#remember-and-upsert and #relations): the upsert and the
+ * relation and supersession detection that remember, ingest and import share.
  */
-import { sha256Hex } from "../../auth/api-keys.ts";
-import {
-  detectProfileRelation,
-  type RelationProfile,
-  relationProfile,
-  unionDates,
-} from "../../memory/index.ts";
+import { sha256Hex } from "../auth/api-keys.ts";
 import type {
   MemoryKind,
   MemoryRecord,
   MemoryStore,
   MemoryWrite,
   RelationRecord,
-} from "../../ports/memory-store.ts";
+} from "../ports/memory-store.ts";
+import { unionDates } from "./dates.ts";
+import { detectProfileRelation, type RelationProfile, relationProfile } from "./relations.ts";
 
 export interface MemoryInput {
   content: string;
