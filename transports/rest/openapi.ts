@@ -35,12 +35,12 @@ function operation(tool: HttpOperation) {
     required?: string[];
   };
   const pathNames = pathParameters(tool.http.path);
-  const parameters = pathNames.map((name) => ({
-    name,
-    in: "path",
-    required: true,
-    schema: { type: "string" },
-  }));
+  const parameters = pathNames.map((name) => {
+    const { description, ...schema } = (input.properties?.[name] ?? { type: "string" }) as {
+      description?: string;
+    };
+    return { name, in: "path", required: true, ...(description ? { description } : {}), schema };
+  });
   const properties = Object.fromEntries(
     Object.entries(input.properties ?? {}).filter(([name]) => !pathNames.includes(name)),
   );

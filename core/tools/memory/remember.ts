@@ -46,8 +46,9 @@ export const remember = defineTool({
       );
       const written = await store.getAny(accountId, id);
       if (!written) throw new ServiceError("internal_error", "Memory vanished while being written");
+      // Linking marks older rows superseded, never the new one: no second read is needed.
       await linkMemories(store, accountId, [written], context.now);
-      return (await store.getAny(accountId, id)) ?? written;
+      return written;
     });
     return toMemoryOut(record);
   },
