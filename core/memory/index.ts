@@ -18,7 +18,7 @@ export {
   maxMemoryLength,
   maxWholeDocumentBytes,
 } from "./ingest.ts";
-export { bm25, commonTermRows, type RecalledMemory, type RecallRequest, recallMemories } from "./recall.ts";
+export { type RecalledMemory, type RecallRequest, recallMemories } from "./recall.ts";
 export {
   type DetectedRelation,
   detectProfileRelation,

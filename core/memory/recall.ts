@@ -4,7 +4,7 @@
  * 1. Exact lexical top-k. Every row of the scope holding a query term is scored with BM25 over
  *    the account's inverted index: document counts and the mean length come from the index
  *    itself, not from the rows one query happens to read. A very common term (in more than
- *    `commonTermRows` rows) is scored only within the rows found by the query's rarer terms; a
+ *    `request.commonTermRows` rows) is scored only within the rows found by the query's rarer terms; a
  *    query of common terms alone scores the rows holding its least common term. The arithmetic
  *    runs here, in one place, so both databases return identical scores.
  * 2. Down that ranking, the best `rerankDepth` rows that are live (and current, unless the
@@ -20,10 +20,8 @@ import { scoreCandidates } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
 // BM25 term-frequency saturation and document-length normalisation (the usual defaults).
-export const k1 = 1.2;
-export const b = 0.75;
-/** Above this many rows a term is common (see step 1), unless the request says otherwise. */
-export const commonTermRows = 2_000;
+const k1 = 1.2;
+const b = 0.75;
 /** Rows taken from the lexical ranking into the full ranking. */
 const rerankDepth = 50;
 /** Relation neighbours join for this many of the best lexical rows. */
@@ -37,8 +35,8 @@ export interface RecallRequest {
   scope?: string;
   limit: number;
   now: Date;
-  /** Overrides `commonTermRows` (the server's SVC_MEMORY_COMMON_TERM_ROWS). */
-  commonTermRows?: number;
+  /** Above this many of the account's rows a term is common (SVC_MEMORY_COMMON_TERM_ROWS). */
+  commonTermRows: number;
 }
 
 export interface RecalledMemory {
@@ -46,13 +44,13 @@ export interface RecalledMemory {
   score: number;
 }
 
-export function inverseDocumentFrequency(totalDocuments: number, frequency: number): number {
+function inverseDocumentFrequency(totalDocuments: number, frequency: number): number {
   return Math.log(1 + (totalDocuments - frequency + 0.5) / (frequency + 0.5));
 }
 
 /** BM25 per row from its postings. Each row's parts are added in one fixed order (by term),
  * so the float sum does not depend on the order a database returned the postings in. */
-export function bm25(
+function bm25(
   postings: readonly Posting[],
   documentFrequency: ReadonlyMap<string, number>,
   totalDocuments: number,
@@ -77,29 +75,19 @@ async function lexicalTopK(store: MemoryStore, accountId: string, request: Recal
   const statistics = await store.termStatistics(accountId, tokens);
   const present = tokens.filter((token) => (statistics.documentFrequency.get(token) ?? 0) > 0);
   const frequencyOf = (token: string) => statistics.documentFrequency.get(token) ?? 0;
-  const threshold = request.commonTermRows ?? commonTermRows;
-  const rare = present.filter((token) => frequencyOf(token) <= threshold);
-  const common = present.filter((token) => frequencyOf(token) > threshold);
-  const filter = { scope: request.scope };
-  let postings: Posting[] = [];
-  if (rare.length > 0) {
-    postings = await store.postings(accountId, { ...filter, terms: rare });
-    const ids = [...new Set(postings.map((posting) => posting.memoryId))];
-    for (let start = 0; common.length > 0 && start < ids.length; start += idChunk) {
-      const memoryIds = ids.slice(start, start + idChunk);
-      postings.push(...(await store.postings(accountId, { ...filter, terms: common, memoryIds })));
-    }
-  } else if (common.length > 0) {
-    // Only common terms: the rows holding the least common one are scored (every term counted).
-    const [driver, ...others] = common.toSorted(
-      (first, second) => frequencyOf(first) - frequencyOf(second) || (first < second ? -1 : 1),
-    );
-    postings = await store.postings(accountId, { ...filter, terms: [driver] });
-    const ids = postings.map((posting) => posting.memoryId);
-    for (let start = 0; others.length > 0 && start < ids.length; start += idChunk) {
-      const memoryIds = ids.slice(start, start + idChunk);
-      postings.push(...(await store.postings(accountId, { ...filter, terms: others, memoryIds })));
-    }
+  const rare = present.filter((token) => frequencyOf(token) <= request.commonTermRows);
+  // Rows come from the rare terms, or, if every term is common, from the least common one;
+  // the other terms are looked up for those rows alone.
+  const leastCommon = present.toSorted(
+    (first, second) => frequencyOf(first) - frequencyOf(second) || (first < second ? -1 : 1),
+  )[0];
+  const drivers = rare.length > 0 ? rare : present.length > 0 ? [leastCommon] : [];
+  const others = present.filter((token) => !drivers.includes(token));
+  const postings = await store.postings(accountId, { scope: request.scope, terms: drivers });
+  const ids = [...new Set(postings.map((posting) => posting.memoryId))];
+  for (let start = 0; others.length > 0 && start < ids.length; start += idChunk) {
+    const memoryIds = ids.slice(start, start + idChunk);
+    postings.push(...(await store.postings(accountId, { scope: request.scope, terms: others, memoryIds })));
   }
   return rankLexical(postings, statistics, present);
 }

@@ -110,8 +110,6 @@ function roundScore(value: number): number {
 interface Analysed {
   candidate: ScoringCandidate;
   tokens: Set<string>;
-  termCounts: Map<string, number>;
-  length: number;
   phrase: PhraseMatch;
   lexical: number;
   matched: boolean;
@@ -122,8 +120,6 @@ interface Analysed {
 interface ContentAnalysis {
   terms: string[];
   tokens: Set<string>;
-  termCounts: Map<string, number>;
-  length: number;
   /** Filled on first use: only queries naming an entity need it. */
   entities?: string[];
 }
@@ -142,23 +138,15 @@ function analyseContent(content: string): ContentAnalysis {
   const cached = analysisCache.get(content);
   if (cached !== undefined) return cached;
   const terms = textTerms(content);
-  const tokens = new Set(distinctIndexTerms(terms, maxIndexTokens));
-  const termCounts = new Map<string, number>();
-  let length = 0;
-  for (const term of terms) {
-    if (!tokens.has(term)) continue;
-    termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
-    length++;
-  }
-  const analysis: ContentAnalysis = { terms, tokens, termCounts, length };
+  const analysis: ContentAnalysis = { terms, tokens: new Set(distinctIndexTerms(terms, maxIndexTokens)) };
   analysisCache.set(content, analysis);
   return analysis;
 }
 
 function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): Analysed {
-  const { terms, tokens, termCounts, length } = analyseContent(candidate.content);
+  const { terms, tokens } = analyseContent(candidate.content);
   const phrase = matchPhrase(queryTerms, terms);
-  return { candidate, tokens, termCounts, length, phrase, lexical: 0, matched: false, score: 0 };
+  return { candidate, tokens, phrase, lexical: 0, matched: false, score: 0 };
 }
 
 /** One entry per id (a row can arrive both as a lexical hit and as a neighbour). */

@@ -86,8 +86,8 @@ export function createSqlMemoryStore(
     /** Removes the memory's postings; a term no memory holds any more leaves the index entirely. */
     async function unpost(accountId: string, id: string) {
       const removed = await run<{ term: string }>(
-        "delete from memory_postings where memory_id = ? returning term",
-        [id],
+        "delete from memory_postings where account_id = ? and memory_id = ? returning term",
+        [accountId, id],
       );
       for (let start = 0; start < removed.length; start += postingChunk) {
         const terms = removed.slice(start, start + postingChunk).map((row) => row.term);
@@ -253,11 +253,7 @@ export function createSqlMemoryStore(
       },
 
       async delete(accountId, id) {
-        const [row] = await run<{ id: string }>("select id from memories where id = ? and account_id = ?", [
-          id,
-          accountId,
-        ]);
-        if (!row) return false;
+        // Postings first: the row's delete would cascade to them without counting terms down.
         await unpost(accountId, id);
         const deleted = await run<{ id: string; scope: string; index_length: number | string | null }>(
           "delete from memories where id = ? and account_id = ? returning id, scope, index_length",

@@ -14,6 +14,8 @@ const terms = (suffix: string) =>
 const shared = [
   "create index memory_postings_memory_index on memory_postings (memory_id)",
   "alter table memories add column index_length integer null",
+  // The rows still to index (none once the store has opened): found without a table scan.
+  "create index memories_unindexed_index on memories (id) where index_length is null",
 ];
 
 export const memoryPostings: MigrationSource = {
