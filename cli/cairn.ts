@@ -4,6 +4,7 @@
  * the rest of the CLI joins it here. Configuration errors print one line on stderr and exit 1.
  */
 import { parseArgs } from "node:util";
+import { toolProfiles } from "../transports/mcp/profiles.ts";
 import { checkBaseUrl, defaultBaseUrl } from "./base-url.ts";
 import { serveMcpOverStdio } from "./mcp-serve.ts";
 
@@ -11,8 +12,6 @@ const usage = `Usage: cairn mcp serve [--tools memory|sandbox|all]
 
 Serves Cairn's MCP tools on stdio, forwarding to the server at CAIRN_BASE_URL
 (default ${defaultBaseUrl}) with the API key in CAIRN_API_KEY.`;
-
-const profiles = ["all", "memory", "sandbox"];
 
 /** The server's own words when it refused (its error envelope sits at the end of the SDK's message). */
 function upstreamProblem(error: unknown): string {
@@ -56,8 +55,8 @@ async function main(argv: string[]) {
   if (positionals.join(" ") !== "mcp serve")
     fail(`unknown command: ${positionals.join(" ") || "(none)"}\n${usage}`, 2);
   const tools = values.tools ?? "all";
-  if (!profiles.includes(tools))
-    fail(`--tools must be one of ${profiles.join(", ")}, not ${JSON.stringify(tools)}`);
+  if (!(toolProfiles as readonly string[]).includes(tools))
+    fail(`--tools must be one of ${toolProfiles.join(", ")}, not ${JSON.stringify(tools)}`);
   const checked = checkBaseUrl(process.env.CAIRN_BASE_URL || defaultBaseUrl);
   if ("problem" in checked) fail(checked.problem);
   const apiKey = process.env.CAIRN_API_KEY;

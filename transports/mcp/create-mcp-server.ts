@@ -19,7 +19,8 @@ import {
   type ValidationIssue,
   version,
 } from "../../core/index.ts";
-import { inProfile, type McpTool, mcpTools, type ToolProfile } from "./tools.ts";
+import { inProfile, type ToolProfile } from "./profiles.ts";
+import { type McpTool, mcpTools } from "./tools.ts";
 
 export const serverName = "cairn";
 
@@ -47,9 +48,14 @@ export interface McpServerOptions {
   caller(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller;
 }
 
-function failureText(tool: McpTool, error: ServiceError): string {
+/** A failed call as the model sees it: the REST error envelope, and a line of text. */
+function errorResult(name: string, memory: boolean, error: ServiceError): CallToolResult {
   const summary = `${error.message} [${error.code}] (HTTP ${error.status})`;
-  return tool.operation.group === "memory" ? `Memory error: ${summary}` : `Error ${tool.name}: ${summary}`;
+  return {
+    isError: true,
+    content: [{ type: "text", text: memory ? `Memory error: ${summary}` : `Error ${name}: ${summary}` }],
+    structuredContent: { error: error.toBody() },
+  };
 }
 
 /** Core locates a bad field as ["input", field, …]; the tool names it as its argument. */
@@ -71,11 +77,7 @@ function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: 
       "tool failed",
     );
   }
-  return {
-    isError: true,
-    content: [{ type: "text", text: failureText(tool, error) }],
-    structuredContent: { error: error.toBody() },
-  };
+  return errorResult(tool.name, tool.operation.group === "memory", error);
 }
 
 export function createMcpServer(platform: Platform, options: McpServerOptions): Server {
@@ -93,13 +95,7 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
     const tool = byName.get(request.params.name);
     if (!tool) {
       const error = new ServiceError("not_found", `Unknown tool ${request.params.name}`);
-      return {
-        isError: true,
-        content: [
-          { type: "text", text: `Error ${request.params.name}: ${error.message} [not_found] (HTTP 404)` },
-        ],
-        structuredContent: { error: error.toBody() },
-      };
+      return errorResult(request.params.name, false, error);
     }
     const started = performance.now();
     const input = tool.toInput(request.params.arguments);

@@ -14,7 +14,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Context, Hono } from "hono";
 import { authenticate, type Platform, type Principal, ServiceError } from "../../core/index.ts";
 import { createMcpServer, type McpCaller } from "./create-mcp-server.ts";
-import { type ToolProfile, toolProfiles } from "./tools.ts";
+import { type ToolProfile, toolProfiles } from "./profiles.ts";
 
 export interface McpAppOptions {
   clientIp(request: Request, environment: unknown): string;

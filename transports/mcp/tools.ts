@@ -9,7 +9,7 @@
  * the same `{"error": {...}}` envelope REST does, so each output schema also admits that.
  */
 import { z } from "zod";
-import { type AnyTool, allOperations, type McpBinding, type ToolGroup } from "../../core/index.ts";
+import { type AnyTool, allOperations, type McpBinding } from "../../core/index.ts";
 
 export interface McpTool {
   /** The tool's name (the operation's, unless the binding renames it). */
@@ -35,15 +35,6 @@ export interface McpTool {
   toResult(output: unknown, input: Record<string, unknown>): Record<string, unknown>;
   /** An operation field's name as the tool calls it (for error locations). */
   argumentName(field: string): string;
-}
-
-export const toolProfiles = ["all", "memory", "sandbox"] as const;
-export type ToolProfile = (typeof toolProfiles)[number];
-
-/** memory = the memory tools; sandbox = everything else an agent drives (sandboxes, files, images, …). */
-export function inProfile(profile: ToolProfile, group: ToolGroup): boolean {
-  if (profile === "all") return true;
-  return profile === "memory" ? group === "memory" : group !== "memory";
 }
 
 type JsonSchema = Record<string, unknown> & {
