@@ -12,26 +12,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startServer } from "../support/processes.ts";
+import { postJson, signUpWithKey, startServer } from "../support/processes.ts";
 import { createCorpus } from "./memory-corpus.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const memoryCount = Number(process.env.BENCH_MEMORIES ?? 5_000);
 const rounds = 1_000;
 const contractToolCount = 31;
-
-async function post(baseUrl: string, path: string, json: unknown, credential?: string) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      ...(credential ? { authorization: `Bearer ${credential}` } : {}),
-    },
-    body: JSON.stringify(json),
-  });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json() as Promise<Record<string, string>>;
-}
 
 async function connect(baseUrl: string, key: string, tools: string) {
   const client = new Client({ name: "bench", version: "1" });
@@ -54,11 +41,7 @@ const server = await startServer(process.execPath, [join(root, "platform/serve.t
   SVC_LOG_LEVEL: "warn",
 });
 try {
-  const { access_token: token } = await post(server.baseUrl, "/v1/auth/signup", {
-    email: "bench@example.com",
-    password: "correct horse battery",
-  });
-  const { key } = await post(server.baseUrl, "/v1/api-keys", { name: "bench" }, token);
+  const { key } = await signUpWithKey(server.baseUrl, "bench@example.com");
 
   console.log("== tools/list size (characters of the JSON result)");
   for (const profile of ["all", "memory", "sandbox"]) {
@@ -78,7 +61,7 @@ try {
   const corpus = createCorpus(7);
   for (let start = 0; start < memoryCount; start += 500) {
     const memories = Array.from({ length: Math.min(500, memoryCount - start) }, () => corpus.memory());
-    await post(server.baseUrl, "/v1/memory/import", { memories }, key);
+    await postJson(`${server.baseUrl}/v1/memory/import`, { memories }, key);
   }
   const queries = Array.from({ length: rounds }, () => corpus.query());
   const client = await connect(server.baseUrl, key, "memory");

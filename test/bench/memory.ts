@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createTestDatabase } from "../support/platforms.ts";
-import { type RunningServer, startServer } from "../support/processes.ts";
+import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -44,20 +44,7 @@ async function call(client: Client, path: string, init: { method?: string; json?
 }
 
 async function signUp(baseUrl: string): Promise<Client> {
-  const post = async (path: string, json: unknown, token?: string) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(json),
-    });
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return response.json() as Promise<Record<string, string>>;
-  };
-  const { access_token: token } = await post("/v1/auth/signup", {
-    email: "bench@example.com",
-    password: "correct horse battery",
-  });
-  const { key } = await post("/v1/api-keys", { name: "bench" }, token);
+  const { key } = await signUpWithKey(baseUrl, "bench@example.com");
   return { baseUrl, key };
 }
 

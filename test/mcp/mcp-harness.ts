@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type RunningServer, startServer } from "../support/processes.ts";
+import { type LiveAccount, type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 
 export const root = join(import.meta.dirname, "../..");
 export const cliEntry = join(root, "cli/cairn.ts");
@@ -72,34 +72,11 @@ export async function startLiveServer(environment: Record<string, string> = {}):
   };
 }
 
-async function postJson(url: string, body: unknown, credential?: string) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      ...(credential ? { authorization: `Bearer ${credential}` } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
-  return JSON.parse(text);
-}
-
-export interface TestAccount {
-  email: string;
-  token: string;
-  key: string;
-  keyId: string;
-}
+export type TestAccount = LiveAccount;
 
 /** Signs up over REST and creates an API key, as a user would. */
-export async function createAccount(baseUrl: string): Promise<TestAccount> {
-  const email = `mcp-${crypto.randomUUID()}@example.com`;
-  const signup = await postJson(`${baseUrl}/v1/auth/signup`, { email, password: "correct horse battery" });
-  const key = await postJson(`${baseUrl}/v1/api-keys`, { name: "mcp test" }, signup.access_token);
-  return { email, token: signup.access_token, key: key.key, keyId: key.id };
-}
+export const createAccount = (baseUrl: string): Promise<TestAccount> =>
+  signUpWithKey(baseUrl, `mcp-${crypto.randomUUID()}@example.com`);
 
 export function httpTransport(baseUrl: string, key: string, tools?: string) {
   const url = new URL(`${baseUrl}/mcp`);

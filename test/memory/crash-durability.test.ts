@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, type StorageTarget, storageTargets } from "../support/platforms.ts";
-import { startServer } from "../support/processes.ts";
+import { signUpWithKey, startServer } from "../support/processes.ts";
 
 const entry = join(import.meta.dirname, "../../platform/serve.ts");
 
@@ -41,13 +41,7 @@ describe.each(storageTargets)("crash durability on %s", (target: StorageTarget) 
     };
     try {
       const first = await startServer(process.execPath, [entry], environment);
-      const signup = await post(`${first.baseUrl}/v1/auth/signup`, {
-        email: "crash@example.com",
-        password: "correct horse battery",
-      });
-      const key = (
-        await post(`${first.baseUrl}/v1/api-keys`, { name: "crash" }, signup.body.access_token as string)
-      ).body.key as string;
+      const { key } = await signUpWithKey(first.baseUrl, "crash@example.com");
       const old = await post(`${first.baseUrl}/v1/memory`, { content: "My favorite color is blue." }, key);
       const latest = await post(
         `${first.baseUrl}/v1/memory`,

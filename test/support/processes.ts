@@ -58,3 +58,39 @@ export async function startServer(
   await stop();
   throw new Error(`server did not become healthy within 30 s:\n${output}`);
 }
+
+/** POSTs JSON to a live server; a non-2xx answer throws with its body. */
+export async function postJson<T = Record<string, string>>(
+  url: string,
+  body: unknown,
+  credential?: string,
+): Promise<T> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+export interface LiveAccount {
+  email: string;
+  token: string;
+  key: string;
+  keyId: string;
+}
+
+/** Signs up on a live server and creates an API key, as a user would. */
+export async function signUpWithKey(
+  baseUrl: string,
+  email = `user-${crypto.randomUUID()}@example.com`,
+): Promise<LiveAccount> {
+  const signup = await postJson(`${baseUrl}/v1/auth/signup`, { email, password: "correct horse battery" });
+  const key = await postJson(`${baseUrl}/v1/api-keys`, { name: "test" }, signup.access_token);
+  return { email, token: signup.access_token, key: key.key, keyId: key.id };
+}
