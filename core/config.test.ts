@@ -47,4 +47,30 @@ describe("configuration", () => {
       expect(() => loadConfig({ SVC_SANDBOX_UID_RANGE: value }), value).toThrow(/SVC_SANDBOX_UID_RANGE/);
     }
   });
+
+  it("reads the outbound-MCP catalog as id=host entries, with the four defaults when unset", () => {
+    expect(loadConfig({}).SVC_MCP_CATALOG).toEqual({
+      slack: "mcp.slack.com",
+      notion: "mcp.notion.com",
+      linear: "mcp.linear.app",
+      github: "api.githubcopilot.com",
+    });
+    expect(
+      loadConfig({ SVC_MCP_CATALOG: " Local=127.0.0.1 , docs=mcp.docs.example " }).SVC_MCP_CATALOG,
+    ).toEqual({
+      local: "127.0.0.1",
+      docs: "mcp.docs.example",
+    });
+    for (const value of [
+      "slack",
+      "a=b=c",
+      "a=https://x.example",
+      "a=x.example:443",
+      "a=x,a=y",
+      "=x.example",
+    ]) {
+      expect(() => loadConfig({ SVC_MCP_CATALOG: value }), value).toThrow(/SVC_MCP_CATALOG/);
+    }
+    expect(loadConfig({ SVC_VOLUMES_ENABLED: "false" }).SVC_VOLUMES_ENABLED).toBe(false);
+  });
 });

@@ -27,6 +27,48 @@ const list = z
 
 const sandboxSize = z.enum(sandboxSizes);
 
+/** The outbound-MCP catalog when SVC_MCP_CATALOG is unset (docs/configuration.md#sandboxes). */
+export const defaultMcpCatalog: Readonly<Record<string, string>> = {
+  slack: "mcp.slack.com",
+  notion: "mcp.notion.com",
+  linear: "mcp.linear.app",
+  github: "api.githubcopilot.com",
+};
+
+const catalogId = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+// A DNS name (letters, digits, hyphens, dots) or an IPv4 literal; no port, path or scheme.
+const catalogHost = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/** "id=host,id=host" → {id: host}; empty means the default catalog. */
+const mcpCatalog = z
+  .string()
+  .default("")
+  .transform((value, context) => {
+    const entries = value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
+    if (entries.length === 0) return { ...defaultMcpCatalog };
+    const catalog: Record<string, string> = {};
+    for (const entry of entries) {
+      const [id, host, ...rest] = entry.split("=").map((part) => part.trim().toLowerCase());
+      if (
+        rest.length > 0 ||
+        !catalogId.test(id ?? "") ||
+        !catalogHost.test(host ?? "") ||
+        Object.hasOwn(catalog, id)
+      ) {
+        context.addIssue({
+          code: "custom",
+          message: `expected "id=host" entries with unique ids, got ${JSON.stringify(entry)}`,
+        });
+        return z.NEVER;
+      }
+      catalog[id] = host;
+    }
+    return catalog;
+  });
+
 const schema = z.object({
   SVC_HOST: z.string().default("127.0.0.1"),
   SVC_PORT: integer(8090),
@@ -87,7 +129,7 @@ const schema = z.object({
     }),
   SVC_KUBE_SANDBOX_IMAGE: z.string().optional(),
   SVC_IMAGE_BASES: list,
-  SVC_MCP_CATALOG: z.string().default(""),
+  SVC_MCP_CATALOG: mcpCatalog,
   SVC_LSP_ENABLED: boolean(true),
   SVC_IMAGE_BUILDER_ENABLED: boolean(true),
   SVC_VOLUMES_ENABLED: boolean(true),

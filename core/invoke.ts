@@ -8,7 +8,7 @@ import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
 import type { Platform } from "./platform.ts";
 import { bucketLimit } from "./rate-limits.ts";
-import type { AnyTool, CredentialKind, ToolContext } from "./tool.ts";
+import { type AnyTool, type CredentialKind, isEnabled, type ToolContext } from "./tool.ts";
 
 export interface InvokeRequest {
   /** The credential as an Authorization value (`Bearer …`), if any. */
@@ -46,6 +46,8 @@ export async function invoke<Tool extends AnyTool>(
   tool: Tool,
   request: InvokeRequest,
 ): Promise<InvokeResult<z.output<Tool["output"]>>> {
+  // A switched-off operation is not there at all: the same answer as an unknown route.
+  if (!isEnabled(tool, platform.config)) throw new ServiceError("not_found", "Not found");
   const now = platform.clock.now();
   const principal =
     request.principal?.kind === tool.auth

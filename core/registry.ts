@@ -12,6 +12,9 @@ import { listApiKeys } from "./tools/api-keys/list-api-keys.ts";
 import { revokeApiKey } from "./tools/api-keys/revoke-api-key.ts";
 import { login } from "./tools/auth/login.ts";
 import { signup } from "./tools/auth/signup.ts";
+import { createMcpConnection } from "./tools/mcp-connections/create-mcp-connection.ts";
+import { deleteMcpConnection } from "./tools/mcp-connections/delete-mcp-connection.ts";
+import { listMcpConnections } from "./tools/mcp-connections/list-mcp-connections.ts";
 import { exportMemories } from "./tools/memory/export-memories.ts";
 import { forgetMemory } from "./tools/memory/forget-memory.ts";
 import { getMemory } from "./tools/memory/get-memory.ts";
@@ -38,6 +41,10 @@ import { view } from "./tools/sandboxes/view.ts";
 import { createSecret } from "./tools/secrets/create-secret.ts";
 import { deleteSecret } from "./tools/secrets/delete-secret.ts";
 import { listSecrets } from "./tools/secrets/list-secrets.ts";
+import { createVolume } from "./tools/volumes/create-volume.ts";
+import { deleteVolume } from "./tools/volumes/delete-volume.ts";
+import { getVolume } from "./tools/volumes/get-volume.ts";
+import { listVolumes } from "./tools/volumes/list-volumes.ts";
 
 const operations = [
   signup,
@@ -54,6 +61,13 @@ const operations = [
   listSandboxes,
   getSandbox,
   destroySandbox,
+  createVolume,
+  getVolume,
+  listVolumes,
+  deleteVolume,
+  createMcpConnection,
+  listMcpConnections,
+  deleteMcpConnection,
   exec,
   httpRequest,
   fileCreate,

@@ -5,6 +5,7 @@
  * bucket) and, in an optional binding per transport, only what that transport needs to know.
  */
 import type { z } from "zod";
+import type { Config } from "./config.ts";
 import type { Platform } from "./platform.ts";
 import type { Logger } from "./ports/logger.ts";
 
@@ -107,6 +108,11 @@ export interface ToolDefinition<
   http?: HttpBinding;
   /** Present when the operation is an MCP tool. */
   mcp?: McpBinding<Input>;
+  /**
+   * For an operation the operator can switch off (SVC_VOLUMES_ENABLED and the like): false makes
+   * its route answer 404 `not_found` like an unknown one and drops its MCP tool.
+   */
+  enabled?(config: Config): boolean;
   handler(context: ToolContext, input: z.output<Input>): Promise<z.input<Output>>;
 }
 
@@ -118,6 +124,11 @@ export function defineTool<const Name extends string, Input extends z.ZodObject,
   definition: ToolDefinition<Name, Input, Output>,
 ): ToolDefinition<Name, Input, Output> {
   return definition;
+}
+
+/** Whether the deployment offers the operation (see `ToolDefinition.enabled`). */
+export function isEnabled(tool: AnyTool, config: Config): boolean {
+  return tool.enabled?.(config) ?? true;
 }
 
 /** The context of an authenticated handler: its account id is set. */

@@ -19,7 +19,23 @@ export interface SandboxSpec {
   /** Hosts the sandbox may reach; empty means no network at all. */
   egressHosts: string[];
   /** Persistent volumes mounted at create time (sandbox path → runtime-specific volume handle). */
-  volumeMounts: Array<{ volumeId: string; mountPath: string }>;
+  volumeMounts: Array<{
+    volumeId: string;
+    mountPath: string;
+    /**
+     * The volume's size (`size_gb` in bytes). Writes past it must fail inside the sandbox
+     * (ENOSPC), never on the host. Absent only from callers that predate volumes.
+     */
+    sizeBytes?: number;
+  }>;
+}
+
+/** A persistent volume as the runtime provisions it (docs/sandboxes.md#volumes). */
+export interface VolumeSpec {
+  /** The volume id (UUID). */
+  id: string;
+  accountId: string;
+  sizeBytes: number;
 }
 
 export interface SandboxConnectInfo {
@@ -80,5 +96,14 @@ export interface SandboxRuntime {
   list(): Promise<string[]>;
   exec(id: string, request: ExecRequest): Promise<ExecResult>;
   files(id: string): SandboxFileSystem;
+  /**
+   * Provisions storage for a new volume and returns the runtime's claim name (Kubernetes: a
+   * PersistentVolumeClaim). A runtime without it keeps volumes it creates on first mount.
+   */
+  createVolume?(spec: VolumeSpec): Promise<{ pvcName: string | null }>;
+  /** Removes a volume's storage and data; idempotent. Called once no active sandbox mounts it. */
+  deleteVolume?(id: string): Promise<void>;
+  /** Bytes the volume's data takes, or null when the runtime cannot tell. */
+  volumeUsedBytes?(id: string): Promise<number | null>;
   close(): Promise<void>;
 }

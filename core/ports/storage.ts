@@ -139,6 +139,60 @@ export interface SecretRepository {
   touch(accountId: string, names: string[], now: Date): Promise<void>;
 }
 
+export type VolumeStatus = "queued" | "creating" | "ready" | "failed" | "deleting";
+
+export interface VolumeRecord {
+  id: string;
+  accountId: string;
+  label: string | null;
+  sizeGb: number;
+  status: VolumeStatus;
+  /** The runtime's claim name (Kubernetes); null on the local runtime. */
+  pvcName: string | null;
+  failureReason: string | null;
+  createdAt: Date;
+}
+
+export interface VolumeRepository {
+  /**
+   * Inserts a volume; throws ServiceError `volume_limit_reached` when the account already holds
+   * `limit` volumes that are not being deleted (checked atomically).
+   */
+  create(record: VolumeRecord, limit: number): Promise<void>;
+  get(accountId: string, id: string): Promise<VolumeRecord | null>;
+  /** Newest first. */
+  list(accountId: string): Promise<VolumeRecord[]>;
+  findByIds(accountId: string, ids: string[]): Promise<VolumeRecord[]>;
+  /** Sets the outcome of provisioning. */
+  settle(
+    id: string,
+    outcome: { status: "ready" | "failed"; pvcName: string | null; failureReason: string | null },
+  ): Promise<void>;
+  /** Moves a volume from one status to another; false when it was not in `from` (someone else won). */
+  transition(accountId: string, id: string, from: VolumeStatus[], to: VolumeStatus): Promise<boolean>;
+  delete(accountId: string, id: string): Promise<boolean>;
+}
+
+export interface McpConnectionRecord {
+  id: string;
+  accountId: string;
+  label: string;
+  catalogId: string;
+  host: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface McpConnectionRepository {
+  /** Throws ServiceError `mcp_connection_label_taken` or `mcp_connection_limit_reached` (checked atomically). */
+  create(record: McpConnectionRecord, limit: number): Promise<void>;
+  /** Newest first. */
+  list(accountId: string): Promise<McpConnectionRecord[]>;
+  findByLabels(accountId: string, labels: string[]): Promise<McpConnectionRecord[]>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  touch(accountId: string, labels: string[], now: Date): Promise<void>;
+}
+
 export type IdempotencyClaim =
   | { state: "claimed" }
   | { state: "in_progress" }
@@ -164,6 +218,8 @@ export interface Storage {
   readonly sandboxSessions: SandboxSessionRepository;
   readonly allowlists: AllowlistRepository;
   readonly secrets: SecretRepository;
+  readonly volumes: VolumeRepository;
+  readonly mcpConnections: McpConnectionRepository;
   /**
    * Runs a background job on one replica at a time (a PostgreSQL advisory lock; on SQLite there
    * is one process). Returns false without running when another replica holds the job.

@@ -19,6 +19,7 @@ import {
   createSecretRepository,
   createUsageRepository,
 } from "./sandbox-repositories.ts";
+import { createMcpConnectionRepository, createVolumeRepository } from "./sandbox-resource-repositories.ts";
 
 export interface StorageSettings {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
@@ -98,6 +99,8 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     sandboxSessions: createSandboxSessionRepository(fork, dialect),
     allowlists: createAllowlistRepository(execute, dialect),
     secrets: createSecretRepository(execute, runTransaction, dialect),
+    volumes: createVolumeRepository(execute, runTransaction, dialect),
+    mcpConnections: createMcpConnectionRepository(execute, runTransaction, dialect),
     async runExclusive(job, work) {
       if (dialect === "sqlite") {
         await work();

@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   invoke,
+  isEnabled,
   type Platform,
   type Principal,
   ServiceError,
@@ -81,7 +82,9 @@ function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: 
 }
 
 export function createMcpServer(platform: Platform, options: McpServerOptions): Server {
-  const tools = mcpTools().filter((tool) => inProfile(options.profile, tool.operation.group));
+  const tools = mcpTools().filter(
+    (tool) => inProfile(options.profile, tool.operation.group) && isEnabled(tool.operation, platform.config),
+  );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server(
     { name: serverName, version },

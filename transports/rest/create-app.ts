@@ -5,7 +5,14 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { type ErrorBody, type Platform, ServiceError, toServiceError, version } from "../../core/index.ts";
+import {
+  type ErrorBody,
+  isEnabled,
+  type Platform,
+  ServiceError,
+  toServiceError,
+  version,
+} from "../../core/index.ts";
 import { isClientAbort } from "./client-abort.ts";
 import { docsPage } from "./docs-page.ts";
 import { idempotency } from "./idempotency.ts";
@@ -54,8 +61,10 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     const gauges = await platform.storage.gauges(platform.clock.now());
     return { cairn_sandboxes_active: gauges.activeSandboxes, cairn_memories_stored: gauges.memoriesStored };
   });
-  const knownRoutes = httpOperations().map((tool) => routePattern(tool.http.path));
   const { config } = platform;
+  const knownRoutes = httpOperations()
+    .filter((tool) => isEnabled(tool, config))
+    .map((tool) => routePattern(tool.http.path));
   const clientIp = (request: Request, environment: unknown) =>
     options.clientIp?.(request, environment) ?? "unknown";
 

@@ -11,6 +11,7 @@ import {
   allOperations,
   type HttpBinding,
   invoke,
+  isEnabled,
   type Platform,
   type RateLimitState,
   ServiceError,
@@ -147,6 +148,8 @@ export function mountOperationRoutes(
   options: OperationRouteOptions,
 ): void {
   for (const tool of httpOperations()) {
+    // A switched-off operation gets no route: it answers 404 like any unknown path.
+    if (!isEnabled(tool, platform.config)) continue;
     const fieldTypes = usesQuery(tool.http) ? queryFieldTypes(tool) : new Map<string, Set<string>>();
     const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
     app[method](tool.http.path, async (context) => {

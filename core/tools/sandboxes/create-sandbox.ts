@@ -2,12 +2,12 @@ import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { ServiceError } from "../../errors.ts";
 import type { CapacityFigures, SandboxSessionRecord } from "../../ports/storage.ts";
+import { resolveMcpConnections } from "../../sandboxes/mcp-connections.ts";
 import { sandboxSizes } from "../../sandboxes/sizes.ts";
+import { requireReadyVolumes, resolveVolumeMounts } from "../../sandboxes/volumes.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { sandboxHours, summariseUsage, usageSummary } from "../account/get-usage.ts";
 import { runtimeCall, sandboxSessionOut, toSessionOut } from "./sessions.ts";
-
-const volumeMountPath = /^\/(workspace|tmp|mnt)(\/[^\0]*)?$/;
 
 const createRequest = z.object({
   label: z.string().max(200).nullable().default(null).describe("Free-form name shown in listings"),
@@ -46,12 +46,14 @@ const createRequest = z.object({
     .describe("Labels of MCP connections whose hosts the sandbox may reach"),
   volume_mounts: z
     .record(
-      z.string().max(64),
-      z.string().max(4096).regex(volumeMountPath, "must be an absolute path under /workspace, /tmp or /mnt"),
+      z.string().max(64).describe("Id of a ready volume, from create_sandbox_volume"),
+      z.string().min(1).max(4096).describe("Absolute mount path, e.g. /data"),
     )
     .nullable()
     .default(null)
-    .describe("Volume id to absolute mount path under /workspace, /tmp or /mnt"),
+    .describe(
+      'Volume id to absolute mount path, e.g. {"<volume id>": "/data"}; outside /workspace, /tmp, /mnt and the system directories',
+    ),
 });
 
 const createdResponse = sandboxSessionOut.extend({ usage: usageSummary });
@@ -96,6 +98,13 @@ function monthlyRefusal(config: Config, figures: CapacityFigures, now: Date): Se
   );
 }
 
+/** With volumes switched off no volume can exist, so naming one is the same 404 as an unknown one. */
+function refuseVolumes(requested: Record<string, string> | null): [] {
+  const [first] = Object.keys(requested ?? {});
+  if (first !== undefined) throw new ServiceError("not_found", `Volume ${first} not found or not ready`);
+  return [];
+}
+
 const sizeOrder = (size: (typeof sandboxSizes)[number]) => sandboxSizes.indexOf(size);
 
 export const createSandbox = defineTool({
@@ -103,7 +112,7 @@ export const createSandbox = defineTool({
   group: "sandboxes",
   title: "Create a sandbox",
   description:
-    "Create an isolated sandbox (or count of them) with no network access. Returns its id: pass it as session_id to exec and the file tools, and call destroy_sandbox when done; it expires after lifetime_minutes anyway.",
+    "Create an isolated sandbox (or count of them) with no network access, except the hosts of the MCP connections named in mcp_connection_names; volume_mounts mounts ready volumes at absolute paths such as /data. Returns its id: pass it as session_id to exec and the file tools, and call destroy_sandbox when done; it expires after lifetime_minutes anyway.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: createRequest,
   output: z.union([createdResponse, z.array(createdResponse)]),
@@ -148,17 +157,12 @@ export const createSandbox = defineTool({
         ],
       });
     }
-    // Custom images, volumes and MCP connections are not built yet: no id can be one the account owns.
+    // Custom images are not built yet: no id can be one the account owns.
     if (input.image_id !== null) throw new ServiceError("not_found", "Image not found or not completed");
-    if (input.volume_mounts && Object.keys(input.volume_mounts).length > 0) {
-      throw new ServiceError("not_found", "Volume not found or not ready");
-    }
-    if (input.mcp_connection_names && input.mcp_connection_names.length > 0) {
-      throw new ServiceError(
-        "mcp_connection_not_found",
-        `MCP connection ${JSON.stringify(input.mcp_connection_names[0])} not found`,
-      );
-    }
+    const volumeMounts = config.SVC_VOLUMES_ENABLED
+      ? await resolveVolumeMounts(context.platform, accountId, input.volume_mounts)
+      : refuseVolumes(input.volume_mounts);
+    const connections = await resolveMcpConnections(context.platform, accountId, input.mcp_connection_names);
     const secretNames = [...new Set(input.secret_names ?? [])];
     const found = new Set(
       (await storage.secrets.findByNames(accountId, secretNames)).map((secret) => secret.name),
@@ -178,7 +182,12 @@ export const createSandbox = defineTool({
       podName: null,
       connectNote: null,
       imageId: null,
-      grants: { secretNames, mcpConnectionNames: [], volumeMounts: {}, egressHosts: [] },
+      grants: {
+        secretNames,
+        mcpConnectionNames: connections.labels,
+        volumeMounts: Object.fromEntries(volumeMounts.map((mount) => [mount.volumeId, mount.mountPath])),
+        egressHosts: connections.egressHosts,
+      },
       createdAt: now,
       expiresAt: new Date(now.getTime() + lifetimeMinutes * 60_000),
       destroyedAt: null,
@@ -192,6 +201,13 @@ export const createSandbox = defineTool({
     );
     const started: string[] = [];
     try {
+      // A volume deleted between the check above and the reservation is caught here (or the
+      // delete sees these sessions and answers volume_in_use).
+      await requireReadyVolumes(
+        context.platform,
+        accountId,
+        volumeMounts.map((mount) => mount.volumeId),
+      );
       await runtimeCall(context, "create", async () => {
         for (const session of sessions) {
           const connect = await sandboxRuntime.create({
@@ -199,8 +215,8 @@ export const createSandbox = defineTool({
             accountId,
             size: session.size,
             storageGb: session.storageGb,
-            egressHosts: [],
-            volumeMounts: [],
+            egressHosts: connections.egressHosts,
+            volumeMounts,
           });
           started.push(session.id);
           session.podName = connect.podName;
@@ -214,6 +230,7 @@ export const createSandbox = defineTool({
       await storage.sandboxSessions.discard(sessions.map((session) => session.id));
       throw error;
     }
+    await storage.mcpConnections.touch(accountId, connections.labels, now);
     context.logger.info({ sessionIds: started, size: input.size }, "sandboxes created");
     const usage = await summariseUsage(context.platform, accountId, now);
     const responses = sessions.map((session) => ({ ...toSessionOut(session, now), usage }));

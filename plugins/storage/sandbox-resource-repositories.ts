@@ -1,0 +1,210 @@
+/**
+ * Volumes and outbound-MCP connections: per-account named things with a cap, in raw SQL over the
+ * bound statements (the same style as secrets). Each cap is checked and the row inserted in one
+ * transaction, under the account row's lock on PostgreSQL, so two racing creates cannot both
+ * take the last slot.
+ */
+import {
+  type McpConnectionRecord,
+  type McpConnectionRepository,
+  ServiceError,
+  type VolumeRecord,
+  type VolumeRepository,
+  type VolumeStatus,
+} from "../../core/index.ts";
+import { sqlTimestamp } from "./memory-rows.ts";
+import type { Execute, RunTransaction } from "./memory-store.ts";
+import type { Dialect } from "./migrations/index.ts";
+import { isUniqueViolation } from "./repositories.ts";
+
+const placeholders = (values: unknown[]) => values.map(() => "?").join(", ");
+const readTime = (value: unknown) => new Date(value as string | number);
+
+/** Counts the account's rows under a lock (PostgreSQL) and refuses with `refusal` at the limit. */
+async function checkCap(
+  run: Execute,
+  dialect: Dialect,
+  accountId: string,
+  countSql: string,
+  limit: number,
+  refusal: (count: number) => ServiceError,
+): Promise<void> {
+  if (dialect === "postgresql") await run("select id from accounts where id = ? for update", [accountId]);
+  const [{ total }] = await run<{ total: number | string }>(countSql, [accountId]);
+  if (Number(total) >= limit) throw refusal(Number(total));
+}
+
+export function createVolumeRepository(
+  execute: Execute,
+  runTransaction: RunTransaction,
+  dialect: Dialect,
+): VolumeRepository {
+  const time = sqlTimestamp(dialect);
+  const columns = "id, account_id, label, size_gb, status, pvc_name, failure_reason, created_at";
+  const read = (row: Record<string, unknown>): VolumeRecord => ({
+    id: row.id as string,
+    accountId: row.account_id as string,
+    label: (row.label as string | null) ?? null,
+    sizeGb: Number(row.size_gb),
+    status: row.status as VolumeStatus,
+    pvcName: (row.pvc_name as string | null) ?? null,
+    failureReason: (row.failure_reason as string | null) ?? null,
+    createdAt: readTime(row.created_at),
+  });
+  return {
+    async create(record, limit) {
+      await runTransaction(async (run) => {
+        await checkCap(
+          run,
+          dialect,
+          record.accountId,
+          "select count(*) as total from volumes where account_id = ? and status <> 'deleting'",
+          limit,
+          (active) =>
+            new ServiceError("volume_limit_reached", `An account can hold at most ${limit} volumes`, {
+              details: { limit, active },
+            }),
+        );
+        await run(`insert into volumes (${columns}) values (?, ?, ?, ?, ?, ?, ?, ?)`, [
+          record.id,
+          record.accountId,
+          record.label,
+          record.sizeGb,
+          record.status,
+          record.pvcName,
+          record.failureReason,
+          time(record.createdAt),
+        ]);
+      });
+    },
+    async get(accountId, id) {
+      const [row] = await execute(`select ${columns} from volumes where account_id = ? and id = ?`, [
+        accountId,
+        id,
+      ]);
+      return row ? read(row) : null;
+    },
+    async list(accountId) {
+      const rows = await execute(
+        `select ${columns} from volumes where account_id = ? order by created_at desc, id desc`,
+        [accountId],
+      );
+      return rows.map(read);
+    },
+    async findByIds(accountId, ids) {
+      if (ids.length === 0) return [];
+      const rows = await execute(
+        `select ${columns} from volumes where account_id = ? and id in (${placeholders(ids)})`,
+        [accountId, ...ids],
+      );
+      return rows.map(read);
+    },
+    async settle(id, outcome) {
+      await execute("update volumes set status = ?, pvc_name = ?, failure_reason = ? where id = ?", [
+        outcome.status,
+        outcome.pvcName,
+        outcome.failureReason,
+        id,
+      ]);
+    },
+    async transition(accountId, id, from, to) {
+      const rows = await execute(
+        `update volumes set status = ? where account_id = ? and id = ? and status in (${placeholders(from)}) returning id`,
+        [to, accountId, id, ...from],
+      );
+      return rows.length > 0;
+    },
+    async delete(accountId, id) {
+      const rows = await execute("delete from volumes where account_id = ? and id = ? returning id", [
+        accountId,
+        id,
+      ]);
+      return rows.length > 0;
+    },
+  };
+}
+
+export function createMcpConnectionRepository(
+  execute: Execute,
+  runTransaction: RunTransaction,
+  dialect: Dialect,
+): McpConnectionRepository {
+  const time = sqlTimestamp(dialect);
+  const columns = "id, account_id, label, catalog_id, host, created_at, last_used_at";
+  const read = (row: Record<string, unknown>): McpConnectionRecord => ({
+    id: row.id as string,
+    accountId: row.account_id as string,
+    label: row.label as string,
+    catalogId: row.catalog_id as string,
+    host: row.host as string,
+    createdAt: readTime(row.created_at),
+    lastUsedAt: row.last_used_at == null ? null : readTime(row.last_used_at),
+  });
+  return {
+    async create(record, limit) {
+      await runTransaction(async (run) => {
+        await checkCap(
+          run,
+          dialect,
+          record.accountId,
+          "select count(*) as total from mcp_connections where account_id = ?",
+          limit,
+          () =>
+            new ServiceError(
+              "mcp_connection_limit_reached",
+              `An account can hold at most ${limit} MCP connections`,
+              { details: { limit } },
+            ),
+        );
+        try {
+          await run(`insert into mcp_connections (${columns}) values (?, ?, ?, ?, ?, ?, ?)`, [
+            record.id,
+            record.accountId,
+            record.label,
+            record.catalogId,
+            record.host,
+            time(record.createdAt),
+            null,
+          ]);
+        } catch (error) {
+          if (isUniqueViolation(error)) {
+            throw new ServiceError(
+              "mcp_connection_label_taken",
+              `An MCP connection labelled ${JSON.stringify(record.label)} already exists`,
+            );
+          }
+          throw error;
+        }
+      });
+    },
+    async list(accountId) {
+      const rows = await execute(
+        `select ${columns} from mcp_connections where account_id = ? order by created_at desc, id desc`,
+        [accountId],
+      );
+      return rows.map(read);
+    },
+    async findByLabels(accountId, labels) {
+      if (labels.length === 0) return [];
+      const rows = await execute(
+        `select ${columns} from mcp_connections where account_id = ? and label in (${placeholders(labels)})`,
+        [accountId, ...labels],
+      );
+      return rows.map(read);
+    },
+    async delete(accountId, id) {
+      const rows = await execute("delete from mcp_connections where account_id = ? and id = ? returning id", [
+        accountId,
+        id,
+      ]);
+      return rows.length > 0;
+    },
+    async touch(accountId, labels, now) {
+      if (labels.length === 0) return;
+      await execute(
+        `update mcp_connections set last_used_at = ? where account_id = ? and label in (${placeholders(labels)})`,
+        [time(now), accountId, ...labels],
+      );
+    },
+  };
+}
