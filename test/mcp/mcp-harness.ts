@@ -13,7 +13,7 @@ import { type LiveAccount, type RunningServer, signUpWithKey, startServer } from
 export const root = join(import.meta.dirname, "../..");
 export const cliEntry = join(root, "cli/cairn.ts");
 
-/** The 31 tool names Cairn documents (docs/mcp.md; 16 built today). A listed tool outside them is a defect. */
+/** The 31 tool names Cairn documents (docs/mcp.md; 23 built today). A listed tool outside them is a defect. */
 export const contractToolNames = [
   "create_sandbox",
   "destroy_sandbox",
@@ -47,6 +47,11 @@ export const contractToolNames = [
   "memory_profile",
   "forget_memory",
 ] as const;
+
+/** The tools built so far: all 31 but the image and language-server ones. */
+export const builtToolNames: readonly string[] = contractToolNames.filter(
+  (name) => !name.endsWith("_sandbox_image") && !name.endsWith("_sandbox_images") && !name.startsWith("lsp_"),
+);
 
 export const memoryToolNames = ["remember", "ingest_memory", "recall", "memory_profile", "forget_memory"];
 

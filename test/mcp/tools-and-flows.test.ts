@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { version } from "../../core/index.ts";
 import { mcpTools } from "../../transports/mcp/tools.ts";
 import {
+  builtToolNames,
   contractToolNames,
   createAccount,
   type LiveServer,
@@ -42,6 +43,7 @@ describe.each(transports)("over $name", ({ connect }) => {
     const listed = tools.map((tool) => tool.name);
     expect(listed).toEqual(mcpTools().map((tool) => tool.name));
     for (const name of listed) expect(contractToolNames).toContain(name);
+    expect([...listed].sort()).toEqual([...builtToolNames].sort());
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description, tool.name).toBeTruthy();
