@@ -9,6 +9,7 @@ export * from "./caller.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
 export * from "./invoke.ts";
+export * from "./memory/memory-writer.ts";
 export type * from "./platform.ts";
 export * from "./ports/clock.ts";
 export type * from "./ports/egress.ts";

@@ -4,6 +4,7 @@
  */
 import type { DashboardTokens } from "./auth/dashboard-tokens.ts";
 import type { Config } from "./config.ts";
+import type { MemoryWriter } from "./memory/memory-writer.ts";
 import type { Clock } from "./ports/clock.ts";
 import type { Egress } from "./ports/egress.ts";
 import type { Logger } from "./ports/logger.ts";
@@ -18,6 +19,8 @@ export interface Platform {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly storage: Storage;
+  /** The memory write path: grouped remembers and the relation-detection queue. */
+  readonly memoryWriter: MemoryWriter;
   readonly passwords: PasswordHasher;
   readonly dashboardTokens: DashboardTokens;
   readonly rateLimits: TokenBucketStore;

@@ -9,6 +9,7 @@ import {
   type Config,
   createDashboardTokens,
   createMemoryTokenBucketStore,
+  createMemoryWriter,
   type Logger,
   type PasswordHasher,
   type Platform,
@@ -103,11 +104,16 @@ export async function createPlatform(
     ? await createPostgresLoginGuard(config.SVC_DATABASE_URL as string)
     : createMemoryLoginGuard();
   const sandboxRuntime = overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger));
+  const clock = overrides.clock ?? systemClock;
+  const memoryWriter = createMemoryWriter({ memories: storage.memories, clock, logger });
+  // Relation detection a previous run queued but did not finish (a crash): linked before serving.
+  await memoryWriter.linkAll();
   return {
     config,
-    clock: overrides.clock ?? systemClock,
+    clock,
     logger,
     storage,
+    memoryWriter,
     passwords: overrides.passwords ?? createArgon2Hasher(),
     dashboardTokens: createDashboardTokens({
       secret: await serverSecret(config, "SVC_JWT_SECRET", "jwt-secret"),
@@ -121,6 +127,7 @@ export async function createPlatform(
     egress: createHttpEgress(),
     secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
     async close() {
+      await memoryWriter.close();
       await sandboxRuntime.close();
       await loginGuard.close();
       await storage.close();

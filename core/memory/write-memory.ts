@@ -1,9 +1,13 @@
 /**
- * Writing memories (docs/memory.md#remember-and-upsert and #relations): the upsert and the
- * relation and supersession detection that remember, ingest and import share.
+ * Writing memories (docs/memory.md#remember-and-upsert and #relations): the batched upsert that
+ * remember, ingest and import share, and the relation and supersession detection the linker
+ * runs on what they queued.
  */
+
+import { LRUCache } from "lru-cache";
 import { sha256Hex } from "../auth/api-keys.ts";
 import type {
+  LinkJob,
   MemoryKind,
   MemoryRecord,
   MemoryStore,
@@ -39,53 +43,83 @@ export async function identityDigest(
   return keyed.digest(`${scope}\n${kind}\n${await sha256Hex(content)}`);
 }
 
-// Relation detection looks at this many most-recently-updated other memories of the scope.
+// Relation detection compares a row with this many most recently updated rows written before it.
 export const relationWindow = 100;
 
-// Relation profiles of recently seen contents: each write compares itself with the same window of
+// Relation profiles of recently seen contents: each row is compared with the same window of
 // recent rows, so their analysis is reused instead of redone per pair. Keyed by content (the
-// profile is a pure function of it); the oldest entries go first once the cache is full.
-const profileCacheSize = 4_096;
-const profileCache = new Map<string, RelationProfile>();
+// profile is a pure function of it), bounded by bytes (about two per character, for the key and
+// the token set), the least recently used leaving first.
+const profileCache = new LRUCache<string, RelationProfile>({
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (profile, content) => Math.max(1, 4 * content.length + 64 * profile.tokens.size),
+});
 
 function profileOf(content: string): RelationProfile {
   let profile = profileCache.get(content);
   if (profile === undefined) {
     profile = relationProfile(content);
-    if (profileCache.size >= profileCacheSize)
-      profileCache.delete(profileCache.keys().next().value as string);
     profileCache.set(content, profile);
   }
   return profile;
 }
 
-/** Inserts the memory, or merges it into the row with the same identity key (same id). */
-export async function upsertMemory(
+/**
+ * Writes memories in order in the caller's transaction: new rows and their index entries in one
+ * statement per table, a row whose identity exists merged into it (same id), and one link job
+ * per row for relation detection (`linkQueued`, run by the linker just after). Returns the ids
+ * in input order. `batchId` marks an import: its rows are linked to older rows, not to each other.
+ */
+export async function writeMemories(
   store: MemoryStore,
   accountId: string,
+  inputs: MemoryInput[],
+  now: Date,
+  batchId: string | null = null,
+): Promise<string[]> {
+  const writes = await Promise.all(
+    inputs.map(
+      async (input): Promise<MemoryWrite> => ({
+        scope: input.scope,
+        kind: input.kind,
+        content: input.content,
+        contentHash: await sha256Hex(input.content),
+        metadata: input.metadata,
+        sourceSessionId: input.sourceSessionId,
+        sourceContent: input.sourceContent,
+        documentDate: input.documentDate,
+        eventDates: input.eventDates,
+        importance: input.importance,
+        expiresAt: input.expiresAt,
+        createdAt: input.createdAt ?? now,
+        updatedAt: input.updatedAt ?? now,
+      }),
+    ),
+  );
+  const results = await store.insertMany(accountId, writes);
+  for (const [index, { id, inserted }] of results.entries()) {
+    if (!inserted) await mergeInto(store, accountId, id, writes[index], inputs[index], now);
+  }
+  const ids = results.map((result) => result.id);
+  await store.enqueueLinks(
+    accountId,
+    ids.map((memoryId) => ({ memoryId, batchId })),
+    now,
+  );
+  return ids;
+}
+
+/** Merges a write into the existing row with its identity key. */
+async function mergeInto(
+  store: MemoryStore,
+  accountId: string,
+  id: string,
+  write: MemoryWrite,
   input: MemoryInput,
   now: Date,
-): Promise<string> {
-  const contentHash = await sha256Hex(input.content);
-  const write: MemoryWrite = {
-    scope: input.scope,
-    kind: input.kind,
-    content: input.content,
-    contentHash,
-    metadata: input.metadata,
-    sourceSessionId: input.sourceSessionId,
-    sourceContent: input.sourceContent,
-    documentDate: input.documentDate,
-    eventDates: input.eventDates,
-    importance: input.importance,
-    expiresAt: input.expiresAt,
-    createdAt: input.createdAt ?? now,
-    updatedAt: input.updatedAt ?? now,
-  };
-  const { id, inserted } = await store.insert(accountId, write);
-  if (inserted) return id;
-  const existing = await store.findByIdentity(accountId, input.scope, input.kind, contentHash);
-  if (!existing) return id;
+) {
+  const existing = await store.getAny(accountId, id);
+  if (!existing) return;
   await store.update(accountId, id, {
     ...write,
     sourceContent: input.sourceContent ?? existing.sourceContent,
@@ -98,37 +132,46 @@ export async function upsertMemory(
     supersededAt: null,
     supersededById: null,
   });
-  return id;
 }
 
 /**
- * Compares each written row with the most recent other rows of its scope and stores the edges;
- * an "updates" edge supersedes its target.
+ * Relation detection for queued writes, in the order they were written: each row is compared
+ * with the most recent rows of its scope written before it (rows of its own import batch aside),
+ * edges are stored, and an "updates" edge supersedes its target.
  */
-export async function linkMemories(
-  store: MemoryStore,
-  accountId: string,
-  rows: MemoryRecord[],
-  now: Date,
-  options: { withinBatch: boolean } = { withinBatch: true },
-) {
-  // Within one write, earlier rows count as older than later ones; a row never links to its successor.
-  const order = new Map(rows.map((row, index) => [row.id, index]));
-  const byScope = new Map<string, MemoryRecord[]>();
-  for (const row of rows) byScope.set(row.scope, [...(byScope.get(row.scope) ?? []), row]);
-  for (const [scope, scopeRows] of byScope) {
-    const others = await store.recent(accountId, scope, [], relationWindow + scopeRows.length, now);
-    for (const row of scopeRows) {
-      const position = order.get(row.id) as number;
-      const older = others
+export async function linkQueued(store: MemoryStore, accountId: string, jobs: LinkJob[], now: Date) {
+  if (jobs.length === 0) return;
+  const rows = new Map(
+    (await store.getAnyMany(accountId, [...new Set(jobs.map((job) => job.memoryId))])).map((row) => [
+      row.id,
+      row,
+    ]),
+  );
+  // A row queued in these jobs was written at its first job; a row queued after them is left
+  // out by `recent` itself.
+  const writtenAt = new Map<string, LinkJob>();
+  for (const job of jobs) if (!writtenAt.has(job.memoryId)) writtenAt.set(job.memoryId, job);
+  const linkedThrough = (jobs.at(-1) as LinkJob).seq;
+  const byScope = Map.groupBy(
+    jobs.filter((job) => rows.has(job.memoryId)),
+    (job) => (rows.get(job.memoryId) as MemoryRecord).scope,
+  );
+  for (const [scope, scopeJobs] of byScope) {
+    const queued = new Set(scopeJobs.map((job) => job.memoryId)).size;
+    const candidates = await store.recent(accountId, scope, relationWindow + queued, now, linkedThrough);
+    for (const job of scopeJobs) {
+      const row = rows.get(job.memoryId) as MemoryRecord;
+      const older = candidates
         .filter((other) => {
-          const otherPosition = order.get(other.id);
-          if (otherPosition === undefined) return true;
-          return options.withinBatch && otherPosition < position;
+          if (other.id === row.id) return false;
+          const written = writtenAt.get(other.id);
+          if (written === undefined) return true;
+          if (written.seq >= job.seq) return false;
+          return job.batchId === null || written.batchId !== job.batchId;
         })
         .slice(0, relationWindow);
       const edges: RelationRecord[] = [];
-      const superseded: string[] = [];
+      const superseded: MemoryRecord[] = [];
       const profile = profileOf(row.content);
       for (const other of older) {
         const relation = detectProfileRelation(profile, profileOf(other.content));
@@ -140,10 +183,20 @@ export async function linkMemories(
           confidence: relation.confidence,
           createdAt: now,
         });
-        if (relation.type === "updates" && other.supersededAt === null) superseded.push(other.id);
+        if (relation.type === "updates" && other.supersededAt === null) superseded.push(other);
       }
       await store.addRelations(accountId, edges);
-      await store.supersede(accountId, superseded, row.id, row.updatedAt);
+      await store.supersede(
+        accountId,
+        superseded.map((other) => other.id),
+        row.id,
+        row.updatedAt,
+      );
+      // Later jobs of this run see the supersession, as they would have one write later.
+      for (const other of superseded) {
+        other.supersededAt = row.updatedAt;
+        other.supersededById = row.id;
+      }
     }
   }
 }

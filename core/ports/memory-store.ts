@@ -47,6 +47,14 @@ export interface RelationRecord {
   createdAt: Date;
 }
 
+/** A written row waiting for relation detection. */
+export interface LinkJob {
+  seq: number;
+  memoryId: string;
+  /** Rows of one import share it: they are linked to older rows, not to each other. */
+  batchId: string | null;
+}
+
 export interface MemoryFilter {
   /** Undefined = every scope. */
   scope?: string;
@@ -95,15 +103,19 @@ export interface MemoryStore {
     contentHash: string,
   ): Promise<MemoryRecord | null>;
   /**
-   * Inserts a new row unless the identity key exists; returns the existing row's id when it does
-   * (the caller then merges and calls `update`), so concurrent duplicates converge on one row.
+   * Inserts new rows and their index entries, in order, in one statement per table; a row whose
+   * identity key exists (or appears earlier in `writes`) is not inserted, and its entry holds the
+   * existing row's id with `inserted: false` (the caller then merges and calls `update`), so
+   * concurrent duplicates converge on one row.
    */
-  insert(accountId: string, write: MemoryWrite): Promise<{ id: string; inserted: boolean }>;
+  insertMany(accountId: string, writes: MemoryWrite[]): Promise<Array<{ id: string; inserted: boolean }>>;
   /** Replaces the mutable fields of an existing row (same id). */
   update(accountId: string, id: string, write: MemoryWrite): Promise<void>;
   get(accountId: string, id: string, now: Date): Promise<MemoryRecord | null>;
   /** The row whatever its expiry (a write answers with the row it stored, even one already expired). */
   getAny(accountId: string, id: string): Promise<MemoryRecord | null>;
+  /** `getAny` for many ids at once, in no particular order. */
+  getAnyMany(accountId: string, ids: string[]): Promise<MemoryRecord[]>;
   getMany(accountId: string, ids: string[], now: Date): Promise<MemoryRecord[]>;
   /** Live rows, newest `updated_at` first. */
   list(
@@ -111,14 +123,29 @@ export interface MemoryStore {
     filter: MemoryFilter & { limit: number; offset: number },
     now: Date,
   ): Promise<MemoryRecord[]>;
-  /** The most recently updated live rows of a scope other than `excludeIds`, for relation detection. */
+  /**
+   * The most recently updated live rows of a scope, for relation detection; with
+   * `linkedThrough`, rows with a link job queued after that sequence number are left out (they
+   * were written after the jobs being linked).
+   */
   recent(
     accountId: string,
     scope: string,
-    excludeIds: string[],
     limit: number,
     now: Date,
+    linkedThrough?: number,
   ): Promise<MemoryRecord[]>;
+  /** Queues relation detection for written rows, in order (docs/memory.md#relations). */
+  enqueueLinks(
+    accountId: string,
+    jobs: Array<{ memoryId: string; batchId: string | null }>,
+    at: Date,
+  ): Promise<void>;
+  /** The account's oldest queued link jobs: `limit` of them, more to finish a batch. */
+  linkJobs(accountId: string, limit: number): Promise<LinkJob[]>;
+  /** Accounts with queued link jobs, the longest waiting first. Outside a transaction only. */
+  linkAccounts(limit: number): Promise<string[]>;
+  completeLinks(accountId: string, seqs: number[]): Promise<void>;
   /** Inserts edges (one per source, target, type; existing ones kept) and applies supersession. */
   addRelations(accountId: string, relations: RelationRecord[]): Promise<void>;
   supersede(accountId: string, targetIds: string[], byId: string, at: Date): Promise<void>;
@@ -145,7 +172,7 @@ export interface MemoryStore {
    * forgotten memory back; an explicit remember of the same content lifts the tombstone.
    */
   addTombstone(accountId: string, digest: string, at: Date): Promise<void>;
-  clearTombstone(accountId: string, digest: string): Promise<void>;
+  clearTombstones(accountId: string, digests: string[]): Promise<void>;
   tombstoned(accountId: string, digests: string[]): Promise<Set<string>>;
   /** Runs `work` in one transaction. */
   transaction<T>(work: (store: MemoryStore) => Promise<T>): Promise<T>;

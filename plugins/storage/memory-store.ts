@@ -5,6 +5,9 @@
  */
 import type { MemoryFilter, MemoryStore, MemoryWrite, RelationRecord } from "../../core/index.ts";
 import { indexTermCounts } from "../../core/memory/index.ts";
+
+type IndexTerms = ReturnType<typeof indexTermCounts>;
+
 import { lockingPerAccount, memoryLockClass } from "./memory-account-lock.ts";
 import { createMemoryRowCodec, memoryColumns } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
@@ -44,43 +47,66 @@ export function createSqlMemoryStore(
   const accountKey = sqlite ? "+account_id" : "account_id";
   // Relation edges per INSERT: far below both databases' parameter limits.
   const relationChunk = 100;
-  // Postings per INSERT (6 parameters each).
+  // Terms per statement when a forget counts them down.
   const postingChunk = 150;
+  // Ids per IN list (far below both databases' parameter limits).
+  const idChunk = 500;
 
   /** `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
   function build(
     run: Execute,
     inTransaction = false,
   ): MemoryStore & {
-    postForBackfill(accountId: string, id: string, scope: string, content: string): Promise<number>;
+    backfill(accountId: string, rows: Array<{ id: string; scope: string; content: string }>): Promise<void>;
   } {
     /** Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows come and go. */
     async function count(accountId: string, scope: string, change: number, length: number) {
       await run(
         `insert into memory_counts (account_id, scope, total, total_length) values (?, ?, ?, ?)
          on conflict (account_id, scope) do update set total = memory_counts.total + ?, total_length = memory_counts.total_length + ?`,
-        [accountId, scope, change, change * length, change, change * length],
+        [accountId, scope, change, length, change, length],
       );
     }
 
-    /** The memory's postings and its terms' document counts; returns its indexed length. */
-    async function post(accountId: string, id: string, scope: string, content: string): Promise<number> {
-      const { counts, length } = indexTermCounts(content);
-      const entries = [...counts];
-      for (let start = 0; start < entries.length; start += postingChunk) {
-        const chunk = entries.slice(start, start + postingChunk);
-        await run(
-          `insert into memory_postings (account_id, term, memory_id, scope, tf, length) values ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
-          chunk.flatMap(([term, tf]) => [accountId, term, id, scope, tf, length]),
-        );
-        await run(
-          `insert into memory_terms (account_id, term, df) values ${chunk.map(() => "(?, ?, 1)").join(", ")}
-           on conflict (account_id, term) do update set df = memory_terms.df + 1`,
-          chunk.flatMap(([term]) => [accountId, term]),
-        );
+    /**
+     * Posts new rows into the inverted index: their postings and their terms' document counts,
+     * one statement each for the whole batch (a JSON array on SQLite, arrays on PostgreSQL).
+     */
+    async function post(accountId: string, rows: Array<{ id: string; scope: string; terms: IndexTerms }>) {
+      const postings: Array<[string, string, string, number, number]> = [];
+      const documents = new Map<string, number>();
+      for (const { id, scope, terms } of rows) {
+        for (const [term, tf] of terms.counts) {
+          postings.push([term, id, scope, tf, terms.length]);
+          documents.set(term, (documents.get(term) ?? 0) + 1);
+        }
       }
-      await run("update memories set index_length = ? where id = ?", [length, id]);
-      return length;
+      if (postings.length === 0) return;
+      const frequencies = [...documents];
+      if (sqlite) {
+        await run(
+          `insert into memory_postings (account_id, term, memory_id, scope, tf, length)
+           select ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(?)`,
+          [accountId, JSON.stringify(postings)],
+        );
+        await run(
+          `insert into memory_terms (account_id, term, df) select ?, value ->> 0, value ->> 1 from json_each(?) where true
+           on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`,
+          [accountId, JSON.stringify(frequencies)],
+        );
+        return;
+      }
+      const column = (index: number) => postings.map((posting) => posting[index]);
+      await run(
+        `insert into memory_postings (account_id, term, memory_id, scope, tf, length)
+         select ?, term, memory_id, scope, tf, length from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::int[], ?::int[]) as t(term, memory_id, scope, tf, length)`,
+        [accountId, column(0), column(1), column(2), column(3), column(4)],
+      );
+      await run(
+        `insert into memory_terms (account_id, term, df) select ?, term, df from unnest(?::varchar[], ?::int[]) as t(term, df)
+         on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`,
+        [accountId, frequencies.map(([term]) => term), frequencies.map(([, df]) => df)],
+      );
     }
 
     /** Removes the memory's postings; a term no memory holds any more leaves the index entirely. */
@@ -123,32 +149,58 @@ export function createSqlMemoryStore(
         return rows[0] ? toRecord(rows[0]) : null;
       },
 
-      async insert(accountId, write) {
-        const id = crypto.randomUUID();
-        const inserted = await run<{ id: string }>(
-          `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, access_count)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-           on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
-          [
-            id,
-            accountId,
-            write.scope,
-            write.kind,
-            write.content,
-            write.contentHash,
-            ...writeValues(write),
-            time(write.createdAt),
-            time(write.supersededAt),
-            write.supersededById ?? null,
-          ],
+      async insertMany(accountId, writes) {
+        if (writes.length === 0) return [];
+        const rows = writes.map((write) => ({
+          id: crypto.randomUUID(),
+          scope: write.scope,
+          terms: indexTermCounts(write.content),
+        }));
+        const parameters = writes.flatMap((write, index) => [
+          rows[index].id,
+          accountId,
+          write.scope,
+          write.kind,
+          write.content,
+          write.contentHash,
+          ...writeValues(write),
+          time(write.createdAt),
+          time(write.supersededAt),
+          write.supersededById ?? null,
+          rows[index].terms.length,
+        ]);
+        // One statement for the batch; a row whose identity exists (or came earlier in the batch)
+        // is skipped here and merged by the caller.
+        const inserted = new Set(
+          (
+            await run<{ id: string }>(
+              `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, index_length, access_count)
+               values ${writes.map(() => `(${placeholders(18)}, 0)`).join(", ")}
+               on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
+              parameters,
+            )
+          ).map((row) => row.id),
         );
-        if (inserted.length === 0) {
+        const posted = rows.filter((row) => inserted.has(row.id));
+        await post(accountId, posted);
+        const byScope = new Map<string, { rows: number; length: number }>();
+        for (const row of posted) {
+          const total = byScope.get(row.scope) ?? { rows: 0, length: 0 };
+          byScope.set(row.scope, { rows: total.rows + 1, length: total.length + row.terms.length });
+        }
+        for (const [scope, total] of byScope) await count(accountId, scope, total.rows, total.length);
+        const results: Array<{ id: string; inserted: boolean }> = [];
+        for (const [index, row] of rows.entries()) {
+          if (inserted.has(row.id)) {
+            results.push({ id: row.id, inserted: true });
+            continue;
+          }
+          const write = writes[index];
           const existing = await store.findByIdentity(accountId, write.scope, write.kind, write.contentHash);
           if (!existing) throw new Error("identity conflict without a row");
-          return { id: existing.id, inserted: false };
+          results.push({ id: existing.id, inserted: false });
         }
-        await count(accountId, write.scope, 1, await post(accountId, id, write.scope, write.content));
-        return { id, inserted: true };
+        return results;
       },
 
       async update(accountId, id, write) {
@@ -174,6 +226,15 @@ export function createSqlMemoryStore(
         return rows[0] ? toRecord(rows[0]) : null;
       },
 
+      async getAnyMany(accountId, ids) {
+        if (ids.length === 0) return [];
+        const rows = await run(
+          `select ${columns} from memories where ${accountKey} = ? and id in (${placeholders(ids.length)})`,
+          [accountId, ...ids],
+        );
+        return rows.map(toRecord);
+      },
+
       async getMany(accountId, ids, now) {
         if (ids.length === 0) return [];
         const rows = await run(
@@ -193,13 +254,78 @@ export function createSqlMemoryStore(
         return rows.map(toRecord);
       },
 
-      async recent(accountId, scope, excludeIds, limit, now) {
-        const exclusion = excludeIds.length > 0 ? ` and id not in (${placeholders(excludeIds.length)})` : "";
+      async recent(accountId, scope, limit, now, linkedThrough) {
+        const parameters: unknown[] = [accountId, scope, time(now)];
+        let unlinked = "";
+        if (linkedThrough !== undefined) {
+          // Rows whose write is still queued after the jobs being linked were written after them.
+          unlinked =
+            " and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.seq > ?)";
+          parameters.push(linkedThrough);
+        }
         const rows = await run(
-          `select ${columns} from memories where account_id = ? and scope = ? and ${live}${exclusion} order by updated_at desc, id desc limit ?`,
-          [accountId, scope, time(now), ...excludeIds, limit],
+          `select ${columns} from memories where account_id = ? and scope = ? and ${live}${unlinked} order by updated_at desc, id desc limit ?`,
+          [...parameters, limit],
         );
         return rows.map(toRecord);
+      },
+
+      async enqueueLinks(accountId, jobs, at) {
+        if (jobs.length === 0) return;
+        if (sqlite) {
+          await run(
+            `insert into memory_link_jobs (account_id, memory_id, batch_id, enqueued_at)
+             select ?, value ->> 0, value ->> 1, ? from json_each(?) order by key`,
+            [accountId, time(at), JSON.stringify(jobs.map((job) => [job.memoryId, job.batchId]))],
+          );
+          return;
+        }
+        await run(
+          `insert into memory_link_jobs (account_id, memory_id, batch_id, enqueued_at)
+           select ?, memory_id, batch_id, ? from unnest(?::varchar[], ?::varchar[]) with ordinality as t(memory_id, batch_id, position) order by position`,
+          [accountId, time(at), jobs.map((job) => job.memoryId), jobs.map((job) => job.batchId)],
+        );
+      },
+
+      async linkJobs(accountId, limit) {
+        type JobRow = { seq: number | string; memory_id: string; batch_id: string | null };
+        const toJob = (row: JobRow) => ({
+          seq: Number(row.seq),
+          memoryId: row.memory_id,
+          batchId: row.batch_id,
+        });
+        const jobs = (
+          await run<JobRow>(
+            "select seq, memory_id, batch_id from memory_link_jobs where account_id = ? order by seq limit ?",
+            [accountId, limit],
+          )
+        ).map(toJob);
+        const last = jobs.at(-1);
+        if (last?.batchId == null || jobs.length < limit) return jobs;
+        // A batch is linked as a whole: its rows are set apart from each other.
+        const rest = await run<JobRow>(
+          "select seq, memory_id, batch_id from memory_link_jobs where account_id = ? and batch_id = ? and seq > ? order by seq",
+          [accountId, last.batchId, last.seq],
+        );
+        return [...jobs, ...rest.map(toJob)];
+      },
+
+      async linkAccounts(limit) {
+        const rows = await run<{ account_id: string }>(
+          "select account_id from memory_link_jobs group by account_id order by min(seq) limit ?",
+          [limit],
+        );
+        return rows.map((row) => row.account_id);
+      },
+
+      async completeLinks(accountId, seqs) {
+        for (let start = 0; start < seqs.length; start += idChunk) {
+          const chunk = seqs.slice(start, start + idChunk);
+          await run(
+            `delete from memory_link_jobs where account_id = ? and seq in (${placeholders(chunk.length)})`,
+            [accountId, ...chunk],
+          );
+        }
       },
 
       async addRelations(accountId, relations) {
@@ -260,7 +386,7 @@ export function createSqlMemoryStore(
           [id, accountId],
         );
         if (deleted.length === 0) return false;
-        await count(accountId, deleted[0].scope, -1, Number(deleted[0].index_length ?? 0));
+        await count(accountId, deleted[0].scope, -1, -Number(deleted[0].index_length ?? 0));
         await run(
           "delete from memory_relations where account_id = ? and (source_memory_id = ? or target_memory_id = ?)",
           [accountId, id, id],
@@ -391,11 +517,12 @@ export function createSqlMemoryStore(
         );
       },
 
-      async clearTombstone(accountId, digest) {
-        await run("delete from memory_tombstones where account_id = ? and identity_digest = ?", [
-          accountId,
-          digest,
-        ]);
+      async clearTombstones(accountId, digests) {
+        if (digests.length === 0) return;
+        await run(
+          `delete from memory_tombstones where account_id = ? and identity_digest in (${placeholders(digests.length)})`,
+          [accountId, ...digests],
+        );
       },
 
       async tombstoned(accountId, digests) {
@@ -413,7 +540,20 @@ export function createSqlMemoryStore(
           return work(sqlite ? inner : lockingPerAccount(inner, transactionExecute));
         }),
     };
-    return { ...store, postForBackfill: post };
+    /** Indexes rows stored before the index existed (their counts are in memory_counts already). */
+    async function backfill(accountId: string, rows: Array<{ id: string; scope: string; content: string }>) {
+      const analysed = rows.map((row) => ({ ...row, terms: indexTermCounts(row.content) }));
+      await post(accountId, analysed);
+      for (const row of analysed) {
+        await run("update memories set index_length = ? where id = ?", [row.terms.length, row.id]);
+        await run(
+          "update memory_counts set total_length = total_length + ? where account_id = ? and scope = ?",
+          [row.terms.length, accountId, row.scope],
+        );
+      }
+    }
+
+    return { ...store, backfill };
   }
 
   const store = build(execute);
@@ -426,19 +566,9 @@ export function createSqlMemoryStore(
           "select id, account_id, scope, content from memories where index_length is null order by id limit 500",
         );
         if (rows.length === 0) return indexed;
-        for (const row of rows) {
-          await runTransaction(async (run) => {
-            const length = await build(run, true).postForBackfill(
-              row.account_id,
-              row.id,
-              row.scope,
-              row.content,
-            );
-            await run(
-              "update memory_counts set total_length = total_length + ? where account_id = ? and scope = ?",
-              [length, row.account_id, row.scope],
-            );
-          });
+        const byAccount = Map.groupBy(rows, (row) => row.account_id);
+        for (const [accountId, accountRows] of byAccount) {
+          await runTransaction((run) => build(run, true).backfill(accountId, accountRows));
         }
         indexed += rows.length;
       }

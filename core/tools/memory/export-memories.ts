@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { fieldDescriptions, memoryKinds, relationTypes, scope } from "./schemas.ts";
+import { settledAccount } from "./settled-account.ts";
 
 /** Export format version, so future importers can tell what they read. */
 export const exportVersion = 1;
@@ -48,7 +49,7 @@ export const exportMemories = defineTool({
   bucket: null,
   http: { method: "GET", path: "/v1/memory/export", status: 200 },
   async handler(context, input) {
-    const accountId = requireAccount(context);
+    const accountId = await settledAccount(context);
     const { memories } = context.platform.storage;
     const rows = await memories.exportRows(accountId, input.scope, exportLimit, context.now);
     const relations = await memories.relationsWithin(

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { memoryIdParameter, memoryOut, toMemoryOut } from "./schemas.ts";
+import { settledAccount } from "./settled-account.ts";
 
 export const memoryNotFound = () => new ServiceError("memory_not_found", "Memory not found");
 
@@ -18,7 +19,7 @@ export const getMemory = defineTool({
   http: { method: "GET", path: "/v1/memory/:memory_id", status: 200 },
   async handler(context, input) {
     const row = await context.platform.storage.memories.get(
-      requireAccount(context),
+      await settledAccount(context),
       input.memory_id,
       context.now,
     );

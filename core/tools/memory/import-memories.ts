@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { identityDigest, linkMemories, upsertMemory } from "../../memory/write-memory.ts";
-import type { MemoryRecord, RelationRecord } from "../../ports/memory-store.ts";
+import { identityDigest, writeMemories } from "../../memory/write-memory.ts";
+import type { RelationRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { dateTime, memoryCreateFields, memoryOut, relationTypes, toMemoryOut } from "./schemas.ts";
 
@@ -64,33 +64,32 @@ export const importMemories = defineTool({
         ),
       );
       const forgotten = await store.tombstoned(accountId, digests);
+      // A forgotten memory never comes back through an import.
+      const kept = input.memories.filter((_, index) => !forgotten.has(digests[index]));
+      const written = await writeMemories(
+        store,
+        accountId,
+        kept.map((memory) => ({
+          content: memory.content,
+          scope: memory.scope,
+          kind: memory.kind,
+          metadata: memory.metadata,
+          sourceSessionId: memory.source_session_id,
+          expiresAt: memory.expires_at,
+          sourceContent: memory.source_content,
+          documentDate: memory.document_date,
+          eventDates: memory.event_dates,
+          importance: memory.importance,
+          createdAt: memory.created_at ?? undefined,
+          updatedAt: memory.updated_at ?? undefined,
+        })),
+        now,
+        // Detection links the batch to what the account already had; links inside the batch are
+        // the payload's own, so an export re-imported exports again the same.
+        crypto.randomUUID(),
+      );
       const newIds = new Map<string, string>();
-      const written: string[] = [];
-      for (const [index, memory] of input.memories.entries()) {
-        // A forgotten memory never comes back through an import.
-        if (forgotten.has(digests[index])) continue;
-        const id = await upsertMemory(
-          store,
-          accountId,
-          {
-            content: memory.content,
-            scope: memory.scope,
-            kind: memory.kind,
-            metadata: memory.metadata,
-            sourceSessionId: memory.source_session_id,
-            expiresAt: memory.expires_at,
-            sourceContent: memory.source_content,
-            documentDate: memory.document_date,
-            eventDates: memory.event_dates,
-            importance: memory.importance,
-            createdAt: memory.created_at ?? undefined,
-            updatedAt: memory.updated_at ?? undefined,
-          },
-          now,
-        );
-        if (memory.id) newIds.set(memory.id, id);
-        written.push(id);
-      }
+      for (const [index, memory] of kept.entries()) if (memory.id) newIds.set(memory.id, written[index]);
       for (const memory of input.memories) {
         const successor = memory.superseded_by_id ? newIds.get(memory.superseded_by_id) : undefined;
         const id = memory.id ? newIds.get(memory.id) : undefined;
@@ -113,24 +112,10 @@ export const importMemories = defineTool({
         });
       }
       await store.addRelations(accountId, relations);
-      const unique = [...new Set(written)];
-      // One query at a time: a transaction is one connection, and node-postgres deprecates
-      // overlapping queries on a client.
-      const records: MemoryRecord[] = [];
-      for (const id of unique) {
-        const row = await store.getAny(accountId, id);
-        if (row) records.push(row);
-      }
-      // Detection links the batch to what the account already had; links inside the batch are
-      // the payload's own, so an export re-imported exports again the same.
-      await linkMemories(store, accountId, records, now, { withinBatch: false });
-      const byId = new Map<string, MemoryRecord>();
-      for (const id of unique) {
-        const row = await store.getAny(accountId, id);
-        if (row) byId.set(id, row);
-      }
-      return written.map((id) => byId.get(id)).filter((row): row is MemoryRecord => row !== undefined);
+      const byId = new Map((await store.getAnyMany(accountId, written)).map((row) => [row.id, row]));
+      return written.flatMap((id) => byId.get(id) ?? []);
     });
+    context.platform.memoryWriter.written();
     return { source_session_id: null, memories: rows.map(toMemoryOut) };
   },
 });

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { extractMemories } from "../../memory/index.ts";
-import { linkMemories, upsertMemory } from "../../memory/write-memory.ts";
-import type { MemoryRecord } from "../../ports/memory-store.ts";
+import { writeMemories } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import {
   dateTime,
@@ -54,49 +53,27 @@ export const ingestMemory = defineTool({
       documentDate: input.document_date,
     });
     const records = await context.platform.storage.memories.transaction(async (store) => {
-      const ids: string[] = [];
-      for (const memory of extracted) {
-        ids.push(
-          await upsertMemory(
-            store,
-            accountId,
-            {
-              content: memory.content,
-              scope: input.scope,
-              kind: memory.kind,
-              metadata: input.metadata,
-              sourceSessionId: input.source_session_id,
-              expiresAt: input.expires_at,
-              sourceContent: memory.sourceContent,
-              documentDate: input.document_date,
-              eventDates: memory.eventDates,
-              importance: memory.importance,
-            },
-            context.now,
-          ),
-        );
-      }
-      const written = await loadInOrder(store, accountId, ids);
-      await linkMemories(store, accountId, uniqueById(written), context.now);
-      return loadInOrder(store, accountId, ids);
+      const ids = await writeMemories(
+        store,
+        accountId,
+        extracted.map((memory) => ({
+          content: memory.content,
+          scope: input.scope,
+          kind: memory.kind,
+          metadata: input.metadata,
+          sourceSessionId: input.source_session_id,
+          expiresAt: input.expires_at,
+          sourceContent: memory.sourceContent,
+          documentDate: input.document_date,
+          eventDates: memory.eventDates,
+          importance: memory.importance,
+        })),
+        context.now,
+      );
+      const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
+      return ids.flatMap((id) => rows.get(id) ?? []);
     });
+    context.platform.memoryWriter.written();
     return { source_session_id: input.source_session_id, memories: records.map(toMemoryOut) };
   },
 });
-
-async function loadInOrder(
-  store: { getAny(accountId: string, id: string): Promise<MemoryRecord | null> },
-  accountId: string,
-  ids: string[],
-) {
-  const rows: MemoryRecord[] = [];
-  for (const id of ids) {
-    const row = await store.getAny(accountId, id);
-    if (row) rows.push(row);
-  }
-  return rows;
-}
-
-function uniqueById(rows: MemoryRecord[]): MemoryRecord[] {
-  return [...new Map(rows.map((row) => [row.id, row])).values()];
-}

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { boundedInteger, fieldDescriptions, memoryOut, scope, toMemoryOut } from "./schemas.ts";
+import { settledAccount } from "./settled-account.ts";
 
 export const listMemories = defineTool({
   name: "list_memories",
@@ -21,7 +22,7 @@ export const listMemories = defineTool({
   http: { method: "GET", path: "/v1/memory", status: 200 },
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(
-      requireAccount(context),
+      await settledAccount(context),
       {
         scope: input.scope,
         includeSuperseded: input.include_superseded,

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { fieldDescriptions, scope } from "./schemas.ts";
+import { settledAccount } from "./settled-account.ts";
 
 export const memoryMetrics = defineTool({
   name: "memory_metrics",
@@ -21,7 +22,7 @@ export const memoryMetrics = defineTool({
   http: { method: "GET", path: "/v1/memory/metrics", status: 200 },
   async handler(context, input) {
     const { config, storage } = context.platform;
-    const metrics = await storage.memories.metrics(requireAccount(context), input.scope, context.now);
+    const metrics = await storage.memories.metrics(await settledAccount(context), input.scope, context.now);
     const coverage =
       metrics.total === 0 ? 0 : Math.round((metrics.embedded / metrics.total) * 1_000_000) / 1_000_000;
     return {

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { boundedInteger, fieldDescriptions, memoryOut, scope, toMemoryOut } from "./schemas.ts";
+import { settledAccount } from "./settled-account.ts";
 
 const stableKinds = new Set(["fact", "preference", "instruction"]);
 
@@ -22,7 +23,7 @@ export const memoryProfile = defineTool({
   mcp: { defaults: { scope: "default" } },
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(
-      requireAccount(context),
+      await settledAccount(context),
       { scope: input.scope, includeSuperseded: false, limit: 4 * input.limit, offset: 0 },
       context.now,
     );

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { memoryNotFound } from "./get-memory.ts";
 import { boundedInteger, memoryIdParameter, relationOut, toRelationOut } from "./schemas.ts";
+import { settledAccount } from "./settled-account.ts";
 
 export const memoryRelations = defineTool({
   name: "memory_relations",
@@ -19,7 +20,7 @@ export const memoryRelations = defineTool({
   bucket: null,
   http: { method: "GET", path: "/v1/memory/:memory_id/relations", status: 200 },
   async handler(context, input) {
-    const accountId = requireAccount(context);
+    const accountId = await settledAccount(context);
     const { memories } = context.platform.storage;
     if (!(await memories.get(accountId, input.memory_id, context.now))) throw memoryNotFound();
     const relations = await memories.relations(accountId, input.memory_id, input.limit, context.now);

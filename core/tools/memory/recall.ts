@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { recallMemories } from "../../memory/index.ts";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { boundedInteger, fieldDescriptions, memoryOut, scope, toMemoryOut } from "./schemas.ts";
+import { settledAccount } from "./settled-account.ts";
 
 export const recall = defineTool({
   name: "recall",
@@ -21,7 +22,7 @@ export const recall = defineTool({
   http: { method: "GET", path: "/v1/memory/search", status: 200 },
   mcp: { rename: { q: "query" }, defaults: { scope: "default" } },
   async handler(context, input) {
-    const accountId = requireAccount(context);
+    const accountId = await settledAccount(context);
     const { memories } = context.platform.storage;
     const recalled = await recallMemories(memories, accountId, {
       query: input.q,

@@ -1,5 +1,4 @@
-import { ServiceError } from "../../errors.ts";
-import { identityDigest, linkMemories, upsertMemory } from "../../memory/write-memory.ts";
+import { identityDigest } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { memoryCreateRequest, memoryOut, toMemoryOut } from "./schemas.ts";
 
@@ -21,35 +20,23 @@ export const remember = defineTool({
   },
   async handler(context, input) {
     const accountId = requireAccount(context);
-    const { memories } = context.platform.storage;
-    const record = await memories.transaction(async (store) => {
-      const id = await upsertMemory(
-        store,
-        accountId,
-        {
-          content: input.content,
-          scope: input.scope,
-          kind: input.kind,
-          metadata: input.metadata,
-          sourceSessionId: input.source_session_id,
-          expiresAt: input.expires_at,
-          sourceContent: input.source_content,
-          documentDate: input.document_date,
-          eventDates: input.event_dates,
-          importance: input.importance,
-        },
-        context.now,
-      );
-      await store.clearTombstone(
-        accountId,
-        await identityDigest(context.platform.secretCipher, input.scope, input.kind, input.content),
-      );
-      const written = await store.getAny(accountId, id);
-      if (!written) throw new ServiceError("internal_error", "Memory vanished while being written");
-      // Linking marks older rows superseded, never the new one: no second read is needed.
-      await linkMemories(store, accountId, [written], context.now);
-      return written;
-    });
+    const record = await context.platform.memoryWriter.remember(
+      accountId,
+      {
+        content: input.content,
+        scope: input.scope,
+        kind: input.kind,
+        metadata: input.metadata,
+        sourceSessionId: input.source_session_id,
+        expiresAt: input.expires_at,
+        sourceContent: input.source_content,
+        documentDate: input.document_date,
+        eventDates: input.event_dates,
+        importance: input.importance,
+      },
+      await identityDigest(context.platform.secretCipher, input.scope, input.kind, input.content),
+      context.now,
+    );
     return toMemoryOut(record);
   },
 });

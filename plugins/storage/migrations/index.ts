@@ -10,6 +10,7 @@ import { idempotency } from "./0004-idempotency.ts";
 import { memoryCounts } from "./0005-memory-counts.ts";
 import { memoryPostings } from "./0006-memory-postings.ts";
 import { dropOldSearchIndex } from "./0007-drop-old-search-index.ts";
+import { memoryLinkJobs } from "./0008-memory-link-jobs.ts";
 import { volumesAndMcpConnections } from "./0009-volumes-and-mcp-connections.ts";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -28,7 +29,7 @@ export const migrationSources: MigrationSource[] = [
   memoryCounts,
   memoryPostings,
   dropOldSearchIndex,
-  // 0008 belongs to another change: the migrator runs every migration it has not recorded yet.
+  memoryLinkJobs,
   volumesAndMcpConnections,
 ];
 
