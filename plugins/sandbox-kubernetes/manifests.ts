@@ -1,12 +1,13 @@
 /**
  * The Kubernetes objects of one sandbox: a Pod under the restricted pod-security profile and a
- * NetworkPolicy that denies all ingress and all egress unless the sandbox was granted hosts.
- * Pure functions, so the exact manifests are easy to read and to assert.
+ * NetworkPolicy that denies all ingress and all egress except to the addresses of the hosts the
+ * sandbox was granted; and the PersistentVolumeClaim of a volume. Pure functions, so the exact
+ * manifests are easy to read and to assert.
  */
 
-import type { V1NetworkPolicy, V1Pod } from "@kubernetes/client-node";
+import type { V1NetworkPolicy, V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
 import { ServiceError } from "../../core/errors.ts";
-import type { SandboxSize, SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
+import type { SandboxSize, SandboxSpec, VolumeSpec } from "../../core/ports/sandbox-runtime.ts";
 import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
 
 export const containerName = "sandbox";
@@ -14,6 +15,7 @@ export const managedByLabel = "app.kubernetes.io/managed-by";
 export const managedByValue = "cairn";
 export const sessionIdLabel = "cairn.dev/session-id";
 export const accountIdLabel = "cairn.dev/account-id";
+export const volumeIdLabel = "cairn.dev/volume-id";
 /** Remembers the volume mount paths so the file roots survive a restart of the control plane. */
 export const mountPathsAnnotation = "cairn.dev/mount-paths";
 export const managedBySelector = `${managedByLabel}=${managedByValue}`;
@@ -43,6 +45,8 @@ export interface ManifestOptions {
   egressPorts: number[];
   allowPrivateEgress: boolean;
   volumeClaimName: (volumeId: string) => string;
+  /** The StorageClass of volume claims; null uses the cluster's default class. */
+  volumeStorageClass: string | null;
 }
 
 // DNS label (RFC 1123) for the id part of object names; label values for the account id.
@@ -63,18 +67,55 @@ export function objectName(id: string): string {
   return `cairn-sandbox-${id}`;
 }
 
-export function sandboxLabels(spec: Pick<SandboxSpec, "id" | "accountId">): Record<string, string> {
-  if (spec.accountId.length > 63 || !labelValuePattern.test(spec.accountId)) {
+function accountLabel(accountId: string): string {
+  if (accountId.length > 63 || !labelValuePattern.test(accountId)) {
     throw new ServiceError("sandbox_operation_failed", "Sandbox operation failed", {
-      cause: new Error(`account id is not a valid label value: ${JSON.stringify(spec.accountId)}`),
+      cause: new Error(`account id is not a valid label value: ${JSON.stringify(accountId)}`),
     });
   }
-  return { [managedByLabel]: managedByValue, [sessionIdLabel]: spec.id, [accountIdLabel]: spec.accountId };
+  return accountId;
+}
+
+export function sandboxLabels(spec: Pick<SandboxSpec, "id" | "accountId">): Record<string, string> {
+  return {
+    [managedByLabel]: managedByValue,
+    [sessionIdLabel]: spec.id,
+    [accountIdLabel]: accountLabel(spec.accountId),
+  };
 }
 
 /** Whole gibibytes read best ("2Gi"); fractions are rounded up to the next mebibyte. */
 export function storageQuantity(gigabytes: number): string {
   return Number.isInteger(gigabytes) ? `${gigabytes}Gi` : `${Math.ceil(gigabytes * 1024)}Mi`;
+}
+
+/**
+ * A volume's claim: ReadWriteOnce of exactly its size. The storage behind it enforces the size
+ * (a write past it fails with ENOSPC inside the pod); the claim outlives every pod that mounts it.
+ */
+export function buildVolumeClaim(spec: VolumeSpec, options: ManifestOptions): V1PersistentVolumeClaim {
+  if (!isValidSandboxId(spec.id)) {
+    throw new ServiceError("sandbox_operation_failed", "Sandbox operation failed", {
+      cause: new Error(`volume id is not a valid Kubernetes name part: ${JSON.stringify(spec.id)}`),
+    });
+  }
+  return {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: {
+      name: options.volumeClaimName(spec.id),
+      labels: {
+        [managedByLabel]: managedByValue,
+        [volumeIdLabel]: spec.id,
+        [accountIdLabel]: accountLabel(spec.accountId),
+      },
+    },
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      ...(options.volumeStorageClass ? { storageClassName: options.volumeStorageClass } : {}),
+      resources: { requests: { storage: storageQuantity(Math.ceil(spec.sizeBytes / 1024 ** 2) / 1024) } },
+    },
+  };
 }
 
 export function buildPod(spec: SandboxSpec, options: ManifestOptions): V1Pod {
@@ -153,29 +194,20 @@ export function buildPod(spec: SandboxSpec, options: ManifestOptions): V1Pod {
   };
 }
 
-// Private, loopback, link-local (cloud metadata) and carrier-grade NAT ranges stay unreachable.
-const privateIpv4 = [
-  "10.0.0.0/8",
-  "172.16.0.0/12",
-  "192.168.0.0/16",
-  "169.254.0.0/16",
-  "100.64.0.0/10",
-  "127.0.0.0/8",
-];
-const privateIpv6 = ["fc00::/7", "fe80::/10", "::1/128"];
-
 /**
- * NetworkPolicy cannot match host names, so a sandbox granted any host may reach DNS and the
- * egress ports of every public address; one granted none may reach nothing at all.
+ * NetworkPolicy matches addresses, not host names: a sandbox granted hosts may reach DNS and
+ * the egress ports of exactly the addresses those hosts resolved to when it was created (one
+ * /32 or /128 block each, sorted); one granted none may reach nothing at all.
  */
-export function buildNetworkPolicy(spec: SandboxSpec, options: ManifestOptions): V1NetworkPolicy {
-  const allowEgress = spec.egressHosts.length > 0;
-  const ipBlocks = options.allowPrivateEgress
-    ? [{ ipBlock: { cidr: "0.0.0.0/0" } }, { ipBlock: { cidr: "::/0" } }]
-    : [
-        { ipBlock: { cidr: "0.0.0.0/0", except: privateIpv4 } },
-        { ipBlock: { cidr: "::/0", except: privateIpv6 } },
-      ];
+export function buildNetworkPolicy(
+  spec: SandboxSpec,
+  options: ManifestOptions,
+  grantedAddresses: string[],
+): V1NetworkPolicy {
+  const allowEgress = spec.egressHosts.length > 0 && grantedAddresses.length > 0;
+  const blocks = [...new Set(grantedAddresses)]
+    .sort()
+    .map((address) => ({ ipBlock: { cidr: address.includes(":") ? `${address}/128` : `${address}/32` } }));
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
@@ -193,7 +225,7 @@ export function buildNetworkPolicy(spec: SandboxSpec, options: ManifestOptions):
                 { protocol: "TCP", port: 53 },
               ],
             },
-            { to: ipBlocks, ports: options.egressPorts.map((port) => ({ protocol: "TCP", port })) },
+            { to: blocks, ports: options.egressPorts.map((port) => ({ protocol: "TCP", port })) },
           ]
         : [],
     },

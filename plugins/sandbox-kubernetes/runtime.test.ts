@@ -181,16 +181,28 @@ describe("create", () => {
     expect(requests[1].headers.get("content-type")).toContain("application/json");
   });
 
-  test("granted hosts open DNS and HTTPS to public addresses only; size and storage defaults apply", async () => {
+  test("granted hosts open DNS and HTTPS to exactly their public addresses; size and storage defaults apply", async () => {
     acceptCreate(pod("Running", { running: {} }));
-    await runtime({ runtimeClassName: "gvisor" }).create({
+    const resolved: Record<string, string[]> = {
+      "api.githubcopilot.com": ["140.82.112.22", "2606:50c0:8000::154", "10.1.2.3"],
+      "mcp.slack.com": ["54.192.1.7", "140.82.112.22"],
+    };
+    const asked: string[] = [];
+    await runtime({
+      runtimeClassName: "gvisor",
+      resolveHost: async (host) => {
+        asked.push(host);
+        return resolved[host] ?? [];
+      },
+    }).create({
       ...spec,
       size: "small",
       storageGb: null,
       volumeMounts: [],
-      egressHosts: ["api.github.com"],
+      egressHosts: ["api.githubcopilot.com", "mcp.slack.com", "151.101.1.69"],
     });
 
+    expect(asked).toEqual(["api.githubcopilot.com", "mcp.slack.com"]);
     const [policy, created] = await cluster.takeRequests();
     expect(policy.body).toEqual({
       ...denyAllPolicy,
@@ -205,21 +217,12 @@ describe("create", () => {
             ],
           },
           {
+            // The private 10.1.2.3 is left out; the shared address appears once.
             to: [
-              {
-                ipBlock: {
-                  cidr: "0.0.0.0/0",
-                  except: [
-                    "10.0.0.0/8",
-                    "172.16.0.0/12",
-                    "192.168.0.0/16",
-                    "169.254.0.0/16",
-                    "100.64.0.0/10",
-                    "127.0.0.0/8",
-                  ],
-                },
-              },
-              { ipBlock: { cidr: "::/0", except: ["fc00::/7", "fe80::/10", "::1/128"] } },
+              { ipBlock: { cidr: "140.82.112.22/32" } },
+              { ipBlock: { cidr: "151.101.1.69/32" } },
+              { ipBlock: { cidr: "2606:50c0:8000::154/128" } },
+              { ipBlock: { cidr: "54.192.1.7/32" } },
             ],
             ports: [{ protocol: "TCP", port: 443 }],
           },
@@ -236,6 +239,29 @@ describe("create", () => {
       { name: "workspace", emptyDir: { sizeLimit: "2Gi" } },
       { name: "tmp", emptyDir: { sizeLimit: "2Gi" } },
     ]);
+  });
+
+  test("a granted host with no public address fails the create before any request", async () => {
+    const error = (await runtime({ resolveHost: async () => ["127.0.0.1", "169.254.169.254"] })
+      .create({ ...spec, egressHosts: ["internal.example"] })
+      .catch((caught: unknown) => caught)) as ServiceError;
+    expect(error).toMatchObject({
+      code: "sandbox_operation_failed",
+      message: "Could not create the sandbox",
+    });
+    expect(JSON.stringify(error.toBody())).not.toContain("internal.example");
+    expect(await cluster.takeRequests()).toEqual([]);
+  });
+
+  test("private addresses of a granted host are kept when private egress is allowed", async () => {
+    acceptCreate(pod("Running", { running: {} }));
+    await runtime({ allowPrivateEgress: true, resolveHost: async () => ["10.1.2.3"] }).create({
+      ...spec,
+      egressHosts: ["mcp.internal.example"],
+    });
+    const [policy] = await cluster.takeRequests();
+    const egress = (policy.body as typeof denyAllPolicy).spec.egress as Array<{ to: unknown[] }>;
+    expect(egress[1].to).toEqual([{ ipBlock: { cidr: "10.1.2.3/32" } }]);
   });
 
   test("a pod that never runs within the deadline fails and is cleaned up", async () => {
@@ -410,4 +436,100 @@ test("files(id) of a created sandbox has the volume mount paths as roots", async
   const sandboxes = runtime();
   await sandboxes.create(spec);
   expect(sandboxes.files(sandboxId).roots()).toEqual(["/workspace", "/tmp", "/mnt/data"]);
+});
+
+describe("volumes", () => {
+  const volumeId = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+  const claimsPath = `/api/v1/namespaces/${namespace}/persistentvolumeclaims`;
+  const claimName = `cairn-volume-${volumeId}`;
+
+  test("creates one ReadWriteOnce claim of exactly the volume's size and returns its name", async () => {
+    cluster.network.use(
+      http.post(`${apiServer}${claimsPath}`, async ({ request }) =>
+        HttpResponse.json(await request.json(), { status: 201 }),
+      ),
+    );
+    const result = await runtime().createVolume?.({
+      id: volumeId,
+      accountId: "acct-42",
+      sizeBytes: 5 * 1024 ** 3,
+    });
+    expect(result).toEqual({ pvcName: claimName });
+    const requests = await cluster.takeRequests();
+    expect(requests.map(({ method, path, query, body }) => ({ method, path, query, body }))).toEqual([
+      {
+        method: "POST",
+        path: claimsPath,
+        query: {},
+        body: {
+          apiVersion: "v1",
+          kind: "PersistentVolumeClaim",
+          metadata: {
+            name: claimName,
+            labels: {
+              "app.kubernetes.io/managed-by": "cairn",
+              "cairn.dev/volume-id": volumeId,
+              "cairn.dev/account-id": "acct-42",
+            },
+          },
+          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "5Gi" } } },
+        },
+      },
+    ]);
+  });
+
+  test("a fractional size is rounded up to whole mebibytes; the storage class is named when set", async () => {
+    cluster.network.use(
+      http.post(`${apiServer}${claimsPath}`, async ({ request }) =>
+        HttpResponse.json(await request.json(), { status: 201 }),
+      ),
+    );
+    await runtime({ volumeStorageClass: "fast-ssd" }).createVolume?.({
+      id: volumeId,
+      accountId: "acct-42",
+      sizeBytes: Math.ceil((2.5 * 1024 ** 3) / 4096) * 4096 + 1,
+    });
+    const [request] = await cluster.takeRequests();
+    expect((request.body as { spec: unknown }).spec).toEqual({
+      accessModes: ["ReadWriteOnce"],
+      storageClassName: "fast-ssd",
+      resources: { requests: { storage: "2561Mi" } },
+    });
+  });
+
+  test("an API failure is sandbox_operation_failed without the API's message", async () => {
+    cluster.network.use(
+      http.post(`${apiServer}${claimsPath}`, () => status(403, "Forbidden", "quota exceeded for storage")),
+    );
+    const error = (await runtime()
+      .createVolume?.({ id: volumeId, accountId: "acct-42", sizeBytes: 1024 ** 3 })
+      .catch((caught: unknown) => caught)) as ServiceError;
+    expect(error).toMatchObject({ code: "sandbox_operation_failed", message: "Could not create the volume" });
+    expect(JSON.stringify(error.toBody())).not.toContain("quota");
+  });
+
+  test("deletes the claim; a claim already gone is success; an id that names no claim sends nothing", async () => {
+    cluster.network.use(http.delete(`${apiServer}${claimsPath}/${claimName}`, () => HttpResponse.json({})));
+    await runtime().deleteVolume?.(volumeId);
+    expect(
+      (await cluster.takeRequests()).map(({ method, path, query }) => ({ method, path, query })),
+    ).toEqual([{ method: "DELETE", path: `${claimsPath}/${claimName}`, query: {} }]);
+    cluster.network.use(
+      http.delete(`${apiServer}${claimsPath}/${claimName}`, () => status(404, "NotFound", "not found")),
+    );
+    await expect(runtime().deleteVolume?.(volumeId)).resolves.toBeUndefined();
+    await cluster.takeRequests();
+    await runtime().deleteVolume?.("../etc");
+    expect(await cluster.takeRequests()).toEqual([]);
+  });
+
+  test("a failed claim delete is sandbox_operation_failed", async () => {
+    cluster.network.use(
+      http.delete(`${apiServer}${claimsPath}/${claimName}`, () => status(500, "InternalError", "boom")),
+    );
+    await expect(runtime().deleteVolume?.(volumeId)).rejects.toMatchObject({
+      code: "sandbox_operation_failed",
+      message: "Could not delete the volume",
+    });
+  });
 });

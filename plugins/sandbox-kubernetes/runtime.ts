@@ -1,10 +1,11 @@
 /**
  * The Kubernetes sandbox runtime: one Pod and one NetworkPolicy per sandbox in one namespace,
- * commands and file access through the exec API. Every API failure a client can see becomes
+ * one PersistentVolumeClaim per volume, commands and file access through the exec API. Every API failure a client can see becomes
  * ServiceError `sandbox_operation_failed` with a generic message; the cause stays on the error
  * (and in the log) and never reaches the client.
  */
 
+import { lookup } from "node:dns/promises";
 import { CoreV1Api, KubeConfig, NetworkingV1Api, type V1Pod } from "@kubernetes/client-node";
 import { ServiceError } from "../../core/errors.ts";
 import type {
@@ -14,10 +15,12 @@ import type {
   SandboxSize,
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
+import { isUnsafeAddress } from "../../core/sandboxes/network-addresses.ts";
 import { createPodFileSystem } from "./file-system.ts";
 import {
   buildNetworkPolicy,
   buildPod,
+  buildVolumeClaim,
   defaultSizes,
   isValidSandboxId,
   type ManifestOptions,
@@ -51,6 +54,10 @@ export interface KubernetesSandboxRuntimeSettings {
   allowPrivateEgress?: boolean;
   /** PersistentVolumeClaim of a Cairn volume (default `cairn-volume-<volumeId>`). */
   volumeClaimName?: (volumeId: string) => string;
+  /** StorageClass of volume claims (default: the cluster's default class). */
+  volumeStorageClass?: string;
+  /** A granted host's addresses, for the egress policy (default: the system resolver, every address). */
+  resolveHost?: (host: string) => Promise<string[]>;
   /** How long create waits for the pod to run (default 120 000 ms), polling every pollIntervalMs (1000). */
   startTimeoutMs?: number;
   pollIntervalMs?: number;
@@ -94,19 +101,41 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
     egressPorts: settings.egressPorts ?? [443],
     allowPrivateEgress: settings.allowPrivateEgress ?? false,
     volumeClaimName: settings.volumeClaimName ?? ((volumeId) => `cairn-volume-${volumeId}`),
+    volumeStorageClass: settings.volumeStorageClass ?? null,
   };
+  const resolveHost = settings.resolveHost ?? resolveWithSystem;
   const fileTimeoutMs = settings.fileOperationTimeoutMs ?? 60_000;
   // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list().
   const mountPaths = new Map<string, string[]>();
   const lifetime = new AbortController();
 
-  const deleteQuietly = async (kind: "pod" | "policy", name: string) => {
+  const deleteQuietly = async (kind: "pod" | "policy" | "claim", name: string) => {
     try {
       if (kind === "pod") await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+      else if (kind === "claim") await core.deleteNamespacedPersistentVolumeClaim({ name, namespace });
       else await networking.deleteNamespacedNetworkPolicy({ name, namespace, gracePeriodSeconds: 0 });
     } catch (error) {
       if (statusCode(error) !== 404) throw error;
     }
+  };
+
+  /**
+   * Every address of every granted host, resolved now: a host that resolves to nothing usable
+   * fails the create rather than leaving the sandbox with less than it was granted. Private and
+   * metadata addresses are left out unless private egress is allowed.
+   */
+  const grantedAddresses = async (hosts: string[]): Promise<string[]> => {
+    const addresses: string[] = [];
+    for (const host of hosts) {
+      const literal = host.replace(/^\[|\]$/g, "");
+      const resolved = /^[\d.]+$|:/.test(literal) ? [literal] : await resolveHost(host);
+      const usable = resolved.filter(
+        (address) => manifestOptions.allowPrivateEgress || !isUnsafeAddress(address),
+      );
+      if (usable.length === 0) throw new Error(`granted host ${host} has no usable public address`);
+      addresses.push(...usable);
+    }
+    return addresses;
   };
 
   const rememberMounts = (pod: V1Pod) => {
@@ -129,10 +158,10 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
 
     async create(spec: SandboxSpec) {
       const pod = buildPod(spec, manifestOptions);
-      const policy = buildNetworkPolicy(spec, manifestOptions);
       const name = objectName(spec.id);
       const created: Array<"pod" | "policy"> = [];
       try {
+        const policy = buildNetworkPolicy(spec, manifestOptions, await grantedAddresses(spec.egressHosts));
         // The policy first, so the pod never runs a moment without it.
         await networking.createNamespacedNetworkPolicy({ namespace, body: policy });
         created.push("policy");
@@ -164,6 +193,25 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
         podName: name,
         note: `Kubernetes pod ${name} in namespace ${namespace}; no network unless hosts were granted.`,
       };
+    },
+
+    async createVolume(spec) {
+      const claim = buildVolumeClaim(spec, manifestOptions);
+      try {
+        await core.createNamespacedPersistentVolumeClaim({ namespace, body: claim });
+      } catch (error) {
+        throw operationFailed("Could not create the volume", error);
+      }
+      return { pvcName: claim.metadata?.name ?? null };
+    },
+
+    async deleteVolume(id) {
+      if (!isValidSandboxId(id)) return;
+      try {
+        await deleteQuietly("claim", manifestOptions.volumeClaimName(id));
+      } catch (error) {
+        throw operationFailed("Could not delete the volume", error);
+      }
     },
 
     async destroy(id) {
@@ -246,6 +294,10 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
       lifetime.abort(new Error("sandbox runtime closed"));
     },
   };
+}
+
+async function resolveWithSystem(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 }
 
 function defaultKubeConfig(): KubeConfig {
