@@ -7,7 +7,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { type Clock, type Config, createCaller, loadConfig, silentLogger } from "../../core/index.ts";
+import {
+  type Clock,
+  type Config,
+  createCaller,
+  loadConfig,
+  type SandboxRuntime,
+  silentLogger,
+} from "../../core/index.ts";
 import { type CairnApp, createCairnApp } from "../../platform/create-cairn-app.ts";
 import { createPlatform, type NodePlatform } from "../../platform/create-platform.ts";
 import { createArgon2Hasher } from "../../plugins/passwords/create-argon2-hasher.ts";
@@ -63,6 +70,8 @@ export interface TestPlatformOptions {
   /** Reuse an existing data directory (a restart on the same disk); close still removes it. */
   dataDir?: string;
   logger?: typeof silentLogger;
+  /** Another sandbox runtime than the configured one (the Kubernetes runtime against msw). */
+  sandboxRuntime?: SandboxRuntime;
 }
 
 export interface TestPlatform {
@@ -97,6 +106,7 @@ export async function createTestPlatform(
     clock: options.clock,
     logger: options.logger ?? silentLogger,
     passwords: fastPasswords,
+    sandboxRuntime: options.sandboxRuntime,
   });
   const cairn = createCairnApp(platform, {
     clientIp: (request) => request.headers.get("x-test-client-ip") ?? "203.0.113.7",
