@@ -142,6 +142,13 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
           path: tool.http.path,
           body: { name: `matrix-${crypto.randomUUID()}`, value: "v", allowed_hosts: ["93.184.215.14"] },
         };
+      case "create_sandbox_volume":
+        return { path: tool.http.path, body: { size_gb: 1 } };
+      case "create_mcp_connection":
+        return {
+          path: tool.http.path,
+          body: { label: `matrix-${crypto.randomUUID()}`, catalog_id: "github" },
+        };
       case "create_sandbox":
         // Size over the maximum: refused before anything runs, after the credential was accepted.
         return { path: tool.http.path, body: { size: "large" } };
