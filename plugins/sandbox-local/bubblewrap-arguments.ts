@@ -1,6 +1,7 @@
 /**
- * The bwrap command line of one exec. bwrap runs as the session's own unprivileged host uid (the
- * exec wrapper switches to it), so the user namespace maps the sandbox user to that uid and to
+ * The bwrap command line of a sandbox's session, started at create (and again after a restart);
+ * every exec joins its namespaces through the session helper (session-helper.c). bwrap runs as
+ * the session's own unprivileged host uid (the wrapper switches to it), so the user namespace maps the sandbox user to that uid and to
  * nothing else: no sandbox process is ever host root. What the sandbox sees of the host: /usr
  * and the /bin, /lib, /sbin links read-only, and nothing else — no /root, /home, /var, /opt,
  * /run, /sys, host /proc or the server's environment. /etc, /workspace and /tmp come from the
@@ -47,19 +48,18 @@ export interface ExecMounts {
 }
 
 /**
- * The sandbox's first process hands its stdin (a pipe the server writes the command to and
- * closes) to a child shell on descriptor 3 and puts /dev/null in its place. The child reads the
- * command and runs it with `eval`, which parses it exactly as `sh -c` would, so a command is not
- * bound by the kernel's 128 KiB limit on one argument; the child is pid 2 (`$$`), so the command
- * can be signalled like any process, and it closes descriptor 3 and drops its one variable before
- * the command runs. The `.` keeps the command's trailing newlines, which `$( )` would strip.
+ * What the session's bwrap runs: bwrap's own pid 1 (which reaps whatever is reparented to it) and,
+ * as pid 2, a shell that says it is ready once every namespace and mount is in place, then becomes
+ * `cat` on a pipe from the server. The server never writes to it: when the server's process ends,
+ * however it ends, the pipe closes, cat exits, and pid 1 with it, which ends every process of the
+ * session.
  */
-const firstProcessScript = `/bin/sh -c 'c=$(/bin/cat <&3; echo .) && eval "exec 3<&-; unset c; \${c%.}"' 3<&0 </dev/null; exit $?`;
+export const sessionInitCommand = ["/bin/sh", "-c", "echo ready && exec /bin/cat > /dev/null"];
 
 export function bubblewrapArguments(
   systemArguments: string[],
   mounts: ExecMounts,
-  seccompDescriptor: number,
+  descriptors: { seccomp: number; info: number },
 ): string[] {
   const argumentsList = [
     "--unshare-all",
@@ -68,7 +68,6 @@ export function bubblewrapArguments(
     String(sandboxUserId),
     "--gid",
     String(sandboxUserId),
-    "--die-with-parent",
     "--new-session",
     "--cap-drop",
     "ALL",
@@ -91,11 +90,10 @@ export function bubblewrapArguments(
   // Shallow mounts first so that a volume inside /workspace is not hidden by it.
   const volumes = [...mounts.volumes].sort((a, b) => a.mountPath.length - b.mountPath.length);
   for (const volume of volumes) argumentsList.push("--bind", volume.hostPath, volume.mountPath);
-  // A plain shell is pid 1 instead of bwrap's own init, which reports the exit code and is then
-  // left to exit on its own: an orphan the host's init must reap, and until it does (never, where
-  // the server is pid 1 of a container) the zombie holds one of the sandbox's pids.max.
-  argumentsList.push("--remount-ro", "/", "--chdir", "/workspace", "--as-pid-1");
-  argumentsList.push("--seccomp", String(seccompDescriptor));
-  argumentsList.push("/bin/sh", "-c", firstProcessScript);
+  argumentsList.push("--remount-ro", "/", "--chdir", "/workspace");
+  // The host pid of the session's pid 1, whose namespaces every exec joins.
+  argumentsList.push("--info-fd", String(descriptors.info));
+  argumentsList.push("--seccomp", String(descriptors.seccomp));
+  argumentsList.push(...sessionInitCommand);
   return argumentsList;
 }

@@ -2,8 +2,9 @@
  * cgroup v1 limits for local sandboxes: one child per sandbox under the server's own cgroup in
  * the memory, pids and cpu hierarchies (`…/<parent>/<sandbox id>`), and in the pids hierarchy
  * one grandchild per exec so that an exec's processes can be found and killed without touching
- * a concurrent exec of the same sandbox. The exec wrapper joins these cgroups before it execs
- * bwrap, so no sandbox process ever runs outside them.
+ * a concurrent exec of the same sandbox. The session's init joins the sandbox's own cgroups
+ * before bwrap starts, and the session helper joins an exec's before it enters the sandbox, so no
+ * sandbox process ever runs outside them.
  */
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,7 +18,9 @@ export interface CgroupManager {
   readonly parents: Readonly<Record<Controller, string>>;
   /** Creates (or re-applies limits to) the cgroups of one sandbox. */
   prepareSandbox(id: string, limits: SizeLimits): Promise<void>;
-  /** Creates the exec's own pids cgroup; returns the `tasks` files the wrapper must join. */
+  /** The `tasks` files of the sandbox's own cgroups (its session init joins them). */
+  sandboxTaskFiles(id: string): string[];
+  /** Creates the exec's own pids cgroup; returns the `tasks` files the helper must join. */
   prepareExec(id: string, execName: string): Promise<string[]>;
   /** SIGKILLs every process of one exec, waits until none is left and removes its cgroup. */
   finishExec(id: string, execName: string): Promise<void>;
@@ -107,6 +110,9 @@ function createCgroupManager(parents: Record<Controller, string>): CgroupManager
       const period = 100_000;
       await writeFile(join(cpu, "cpu.cfs_period_us"), String(period));
       await writeFile(join(cpu, "cpu.cfs_quota_us"), String(Math.round(limits.cpuCores * period)));
+    },
+    sandboxTaskFiles(id) {
+      return controllers.map((controller) => join(sandboxDirectory(controller, id), "tasks"));
     },
     async prepareExec(id, execName) {
       const execCgroup = execDirectory(id, execName);

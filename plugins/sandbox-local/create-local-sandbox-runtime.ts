@@ -1,13 +1,16 @@
 /**
  * The local sandbox runtime: one bubblewrap sandbox per session on this machine. A sandbox is a
  * directory `<dataDir>/sandboxes/<id>/` (sandbox.json, disk.img), its disk mounted under the
- * mount directory (session-disk.ts), a host uid of its own from the configured range and, where
- * cgroup v1 is writable, memory/pids/cpu cgroups; every exec is a fresh bwrap as that uid that
- * joins them. Nothing runs between execs (background processes are out of scope).
+ * mount directory (session-disk.ts), a host uid of its own from the configured range, where
+ * cgroup v1 is writable memory/pids/cpu cgroups, and a session init (session-init.ts): one bwrap
+ * that holds the sandbox's namespaces while the session lives. Every exec, and every long-running
+ * session process, enters them through the session helper (exec.ts) with a pid and mount
+ * namespace of its own; what an exec starts dies when its command returns.
  */
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
@@ -19,9 +22,15 @@ import type {
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
 import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
-import { bubblewrapArguments, hostSystemArguments } from "./bubblewrap-arguments.ts";
+import { type ExecMounts, hostSystemArguments } from "./bubblewrap-arguments.ts";
 import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
-import { runBubblewrap, seccompDescriptor } from "./exec.ts";
+import {
+  runInSession,
+  type SessionCommand,
+  setupFailureExitCode,
+  signalNumber,
+  spawnInSession,
+} from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { createDescriptorMask } from "./inherited-descriptors.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
@@ -48,6 +57,8 @@ import {
   unmountDisk,
   volumeMountPoint,
 } from "./session-disk.ts";
+import { buildSessionHelper } from "./session-helper.ts";
+import { type SessionInit, startSessionInit } from "./session-init.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
 import { createSpareDisks } from "./spare-disks.ts";
 
@@ -72,16 +83,40 @@ export interface LocalSandboxRuntimeSettings {
   spareDisk?: boolean;
 }
 
+/**
+ * A long-running process in a sandbox's session (a language server): piped stdio, the isolation
+ * of an exec, no timeout; it ends when killed or with its session.
+ */
+export interface SessionProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** The exit status (128 + N for signal N). */
+  readonly exited: Promise<number>;
+  /** SIGKILLs it and everything it started; settles once it has exited. */
+  kill(): Promise<void>;
+}
+
+export interface LocalSandboxRuntime extends SandboxRuntime {
+  /** Starts `command` (run by /bin/sh -c in /workspace) in the sandbox's session. */
+  startProcess(id: string, command: string): Promise<SessionProcess>;
+}
+
 interface RunningExec {
   terminate: AbortController;
   done: Promise<unknown>;
+}
+
+interface AvailableState {
+  cgroups: CgroupManager | null;
+  helperPath: string;
 }
 
 const allowedMountParents = ["/workspace/", "/tmp/", "/mnt/"];
 
 let execCounter = 0;
 
-export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings): SandboxRuntime {
+export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings): LocalSandboxRuntime {
   const logger = settings.logger ?? silentLogger;
   const sizes = resolveSizeLimits(settings.sizes);
   const userIds = settings.userIds ?? defaultUserIds;
@@ -97,6 +132,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const mounted = new Set<string>();
   const preparedCgroups = new Set<string>();
   const running = new Map<string, Set<RunningExec>>();
+  /** Session inits by sandbox id, while starting or running. */
+  const inits = new Map<string, Promise<SessionInit>>();
   const pendingCreates = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -104,7 +141,14 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     // Switching to a session's uid, loop-mounting its disk and writing cgroups all need root.
     if (process.getuid?.() !== 0) {
       logger.warn({}, notRootReason);
-      return { cgroups: null, spares: null, unavailable: notRootReason };
+      return { cgroups: null, spares: null, helperPath: null, unavailable: notRootReason };
+    }
+    let helperPath: string;
+    try {
+      helperPath = await buildSessionHelper();
+    } catch (error) {
+      logger.error({ error: String(error) }, "local sandboxes are not available");
+      return { cgroups: null, spares: null, helperPath: null, unavailable: String(error) };
     }
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
@@ -129,26 +173,29 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         );
       }
     }
-    await adoptDisks();
-    return { cgroups, spares, unavailable: null };
+    await adoptDisks({ cgroups, helperPath });
+    return { cgroups, spares, helperPath, unavailable: null };
   })();
   // Keep an early failure for the first call instead of an unhandled rejection.
   ready.catch(() => {});
 
-  async function started() {
+  async function started(): Promise<AvailableState> {
     const state = await ready;
-    if (state.unavailable !== null) {
+    if (state.unavailable !== null || state.helperPath === null) {
       throw new ServiceError("sandbox_operation_failed", "The local sandbox runtime is not available", {
-        cause: new Error(state.unavailable),
+        cause: new Error(state.unavailable ?? "no session helper"),
       });
     }
-    return state;
+    return { cgroups: state.cgroups, helperPath: state.helperPath };
   }
 
   const diskMount = (id: string) => join(mountDirectory, id);
 
-  /** Mounts the disks of the sandboxes found on disk (a restart, or a reboot that emptied /run). */
-  async function adoptDisks(): Promise<void> {
+  /**
+   * Mounts the disks of the sandboxes found on disk (a restart, or a reboot that emptied /run) and
+   * starts their session inits in the background (an exec waits for its own).
+   */
+  async function adoptDisks(state: AvailableState): Promise<void> {
     const present = await mountedPaths();
     for (const id of await records.ids()) {
       const record = records.loadSync(id);
@@ -162,6 +209,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         logger.error({ sandboxId: record.id, error: String(error) }, "could not mount a sandbox disk");
       }
       mounted.add(record.id);
+      startInBackground(record, state);
     }
   }
 
@@ -197,46 +245,133 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     await Promise.allSettled(executions.map((execution) => execution.done));
   }
 
-  async function execute(record: SandboxRecord, request: ExecRequest): Promise<ExecResult> {
-    const { cgroups } = await started();
-    const limits = sizes[record.size];
-    let execName: string | null = null;
-    let cgroupTaskFiles: string[] = [];
+  function mountsOf(record: SandboxRecord): ExecMounts {
+    return {
+      etc: etcMountPoint(mountDirectory),
+      disk: diskMount(record.id),
+      sharedMemoryBytes: sharedMemoryBytes(record),
+      volumes: rootsOf(record, record.id)
+        .slice(2)
+        .map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
+    };
+  }
+
+  const sharedMemoryBytes = (record: SandboxRecord) => Math.floor(sizes[record.size].memoryBytes / 4);
+
+  /** The session init of a sandbox: the running one, or a new one (after a restart or its death). */
+  function ensureInit(record: SandboxRecord, state: AvailableState): Promise<SessionInit> {
+    const existing = inits.get(record.id);
+    if (existing !== undefined) return existing;
+    const starting = (async () => {
+      if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
+      if (state.cgroups !== null) await ensureCgroups(state.cgroups, record);
+      return startSessionInit({
+        bubblewrapPath,
+        systemArguments,
+        mounts: mountsOf(record),
+        user: ownerOf(record),
+        seccompFile,
+        cgroupTaskFiles: state.cgroups?.sandboxTaskFiles(record.id) ?? [],
+        limits: sizes[record.size],
+        addressSpaceLimit: state.cgroups === null,
+        inheritedStdio: descriptorMask.stdio,
+      });
+    })();
+    inits.set(record.id, starting);
+    const forget = () => {
+      if (inits.get(record.id) === starting) inits.delete(record.id);
+    };
+    starting.then((init) => init.exited.then(forget), forget);
+    return starting;
+  }
+
+  function startInBackground(record: SandboxRecord, state: AvailableState): void {
+    ensureInit(record, state).catch((error: unknown) => {
+      logger.warn({ sandboxId: record.id, error: String(error) }, "could not start a sandbox session");
+    });
+  }
+
+  async function killInit(id: string): Promise<void> {
+    const init = await inits.get(id)?.catch(() => null);
+    await init?.kill();
+  }
+
+  async function joinSession(record: SandboxRecord, state: AvailableState): Promise<SessionInit> {
     try {
-      if (cgroups !== null) {
-        await ensureCgroups(cgroups, record);
-        execName = `exec-${process.pid}-${++execCounter}`;
-        cgroupTaskFiles = await cgroups.prepareExec(record.id, execName);
-      }
+      return await ensureInit(record, state);
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      throw new ServiceError("sandbox_operation_failed", "The sandbox session could not be started", {
+        cause: error,
+      });
+    }
+  }
+
+  /** A cgroup of the exec's own in the pids hierarchy, and the sweep that empties it. */
+  async function prepareLimits(record: SandboxRecord, state: AvailableState, prefix: string) {
+    const { cgroups } = state;
+    if (cgroups === null) return { cgroupTaskFiles: [], sweep: async () => {} };
+    try {
+      await ensureCgroups(cgroups, record);
+      const execName = `${prefix}-${process.pid}-${++execCounter}`;
+      const cgroupTaskFiles = await cgroups.prepareExec(record.id, execName);
+      return { cgroupTaskFiles, sweep: () => cgroups.finishExec(record.id, execName) };
     } catch (error) {
       throw new ServiceError("sandbox_operation_failed", "The sandbox limits could not be applied", {
         cause: error,
       });
     }
-    const roots = rootsOf(record, record.id);
-    const terminate = new AbortController();
-    const sweep = async () => {
-      if (cgroups !== null && execName !== null) await cgroups.finishExec(record.id, execName);
-    };
-    const done = runBubblewrap({
-      bubblewrapPath,
-      bubblewrapArguments: bubblewrapArguments(
-        systemArguments,
-        {
-          etc: etcMountPoint(mountDirectory),
-          disk: diskMount(record.id),
-          sharedMemoryBytes: Math.floor(limits.memoryBytes / 4),
-          volumes: roots.slice(2).map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
-        },
-        seccompDescriptor,
-      ),
-      command: request.command,
-      user: ownerOf(record),
+  }
+
+  function sessionCommand(
+    record: SandboxRecord,
+    state: AvailableState,
+    init: SessionInit,
+    cgroupTaskFiles: string[],
+    command: string,
+  ): SessionCommand {
+    return {
+      helperPath: state.helperPath,
+      init: { pid: init.pid, startTime: init.startTime },
+      command,
       seccompFile,
       cgroupTaskFiles,
-      stdio: descriptorMask.stdio,
-      limits,
-      addressSpaceLimit: cgroups === null,
+      limits: sizes[record.size],
+      addressSpaceLimit: state.cgroups === null,
+      sharedMemoryBytes: sharedMemoryBytes(record),
+    };
+  }
+
+  function track(id: string, execution: RunningExec): () => void {
+    const set = running.get(id) ?? new Set();
+    running.set(id, set);
+    set.add(execution);
+    return () => {
+      set.delete(execution);
+      if (set.size === 0 && running.get(id) === set) running.delete(id);
+    };
+  }
+
+  async function execute(record: SandboxRecord, request: ExecRequest): Promise<ExecResult> {
+    const state = await started();
+    try {
+      return await executeOnce(record, request, state);
+    } catch (error) {
+      // The init died between the check and the join (killed by the memory cgroup's OOM killer,
+      // say): once more with a fresh one.
+      if (!(error instanceof ServiceError) || !String(error.cause).includes("session init is gone"))
+        throw error;
+      await killInit(record.id);
+      return executeOnce(record, request, state);
+    }
+  }
+
+  async function executeOnce(record: SandboxRecord, request: ExecRequest, state: AvailableState) {
+    const init = await joinSession(record, state);
+    const { cgroupTaskFiles, sweep } = await prepareLimits(record, state, "exec");
+    const terminate = new AbortController();
+    const done = runInSession({
+      ...sessionCommand(record, state, init, cgroupTaskFiles, request.command),
       timeoutSeconds: request.timeoutSeconds,
       signal: request.signal,
       terminate: terminate.signal,
@@ -246,16 +381,48 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         logger.error({ sandboxId: record.id, error: String(error) }, "could not empty an exec's cgroup");
       }),
     );
-    const execution: RunningExec = { terminate, done };
-    const set = running.get(record.id) ?? new Set();
-    running.set(record.id, set);
-    set.add(execution);
+    const untrack = track(record.id, { terminate, done });
     try {
       return await done;
     } finally {
-      set.delete(execution);
-      if (set.size === 0) running.delete(record.id);
+      untrack();
     }
+  }
+
+  async function startProcess(id: string, command: string): Promise<SessionProcess> {
+    if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
+    const record = await records.load(id);
+    const state = await started();
+    const init = await joinSession(record, state);
+    const { cgroupTaskFiles, sweep } = await prepareLimits(record, state, "process");
+    const child = spawnInSession(sessionCommand(record, state, init, cgroupTaskFiles, command), "pipe");
+    const exited = new Promise<number>((resolve) => {
+      child.once("exit", (code, signalName) => resolve(code ?? 128 + signalNumber(signalName)));
+      child.once("error", () => resolve(setupFailureExitCode));
+    });
+    const kill = async () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await sweep().catch(() => {});
+      await exited;
+    };
+    const terminate = new AbortController();
+    terminate.signal.addEventListener("abort", () => void kill(), { once: true });
+    const done = exited.finally(() =>
+      sweep().catch((error: unknown) => {
+        logger.error({ sandboxId: id, error: String(error) }, "could not empty a session process's cgroup");
+      }),
+    );
+    const untrack = track(id, { terminate, done });
+    done.then(untrack, untrack);
+    if (child.stdin === null || child.stdout === null || child.stderr === null) {
+      throw new Error("stdin, stdout and stderr must be pipes");
+    }
+    child.stdin.on("error", () => {});
+    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, kill };
   }
 
   return {
@@ -272,6 +439,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     async destroy(id) {
       if (!safeId.test(id) || (await ready).unavailable !== null) return;
       await terminateRunning(id);
+      await killInit(id);
       await removeSandbox(id);
     },
 
@@ -286,6 +454,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       return execute(await records.load(id), request);
     },
 
+    startProcess,
+
     files(id): SandboxFileSystem {
       const record = records.loadSync(id);
       return createSandboxFileSystem(rootsOf(record, id), record === null ? null : ownerOf(record));
@@ -298,6 +468,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await Promise.all([...running.keys()].map(terminateRunning));
       await state?.cgroups?.settle();
       await Promise.allSettled([...pendingCreates]);
+      // Before the disks go: each init holds its sandbox's mounts.
+      await Promise.all([...inits.keys()].map(killInit));
       await state?.spares?.close();
       // Disks stay on the data directory; the next start mounts them again. Every disk under the
       // mount directory goes, not only the ones this runtime mounted: nothing else uses it.
@@ -320,7 +492,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         cause: new Error(`bubblewrap not found at ${bubblewrapPath}`),
       });
     }
-    const { cgroups, spares } = await started();
+    const state = await started();
+    const { cgroups } = state;
+    const { spares } = await ready;
     const record: SandboxRecord = {
       id: spec.id,
       accountId: spec.accountId,
@@ -352,6 +526,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         cause: error,
       });
     }
+    // The first exec waits for it; create need not.
+    startInBackground(record, state);
     if (spec.egressHosts.length > 0) {
       logger.info(
         { sandboxId: spec.id, egressHosts: spec.egressHosts.length },

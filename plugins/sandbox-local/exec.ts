@@ -1,34 +1,33 @@
 /**
- * Runs one bwrap invocation and collects its result. A tiny /bin/sh wrapper, still root, joins the
- * sandbox's cgroups and sets the per-process rlimits, then execs setpriv, which drops to the
- * session's own host uid and gid (no supplementary groups, no_new_privs) and execs bwrap with the
- * seccomp filter open on a descriptor: every process of the exec is limited and unprivileged from
- * its first instruction. The command itself goes down the stdin pipe (see bubblewrap-arguments.ts).
- * Output beyond the caps is read and dropped (the child never blocks on a full pipe). A timeout or an abort SIGKILLs the wrapper's process group and sweeps
- * the exec's cgroup; bwrap's --die-with-parent and the pid namespace take the rest down.
+ * Running a command in a sandbox's session. The session's init (session-init.ts) holds the
+ * sandbox's namespaces; each exec is the session helper (session-helper.c) started as root, which
+ * joins the sandbox's cgroups, sets the rlimits, enters the session's namespaces as the session's
+ * own host uid, gives the command a pid and mount namespace of its own, drops every capability,
+ * sets no_new_privs and loads the seccomp filter before the command's first instruction. Its
+ * settings and the command go down descriptor 3. Output beyond the caps is read and dropped (the
+ * child never blocks on a full pipe). A timeout or an abort SIGKILLs the helper's process group
+ * and sweeps the exec's cgroup; the exec's pid namespace ends with its pid 1, taking the rest.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
+import type { Writable } from "node:stream";
 import { ServiceError } from "../../core/errors.ts";
 import type { ExecResult } from "../../core/ports/sandbox-runtime.ts";
+import { sandboxEnvironment } from "./bubblewrap-arguments.ts";
 import type { SizeLimits } from "./sizes.ts";
 
 export const stdoutCapBytes = 1024 * 1024;
 export const stderrCapBytes = 256 * 1024;
 /** The exit code reported when the timeout killed the command (as GNU timeout does). */
 export const timedOutExitCode = 124;
-/** The wrapper's exit code when it could not set the sandbox up; its stderr line starts with the prefix. */
-const setupFailureExitCode = 125;
-const setupFailurePrefix = "cairn-sandbox:";
+/** The exit code of the wrapper and the helper when they could not set the sandbox up; their stderr line starts with the prefix. */
+export const setupFailureExitCode = 125;
+export const setupFailurePrefix = "cairn-sandbox:";
 
 /** The descriptor the wrapper opens the seccomp filter on for bwrap's `--seccomp`. */
 export const seccompDescriptor = 9;
 
-export interface RunOptions {
-  bubblewrapPath: string;
-  bubblewrapArguments: string[];
-  /** Written to the sandbox's first process, which runs it. */
-  command: string;
+export interface WrapperOptions {
   /** The session's host uid and gid; the wrapper switches to them before bwrap. */
   user: { uid: number; gid: number };
   /** The compiled seccomp filter (seccomp.ts), opened on `seccompDescriptor`. */
@@ -38,19 +37,15 @@ export interface RunOptions {
   limits: SizeLimits;
   /** Without cgroups the memory limit falls back to RLIMIT_AS per process. */
   addressSpaceLimit: boolean;
-  timeoutSeconds: number;
-  signal?: AbortSignal;
-  /** Kills the exec without rejecting (destroy and close use it; the result shows the kill). */
-  terminate?: AbortSignal;
-  /** The spawn stdio array (see inherited-descriptors.ts); stdout and stderr must be pipes. */
-  stdio?: Array<"ignore" | "pipe" | number>;
-  /** Kills whatever the process group kill cannot reach (the exec's cgroup). */
-  sweep?: () => Promise<void>;
 }
 
-export function wrapperScript(
-  options: Pick<RunOptions, "cgroupTaskFiles" | "limits" | "addressSpaceLimit" | "user" | "seccompFile">,
-) {
+/**
+ * The /bin/sh wrapper that starts a session's bwrap (session-init.ts): still root, it joins the
+ * sandbox's cgroups and sets the rlimits, then execs setpriv, which drops to the session's own
+ * host uid and gid (no supplementary groups, no_new_privs) and execs bwrap with the seccomp filter
+ * open on a descriptor.
+ */
+export function wrapperScript(options: WrapperOptions) {
   const { limits } = options;
   const fail = (what: string) =>
     `{ echo "${setupFailurePrefix} ${what}" >&2; exit ${setupFailureExitCode}; }`;
@@ -80,25 +75,79 @@ export function wrapperScript(
   return lines.join("\n");
 }
 
-export async function runBubblewrap(options: RunOptions): Promise<ExecResult> {
+export interface SessionCommand {
+  /** The session helper binary (session-helper.ts). */
+  helperPath: string;
+  /** The session's init: its host pid and start time (field 22 of /proc/<pid>/stat). */
+  init: { pid: number; startTime: string };
+  command: string;
+  /** The compiled seccomp filter (seccomp.ts). */
+  seccompFile: string;
+  /** cgroup `tasks` files the helper joins first; empty when cgroups are unavailable. */
+  cgroupTaskFiles: string[];
+  limits: SizeLimits;
+  /** Without cgroups the memory limit falls back to RLIMIT_AS per process. */
+  addressSpaceLimit: boolean;
+  /** Size of the exec's own /dev/shm tmpfs. */
+  sharedMemoryBytes: number;
+}
+
+/** The helper's settings (`key value` lines, an empty line) followed by the command. */
+export function helperSettings(options: SessionCommand): string {
+  const { limits } = options;
+  const lines = [`init-pid ${options.init.pid}`, `init-start ${options.init.startTime}`];
+  for (const file of options.cgroupTaskFiles) lines.push(`tasks ${file}`);
+  lines.push(
+    `rlimit fsize ${limits.maxFileBytes}`,
+    `rlimit cpu ${limits.cpuSeconds}`,
+    `rlimit nofile ${limits.maxOpenFiles}`,
+    "rlimit core 0",
+    // RLIMIT_NPROC counts the processes of the session's uid: with a uid per session it is a
+    // per-sandbox process limit even where cgroups are not available.
+    `rlimit nproc ${limits.maxProcesses}`,
+  );
+  if (options.addressSpaceLimit) lines.push(`rlimit as ${limits.memoryBytes}`);
+  lines.push(`seccomp ${options.seccompFile}`);
+  for (const [name, value] of Object.entries(sandboxEnvironment)) lines.push(`env ${name}=${value}`);
+  lines.push("workdir /workspace", `shm-bytes ${options.sharedMemoryBytes}`);
+  return `${lines.join("\n")}\n\n${options.command}`;
+}
+
+/**
+ * Starts the helper for one command. stdin is /dev/null for an exec and a pipe for a long-running
+ * session process; stdout and stderr are pipes. Its own process group (`detached`) is what a
+ * timeout kills.
+ */
+export function spawnInSession(options: SessionCommand, stdin: "ignore" | "pipe"): ChildProcess {
+  const child = spawn(options.helperPath, [], {
+    // What the sandbox reads in /proc/1/cmdline: no host path.
+    argv0: "cairn-session",
+    stdio: [stdin, "pipe", "pipe", "pipe"],
+    detached: true,
+    env: {},
+  });
+  const settings = child.stdio[3] as Writable | null;
+  // A helper that dies before reading all of it closes the pipe: its exit status says why.
+  settings?.on("error", () => {});
+  settings?.end(helperSettings(options));
+  return child;
+}
+
+export interface RunOptions extends SessionCommand {
+  timeoutSeconds: number;
+  signal?: AbortSignal;
+  /** Kills the exec without rejecting (destroy and close use it; the result shows the kill). */
+  terminate?: AbortSignal;
+  /** Kills whatever the process group kill cannot reach (the exec's cgroup). */
+  sweep?: () => Promise<void>;
+}
+
+export async function runInSession(options: RunOptions): Promise<ExecResult> {
   const { signal } = options;
   if (signal?.aborted) throw signal.reason;
   const started = performance.now();
-  const child = spawn(
-    "/bin/sh",
-    ["-c", wrapperScript(options), "cairn-sandbox", options.bubblewrapPath, ...options.bubblewrapArguments],
-    {
-      stdio: ["pipe", ...(options.stdio ?? ["ignore", "pipe", "pipe"]).slice(1)],
-      detached: true,
-      env: { PATH: "/usr/bin:/bin" },
-    },
-  );
-  if (child.stdin === null || child.stdout === null || child.stderr === null) {
-    throw new Error("stdin, stdout and stderr must be pipes");
-  }
-  // A sandbox that dies before reading all of it closes the pipe: that is its result, not ours.
-  child.stdin.on("error", () => {});
-  child.stdin.end(options.command);
+  const child = spawnInSession(options, "ignore");
+  if (child.stdout === null || child.stderr === null) throw new Error("stdout and stderr must be pipes");
   const stdout = createCappedCollector(stdoutCapBytes);
   const stderr = createCappedCollector(stderrCapBytes);
   child.stdout.on("data", stdout.add);
@@ -184,7 +233,7 @@ function createCappedCollector(capBytes: number) {
   };
 }
 
-function signalNumber(signalName: string | null): number {
+export function signalNumber(signalName: string | null): number {
   if (signalName === null) return 0;
   return constants.signals[signalName as keyof typeof constants.signals] ?? 0;
 }
