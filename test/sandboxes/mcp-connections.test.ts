@@ -139,7 +139,7 @@ describe.each(storageTargets)("MCP connections on %s", (target) => {
     }
     const mixed = await owner.create({ mcp_connection_names: ["tracker", "missing"] });
     expect([mixed.status, errorCode(mixed.body)]).toEqual([404, "mcp_connection_not_found"]);
-    expect((mixed.body as { error: { message: string } }).error.message).toContain('"missing"');
+    expect((mixed.body as unknown as { error: { message: string } }).error.message).toContain('"missing"');
     expect((await owner.list()).body).toEqual([]);
     expect((await owner.usage()).body.total_sandboxes_created).toBe(0);
     expect((await listConnections(owner)).body[0].last_used_at).toBeNull();
