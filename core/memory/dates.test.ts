@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractEventDates, maxEventDates, unionDates } from "./dates.ts";
+import { asksWhen, extractEventDates, maxEventDates, mentionsTime, unionDates } from "./dates.ts";
 
 // Wednesday 13 March 2024, late in the UTC day: relative dates use the UTC calendar day.
 const wednesday = new Date("2024-03-13T23:30:00Z");
@@ -66,5 +66,31 @@ describe("unionDates", () => {
         ["A", "2024-03-06", "2024-03-05"],
       ]),
     ).toEqual(["2024-03-05", "a", "2024-03-06"]);
+  });
+});
+
+describe("mentionsTime and asksWhen", () => {
+  it.each([
+    ["We repainted the living room last Saturday", true],
+    ["Saw Coldplay live two weeks ago", true],
+    ["Passed my driving test yesterday, second try!", true],
+    ["Traffic was a nightmare this morning.", true],
+    ["We moved in June, then again on 2024-03-05", true],
+    ["Back in 1998 we had no phones", true],
+    ["Work is fine, same old same old.", false],
+    ["The meeting room on the fifth floor", false],
+  ])("mentionsTime(%j) is %s", (text, expected) => {
+    expect(mentionsTime(text)).toBe(expected);
+  });
+
+  it.each([
+    ["When did Maya run a half marathon?", true],
+    ["  when was the party", true],
+    ["What date is the wedding?", true],
+    ["How long ago did we meet?", true],
+    ["What does Maya do when it rains?", false],
+    ["Where is the party?", false],
+  ])("asksWhen(%j) is %s", (query, expected) => {
+    expect(asksWhen(query)).toBe(expected);
   });
 });

@@ -147,3 +147,31 @@ export function unionDates(lists: ReadonlyArray<readonly string[]>): string[] {
   }
   return result;
 }
+
+// A time a text talks about, for ranking (docs/memory.md#search): everything extraction resolves,
+// and the vaguer phrases people use in conversation ("last weekend", "this morning", "in June").
+const timeMentionPattern = new RegExp(
+  [
+    "\\b(yesterday|today|tonight|tomorrow)\\b",
+    "\\b(this|last|yesterday) (morning|afternoon|evening|night)\\b",
+    `\\b(last|this|next|on) (${weekdays.join("|")}|week|weekend|month|year|spring|summer|autumn|fall|winter)\\b`,
+    `\\b${amount} (days?|weeks?|months?|years?) (ago|later|before)\\b`,
+    `\\b(in|since|until|by|early|late) (${monthNames.replaceAll(" ", "|")})\\b`,
+    `\\b(${monthAlternatives})\\.? \\d{1,2}(st|nd|rd|th)?\\b`,
+    "\\b(19|20)\\d{2}\\b",
+  ].join("|"),
+  "i",
+);
+// A question asking for a time: "When did…", "What date…", "How long ago…".
+const asksWhenPattern =
+  /^\W*(when|what (day|date|time|year|month|week)|which (day|date|year|month|week)|how long ago)\b/i;
+
+/** Whether a text mentions a time (a date, a weekday, "yesterday", "two weeks ago", "in June"). */
+export function mentionsTime(text: string): boolean {
+  return timeMentionPattern.test(text);
+}
+
+/** Whether a query asks when something happened ("When did Maya run a half marathon?"). */
+export function asksWhen(query: string): boolean {
+  return asksWhenPattern.test(query.normalize("NFKC"));
+}

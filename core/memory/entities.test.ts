@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractEntities, sharedEntities } from "./entities.ts";
+import { extractEntities, sharedEntities, speakerLabelLength, speakerOf } from "./entities.ts";
 
 describe("extractEntities", () => {
   it.each([
@@ -48,5 +48,21 @@ describe("sharedEntities", () => {
     expect(sharedEntities(extractEntities("Alice likes Rome."), extractEntities("Bob likes Oslo."))).toEqual(
       [],
     );
+  });
+});
+
+describe("speakerOf", () => {
+  it.each([
+    ["Maya: I moved to Porto.", "maya", 6],
+    ["  Amala Paul: hello there", "amala paul", 14],
+    ["Émile: bonjour", "émile", 7],
+    ["maya: lower-case is no speaker label", null, 0],
+    ["Note: the deploy failed", "note", 6],
+    ["Maya:no space after the colon", null, 0],
+    ["The Very Long Speaker Name: too many words", null, 0],
+    ["No label here at all", null, 0],
+  ])("%j → %j", (content, speaker, length) => {
+    expect(speakerOf(content)).toBe(speaker);
+    expect(speakerLabelLength(content)).toBe(length);
   });
 });

@@ -100,3 +100,17 @@ export function sharedEntities(first: readonly string[], second: readonly string
   );
   return shared.filter((entity) => entity.includes(" ") || !sharedWords.has(entity));
 }
+
+// "Maya: …" or "Maya Lopez: …" at the start of a memory: a transcript line and its speaker.
+const speakerPattern = /^\s*([\p{Lu}\p{Lt}][\p{L}\p{M}'’-]*(?: [\p{Lu}\p{Lt}][\p{L}\p{M}'’-]*){0,2}):\s/u;
+
+/** The speaker of a transcript line ("Maya: I moved to Porto"), case-folded, or null. */
+export function speakerOf(content: string): string | null {
+  const match = speakerPattern.exec(content);
+  return match === null ? null : foldCase(match[1]);
+}
+
+/** How many characters the speaker label of a transcript line takes ("Maya: " is 6), or 0. */
+export function speakerLabelLength(content: string): number {
+  return speakerPattern.exec(content)?.[0].length ?? 0;
+}

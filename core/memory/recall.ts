@@ -1,8 +1,8 @@
 /**
  * The recall pipeline (docs/memory.md#search), the same for every store:
  *
- * 1. Exact lexical top-k. Every row of the scope holding a query term is scored with BM25 over
- *    the account's inverted index: document counts and the mean length come from the index
+ * 1. Exact lexical top-k. Every row of the scope holding a query term is scored with BM25 (light
+ *    length normalisation and a length prior, below) over the account's inverted index: document counts and the mean length come from the index
  *    itself, not from the rows one query happens to read. A very common term (in more than
  *    `request.commonTermRows` rows) is scored only within the rows found by the query's rarer terms; a
  *    query of common terms alone scores the rows holding its least common term. The arithmetic
@@ -10,18 +10,26 @@
  * 2. Down that ranking, the best `rerankDepth` rows that are live (and current, unless the
  *    question asks about the past) are read; they, their 1-hop relation neighbours and, for a
  *    history question, the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25,
- *    current versus superseded, relations, then recency and importance for near-ties).
+ *    specificity, time and speaker matches, current versus superseded, relations, then recency
+ *    and importance for near-ties). Specificity needs the account's counts of the words of those
+ *    rows: one more `termStatistics` lookup.
  *
  * Reading never changes ranking: access counts are recorded for display, not ranked on.
  */
 import type { MemoryRecord, MemoryStore, Posting, TermStatistics } from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
-import { scoreCandidates } from "./scoring.ts";
+import { scoreCandidates, specificity, specificityTerms } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
-// BM25 term-frequency saturation and document-length normalisation (the usual defaults).
+// BM25 term-frequency saturation (the usual default) and a light length normalisation: a memory
+// is a sentence or two, longer because it says more rather than because it rambles, so the
+// usual 0.75 would rank "Work is fine." above a memory that says what the work is.
 const k1 = 1.2;
-const b = 0.75;
+const b = 0.1;
+// A length prior on top (longer memories say more: up to +20% at 20 indexed words), so among
+// memories matching the same query words the one with more to say comes first.
+const lengthPriorWeight = 0.2;
+const lengthPriorWords = 20;
 /** Rows taken from the lexical ranking into the full ranking. */
 const rerankDepth = 50;
 /** Relation neighbours join for this many of the best lexical rows. */
@@ -48,8 +56,9 @@ function inverseDocumentFrequency(totalDocuments: number, frequency: number): nu
   return Math.log(1 + (totalDocuments - frequency + 0.5) / (frequency + 0.5));
 }
 
-/** BM25 per row from its postings. Each row's parts are added in one fixed order (by term),
- * so the float sum does not depend on the order a database returned the postings in. */
+/** BM25 per row from its postings, times the row's length prior. Each row's parts are added in
+ * one fixed order (by term), so the float sum does not depend on the order a database returned
+ * the postings in. */
 function bm25(
   postings: readonly Posting[],
   documentFrequency: ReadonlyMap<string, number>,
@@ -61,12 +70,18 @@ function bm25(
     first.term < second.term ? -1 : first.term > second.term ? 1 : 0,
   );
   const scores = new Map<string, number>();
+  const lengths = new Map<string, number>();
   for (const posting of ordered) {
     const frequency = documentFrequency.get(posting.term) ?? 0;
     const weight = inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency);
     const norm = k1 * (1 - b + (b * posting.length) / average);
     const part = (weight * posting.frequency * (k1 + 1)) / (posting.frequency + norm);
     scores.set(posting.memoryId, (scores.get(posting.memoryId) ?? 0) + part);
+    lengths.set(posting.memoryId, posting.length);
+  }
+  for (const [id, score] of scores) {
+    const length = Math.min(lengths.get(id) ?? 0, lengthPriorWords);
+    scores.set(id, score * (1 + (lengthPriorWeight * length) / lengthPriorWords));
   }
   return scores;
 }
@@ -103,10 +118,12 @@ export function rankLexical(
 ): Array<[id: string, normalised: number]> {
   const { documentFrequency, totalDocuments, averageLength } = statistics;
   const scores = bm25(postings, documentFrequency, totalDocuments, averageLength);
-  const bestPossible = terms.reduce((sum, term) => {
-    const frequency = documentFrequency.get(term) ?? 0;
-    return sum + inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency) * (k1 + 1);
-  }, 0);
+  const bestPossible =
+    terms.reduce((sum, term) => {
+      const frequency = documentFrequency.get(term) ?? 0;
+      return sum + inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency) * (k1 + 1);
+    }, 0) *
+    (1 + lengthPriorWeight);
   return [...scores]
     .map(([id, score]): [string, number] => [id, bestPossible > 0 ? Math.min(1, score / bestPossible) : 0])
     .sort(([firstId, first], [secondId, second]) =>
@@ -146,12 +163,13 @@ export async function recallMemories(
     }
   }
   const lexical = new Map(top);
-  const score = (boosts: ReadonlyMap<string, number>) =>
+  const score = (boosts: ReadonlyMap<string, number>, specific?: ReadonlyMap<string, number>) =>
     scoreCandidates({
       query: request.query,
       now: request.now,
       candidates: [...byId.values()].map((row) => ({ ...row, relationBoost: boosts.get(row.id) })),
       lexical,
+      specificity: specific,
     });
 
   // 1-hop relation neighbours of the best rows of a first ranking join with the edge's
@@ -174,6 +192,10 @@ export async function recallMemories(
   for (const row of await store.getMany(accountId, missing, request.now)) {
     if (request.scope === undefined || row.scope === request.scope) byId.set(row.id, row);
   }
-  const scored = score(boosts).slice(0, request.limit);
+  // How specific each row is takes the account's counts of the rows' own words: one more lookup.
+  const terms = [...new Set([...byId.values()].flatMap((row) => specificityTerms(row.content)))];
+  const statistics = await store.termStatistics(accountId, terms);
+  const specific = new Map([...byId.values()].map((row) => [row.id, specificity(row.content, statistics)]));
+  const scored = score(boosts, specific).slice(0, request.limit);
   return scored.map((hit) => ({ record: byId.get(hit.id) as MemoryRecord, score: hit.score }));
 }

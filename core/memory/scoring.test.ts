@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
 import { rankLexical } from "./recall.ts";
-import { phraseMatches, type ScoredMemory, type ScoringCandidate, scoreCandidates } from "./scoring.ts";
+import {
+  phraseMatches,
+  type ScoredMemory,
+  type ScoringCandidate,
+  scoreCandidates,
+  specificity,
+  specificityTerms,
+} from "./scoring.ts";
 import { indexTermCounts, indexTokens, queryTokens } from "./tokenize.ts";
 
 const now = new Date("2024-06-01T12:00:00Z");
@@ -147,9 +154,10 @@ describe("scoreCandidates", () => {
 
   it("demotes a near-duplicate below distinct rows, but never a row and its successor", () => {
     const long = "canary rollout across regions alpha beta gamma delta epsilon zeta eta theta iota kappa";
+    // The longer of two copies says a little more and ranks first; the other is the copy.
     const collection = [
-      row("original", `The deployment uses ${long}.`),
-      row("copy", `The deployment uses ${long} lambda.`),
+      row("original", `The deployment uses ${long} lambda.`),
+      row("copy", `The deployment uses ${long}.`),
       row("distinct", "Canary rollout is our default for the billing service."),
     ];
     const results = search("canary rollout", collection);
@@ -184,15 +192,65 @@ describe("scoreCandidates", () => {
   });
 
   it("keeps every score below 1 and above 0 even when every signal is at its maximum", () => {
-    const best = row("best", "blue ".repeat(1000), {
+    const best = row("best", `Maya: ${"when did Maya say blue yesterday ".repeat(200)}`, {
       importance: 1,
       accessCount: 10_000,
       relationBoost: 1,
       updatedAt: daysAgo(-5),
+      eventDates: ["2024-05-31"],
     });
-    const [result] = search("blue", [best], [best]);
+    const [result] = scoreCandidates({
+      query: "When did Maya say blue?",
+      now,
+      candidates: [best],
+      lexical: new Map([["best", 1]]),
+      specificity: new Map([["best", 1]]),
+    });
     expect(result.score).toBeGreaterThan(0.95);
     expect(result.score).toBeLessThan(1);
+    expect(ids(search("blue", [best], [best]))).toEqual(["best"]);
+  });
+
+  it("ranks the more specific of two rows matching the same words first", () => {
+    const smallTalk = row("small-talk", "Maya: Work has been so busy lately.", { updatedAt: daysAgo(1) });
+    const fact = row("fact", "Maya: Another night shift in the ER, twelve hours of triage.", {
+      updatedAt: daysAgo(300),
+    });
+    const input = {
+      query: "What does Maya do?",
+      now,
+      candidates: [smallTalk, fact],
+      lexical: new Map([
+        ["small-talk", 0.2],
+        ["fact", 0.2],
+      ]),
+    };
+    expect(ids(scoreCandidates(input))).toEqual(["small-talk", "fact"]);
+    const specific = new Map([
+      ["small-talk", 0.2],
+      ["fact", 0.8],
+    ]);
+    expect(ids(scoreCandidates({ ...input, specificity: specific }))).toEqual(["fact", "small-talk"]);
+  });
+
+  it("answers a when-question with the row that names a time before one that does not", () => {
+    const collection = [
+      row("undated", "I ran a half marathon with my sister, what a race."),
+      row("dated", "I ran my first half marathon last Saturday!", { updatedAt: daysAgo(40) }),
+    ];
+    expect(ids(search("When did I run a half marathon?", collection))).toEqual(["dated", "undated"]);
+    expect(ids(search("Who ran a half marathon?", collection))[0]).toBe("undated");
+  });
+
+  it("ranks a transcript line spoken by the person the query names above one addressed to them", () => {
+    const collection = [
+      row("addressed", "Jon: Maya, how was the pottery class?", { updatedAt: daysAgo(1) }),
+      row("spoken", "Maya: The pottery class is my favourite hour of the week.", { updatedAt: daysAgo(9) }),
+    ];
+    expect(ids(search("What does Maya think of the pottery class?", collection))).toEqual([
+      "spoken",
+      "addressed",
+    ]);
   });
 
   it("never throws and returns sorted scores in [0, 1) with 6 decimals for hostile queries", () => {
@@ -219,6 +277,37 @@ describe("scoreCandidates", () => {
         if (index > 0) expect(results[index - 1].score).toBeGreaterThanOrEqual(result.score);
       }
     }
+  });
+});
+
+describe("specificity", () => {
+  const statistics = {
+    documentFrequency: new Map([
+      ["work", 500],
+      ["busy", 400],
+      ["lately", 300],
+      ["triage", 2],
+      ["shift", 10],
+      ["maya", 600],
+    ]),
+    totalDocuments: 1000,
+    averageLength: 8,
+  };
+
+  it("is higher for rare words than for words every memory uses, and ignores the speaker label", () => {
+    const smallTalk = specificity("Maya: Work busy lately.", statistics);
+    const fact = specificity("Maya: Shift triage.", statistics);
+    expect(smallTalk).toBeGreaterThanOrEqual(0);
+    expect(fact).toBeLessThanOrEqual(1);
+    expect(fact).toBeGreaterThan(smallTalk);
+    expect(specificity("Work busy lately.", statistics)).toBe(smallTalk);
+    expect(specificityTerms("Maya: Work busy lately.")).toEqual(["work", "busy", "lately"]);
+  });
+
+  it("counts a word the index does not hold as held by one row, and is 0 for no words", () => {
+    expect(specificity("zyzzyva", statistics)).toBe(1);
+    expect(specificity("the of and", statistics)).toBe(0);
+    expect(specificity("", { ...statistics, totalDocuments: 0 })).toBe(0);
   });
 });
 

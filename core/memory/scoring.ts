@@ -6,13 +6,17 @@
  *
  * Score (each signal in [0, 1], weights sum below 1, so the score is in [0, 1)):
  * a phrase match dominates (its weight exceeds all other weights together), then BM25 relevance
- * normalised by the best score the query could reach, then current-vs-historical state,
+ * normalised by the best score the query could reach, then how specific the row is (small talk
+ * made of words every memory uses says little), whether it names a time when the query asks
+ * when, whether its speaker is the person the query names, current-vs-historical state,
  * relation links (edges, or entities shared with the query), then recency and importance, which
  * only break near-ties. How often a row was read plays no part.
  */
 
 import { LRUCache } from "lru-cache";
-import { extractEntities, sharedEntities } from "./entities.ts";
+import type { TermStatistics } from "../ports/memory-store.ts";
+import { asksWhen, mentionsTime } from "./dates.ts";
+import { extractEntities, sharedEntities, speakerLabelLength, speakerOf } from "./entities.ts";
 import { asksForHistory } from "./history.ts";
 import { jaccardSimilarity } from "./relations.ts";
 import { distinctIndexTerms, isIndexTerm, maxIndexTokens, queryTokens, textTerms } from "./tokenize.ts";
@@ -28,6 +32,8 @@ export interface ScoringCandidate {
    * match ("What was my favorite color before green?" finds the row "green" replaced). */
   supersededById: string | null;
   accessCount: number;
+  /** Dates the row is about (YYYY-MM-DD or as written); absent = none stored. */
+  eventDates?: readonly string[];
   /** 0–1 link strength through a relation edge to a lexical hit (the edge confidence); absent
    * or 0 when the row is not linked. Shared entities with the query are found here. */
   relationBoost?: number;
@@ -39,6 +45,8 @@ export interface ScoringInput {
   candidates: readonly ScoringCandidate[];
   /** Per row: its BM25 over the account's index, divided by the best the query could reach (0–1). */
   lexical: ReadonlyMap<string, number>;
+  /** Per row: `specificity` of its content (0–1); absent = 0. */
+  specificity?: ReadonlyMap<string, number>;
 }
 
 export interface ScoredMemory {
@@ -49,14 +57,19 @@ export interface ScoredMemory {
 
 export type PhraseMatch = "exact" | "near" | null;
 
-// Phrase weights exceed the sum of all other weights (0.41), so a phrase match ranks first.
+// Phrase weights exceed the sum of all other weights (0.44), so a phrase match ranks first.
 const exactPhraseWeight = 0.55;
 const nearPhraseWeight = 0.45;
-const lexicalWeight = 0.25;
-const stateWeight = 0.07;
-const relationWeight = 0.04;
-const recencyWeight = 0.03;
-const importanceWeight = 0.02;
+const lexicalWeight = 0.2;
+const specificityWeight = 0.08;
+const timeWeight = 0.03;
+const speakerWeight = 0.02;
+const stateWeight = 0.05;
+const relationWeight = 0.03;
+const recencyWeight = 0.02;
+const importanceWeight = 0.01;
+// Specificity looks at this many distinct index terms of a content (its first ones).
+const specificityTermLimit = 32;
 // Recency halves every 30 days: last month's memory counts half as much as today's.
 const recencyHalfLifeDays = 30;
 // A row naming the query's entities is linked like a relation edge: 0.35 + 0.15 per shared
@@ -120,6 +133,10 @@ interface Analysed {
 interface ContentAnalysis {
   terms: string[];
   tokens: Set<string>;
+  /** The distinct index terms after any speaker label, at most `specificityTermLimit`. */
+  specificTerms: string[];
+  speaker: string | null;
+  mentionsTime: boolean;
   /** Filled on first use: only queries naming an entity need it. */
   entities?: string[];
 }
@@ -138,9 +155,43 @@ function analyseContent(content: string): ContentAnalysis {
   const cached = analysisCache.get(content);
   if (cached !== undefined) return cached;
   const terms = textTerms(content);
-  const analysis: ContentAnalysis = { terms, tokens: new Set(distinctIndexTerms(terms, maxIndexTokens)) };
+  const labelLength = speakerLabelLength(content);
+  const analysis: ContentAnalysis = {
+    terms,
+    tokens: new Set(distinctIndexTerms(terms, maxIndexTokens)),
+    specificTerms: distinctIndexTerms(
+      labelLength === 0 ? terms : textTerms(content.slice(labelLength)),
+      specificityTermLimit,
+    ),
+    speaker: speakerOf(content),
+    mentionsTime: mentionsTime(content),
+  };
   analysisCache.set(content, analysis);
   return analysis;
+}
+
+/** The terms whose document frequencies `specificity` needs for a content. */
+export function specificityTerms(content: string): readonly string[] {
+  return analyseContent(content).specificTerms;
+}
+
+/**
+ * How specific a content is: the mean inverse document frequency of its terms (after any
+ * speaker label) over the account, divided by the highest possible, in [0, 1]. Near 0 for
+ * small talk made of words every memory uses, higher for a memory of names and rare words. A
+ * term missing from `statistics` counts as held by one row. Summed in the content's term order.
+ */
+export function specificity(content: string, statistics: TermStatistics): number {
+  const terms = analyseContent(content).specificTerms;
+  const total = Math.max(1, statistics.totalDocuments);
+  const highest = Math.log(1 + (total - 1 + 0.5) / 1.5);
+  if (terms.length === 0 || highest <= 0) return 0;
+  let sum = 0;
+  for (const term of terms) {
+    const frequency = Math.min(total, Math.max(1, statistics.documentFrequency.get(term) ?? 1));
+    sum += Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
+  }
+  return clampUnit(sum / terms.length / highest);
 }
 
 function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): Analysed {
@@ -210,6 +261,7 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
   const history = asksForHistory(input.query);
   const queryTerms = textTerms(input.query);
   const queryEntities = extractEntities(input.query);
+  const whenQuery = asksWhen(input.query);
   const visible = distinctCandidates(input.candidates).filter((row) => history || row.supersededAt === null);
   const rows = visible.map((candidate) => analyse(candidate, queryTerms));
   for (const row of rows) {
@@ -236,6 +288,9 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
       entityLink(queryEntities, candidate.content),
     );
     if (!matched && relation === 0) continue;
+    const analysis = analyseContent(candidate.content);
+    const time = whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0) ? 1 : 0;
+    const speaker = analysis.speaker !== null && queryEntities.includes(analysis.speaker) ? 1 : 0;
     // A history query wants the replaced rows; any other query wants the current ones. The
     // bonus grows with the row's own match, so replaced small talk does not outrank an answer.
     const state = history === (candidate.supersededAt !== null) ? 1 : 0;
@@ -244,6 +299,9 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
     row.score = roundScore(
       phrase +
         lexicalWeight * lexical +
+        specificityWeight * clampUnit(input.specificity?.get(candidate.id)) +
+        timeWeight * time +
+        speakerWeight * speaker +
         stateWeight * state * lexical +
         relationWeight * relation +
         recencyWeight * recency +
