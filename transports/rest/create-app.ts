@@ -135,7 +135,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     app.use(path, idempotency(platform, clientIp));
     app.route(path, mount);
   }
-  const openApiDocument = createOpenApiDocument(version);
+  const openApiDocument = createOpenApiDocument(version, (tool) => isEnabled(tool, config));
   app.get("/v1/openapi.json", (context) => context.json(openApiDocument));
   if (config.SVC_API_DOCS) app.get("/docs", (context) => context.html(docsPage));
 

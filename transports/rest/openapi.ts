@@ -87,9 +87,13 @@ function operation(tool: HttpOperation) {
   };
 }
 
-export function createOpenApiDocument(version: string) {
+/** The document of every route, or of those `include` keeps (a server leaves out switched-off ones). */
+export function createOpenApiDocument(
+  version: string,
+  include: (tool: HttpOperation) => boolean = () => true,
+) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const tool of httpOperations()) {
+  for (const tool of httpOperations().filter(include)) {
     const path = tool.http.path.replace(/:([a-z_]+)/g, "{$1}");
     paths[path] ??= {};
     paths[path][tool.http.method.toLowerCase()] = operation(tool);
