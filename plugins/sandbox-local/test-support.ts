@@ -1,19 +1,21 @@
 /** Shared set-up of the runtime tests: a throw-away data directory and small helpers. */
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { SandboxRuntime, SandboxSize, SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
+import type { SandboxSize, SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
 import {
   createLocalSandboxRuntime,
+  type LocalSandboxRuntime,
   type LocalSandboxRuntimeSettings,
 } from "./create-local-sandbox-runtime.ts";
 import { defaultMountDirectory } from "./session-disk.ts";
 
 export interface TestRuntime {
-  runtime: SandboxRuntime;
+  runtime: LocalSandboxRuntime;
   dataDir: string;
   createSandbox(options?: Partial<SandboxSpec>): Promise<string>;
-  run(id: string, command: string, timeoutSeconds?: number): ReturnType<SandboxRuntime["exec"]>;
+  run(id: string, command: string, timeoutSeconds?: number): ReturnType<LocalSandboxRuntime["exec"]>;
   /** The host directory behind a sandbox's /workspace (on its mounted disk). */
   hostWorkspace(id: string): string;
   cleanUp(): Promise<void>;
@@ -23,7 +25,7 @@ export async function createTestRuntime(
   settings: Partial<LocalSandboxRuntimeSettings> = {},
 ): Promise<TestRuntime> {
   // Not under /tmp: host paths of the data directory must not look like sandbox paths (/tmp/…).
-  const dataDir = await mkdtemp(join("/var/tmp", "cairn-sandbox-local-"));
+  const dataDir = settings.dataDir ?? (await mkdtemp(join("/var/tmp", "cairn-sandbox-local-")));
   const runtime = createLocalSandboxRuntime({ dataDir, ...settings });
   return {
     runtime,
@@ -72,4 +74,37 @@ export async function hostProcessesMatching(marker: string): Promise<number[]> {
  */
 export function uniqueSeconds(seconds: number): string {
   return `${seconds}.${String(Math.random()).slice(2, 12).padEnd(10, "7")}`;
+}
+
+/** The host processes of a session's uid, as `ps -u` lists them (empty when there are none). */
+export async function processesOfUser(uid: number): Promise<Array<{ pid: number; command: string }>> {
+  const output = await new Promise<string>((resolve, reject) => {
+    execFile("ps", ["-u", String(uid), "-o", "pid=,args="], (error, stdout) => {
+      // ps exits with 1 when no process matched.
+      if (error !== null && (error as { code?: unknown }).code !== 1) reject(error);
+      else resolve(stdout);
+    });
+  });
+  return output
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      const match = /^\s*(\d+)\s+(.*)$/.exec(line);
+      return { pid: Number(match?.[1]), command: match?.[2] ?? "" };
+    });
+}
+
+/** The session's host uid, from its record on the data directory. */
+export async function sessionUserId(dataDir: string, id: string): Promise<number> {
+  const record = JSON.parse(await readFile(join(dataDir, "sandboxes", id, "sandbox.json"), "utf8"));
+  return record.uid as number;
+}
+
+/** Polls `check` until it returns true (every 50 ms, at most `seconds`); returns its last answer. */
+export async function eventually(check: () => Promise<boolean>, seconds = 10): Promise<boolean> {
+  for (let waited = 0; waited < seconds * 1000; waited += 50) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
 }
