@@ -158,9 +158,9 @@ export async function mountDisk(imagePath: string, mountPoint: string): Promise<
 
 /**
  * Gives a whole tree (a volume that outlives sessions) to the session's uid. `chown -R -P` walks
- * with descriptors and never follows a symlink; it runs only while no process of the tree's
- * previous owner can be alive (sandboxes run nothing between execs, and a new session is
- * created before its first exec).
+ * with descriptors and never follows a symlink; it runs before the new session's init starts,
+ * and between execs a session runs only its init, which touches no file (a session process
+ * still running in a session that mounts the same volume is the one exception).
  */
 export async function handOverTree(path: string, owner: DiskOwner): Promise<void> {
   await run("chown", ["-R", "-P", `${owner.uid}:${owner.gid}`, "--", path]);
