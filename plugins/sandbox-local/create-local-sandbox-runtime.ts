@@ -263,6 +263,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     const existing = inits.get(record.id);
     if (existing !== undefined) return existing;
     const starting = (async () => {
+      // Spawning forks the server on its main thread: after the pending I/O, so a create's answer
+      // goes out before its init starts.
+      await new Promise((resolve) => setImmediate(resolve));
       if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
       if (state.cgroups !== null) await ensureCgroups(state.cgroups, record);
       return startSessionInit({
