@@ -205,11 +205,11 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
           await mountDisk(records.imageFile(record.id), diskMount(record.id));
         }
         await mountVolumes(record);
+        startInBackground(record, state);
       } catch (error) {
         logger.error({ sandboxId: record.id, error: String(error) }, "could not mount a sandbox disk");
       }
       mounted.add(record.id);
-      startInBackground(record, state);
     }
   }
 

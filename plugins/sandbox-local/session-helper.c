@@ -180,7 +180,8 @@ static int open_namespace(long pid, const char *name) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%ld/ns/%s", pid, name);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail("open a session namespace");
+  /* Only a dead (or dying) init has namespaces root cannot open. */
+  if (fd < 0) fail("session init is gone");
   return fd;
 }
 
@@ -309,9 +310,11 @@ int main(void) {
   const char *names[] = {"mnt", "net", "ipc", "uts", "cgroup", "pid"};
   const int types[] = {CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, CLONE_NEWPID};
   int namespaces[6];
+  /* Checked before (for a clear message) and after the namespaces are opened (a pid recycled in
+   * between would show another start time). */
+  check_start_time(settings.init_pid, settings.init_start);
   int inner_user = open_namespace(settings.init_pid, "user");
   for (int index = 0; index < 6; index++) namespaces[index] = open_namespace(settings.init_pid, names[index]);
-  /* Opened first, checked after: a recycled pid would show another start time. */
   check_start_time(settings.init_pid, settings.init_start);
   int outer_user = ioctl(inner_user, NS_GET_PARENT);
   if (outer_user < 0) fail("find the session's outer user namespace");

@@ -144,6 +144,20 @@ for pid in range(1, 400):
     expect(after).toHaveLength(3);
     expect(after.some((entry) => before.includes(entry.pid))).toBe(false);
   });
+
+  it("runs an exec that arrives just after the init died, before the runtime noticed, in a fresh init", async () => {
+    const id = await test.createSandbox();
+    const uid = await sessionUserId(test.dataDir, id);
+    await test.run(id, "true");
+    const before = (await initProcesses(uid)).map((entry) => entry.pid);
+    // Killed and the exec started in the same tick: the runtime has not seen the exit yet.
+    for (const pid of before) process.kill(pid, "SIGKILL");
+    const result = await test.run(id, "echo fresh");
+    expect(result).toMatchObject({ exitCode: 0, stdout: "fresh\n" });
+    const after = (await initProcesses(uid)).map((entry) => entry.pid);
+    expect(after).toHaveLength(3);
+    expect(after.some((pid) => before.includes(pid))).toBe(false);
+  });
 });
 
 describe("session processes (what language servers will use)", () => {
