@@ -59,6 +59,7 @@ import {
 } from "./session-disk.ts";
 import { buildSessionHelper } from "./session-helper.ts";
 import { type SessionInit, startSessionInit } from "./session-init.ts";
+import { createSessionSpawner, type SessionSpawner } from "./session-spawner.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
 import { createSpareDisks } from "./spare-disks.ts";
 
@@ -110,6 +111,7 @@ interface RunningExec {
 interface AvailableState {
   cgroups: CgroupManager | null;
   helperPath: string;
+  spawner: SessionSpawner;
 }
 
 const allowedMountParents = ["/workspace/", "/tmp/", "/mnt/"];
@@ -141,14 +143,14 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     // Switching to a session's uid, loop-mounting its disk and writing cgroups all need root.
     if (process.getuid?.() !== 0) {
       logger.warn({}, notRootReason);
-      return { cgroups: null, spares: null, helperPath: null, unavailable: notRootReason };
+      return { cgroups: null, spares: null, helperPath: null, spawner: null, unavailable: notRootReason };
     }
     let helperPath: string;
     try {
       helperPath = await buildSessionHelper();
     } catch (error) {
       logger.error({ error: String(error) }, "local sandboxes are not available");
-      return { cgroups: null, spares: null, helperPath: null, unavailable: String(error) };
+      return { cgroups: null, spares: null, helperPath: null, spawner: null, unavailable: String(error) };
     }
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
@@ -173,20 +175,21 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         );
       }
     }
-    await adoptDisks({ cgroups, helperPath });
-    return { cgroups, spares, helperPath, unavailable: null };
+    const spawner = createSessionSpawner(helperPath);
+    await adoptDisks({ cgroups, helperPath, spawner });
+    return { cgroups, spares, helperPath, spawner, unavailable: null };
   })();
   // Keep an early failure for the first call instead of an unhandled rejection.
   ready.catch(() => {});
 
   async function started(): Promise<AvailableState> {
     const state = await ready;
-    if (state.unavailable !== null || state.helperPath === null) {
+    if (state.unavailable !== null || state.helperPath === null || state.spawner === null) {
       throw new ServiceError("sandbox_operation_failed", "The local sandbox runtime is not available", {
         cause: new Error(state.unavailable ?? "no session helper"),
       });
     }
-    return { cgroups: state.cgroups, helperPath: state.helperPath };
+    return { cgroups: state.cgroups, helperPath: state.helperPath, spawner: state.spawner };
   }
 
   const diskMount = (id: string) => join(mountDirectory, id);
@@ -375,6 +378,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     const terminate = new AbortController();
     const done = runInSession({
       ...sessionCommand(record, state, init, cgroupTaskFiles, request.command),
+      spawner: state.spawner,
       timeoutSeconds: request.timeoutSeconds,
       signal: request.signal,
       terminate: terminate.signal,
@@ -473,6 +477,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await Promise.allSettled([...pendingCreates]);
       // Before the disks go: each init holds its sandbox's mounts.
       await Promise.all([...inits.keys()].map(killInit));
+      await state?.spawner?.close();
       await state?.spares?.close();
       // Disks stay on the data directory; the next start mounts them again. Every disk under the
       // mount directory goes, not only the ones this runtime mounted: nothing else uses it.

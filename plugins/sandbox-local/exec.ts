@@ -14,6 +14,7 @@ import type { Writable } from "node:stream";
 import { ServiceError } from "../../core/errors.ts";
 import type { ExecResult } from "../../core/ports/sandbox-runtime.ts";
 import { sandboxEnvironment } from "./bubblewrap-arguments.ts";
+import type { SessionSpawner } from "./session-spawner.ts";
 import type { SizeLimits } from "./sizes.ts";
 
 export const stdoutCapBytes = 1024 * 1024;
@@ -134,6 +135,8 @@ export function spawnInSession(options: SessionCommand, stdin: "ignore" | "pipe"
 }
 
 export interface RunOptions extends SessionCommand {
+  /** The runtime's helper in serve mode, which forks the exec's helper. */
+  spawner: SessionSpawner;
   timeoutSeconds: number;
   signal?: AbortSignal;
   /** Kills the exec without rejecting (destroy and close use it; the result shows the kill). */
@@ -146,23 +149,23 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
   const { signal } = options;
   if (signal?.aborted) throw signal.reason;
   const started = performance.now();
-  const child = spawnInSession(options, "ignore");
-  if (child.stdout === null || child.stderr === null) throw new Error("stdout and stderr must be pipes");
   const stdout = createCappedCollector(stdoutCapBytes);
   const stderr = createCappedCollector(stderrCapBytes);
-  child.stdout.on("data", stdout.add);
-  child.stderr.on("data", stderr.add);
+  const command = options.spawner.run(helperSettings(options), { stdout: stdout.add, stderr: stderr.add });
 
   let timedOut = false;
   let aborted = false;
   const killEverything = () => {
-    if (child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // The group is already gone.
-      }
-    }
+    command.pid.then(
+      (pid) => {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          // The group is already gone.
+        }
+      },
+      () => {},
+    );
     void options.sweep?.().catch(() => {});
   };
   // setTimeout fires at once for delays past 2^31 - 1 ms; core allows at most 100 s anyway.
@@ -182,13 +185,11 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
   if (options.terminate?.aborted) killEverything();
 
   try {
-    const { code, signalName } = await new Promise<{ code: number | null; signalName: string | null }>(
-      (resolve, reject) => {
-        child.once("error", reject);
-        child.once("close", (code, signalName) => resolve({ code, signalName }));
-      },
-    );
+    const status = await command.status;
     if (aborted) throw signal?.reason;
+    // A wait status: the exit code in bits 8-15, or the signal in bits 0-6.
+    const killedBy = status & 0x7f;
+    const code = killedBy === 0 ? (status >> 8) & 0xff : 128 + killedBy;
     const stderrText = stderr.text();
     if (code === setupFailureExitCode && stderrText.startsWith(setupFailurePrefix)) {
       throw new ServiceError("sandbox_operation_failed", "The sandbox could not be set up", {
@@ -196,7 +197,7 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
       });
     }
     return {
-      exitCode: timedOut ? timedOutExitCode : (code ?? 128 + signalNumber(signalName)),
+      exitCode: timedOut ? timedOutExitCode : code,
       stdout: stdout.text(),
       stderr: stderrText,
       timedOut,
@@ -205,6 +206,8 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
     };
   } catch (error) {
     if (error instanceof ServiceError || aborted) throw error;
+    // The serving helper died under the exec: nothing of it may keep running.
+    killEverything();
     throw new ServiceError("sandbox_operation_failed", "The sandbox command could not be started", {
       cause: error,
     });

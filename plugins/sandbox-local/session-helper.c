@@ -37,7 +37,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -281,12 +283,13 @@ static void run_shell(struct settings *settings, int command_file) {
   _exit(127);
 }
 
-int main(void) {
+/* In serve mode, the serving process: each command dies with it. */
+static pid_t server_pid = 0;
+
+/* One command, from its settings to its exit status; stdin, stdout and stderr are already its own. */
+static int run_command(char *input, size_t length) {
   struct settings settings;
   memset(&settings, 0, sizeof settings);
-  size_t length;
-  char *input = read_all(3, &length);
-  close(3);
   parse(input, length, &settings);
   /* Descriptors the server inherited without close-on-exec never reach the sandbox. */
   syscall(SYS_close_range, 3, ~0U, 0);
@@ -323,6 +326,9 @@ int main(void) {
   if (setns(outer_user, CLONE_NEWUSER) != 0) fail("enter the session's user namespace");
   /* Root of the outer namespace is the session's host uid (bwrap mapped it so). */
   if (setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0) fail("switch to the session's uid");
+  /* After the uid change, which clears it. */
+  if (server_pid > 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server_pid))
+    fail_plain("the session helper is gone");
   for (int index = 0; index < 6; index++) {
     if (setns(namespaces[index], types[index]) != 0) fail("enter a session namespace");
     close(namespaces[index]);
@@ -368,4 +374,221 @@ int main(void) {
     if (done == shell) _exit(exit_code(status));
     if (done < 0 && errno == ECHILD) _exit(SETUP_FAILED);
   }
+}
+
+/*
+ * Serve mode: one helper per runtime, started once, forks a command per request instead of the
+ * server starting a process per exec. Requests on stdin: u32 length, u32 id, then `length` bytes
+ * (settings and command as above). Events on stdout: u32 length, u32 id, u8 type, then `length`
+ * bytes: STARTED (u32 pid of the command's process group leader), STDOUT and STDERR (data),
+ * EXITED (i32 wait status, sent once the process is reaped and both pipes are drained), or
+ * FAILED (a message). When stdin ends (the server is gone) every command's group is killed.
+ */
+enum { EVENT_STARTED = 1, EVENT_STDOUT = 2, EVENT_STDERR = 3, EVENT_EXITED = 4, EVENT_FAILED = 5 };
+
+struct job {
+  int used;
+  uint32_t id;
+  pid_t pid;
+  int out, err;
+  int exited;
+  int status;
+};
+
+#define MAX_JOBS 4096
+static struct job jobs[MAX_JOBS];
+
+static void write_all(int fd, const void *data, size_t length) {
+  const char *cursor = data;
+  while (length > 0) {
+    ssize_t count = write(fd, cursor, length);
+    if (count < 0) {
+      if (errno == EINTR) continue;
+      /* The server is gone. */
+      _exit(1);
+    }
+    cursor += count;
+    length -= (size_t)count;
+  }
+}
+
+static void send_event(uint32_t id, uint8_t type, const void *payload, uint32_t length) {
+  static char frame[9 + 65536];
+  memcpy(frame, &length, 4);
+  memcpy(frame + 4, &id, 4);
+  frame[8] = (char)type;
+  memcpy(frame + 9, payload, length);
+  write_all(1, frame, 9 + (size_t)length);
+}
+
+static void start_job(uint32_t id, char *data, size_t length, const sigset_t *original_mask) {
+  struct job *job = NULL;
+  for (int index = 0; index < MAX_JOBS; index++) {
+    if (!jobs[index].used) {
+      job = &jobs[index];
+      break;
+    }
+  }
+  int out[2], err[2];
+  if (job == NULL || pipe2(out, O_CLOEXEC) != 0) {
+    const char *message = "cairn-sandbox: too many commands";
+    send_event(id, EVENT_FAILED, message, (uint32_t)strlen(message));
+    return;
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    const char *message = "cairn-sandbox: pipe";
+    send_event(id, EVENT_FAILED, message, (uint32_t)strlen(message));
+    return;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    sigprocmask(SIG_SETMASK, original_mask, NULL);
+    server_pid = getppid();
+    /* Its own session and process group: what a timeout kills. */
+    setsid();
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) != 0 || dup2(out[1], 1) != 1 || dup2(err[1], 2) != 2) _exit(SETUP_FAILED);
+    _exit(run_command(data, length));
+  }
+  close(out[1]);
+  close(err[1]);
+  if (pid < 0) {
+    close(out[0]);
+    close(err[0]);
+    const char *message = "cairn-sandbox: fork failed";
+    send_event(id, EVENT_FAILED, message, (uint32_t)strlen(message));
+    return;
+  }
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  *job = (struct job){.used = 1, .id = id, .pid = pid, .out = out[0], .err = err[0]};
+  uint32_t started = (uint32_t)pid;
+  send_event(id, EVENT_STARTED, &started, 4);
+}
+
+static void drain(struct job *job, int *fd, uint8_t type) {
+  static char buffer[65536];
+  for (;;) {
+    ssize_t count = read(*fd, buffer, sizeof buffer);
+    if (count > 0) {
+      send_event(job->id, type, buffer, (uint32_t)count);
+      continue;
+    }
+    if (count < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    close(*fd);
+    *fd = -1;
+    return;
+  }
+}
+
+static int serve(void) {
+  sigset_t blocked, original_mask;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &blocked, &original_mask);
+  int children = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (children < 0) fail("signalfd");
+  fcntl(0, F_SETFL, O_NONBLOCK);
+  size_t capacity = 1 << 20, used = 0;
+  char *input = malloc(capacity);
+  if (input == NULL) fail("out of memory");
+  static struct pollfd fds[2 + 2 * MAX_JOBS];
+  static struct job *owners[2 + 2 * MAX_JOBS];
+  int input_open = 1;
+  for (;;) {
+    int count = 0;
+    if (input_open) fds[count++] = (struct pollfd){.fd = 0, .events = POLLIN};
+    fds[count++] = (struct pollfd){.fd = children, .events = POLLIN};
+    int first_job_fd = count;
+    for (int index = 0; index < MAX_JOBS; index++) {
+      struct job *job = &jobs[index];
+      if (!job->used) continue;
+      if (job->out >= 0) {
+        owners[count] = job;
+        fds[count++] = (struct pollfd){.fd = job->out, .events = POLLIN};
+      }
+      if (job->err >= 0) {
+        owners[count] = job;
+        fds[count++] = (struct pollfd){.fd = job->err, .events = POLLIN};
+      }
+    }
+    if (poll(fds, (nfds_t)count, -1) < 0) {
+      if (errno == EINTR) continue;
+      fail("poll");
+    }
+    for (int index = first_job_fd; index < count; index++) {
+      if (fds[index].revents == 0) continue;
+      struct job *job = owners[index];
+      if (fds[index].fd == job->out) drain(job, &job->out, EVENT_STDOUT);
+      else if (fds[index].fd == job->err) drain(job, &job->err, EVENT_STDERR);
+    }
+    if (fds[input_open ? 1 : 0].revents != 0) {
+      struct signalfd_siginfo information;
+      while (read(children, &information, sizeof information) > 0) {
+      }
+      for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0) break;
+        for (int index = 0; index < MAX_JOBS; index++) {
+          if (jobs[index].used && jobs[index].pid == pid) {
+            jobs[index].exited = 1;
+            jobs[index].status = status;
+          }
+        }
+      }
+    }
+    if (input_open && fds[0].revents != 0) {
+      for (;;) {
+        if (used == capacity) {
+          capacity *= 2;
+          input = realloc(input, capacity);
+          if (input == NULL) fail("out of memory");
+        }
+        ssize_t got = read(0, input + used, capacity - used);
+        if (got > 0) {
+          used += (size_t)got;
+          continue;
+        }
+        if (got < 0 && (errno == EAGAIN || errno == EINTR)) break;
+        input_open = 0;
+        break;
+      }
+      size_t offset = 0;
+      while (used - offset >= 8) {
+        uint32_t length, id;
+        memcpy(&length, input + offset, 4);
+        memcpy(&id, input + offset + 4, 4);
+        if (used - offset - 8 < length) break;
+        start_job(id, input + offset + 8, length, &original_mask);
+        offset += 8 + (size_t)length;
+      }
+      memmove(input, input + offset, used - offset);
+      used -= offset;
+      if (!input_open) {
+        for (int index = 0; index < MAX_JOBS; index++) {
+          if (jobs[index].used && !jobs[index].exited) kill(-jobs[index].pid, SIGKILL);
+        }
+        return 0;
+      }
+    }
+    for (int index = 0; index < MAX_JOBS; index++) {
+      struct job *job = &jobs[index];
+      if (job->used && job->exited && job->out < 0 && job->err < 0) {
+        int32_t status = job->status;
+        send_event(job->id, EVENT_EXITED, &status, 4);
+        job->used = 0;
+      }
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "serve") == 0) return serve();
+  size_t length;
+  char *input = read_all(3, &length);
+  close(3);
+  return run_command(input, length);
 }

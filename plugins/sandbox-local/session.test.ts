@@ -4,6 +4,7 @@
  * init included, ends with it (destroy, close, a dead init). Real bubblewrap; processes are
  * counted on the host by the session's uid with `ps`.
  */
+import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -157,6 +158,33 @@ for pid in range(1, 400):
     const after = (await initProcesses(uid)).map((entry) => entry.pid);
     expect(after).toHaveLength(3);
     expect(after.some((pid) => before.includes(pid))).toBe(false);
+  });
+});
+
+describe("the serving helper", () => {
+  it("fails the execs it runs when it dies, leaves none of their processes, and is replaced for the next", async () => {
+    const id = await test.createSandbox();
+    const uid = await sessionUserId(test.dataDir, id);
+    const seconds = uniqueSeconds(1000);
+    const pending = test.run(id, `sleep ${seconds} & sleep ${seconds}`, 60);
+    expect(await eventually(async () => (await sleeps(uid, seconds)).length === 2)).toBe(true);
+    const serving = await new Promise<number[]>((resolve, reject) =>
+      execFile("ps", ["--ppid", String(process.pid), "-o", "pid=,args="], (error, stdout) => {
+        if (error !== null) reject(error);
+        else
+          resolve(
+            stdout
+              .split("\n")
+              .filter((line) => line.includes("cairn-session serve"))
+              .map((line) => Number.parseInt(line, 10)),
+          );
+      }),
+    );
+    expect(serving).toHaveLength(1);
+    process.kill(serving[0], "SIGKILL");
+    await expect(pending).rejects.toMatchObject({ code: "sandbox_operation_failed" });
+    expect(await eventually(async () => (await sleeps(uid, seconds)).length === 0)).toBe(true);
+    expect((await test.run(id, "echo again")).stdout).toBe("again\n");
   });
 });
 
