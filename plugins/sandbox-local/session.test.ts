@@ -5,6 +5,7 @@
  * counted on the host by the session's uid with `ps`.
  */
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -151,8 +152,21 @@ for pid in range(1, 400):
     const uid = await sessionUserId(test.dataDir, id);
     await test.run(id, "true");
     const before = (await initProcesses(uid)).map((entry) => entry.pid);
-    // Killed and the exec started in the same tick: the runtime has not seen the exit yet.
+    // Killed, and waited for without yielding to the event loop: the runtime cannot have seen
+    // the exit yet when the exec starts.
     for (const pid of before) process.kill(pid, "SIGKILL");
+    const deadline = Date.now() + 5000;
+    const dead = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
+      } catch {
+        return true;
+      }
+    };
+    while (!before.every(dead) && Date.now() < deadline) {
+      // Spin: a timer would let the runtime notice.
+    }
+    expect(before.every(dead)).toBe(true);
     const result = await test.run(id, "echo fresh");
     expect(result).toMatchObject({ exitCode: 0, stdout: "fresh\n" });
     const after = (await initProcesses(uid)).map((entry) => entry.pid);
