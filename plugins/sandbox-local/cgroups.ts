@@ -96,20 +96,29 @@ function createCgroupManager(parents: Record<Controller, string>): CgroupManager
   return {
     parents,
     async prepareSandbox(id, limits) {
-      for (const controller of controllers) {
-        await mkdir(sandboxDirectory(controller, id), { recursive: true });
-      }
+      // The three hierarchies are independent: set up side by side (a create waits for this).
       const memory = sandboxDirectory("memory", id);
-      await writeFile(join(memory, "memory.limit_in_bytes"), String(limits.memoryBytes));
-      // Without swap accounting the file is missing; with it, swap must not extend the limit.
-      await writeFile(join(memory, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes)).catch(
-        () => {},
-      );
-      await writeFile(join(sandboxDirectory("pids", id), "pids.max"), String(limits.maxProcesses));
       const cpu = sandboxDirectory("cpu", id);
       const period = 100_000;
-      await writeFile(join(cpu, "cpu.cfs_period_us"), String(period));
-      await writeFile(join(cpu, "cpu.cfs_quota_us"), String(Math.round(limits.cpuCores * period)));
+      await Promise.all([
+        (async () => {
+          await mkdir(memory, { recursive: true });
+          await writeFile(join(memory, "memory.limit_in_bytes"), String(limits.memoryBytes));
+          // Without swap accounting the file is missing; with it, swap must not extend the limit.
+          await writeFile(join(memory, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes)).catch(
+            () => {},
+          );
+        })(),
+        (async () => {
+          await mkdir(sandboxDirectory("pids", id), { recursive: true });
+          await writeFile(join(sandboxDirectory("pids", id), "pids.max"), String(limits.maxProcesses));
+        })(),
+        (async () => {
+          await mkdir(cpu, { recursive: true });
+          await writeFile(join(cpu, "cpu.cfs_period_us"), String(period));
+          await writeFile(join(cpu, "cpu.cfs_quota_us"), String(Math.round(limits.cpuCores * period)));
+        })(),
+      ]);
     },
     sandboxTaskFiles(id) {
       return controllers.map((controller) => join(sandboxDirectory(controller, id), "tasks"));

@@ -137,17 +137,16 @@ export async function formatDisk(imagePath: string, bytes: number): Promise<void
 /** Mounts a freshly formatted disk and gives it a /workspace and a /tmp of the session's uid. */
 export async function mountNewDisk(imagePath: string, mountPoint: string, owner: DiskOwner): Promise<void> {
   await mountDisk(imagePath, mountPoint);
-  for (const [name, mode] of [
-    // The session's uid is their only user; no other account of the host may read or write them.
-    ["workspace", 0o700],
-    ["tmp", 0o700],
-  ] as const) {
-    const path = join(mountPoint, name);
-    await mkdir(path);
-    await chown(path, owner.uid, owner.gid);
-    // After the chown: mkdir's mode is cut by the umask, and the sticky bit needs chmod anyway.
-    await chmod(path, mode);
-  }
+  // The session's uid is their only user; no other account of the host may read or write them.
+  await Promise.all(
+    ["workspace", "tmp"].map(async (name) => {
+      const path = join(mountPoint, name);
+      await mkdir(path);
+      await chown(path, owner.uid, owner.gid);
+      // After the chown: mkdir's mode is cut by the umask.
+      await chmod(path, 0o700);
+    }),
+  );
 }
 
 /** Mounts an existing disk again (after a restart, or a reboot that emptied /run). */
