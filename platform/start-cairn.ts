@@ -36,7 +36,7 @@ export async function startCairn(
   return (signal) => {
     stopping ??= (async () => {
       logger.info({ signal, runtime: runtime.name }, "shutting down");
-      stopSandboxLifecycle();
+      await stopSandboxLifecycle();
       // Open MCP event streams end first, or the listener would wait on them.
       await app.close();
       await listener.close();

@@ -62,22 +62,31 @@ export async function reconcileSandboxes(platform: Platform) {
 /**
  * The background sandbox work of a server: reconciliation once (in the background, so the API
  * answers at once; a runtime that cannot be reached yet is logged, not fatal), then the reaper.
- * Returns a stopper.
+ * Returns a stopper that resolves once the work in flight has finished (storage can then close
+ * under nothing).
  */
-export function startSandboxLifecycle(platform: Platform): () => void {
-  reconcileSandboxes(platform).catch((error: unknown) =>
+export function startSandboxLifecycle(platform: Platform): () => Promise<void> {
+  const reconciling = reconcileSandboxes(platform).catch((error: unknown) =>
     platform.logger.error({ err: error }, "sandbox reconciliation failed"),
   );
-  return startSandboxReaper(platform);
+  const stopReaper = startSandboxReaper(platform);
+  return async () => {
+    await stopReaper();
+    await reconciling;
+  };
 }
 
-/** Runs the reaper every `SVC_SESSION_REAPER_INTERVAL_SECONDS`; returns a stopper. */
-export function startSandboxReaper(platform: Platform): () => void {
+/** Runs the reaper every `SVC_SESSION_REAPER_INTERVAL_SECONDS`; returns a stopper that waits for a run in flight. */
+export function startSandboxReaper(platform: Platform): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    reapExpiredSandboxes(platform).catch((error: unknown) =>
+    running = reapExpiredSandboxes(platform).catch((error: unknown) =>
       platform.logger.error({ err: error }, "reaper failed"),
     );
   }, platform.config.SVC_SESSION_REAPER_INTERVAL_SECONDS * 1000);
   (timer as { unref?: () => void }).unref?.();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
