@@ -11,17 +11,30 @@
  *   links each chunk in one transaction with the deletion of its jobs: a crash leaves them
  *   queued, and `linkAll` (at start) finishes them.
  * - `settle(account)` links the account's queued writes before a read, so a client always reads
- *   its own writes with their relations and supersessions.
+ *   its own writes with their relations and supersessions, and before a write, so each write is
+ *   linked against the memories as they stood when it was written (a later write never changes
+ *   what an earlier one links to): the same relations whatever the timing, on both databases.
  */
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
-import { linkQueued, type MemoryInput, writeMemories } from "./write-memory.ts";
+import {
+  linkQueued,
+  type MemoryInput,
+  type PreparedMemory,
+  prepareMemories,
+  writeMemories,
+} from "./write-memory.ts";
 
 /** Most remembers committed in one transaction. */
 const maxGroup = 256;
 /** Link jobs per linker transaction (an import batch is never split). */
-const jobsPerLink = 200;
+const jobsPerLink = 500;
+/**
+ * The linker starts this long after the write that woke it: jobs queued meanwhile are linked
+ * together (one read of the recent rows per scope for all of them), not one transaction each.
+ */
+const linkDelayMs = 20;
 
 export interface MemoryWriter {
   /** Writes one memory (lifting the tombstone of `identity`); resolves with the stored row. */
@@ -37,7 +50,7 @@ export interface MemoryWriter {
 }
 
 interface PendingRemember {
-  input: MemoryInput;
+  memory: PreparedMemory;
   identity: string;
   now: Date;
   resolve(record: MemoryRecord): void;
@@ -72,7 +85,7 @@ export function createMemoryWriter(settings: {
         const ids = await writeMemories(
           store,
           accountId,
-          group.map((pending) => ({ ...pending.input, createdAt: pending.now, updatedAt: pending.now })),
+          group.map((pending) => pending.memory),
           group.reduce((latest, pending) => (pending.now > latest ? pending.now : latest), group[0].now),
         );
         await store.clearTombstones(
@@ -102,6 +115,10 @@ export function createMemoryWriter(settings: {
       for (;;) {
         const queue = waiting.get(accountId) as PendingRemember[];
         if (queue.length === 0) break;
+        // Earlier writes are linked first, so linking sees each write as it was written.
+        await settle(accountId).catch((error: unknown) =>
+          logger.error({ err: error }, "memory linking failed; writing anyway"),
+        );
         await writeGroup(accountId, queue.splice(0, maxGroup));
       }
       waiting.delete(accountId);
@@ -118,7 +135,7 @@ export function createMemoryWriter(settings: {
       .then(() =>
         memories.transaction(async (store) => {
           const jobs = await store.linkJobs(accountId, jobsPerLink);
-          await linkQueued(store, accountId, jobs, clock.now());
+          await linkQueued(store, accountId, jobs);
           await store.completeLinks(
             accountId,
             jobs.map((job) => job.seq),
@@ -147,6 +164,7 @@ export function createMemoryWriter(settings: {
       return;
     }
     sweep = (async () => {
+      await new Promise<void>((resolve) => setTimeout(resolve, linkDelayMs));
       do {
         sweepAgain = false;
         for (;;) {
@@ -167,13 +185,15 @@ export function createMemoryWriter(settings: {
   }
 
   return {
-    remember(accountId, input, identity, now) {
+    async remember(accountId, input, identity, now) {
+      // Hashed before queueing: no transaction waits for a digest.
+      const [memory] = await prepareMemories([input], now);
       return new Promise<MemoryRecord>((resolve, reject) => {
         if (closed) {
           reject(new Error("the memory writer is closed"));
           return;
         }
-        const pending = { input, identity, now, resolve, reject };
+        const pending = { memory, identity, now, resolve, reject };
         const queue = waiting.get(accountId);
         if (queue) {
           queue.push(pending);

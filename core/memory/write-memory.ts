@@ -64,22 +64,17 @@ function profileOf(content: string): RelationProfile {
   return profile;
 }
 
-/**
- * Writes memories in order in the caller's transaction: new rows and their index entries in one
- * statement per table, a row whose identity exists merged into it (same id), and one link job
- * per row for relation detection (`linkQueued`, run by the linker just after). Returns the ids
- * in input order. `batchId` marks an import: its rows are linked to older rows, not to each other.
- */
-export async function writeMemories(
-  store: MemoryStore,
-  accountId: string,
-  inputs: MemoryInput[],
-  now: Date,
-  batchId: string | null = null,
-): Promise<string[]> {
-  const writes = await Promise.all(
-    inputs.map(
-      async (input): Promise<MemoryWrite> => ({
+/** A memory ready to write: its row, content hash included (hashed before any transaction). */
+export interface PreparedMemory {
+  input: MemoryInput;
+  write: MemoryWrite;
+}
+
+export async function prepareMemories(inputs: MemoryInput[], now: Date): Promise<PreparedMemory[]> {
+  return Promise.all(
+    inputs.map(async (input) => ({
+      input,
+      write: {
         scope: input.scope,
         kind: input.kind,
         content: input.content,
@@ -93,17 +88,35 @@ export async function writeMemories(
         expiresAt: input.expiresAt,
         createdAt: input.createdAt ?? now,
         updatedAt: input.updatedAt ?? now,
-      }),
-    ),
+      },
+    })),
   );
-  const results = await store.insertMany(accountId, writes);
+}
+
+/**
+ * Writes memories in order in the caller's transaction: new rows and their index entries in one
+ * statement per table, a row whose identity exists merged into it (same id), and one link job
+ * per row for relation detection (`linkQueued`, run by the linker just after). Returns the ids
+ * in input order. `batchId` marks an import: its rows are linked to older rows, not to each other.
+ */
+export async function writeMemories(
+  store: MemoryStore,
+  accountId: string,
+  memories: PreparedMemory[],
+  now: Date,
+  batchId: string | null = null,
+): Promise<string[]> {
+  const results = await store.insertMany(
+    accountId,
+    memories.map((memory) => memory.write),
+  );
   for (const [index, { id, inserted }] of results.entries()) {
-    if (!inserted) await mergeInto(store, accountId, id, writes[index], inputs[index], now);
+    if (!inserted) await mergeInto(store, accountId, id, memories[index], now);
   }
   const ids = results.map((result) => result.id);
   await store.enqueueLinks(
     accountId,
-    ids.map((memoryId) => ({ memoryId, batchId })),
+    results.map(({ id, inserted }) => ({ memoryId: id, batchId, inserted })),
     now,
   );
   return ids;
@@ -114,8 +127,7 @@ async function mergeInto(
   store: MemoryStore,
   accountId: string,
   id: string,
-  write: MemoryWrite,
-  input: MemoryInput,
+  { input, write }: PreparedMemory,
   now: Date,
 ) {
   const existing = await store.getAny(accountId, id);
@@ -135,11 +147,12 @@ async function mergeInto(
 }
 
 /**
- * Relation detection for queued writes, in the order they were written: each row is compared
- * with the most recent rows of its scope written before it (rows of its own import batch aside),
- * edges are stored, and an "updates" edge supersedes its target.
+ * Relation detection for queued writes, in the order they were written, each as of the moment it
+ * was written: a row is compared with the most recently updated rows of its scope that were live
+ * then and inserted before it (rows of its own import batch aside), edges are stored, and an
+ * "updates" edge supersedes its target. The result does not depend on how the jobs are chunked.
  */
-export async function linkQueued(store: MemoryStore, accountId: string, jobs: LinkJob[], now: Date) {
+export async function linkQueued(store: MemoryStore, accountId: string, jobs: LinkJob[]) {
   if (jobs.length === 0) return;
   const rows = new Map(
     (await store.getAnyMany(accountId, [...new Set(jobs.map((job) => job.memoryId))])).map((row) => [
@@ -147,27 +160,31 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
       row,
     ]),
   );
-  // A row queued in these jobs was written at its first job; a row queued after them is left
-  // out by `recent` itself.
-  const writtenAt = new Map<string, LinkJob>();
-  for (const job of jobs) if (!writtenAt.has(job.memoryId)) writtenAt.set(job.memoryId, job);
+  // Rows these jobs insert; `recent` itself leaves out rows inserted by later jobs.
+  const insertedBy = new Map<string, LinkJob>();
+  for (const job of jobs) if (job.inserted) insertedBy.set(job.memoryId, job);
   const linkedThrough = (jobs.at(-1) as LinkJob).seq;
+  const earliest = jobs.reduce(
+    (first, job) => (job.enqueuedAt < first ? job.enqueuedAt : first),
+    jobs[0].enqueuedAt,
+  );
   const byScope = Map.groupBy(
     jobs.filter((job) => rows.has(job.memoryId)),
     (job) => (rows.get(job.memoryId) as MemoryRecord).scope,
   );
   for (const [scope, scopeJobs] of byScope) {
     const queued = new Set(scopeJobs.map((job) => job.memoryId)).size;
-    const candidates = await store.recent(accountId, scope, relationWindow + queued, now, linkedThrough);
+    const candidates = await store.recent(accountId, scope, relationWindow + queued, earliest, linkedThrough);
     for (const job of scopeJobs) {
       const row = rows.get(job.memoryId) as MemoryRecord;
       const older = candidates
         .filter((other) => {
           if (other.id === row.id) return false;
-          const written = writtenAt.get(other.id);
-          if (written === undefined) return true;
-          if (written.seq >= job.seq) return false;
-          return job.batchId === null || written.batchId !== job.batchId;
+          if (other.expiresAt !== null && other.expiresAt <= job.enqueuedAt) return false;
+          const insert = insertedBy.get(other.id);
+          if (insert === undefined) return true;
+          if (insert.seq > job.seq) return false;
+          return job.batchId === null || insert.batchId !== job.batchId;
         })
         .slice(0, relationWindow);
       const edges: RelationRecord[] = [];
@@ -181,7 +198,7 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
           targetMemoryId: other.id,
           relationType: relation.type,
           confidence: relation.confidence,
-          createdAt: now,
+          createdAt: job.enqueuedAt,
         });
         if (relation.type === "updates" && other.supersededAt === null) superseded.push(other);
       }

@@ -53,6 +53,10 @@ export interface LinkJob {
   memoryId: string;
   /** Rows of one import share it: they are linked to older rows, not to each other. */
   batchId: string | null;
+  /** The write inserted the row (not merged into an existing one). */
+  inserted: boolean;
+  /** When the write committed: the time the row is linked as of. */
+  enqueuedAt: Date;
 }
 
 export interface MemoryFilter {
@@ -124,21 +128,21 @@ export interface MemoryStore {
     now: Date,
   ): Promise<MemoryRecord[]>;
   /**
-   * The most recently updated live rows of a scope, for relation detection; with
-   * `linkedThrough`, rows with a link job queued after that sequence number are left out (they
-   * were written after the jobs being linked).
+   * The most recently updated rows of a scope live at `now`, for relation detection, leaving
+   * out rows inserted by a link job queued after `linkedThrough` (written after the jobs being
+   * linked).
    */
   recent(
     accountId: string,
     scope: string,
     limit: number,
     now: Date,
-    linkedThrough?: number,
+    linkedThrough: number,
   ): Promise<MemoryRecord[]>;
   /** Queues relation detection for written rows, in order (docs/memory.md#relations). */
   enqueueLinks(
     accountId: string,
-    jobs: Array<{ memoryId: string; batchId: string | null }>,
+    jobs: Array<{ memoryId: string; batchId: string | null; inserted: boolean }>,
     at: Date,
   ): Promise<void>;
   /** The account's oldest queued link jobs: `limit` of them, more to finish a batch. */

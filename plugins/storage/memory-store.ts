@@ -255,17 +255,12 @@ export function createSqlMemoryStore(
       },
 
       async recent(accountId, scope, limit, now, linkedThrough) {
-        const parameters: unknown[] = [accountId, scope, time(now)];
-        let unlinked = "";
-        if (linkedThrough !== undefined) {
-          // Rows whose write is still queued after the jobs being linked were written after them.
-          unlinked =
-            " and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.seq > ?)";
-          parameters.push(linkedThrough);
-        }
+        // A row inserted by a job still queued after the ones being linked was written after them.
         const rows = await run(
-          `select ${columns} from memories where account_id = ? and scope = ? and ${live}${unlinked} order by updated_at desc, id desc limit ?`,
-          [...parameters, limit],
+          `select ${columns} from memories where account_id = ? and scope = ? and ${live}
+           and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.inserted = ? and j.seq > ?)
+           order by updated_at desc, id desc limit ?`,
+          [accountId, scope, time(now), true, linkedThrough, limit],
         );
         return rows.map(toRecord);
       },
@@ -274,29 +269,48 @@ export function createSqlMemoryStore(
         if (jobs.length === 0) return;
         if (sqlite) {
           await run(
-            `insert into memory_link_jobs (account_id, memory_id, batch_id, enqueued_at)
-             select ?, value ->> 0, value ->> 1, ? from json_each(?) order by key`,
-            [accountId, time(at), JSON.stringify(jobs.map((job) => [job.memoryId, job.batchId]))],
+            `insert into memory_link_jobs (account_id, memory_id, batch_id, inserted, enqueued_at)
+             select ?, value ->> 0, value ->> 1, value ->> 2, ? from json_each(?) order by key`,
+            [
+              accountId,
+              time(at),
+              JSON.stringify(jobs.map((job) => [job.memoryId, job.batchId, job.inserted ? 1 : 0])),
+            ],
           );
           return;
         }
         await run(
-          `insert into memory_link_jobs (account_id, memory_id, batch_id, enqueued_at)
-           select ?, memory_id, batch_id, ? from unnest(?::varchar[], ?::varchar[]) with ordinality as t(memory_id, batch_id, position) order by position`,
-          [accountId, time(at), jobs.map((job) => job.memoryId), jobs.map((job) => job.batchId)],
+          `insert into memory_link_jobs (account_id, memory_id, batch_id, inserted, enqueued_at)
+           select ?, memory_id, batch_id, inserted, ? from unnest(?::varchar[], ?::varchar[], ?::boolean[]) with ordinality as t(memory_id, batch_id, inserted, position) order by position`,
+          [
+            accountId,
+            time(at),
+            jobs.map((job) => job.memoryId),
+            jobs.map((job) => job.batchId),
+            jobs.map((job) => job.inserted),
+          ],
         );
       },
 
       async linkJobs(accountId, limit) {
-        type JobRow = { seq: number | string; memory_id: string; batch_id: string | null };
+        type JobRow = {
+          seq: number | string;
+          memory_id: string;
+          batch_id: string | null;
+          inserted: boolean | number;
+          enqueued_at: unknown;
+        };
         const toJob = (row: JobRow) => ({
           seq: Number(row.seq),
           memoryId: row.memory_id,
           batchId: row.batch_id,
+          inserted: Boolean(row.inserted),
+          enqueuedAt: new Date(row.enqueued_at as string | number | Date),
         });
+        const jobColumns = "seq, memory_id, batch_id, inserted, enqueued_at";
         const jobs = (
           await run<JobRow>(
-            "select seq, memory_id, batch_id from memory_link_jobs where account_id = ? order by seq limit ?",
+            `select ${jobColumns} from memory_link_jobs where account_id = ? order by seq limit ?`,
             [accountId, limit],
           )
         ).map(toJob);
@@ -304,7 +318,7 @@ export function createSqlMemoryStore(
         if (last?.batchId == null || jobs.length < limit) return jobs;
         // A batch is linked as a whole: its rows are set apart from each other.
         const rest = await run<JobRow>(
-          "select seq, memory_id, batch_id from memory_link_jobs where account_id = ? and batch_id = ? and seq > ? order by seq",
+          `select ${jobColumns} from memory_link_jobs where account_id = ? and batch_id = ? and seq > ? order by seq`,
           [accountId, last.batchId, last.seq],
         );
         return [...jobs, ...rest.map(toJob)];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { identityDigest, writeMemories } from "../../memory/write-memory.ts";
+import { identityDigest, prepareMemories, writeMemories } from "../../memory/write-memory.ts";
 import type { RelationRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { dateTime, memoryCreateFields, memoryOut, relationTypes, toMemoryOut } from "./schemas.ts";
@@ -57,19 +57,14 @@ export const importMemories = defineTool({
   async handler(context, input) {
     const accountId = requireAccount(context);
     const now = context.now;
-    const rows = await context.platform.storage.memories.transaction(async (store) => {
-      const digests = await Promise.all(
+    const [digests, prepared] = await Promise.all([
+      Promise.all(
         input.memories.map((memory) =>
           identityDigest(context.platform.secretCipher, memory.scope, memory.kind, memory.content),
         ),
-      );
-      const forgotten = await store.tombstoned(accountId, digests);
-      // A forgotten memory never comes back through an import.
-      const kept = input.memories.filter((_, index) => !forgotten.has(digests[index]));
-      const written = await writeMemories(
-        store,
-        accountId,
-        kept.map((memory) => ({
+      ),
+      prepareMemories(
+        input.memories.map((memory) => ({
           content: memory.content,
           scope: memory.scope,
           kind: memory.kind,
@@ -84,12 +79,26 @@ export const importMemories = defineTool({
           updatedAt: memory.updated_at ?? undefined,
         })),
         now,
+      ),
+    ]);
+    await context.platform.memoryWriter.settle(accountId);
+    const rows = await context.platform.storage.memories.transaction(async (store) => {
+      const forgotten = await store.tombstoned(accountId, digests);
+      // A forgotten memory never comes back through an import.
+      const kept = input.memories.flatMap((memory, index) =>
+        forgotten.has(digests[index]) ? [] : [{ memory, prepared: prepared[index] }],
+      );
+      const written = await writeMemories(
+        store,
+        accountId,
+        kept.map((entry) => entry.prepared),
+        now,
         // Detection links the batch to what the account already had; links inside the batch are
         // the payload's own, so an export re-imported exports again the same.
         crypto.randomUUID(),
       );
       const newIds = new Map<string, string>();
-      for (const [index, memory] of kept.entries()) if (memory.id) newIds.set(memory.id, written[index]);
+      for (const [index, { memory }] of kept.entries()) if (memory.id) newIds.set(memory.id, written[index]);
       for (const memory of input.memories) {
         const successor = memory.superseded_by_id ? newIds.get(memory.superseded_by_id) : undefined;
         const id = memory.id ? newIds.get(memory.id) : undefined;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { extractMemories } from "../../memory/index.ts";
-import { writeMemories } from "../../memory/write-memory.ts";
+import { prepareMemories, writeMemories } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import {
   dateTime,
@@ -52,24 +52,24 @@ export const ingestMemory = defineTool({
       kind: input.kind,
       documentDate: input.document_date,
     });
+    const prepared = await prepareMemories(
+      extracted.map((memory) => ({
+        content: memory.content,
+        scope: input.scope,
+        kind: memory.kind,
+        metadata: input.metadata,
+        sourceSessionId: input.source_session_id,
+        expiresAt: input.expires_at,
+        sourceContent: memory.sourceContent,
+        documentDate: input.document_date,
+        eventDates: memory.eventDates,
+        importance: memory.importance,
+      })),
+      context.now,
+    );
+    await context.platform.memoryWriter.settle(accountId);
     const records = await context.platform.storage.memories.transaction(async (store) => {
-      const ids = await writeMemories(
-        store,
-        accountId,
-        extracted.map((memory) => ({
-          content: memory.content,
-          scope: input.scope,
-          kind: memory.kind,
-          metadata: input.metadata,
-          sourceSessionId: input.source_session_id,
-          expiresAt: input.expires_at,
-          sourceContent: memory.sourceContent,
-          documentDate: input.document_date,
-          eventDates: memory.eventDates,
-          importance: memory.importance,
-        })),
-        context.now,
-      );
+      const ids = await writeMemories(store, accountId, prepared, context.now);
       const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
       return ids.flatMap((id) => rows.get(id) ?? []);
     });

@@ -4,12 +4,12 @@
  * each job's memory with the memories written before it, stores the edges and supersessions, and
  * deletes the job in the same transaction. Jobs left by a crash are linked at the next start.
  * `batch_id` groups an import's memories, which are linked to what the account had before, not to
- * each other.
+ * each other; `inserted` tells a new row from a merge into an existing one.
  */
 import type { MigrationSource } from "./index.ts";
 
-const columns = (seq: string, timestamp: string) =>
-  `(${seq}, account_id varchar(36) not null references accounts (id) on delete cascade, memory_id varchar(36) not null references memories (id) on delete cascade, batch_id varchar(36) null, enqueued_at ${timestamp} not null)`;
+const columns = (seq: string, timestamp: string, boolean: string) =>
+  `(${seq}, account_id varchar(36) not null references accounts (id) on delete cascade, memory_id varchar(36) not null references memories (id) on delete cascade, batch_id varchar(36) null, inserted ${boolean} not null, enqueued_at ${timestamp} not null)`;
 const indexes = [
   "create index memory_link_jobs_account_index on memory_link_jobs (account_id, seq)",
   "create index memory_link_jobs_memory_index on memory_link_jobs (memory_id, seq)",
@@ -18,11 +18,11 @@ const indexes = [
 export const memoryLinkJobs: MigrationSource = {
   name: "0008-memory-link-jobs",
   sqlite: [
-    `create table memory_link_jobs ${columns("seq integer primary key autoincrement", "datetime")}`,
+    `create table memory_link_jobs ${columns("seq integer primary key autoincrement", "datetime", "integer")}`,
     ...indexes,
   ],
   postgresql: [
-    `create table memory_link_jobs ${columns("seq bigint generated always as identity primary key", "timestamptz")}`,
+    `create table memory_link_jobs ${columns("seq bigint generated always as identity primary key", "timestamptz", "boolean")}`,
     ...indexes,
   ],
 };
