@@ -50,9 +50,9 @@ export interface ExecMounts {
 /**
  * What the session's bwrap runs: bwrap's own pid 1 (which reaps whatever is reparented to it) and,
  * as pid 2, a shell that says it is ready once every namespace and mount is in place, then becomes
- * `cat` on a pipe from the server. The server never writes to it: when the server's process ends,
- * however it ends, the pipe closes, cat exits, and pid 1 with it, which ends every process of the
- * session.
+ * `cat` on a pipe from the serving helper (session-spawner.ts), which never writes to it and ends
+ * with the server's process: the pipe closes, cat exits, and pid 1 with it, which ends every
+ * process of the session.
  */
 export const sessionInitCommand = ["/bin/sh", "-c", "echo ready && exec /bin/cat > /dev/null"];
 

@@ -32,7 +32,6 @@ import {
   spawnInSession,
 } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
-import { createDescriptorMask } from "./inherited-descriptors.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 import {
   createSandboxRecords,
@@ -129,7 +128,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const seccompFile = join(systemDirectory, "seccomp.bpf");
   const mountDirectory = settings.mountDirectory ?? defaultMountDirectory(settings.dataDir);
   const systemArguments = hostSystemArguments();
-  const descriptorMask = createDescriptorMask();
   const records = createSandboxRecords(sandboxesDirectory, userIds);
   const mounted = new Set<string>();
   const preparedCgroups = new Set<string>();
@@ -272,6 +270,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
       if (state.cgroups !== null) await ensureCgroups(state.cgroups, record);
       return startSessionInit({
+        spawner: state.spawner,
         bubblewrapPath,
         systemArguments,
         mounts: mountsOf(record),
@@ -280,7 +279,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         cgroupTaskFiles: state.cgroups?.sandboxTaskFiles(record.id) ?? [],
         limits: sizes[record.size],
         addressSpaceLimit: state.cgroups === null,
-        inheritedStdio: descriptorMask.stdio,
       });
     })();
     inits.set(record.id, starting);

@@ -377,26 +377,43 @@ static int run_command(char *input, size_t length) {
 }
 
 /*
- * Serve mode: one helper per runtime, started once, forks a command per request instead of the
- * server starting a process per exec. Requests on stdin: u32 length, u32 id, then `length` bytes
- * (settings and command as above). Events on stdout: u32 length, u32 id, u8 type, then `length`
- * bytes: STARTED (u32 pid of the command's process group leader), STDOUT and STDERR (data),
- * EXITED (i32 wait status, sent once the process is reaped and both pipes are drained), or
- * FAILED (a message). When stdin ends (the server is gone) every command's group is killed.
+ * Serve mode: one helper per runtime, started once, that forks what the server would otherwise
+ * start itself (starting a process from the server forks the whole server). Requests on stdin:
+ * u32 length, u32 id, u8 kind, then `length` bytes:
+ *   COMMAND: settings and command as above, run as an exec;
+ *   PROGRAM: a host program as NUL-terminated arguments (a session's bwrap wrapper), with stdin
+ *            a pipe this helper never writes to (it ends with this helper) and a pipe on
+ *            descriptor 3.
+ * Events on stdout: u32 length, u32 id, u8 type, then `length` bytes: STARTED (u32 pid of the
+ * process group leader), STDOUT, STDERR and EXTRA (descriptor 3) data, EXITED (i32 wait status,
+ * once reaped and every pipe drained) or FAILED (a message). When stdin ends (the server is gone),
+ * every process group it started is killed and it exits.
  */
-enum { EVENT_STARTED = 1, EVENT_STDOUT = 2, EVENT_STDERR = 3, EVENT_EXITED = 4, EVENT_FAILED = 5 };
+enum { KIND_COMMAND = 1, KIND_PROGRAM = 2 };
+enum {
+  EVENT_STARTED = 1,
+  EVENT_STDOUT = 2,
+  EVENT_STDERR = 3,
+  EVENT_EXITED = 4,
+  EVENT_FAILED = 5,
+  EVENT_EXTRA = 6,
+};
 
 struct job {
   int used;
   uint32_t id;
   pid_t pid;
-  int out, err;
+  int pipes[3];
   int exited;
   int status;
 };
 
+static const uint8_t pipe_events[3] = {EVENT_STDOUT, EVENT_STDERR, EVENT_EXTRA};
+
 #define MAX_JOBS 4096
 static struct job jobs[MAX_JOBS];
+/* Every program's stdin: never written, so it reads end of file once this helper is gone. */
+static int keepalive[2];
 
 static void write_all(int fd, const void *data, size_t length) {
   const char *cursor = data;
@@ -421,7 +438,26 @@ static void send_event(uint32_t id, uint8_t type, const void *payload, uint32_t 
   write_all(1, frame, 9 + (size_t)length);
 }
 
-static void start_job(uint32_t id, char *data, size_t length, const sigset_t *original_mask) {
+static void send_failure(uint32_t id, const char *message) {
+  send_event(id, EVENT_FAILED, message, (uint32_t)strlen(message));
+}
+
+static void run_program(char *data, size_t length) {
+  char *argv[256];
+  int count = 0;
+  for (size_t offset = 0; offset < length && count < 255;) {
+    argv[count++] = data + offset;
+    offset += strlen(data + offset) + 1;
+  }
+  argv[count] = NULL;
+  if (count == 0) _exit(SETUP_FAILED);
+  char *environment[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+  execve(argv[0], argv, environment);
+  dprintf(2, "cairn-sandbox: exec %s: %s\n", argv[0], strerror(errno));
+  _exit(SETUP_FAILED);
+}
+
+static void start_job(uint32_t id, uint8_t kind, char *data, size_t length, const sigset_t *original_mask) {
   struct job *job = NULL;
   for (int index = 0; index < MAX_JOBS; index++) {
     if (!jobs[index].used) {
@@ -429,18 +465,17 @@ static void start_job(uint32_t id, char *data, size_t length, const sigset_t *or
       break;
     }
   }
-  int out[2], err[2];
-  if (job == NULL || pipe2(out, O_CLOEXEC) != 0) {
-    const char *message = "cairn-sandbox: too many commands";
-    send_event(id, EVENT_FAILED, message, (uint32_t)strlen(message));
-    return;
-  }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    const char *message = "cairn-sandbox: pipe";
-    send_event(id, EVENT_FAILED, message, (uint32_t)strlen(message));
-    return;
+  if (job == NULL) return send_failure(id, "cairn-sandbox: too many commands");
+  int pipes[3][2];
+  int wanted = kind == KIND_PROGRAM ? 3 : 2;
+  for (int index = 0; index < wanted; index++) {
+    if (pipe2(pipes[index], O_CLOEXEC) != 0) {
+      for (int opened = 0; opened < index; opened++) {
+        close(pipes[opened][0]);
+        close(pipes[opened][1]);
+      }
+      return send_failure(id, "cairn-sandbox: pipe");
+    }
   }
   pid_t pid = fork();
   if (pid == 0) {
@@ -448,37 +483,45 @@ static void start_job(uint32_t id, char *data, size_t length, const sigset_t *or
     server_pid = getppid();
     /* Its own session and process group: what a timeout kills. */
     setsid();
-    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null < 0 || dup2(null, 0) != 0 || dup2(out[1], 1) != 1 || dup2(err[1], 2) != 2) _exit(SETUP_FAILED);
+    int input = kind == KIND_PROGRAM ? keepalive[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (input < 0 || dup2(input, 0) != 0) _exit(SETUP_FAILED);
+    for (int index = 0; index < wanted; index++) {
+      if (dup2(pipes[index][1], index + 1) != index + 1) _exit(SETUP_FAILED);
+    }
+    if (kind == KIND_PROGRAM) {
+      syscall(SYS_close_range, 4, ~0U, 0);
+      /* A bwrap wrapper: it must not outlive this helper either. */
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != server_pid) _exit(SETUP_FAILED);
+      run_program(data, length);
+    }
     _exit(run_command(data, length));
   }
-  close(out[1]);
-  close(err[1]);
+  for (int index = 0; index < wanted; index++) close(pipes[index][1]);
   if (pid < 0) {
-    close(out[0]);
-    close(err[0]);
-    const char *message = "cairn-sandbox: fork failed";
-    send_event(id, EVENT_FAILED, message, (uint32_t)strlen(message));
-    return;
+    for (int index = 0; index < wanted; index++) close(pipes[index][0]);
+    return send_failure(id, "cairn-sandbox: fork failed");
   }
-  fcntl(out[0], F_SETFL, O_NONBLOCK);
-  fcntl(err[0], F_SETFL, O_NONBLOCK);
-  *job = (struct job){.used = 1, .id = id, .pid = pid, .out = out[0], .err = err[0]};
+  *job = (struct job){.used = 1, .id = id, .pid = pid, .pipes = {-1, -1, -1}};
+  for (int index = 0; index < wanted; index++) {
+    fcntl(pipes[index][0], F_SETFL, O_NONBLOCK);
+    job->pipes[index] = pipes[index][0];
+  }
   uint32_t started = (uint32_t)pid;
   send_event(id, EVENT_STARTED, &started, 4);
 }
 
-static void drain(struct job *job, int *fd, uint8_t type) {
+static void drain(struct job *job, int which) {
   static char buffer[65536];
   for (;;) {
-    ssize_t count = read(*fd, buffer, sizeof buffer);
+    ssize_t count = read(job->pipes[which], buffer, sizeof buffer);
     if (count > 0) {
-      send_event(job->id, type, buffer, (uint32_t)count);
+      send_event(job->id, pipe_events[which], buffer, (uint32_t)count);
       continue;
     }
     if (count < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    close(*fd);
-    *fd = -1;
+    close(job->pipes[which]);
+    job->pipes[which] = -1;
     return;
   }
 }
@@ -490,41 +533,43 @@ static int serve(void) {
   sigprocmask(SIG_BLOCK, &blocked, &original_mask);
   int children = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
   if (children < 0) fail("signalfd");
+  if (pipe2(keepalive, O_CLOEXEC) != 0) fail("pipe");
   fcntl(0, F_SETFL, O_NONBLOCK);
   size_t capacity = 1 << 20, used = 0;
   char *input = malloc(capacity);
   if (input == NULL) fail("out of memory");
-  static struct pollfd fds[2 + 2 * MAX_JOBS];
-  static struct job *owners[2 + 2 * MAX_JOBS];
+  static struct pollfd fds[2 + 3 * MAX_JOBS];
+  static struct job *owners[2 + 3 * MAX_JOBS];
+  static int which[2 + 3 * MAX_JOBS];
   int input_open = 1;
   for (;;) {
     int count = 0;
-    if (input_open) fds[count++] = (struct pollfd){.fd = 0, .events = POLLIN};
+    int input_slot = -1;
+    if (input_open) {
+      input_slot = count;
+      fds[count++] = (struct pollfd){.fd = 0, .events = POLLIN};
+    }
+    int children_slot = count;
     fds[count++] = (struct pollfd){.fd = children, .events = POLLIN};
-    int first_job_fd = count;
+    int first_job_slot = count;
     for (int index = 0; index < MAX_JOBS; index++) {
       struct job *job = &jobs[index];
       if (!job->used) continue;
-      if (job->out >= 0) {
+      for (int pipe_index = 0; pipe_index < 3; pipe_index++) {
+        if (job->pipes[pipe_index] < 0) continue;
         owners[count] = job;
-        fds[count++] = (struct pollfd){.fd = job->out, .events = POLLIN};
-      }
-      if (job->err >= 0) {
-        owners[count] = job;
-        fds[count++] = (struct pollfd){.fd = job->err, .events = POLLIN};
+        which[count] = pipe_index;
+        fds[count++] = (struct pollfd){.fd = job->pipes[pipe_index], .events = POLLIN};
       }
     }
     if (poll(fds, (nfds_t)count, -1) < 0) {
       if (errno == EINTR) continue;
       fail("poll");
     }
-    for (int index = first_job_fd; index < count; index++) {
-      if (fds[index].revents == 0) continue;
-      struct job *job = owners[index];
-      if (fds[index].fd == job->out) drain(job, &job->out, EVENT_STDOUT);
-      else if (fds[index].fd == job->err) drain(job, &job->err, EVENT_STDERR);
+    for (int slot = first_job_slot; slot < count; slot++) {
+      if (fds[slot].revents != 0 && owners[slot]->pipes[which[slot]] == fds[slot].fd) drain(owners[slot], which[slot]);
     }
-    if (fds[input_open ? 1 : 0].revents != 0) {
+    if (fds[children_slot].revents != 0) {
       struct signalfd_siginfo information;
       while (read(children, &information, sizeof information) > 0) {
       }
@@ -540,7 +585,7 @@ static int serve(void) {
         }
       }
     }
-    if (input_open && fds[0].revents != 0) {
+    if (input_slot >= 0 && fds[input_slot].revents != 0) {
       for (;;) {
         if (used == capacity) {
           capacity *= 2;
@@ -557,13 +602,14 @@ static int serve(void) {
         break;
       }
       size_t offset = 0;
-      while (used - offset >= 8) {
+      while (used - offset >= 9) {
         uint32_t length, id;
         memcpy(&length, input + offset, 4);
         memcpy(&id, input + offset + 4, 4);
-        if (used - offset - 8 < length) break;
-        start_job(id, input + offset + 8, length, &original_mask);
-        offset += 8 + (size_t)length;
+        uint8_t kind = (uint8_t)input[offset + 8];
+        if (used - offset - 9 < length) break;
+        start_job(id, kind, input + offset + 9, length, &original_mask);
+        offset += 9 + (size_t)length;
       }
       memmove(input, input + offset, used - offset);
       used -= offset;
@@ -576,7 +622,7 @@ static int serve(void) {
     }
     for (int index = 0; index < MAX_JOBS; index++) {
       struct job *job = &jobs[index];
-      if (job->used && job->exited && job->out < 0 && job->err < 0) {
+      if (job->used && job->exited && job->pipes[0] < 0 && job->pipes[1] < 0 && job->pipes[2] < 0) {
         int32_t status = job->status;
         send_event(job->id, EVENT_EXITED, &status, 4);
         job->used = 0;

@@ -1,17 +1,17 @@
 /**
  * A sandbox's session init: one bwrap per sandbox, started at create (and after a restart), that
- * holds the sandbox's namespaces for as long as the session lives. The wrapper (exec.ts) joins the
- * sandbox's cgroups and drops to the session's uid before bwrap; bwrap's pid 1 reaps orphans and
- * its pid 2 waits on a pipe from the server (bubblewrap-arguments.ts). Every exec enters these
- * namespaces through the session helper. The init ends when it is killed (destroy, close), when
- * the server's process ends (the pipe closes), or when something kills its pid 1 (the memory
- * cgroup's OOM killer): the runtime then starts a fresh one for the next exec.
+ * holds the sandbox's namespaces for as long as the session lives. The serving helper
+ * (session-spawner.ts) starts the wrapper (exec.ts), which joins the sandbox's cgroups and drops
+ * to the session's uid before bwrap; bwrap's pid 1 reaps orphans and its pid 2 waits on the
+ * helper's never-written pipe (bubblewrap-arguments.ts). Every exec enters these namespaces
+ * through the session helper. The init ends when it is killed (destroy, close), when the serving
+ * helper ends (with the server's process: the pipe closes), or when something kills its pid 1
+ * (the memory cgroup's OOM killer): the runtime then starts a fresh one for the next exec.
  */
-import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import type { Readable } from "node:stream";
 import { bubblewrapArguments, type ExecMounts } from "./bubblewrap-arguments.ts";
 import { seccompDescriptor, type WrapperOptions, wrapperScript } from "./exec.ts";
+import type { SessionSpawner } from "./session-spawner.ts";
 
 /** The descriptor bwrap writes its `--info-fd` JSON to (the host pid of the sandbox's pid 1). */
 const infoDescriptor = 3;
@@ -28,11 +28,10 @@ export interface SessionInit {
 }
 
 export interface SessionInitOptions extends WrapperOptions {
+  spawner: SessionSpawner;
   bubblewrapPath: string;
   systemArguments: string[];
   mounts: ExecMounts;
-  /** The spawn stdio array of the runtime (inherited-descriptors.ts); entries past 3 are used. */
-  inheritedStdio: Array<"ignore" | "pipe" | number>;
 }
 
 export async function startSessionInit(options: SessionInitOptions): Promise<SessionInit> {
@@ -40,25 +39,34 @@ export async function startSessionInit(options: SessionInitOptions): Promise<Ses
     seccomp: seccompDescriptor,
     info: infoDescriptor,
   });
-  const child = spawn(
-    "/bin/sh",
-    ["-c", wrapperScript(options), "cairn-sandbox", options.bubblewrapPath, ...argumentsList],
+  let output = "";
+  let info = "";
+  let errors = "";
+  let onProgress = () => {};
+  const command = options.spawner.runProgram(
+    ["/bin/sh", "-c", wrapperScript(options), "cairn-sandbox", options.bubblewrapPath, ...argumentsList],
     {
-      stdio: ["pipe", "pipe", "pipe", "pipe", ...options.inheritedStdio.slice(4)],
-      detached: true,
-      env: { PATH: "/usr/bin:/bin" },
+      stdout(chunk) {
+        if (output.length < 4096) output += chunk.toString("utf8");
+        onProgress();
+      },
+      stderr(chunk) {
+        if (errors.length < 4096) errors += chunk.toString("utf8");
+      },
+      extra(chunk) {
+        if (info.length < 4096) info += chunk.toString("utf8");
+        onProgress();
+      },
     },
   );
-  const exited = new Promise<void>((resolve) => {
-    child.once("close", () => resolve());
-    child.once("error", () => resolve());
-  });
-  // Never written to: its end is what tells the init that the server is gone.
-  child.stdin?.on("error", () => {});
-  const info = child.stdio[infoDescriptor] as Readable;
-  let errors = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    if (errors.length < 4096) errors += chunk.toString("utf8");
+  let running = true;
+  const exited = command.status.then(
+    () => {},
+    () => {},
+  );
+  void exited.then(() => {
+    running = false;
+    onProgress();
   });
   let sandboxPid: number | undefined;
   const signal = (target: number | undefined) => {
@@ -74,70 +82,44 @@ export async function startSessionInit(options: SessionInitOptions): Promise<Ses
    * to the host's init to reap. The wrapper's group goes too if bwrap has not exited soon after.
    */
   const killEverything = async () => {
+    const group = await command.pid.catch(() => undefined);
     // While bwrap runs, its pid 1 is its child and not yet reaped: the pid is still its own.
-    if (child.exitCode === null && child.signalCode === null) signal(sandboxPid);
-    if (sandboxPid === undefined) signal(child.pid === undefined ? undefined : -child.pid);
-    const late = setTimeout(() => signal(child.pid === undefined ? undefined : -child.pid), 2000);
+    if (running) signal(sandboxPid);
+    if (sandboxPid === undefined && group !== undefined) signal(-group);
+    const late = setTimeout(() => signal(group === undefined ? undefined : -group), 2000);
     await exited;
     clearTimeout(late);
   };
   try {
-    const { pid, startTime } = await Promise.all([
-      readChildPid(info).then((pid) => {
-        sandboxPid = pid;
-        return pid;
-      }),
-      waitForLine(child.stdout as Readable, "ready"),
-    ])
-      .then(async ([pid]) => ({ pid, startTime: await readStartTime(pid) }))
-      .catch(async (error: unknown) => {
-        await killEverything();
-        throw new Error(`the session's bwrap did not start: ${errors.trim() || String(error)}`);
-      });
-    return { pid, startTime, exited, kill: killEverything };
-  } finally {
-    info.destroy();
+    // bwrap names its pid 1 on descriptor 3; the shell says "ready" once every namespace and
+    // mount is in place.
+    sandboxPid = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error("the session did not become ready in time")),
+        readyTimeoutMs,
+      );
+      onProgress = () => {
+        const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
+        if (match !== null && output.includes("ready\n")) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        } else if (!running) {
+          clearTimeout(timer);
+          reject(new Error("the session ended before it was ready"));
+        }
+      };
+      onProgress();
+    });
+    onProgress = () => {};
+    const startTime = await readStartTime(sandboxPid);
+    return { pid: sandboxPid, startTime, exited, kill: killEverything };
+  } catch (error) {
+    onProgress = () => {};
+    const named = /"child-pid"\s*:\s*(\d+)/.exec(info);
+    if (named !== null) sandboxPid = Number(named[1]);
+    await killEverything();
+    throw new Error(`the session's bwrap did not start: ${errors.trim() || String(error)}`);
   }
-}
-
-function readChildPid(info: Readable): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(() => reject(new Error("no child pid from bwrap in time")), readyTimeoutMs);
-    info.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    info.once("end", () => {
-      clearTimeout(timer);
-      reject(new Error("bwrap ended before it named its child"));
-    });
-  });
-}
-
-function waitForLine(stream: Readable, line: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(
-      () => reject(new Error("the session did not become ready in time")),
-      readyTimeoutMs,
-    );
-    stream.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      if (text.includes(`${line}\n`)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    stream.once("end", () => {
-      clearTimeout(timer);
-      reject(new Error("the session ended before it was ready"));
-    });
-  });
 }
 
 async function readStartTime(pid: number): Promise<string> {

@@ -1,9 +1,10 @@
 /**
- * The session helper in serve mode (session-helper.c): one root process per runtime, started at
- * the first exec, that forks each exec's helper from itself. Starting a process from the server
- * forks the whole server, a millisecond or two of every exec; this small process forks in
- * microseconds. Requests and events are length-prefixed frames on its stdin and stdout. If it
- * dies, the execs it was running fail and the next exec starts a new one.
+ * The session helper in serve mode (session-helper.c): one root process per runtime that forks
+ * each exec's helper, and each session's bwrap wrapper, from itself. Starting a process from the
+ * server forks the whole server, a millisecond or two on its main thread each time; this small
+ * process forks in microseconds. Requests and events are length-prefixed frames on its stdin and
+ * stdout. If it dies, what it was running fails and ends (the sessions too: their stdin was its
+ * pipe), and the next request starts a new one.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 
@@ -12,6 +13,9 @@ const eventStdout = 2;
 const eventStderr = 3;
 const eventExited = 4;
 const eventFailed = 5;
+const eventExtra = 6;
+const kindCommand = 1;
+const kindProgram = 2;
 
 export interface SpawnedCommand {
   /** The pid of the command's process group leader (its helper), once started. */
@@ -23,11 +27,18 @@ export interface SpawnedCommand {
 export interface CommandHandlers {
   stdout(chunk: Buffer): void;
   stderr(chunk: Buffer): void;
+  /** A program's descriptor 3. */
+  extra?(chunk: Buffer): void;
 }
 
 export interface SessionSpawner {
   /** Runs one command: its helper settings and the command, as session-helper.c reads them. */
   run(settings: string, handlers: CommandHandlers): SpawnedCommand;
+  /**
+   * Runs a host program (absolute path first) as root in a process group of its own, with stdin
+   * a pipe that ends with the serving helper and a pipe on descriptor 3.
+   */
+  runProgram(argumentsList: string[], handlers: CommandHandlers): SpawnedCommand;
   close(): Promise<void>;
 }
 
@@ -72,6 +83,7 @@ export function createSessionSpawner(helperPath: string): SessionSpawner {
         if (job === undefined) continue;
         if (type === eventStdout) job.handlers.stdout(Buffer.from(payload));
         else if (type === eventStderr) job.handlers.stderr(Buffer.from(payload));
+        else if (type === eventExtra) job.handlers.extra?.(Buffer.from(payload));
         else if (type === eventStarted) job.started(payload.readUInt32LE(0));
         else if (type === eventExited) {
           jobs.delete(id);
@@ -98,36 +110,45 @@ export function createSessionSpawner(helperPath: string): SessionSpawner {
     return child;
   }
 
+  function submit(kind: number, body: Buffer, handlers: CommandHandlers): SpawnedCommand {
+    const child = start();
+    const id = nextId;
+    nextId = nextId >= 0xfffffff0 ? 1 : nextId + 1;
+    let started!: (pid: number) => void;
+    let exited!: (status: number) => void;
+    let failed!: (error: Error) => void;
+    const pid = new Promise<number>((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    const status = new Promise<number>((resolve, reject) => {
+      exited = resolve;
+      const previous = failed;
+      failed = (error) => {
+        previous(error);
+        reject(error);
+      };
+    });
+    // A command that fails before it starts rejects both; whoever waits on one only is fine.
+    pid.catch(() => {});
+    jobs.set(id, { handlers, started, exited, failed: (error) => failed(error) });
+    const header = Buffer.alloc(9);
+    header.writeUInt32LE(body.length, 0);
+    header.writeUInt32LE(id, 4);
+    header[8] = kind;
+    child.stdin?.write(Buffer.concat([header, body]));
+    return { pid, status };
+  }
+
   return {
-    run(settings, handlers) {
-      const child = start();
-      const id = nextId;
-      nextId = nextId >= 0xfffffff0 ? 1 : nextId + 1;
-      let started!: (pid: number) => void;
-      let exited!: (status: number) => void;
-      let failed!: (error: Error) => void;
-      const pid = new Promise<number>((resolve, reject) => {
-        started = resolve;
-        failed = reject;
-      });
-      const status = new Promise<number>((resolve, reject) => {
-        exited = resolve;
-        const previous = failed;
-        failed = (error) => {
-          previous(error);
-          reject(error);
-        };
-      });
-      // A command that fails before it starts rejects both; whoever waits on one only is fine.
-      pid.catch(() => {});
-      jobs.set(id, { handlers, started, exited, failed: (error) => failed(error) });
-      const body = Buffer.from(settings, "utf8");
-      const header = Buffer.alloc(8);
-      header.writeUInt32LE(body.length, 0);
-      header.writeUInt32LE(id, 4);
-      child.stdin?.write(Buffer.concat([header, body]));
-      return { pid, status };
-    },
+    run: (settings, handlers) => submit(kindCommand, Buffer.from(settings, "utf8"), handlers),
+
+    runProgram: (argumentsList, handlers) =>
+      submit(
+        kindProgram,
+        Buffer.from(argumentsList.map((argument) => `${argument}\0`).join(""), "utf8"),
+        handlers,
+      ),
 
     async close() {
       // Its stdin ends: it kills whatever it still runs and exits.
