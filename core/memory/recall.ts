@@ -32,6 +32,8 @@ const lengthPriorWeight = 0.2;
 const lengthPriorWords = 20;
 /** Rows taken from the lexical ranking into the full ranking. */
 const rerankDepth = 50;
+/** With rows tied at the cut, at most this many. */
+const tiedDepth = 2 * rerankDepth;
 /** Relation neighbours join for this many of the best lexical rows. */
 const neighbourSeeds = 10;
 /** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
@@ -141,11 +143,17 @@ export async function recallMemories(
   const history = asksForHistory(request.query);
   const ranked = await lexicalTopK(store, accountId, request, tokens);
   // Down the BM25 ranking, the best rows that are live (and current, unless the question asks
-  // about the past), read a page at a time: usually the first page is enough.
+  // about the past), read a page at a time: usually the first page is enough. Rows tied with the
+  // last one taken come too (up to `tiedDepth` in all): ids differ between databases, so the
+  // cut must not fall between equal scores.
   const byId = new Map<string, MemoryRecord>();
   const top: Array<[string, number]> = [];
-  for (let start = 0; start < ranked.length && top.length < rerankDepth; start += rerankDepth) {
-    const page = ranked.slice(start, start + rerankDepth);
+  const wanted = ([, score]: [string, number]) =>
+    top.length < rerankDepth || (top.length < tiedDepth && score === top[top.length - 1][1]);
+  let next = 0;
+  while (next < ranked.length && wanted(ranked[next])) {
+    const page = ranked.slice(next, next + rerankDepth);
+    next += page.length;
     const rows = new Map(
       (
         await store.getMany(
@@ -156,8 +164,9 @@ export async function recallMemories(
       ).map((row) => [row.id, row]),
     );
     for (const entry of page) {
+      if (!wanted(entry)) break;
       const row = rows.get(entry[0]);
-      if (!row || (!history && row.supersededAt !== null) || top.length >= rerankDepth) continue;
+      if (!row || (!history && row.supersededAt !== null)) continue;
       byId.set(row.id, row);
       top.push(entry);
     }
@@ -177,7 +186,14 @@ export async function recallMemories(
   const seeds = score(new Map())
     .slice(0, neighbourSeeds)
     .map((hit) => hit.id);
-  const edges = await store.relationsTouching(accountId, seeds);
+  // How specific each lexical hit is takes the account's counts of its own words: one more
+  // lookup, run beside the relations one. Neighbours rank by their link, not their words.
+  const hits = top.map(([id]) => byId.get(id) as MemoryRecord);
+  const terms = [...new Set(hits.flatMap((row) => specificityTerms(row.content)))];
+  const [edges, statistics] = await Promise.all([
+    store.relationsTouching(accountId, seeds),
+    store.termStatistics(accountId, terms),
+  ]);
   const boosts = new Map<string, number>();
   for (const edge of edges) {
     for (const [from, to] of [
@@ -192,10 +208,7 @@ export async function recallMemories(
   for (const row of await store.getMany(accountId, missing, request.now)) {
     if (request.scope === undefined || row.scope === request.scope) byId.set(row.id, row);
   }
-  // How specific each row is takes the account's counts of the rows' own words: one more lookup.
-  const terms = [...new Set([...byId.values()].flatMap((row) => specificityTerms(row.content)))];
-  const statistics = await store.termStatistics(accountId, terms);
-  const specific = new Map([...byId.values()].map((row) => [row.id, specificity(row.content, statistics)]));
+  const specific = new Map(hits.map((row) => [row.id, specificity(row.content, statistics)]));
   const scored = score(boosts, specific).slice(0, request.limit);
   return scored.map((hit) => ({ record: byId.get(hit.id) as MemoryRecord, score: hit.score }));
 }

@@ -69,7 +69,7 @@ const relationWeight = 0.03;
 const recencyWeight = 0.02;
 const importanceWeight = 0.01;
 // Specificity looks at this many distinct index terms of a content (its first ones).
-const specificityTermLimit = 32;
+const specificityTermLimit = 16;
 // Recency halves every 30 days: last month's memory counts half as much as today's.
 const recencyHalfLifeDays = 30;
 // A row naming the query's entities is linked like a relation edge: 0.35 + 0.15 per shared
@@ -133,10 +133,12 @@ interface Analysed {
 interface ContentAnalysis {
   terms: string[];
   tokens: Set<string>;
-  /** The distinct index terms after any speaker label, at most `specificityTermLimit`. */
-  specificTerms: string[];
   speaker: string | null;
-  mentionsTime: boolean;
+  /** Filled on first use: the distinct index terms after any speaker label, at most
+   * `specificityTermLimit`. */
+  specificTerms?: string[];
+  /** Filled on first use: only when-questions need it. */
+  mentionsTime?: boolean;
   /** Filled on first use: only queries naming an entity need it. */
   entities?: string[];
 }
@@ -155,16 +157,10 @@ function analyseContent(content: string): ContentAnalysis {
   const cached = analysisCache.get(content);
   if (cached !== undefined) return cached;
   const terms = textTerms(content);
-  const labelLength = speakerLabelLength(content);
   const analysis: ContentAnalysis = {
     terms,
     tokens: new Set(distinctIndexTerms(terms, maxIndexTokens)),
-    specificTerms: distinctIndexTerms(
-      labelLength === 0 ? terms : textTerms(content.slice(labelLength)),
-      specificityTermLimit,
-    ),
     speaker: speakerOf(content),
-    mentionsTime: mentionsTime(content),
   };
   analysisCache.set(content, analysis);
   return analysis;
@@ -172,7 +168,13 @@ function analyseContent(content: string): ContentAnalysis {
 
 /** The terms whose document frequencies `specificity` needs for a content. */
 export function specificityTerms(content: string): readonly string[] {
-  return analyseContent(content).specificTerms;
+  const analysis = analyseContent(content);
+  if (analysis.specificTerms === undefined) {
+    const labelLength = speakerLabelLength(content);
+    const terms = labelLength === 0 ? analysis.terms : textTerms(content.slice(labelLength));
+    analysis.specificTerms = distinctIndexTerms(terms, specificityTermLimit);
+  }
+  return analysis.specificTerms;
 }
 
 /**
@@ -182,7 +184,7 @@ export function specificityTerms(content: string): readonly string[] {
  * term missing from `statistics` counts as held by one row. Summed in the content's term order.
  */
 export function specificity(content: string, statistics: TermStatistics): number {
-  const terms = analyseContent(content).specificTerms;
+  const terms = specificityTerms(content);
   const total = Math.max(1, statistics.totalDocuments);
   const highest = Math.log(1 + (total - 1 + 0.5) / 1.5);
   if (terms.length === 0 || highest <= 0) return 0;
@@ -289,6 +291,7 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
     );
     if (!matched && relation === 0) continue;
     const analysis = analyseContent(candidate.content);
+    if (whenQuery) analysis.mentionsTime ??= mentionsTime(candidate.content);
     const time = whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0) ? 1 : 0;
     const speaker = analysis.speaker !== null && queryEntities.includes(analysis.speaker) ? 1 : 0;
     // A history query wants the replaced rows; any other query wants the current ones. The

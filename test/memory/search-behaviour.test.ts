@@ -139,6 +139,47 @@ describe.each(storageTargets)("memory search behaviour on %s", (target) => {
     expect((await memory.search("release train", { scope: "elsewhere" })).memories).toEqual([]);
   });
 
+  it("ranks what Maya said about herself above small talk sharing as many of the question's words", async () => {
+    const scope = "conversation";
+    // Small talk reuses a few words over and over, as chat logs do.
+    const common = ["family", "weekend", "busy", "kids", "tired", "home", "lovely", "week"];
+    const line = (index: number) =>
+      [0, 1, 2, 3].map((offset) => common[(index + offset * 3) % common.length]).join(" ");
+    for (let index = 0; index < 16; index++) {
+      await memory.remember({ content: `Jon: ${line(index)}, how about you?`, scope });
+      clock.advance(1000);
+    }
+    const smallTalk = [];
+    for (let index = 0; index < 4; index++) {
+      smallTalk.push(await memory.remember({ content: `Maya: ${line(index)} here too!`, scope }));
+      clock.advance(1000);
+    }
+    await memory.remember({ content: "Maya: Work is fine, same old same old.", scope });
+    clock.advance(1000);
+    const fact = await memory.remember({
+      content: "Maya: Another night shift in the ER tomorrow, twelve hours of triage, wish me luck",
+      scope,
+    });
+    clock.advance(1000);
+    await memory.remember({ content: `Maya: ${line(5)}, kids tired, home at last.`, scope });
+    const found = ids((await memory.search("What does Maya do for work?", { scope, limit: 10 })).memories);
+    // The fact shares only the name with the question, as the small talk below it does.
+    expect(found).toContain(fact.id);
+    for (const row of smallTalk) expect(found.indexOf(fact.id)).toBeLessThan(found.indexOf(row.id));
+
+    const dated = await memory.remember({
+      content: "Maya: I ran my first half marathon last Saturday!",
+      scope,
+    });
+    clock.advance(1000);
+    const undated = await memory.remember({
+      content: "Maya: The half marathon route goes past the harbour and the old mill.",
+      scope,
+    });
+    const when = ids((await memory.search("When did Maya run the half marathon?", { scope })).memories);
+    expect(when.slice(0, 2)).toEqual([dated.id, undated.id]);
+  });
+
   it("counts an access on the rows it returns, and only on those", async () => {
     const scope = "access";
     const hit = await memory.remember({ content: "The spare key hangs behind the pantry door.", scope });
