@@ -1,10 +1,11 @@
 /**
  * Running a command in a sandbox's session. The session's init (session-init.ts) holds the
- * sandbox's namespaces; each exec is the session helper (session-helper.c) started as root, which
- * joins the sandbox's cgroups, sets the rlimits, enters the session's namespaces as the session's
+ * sandbox's namespaces; each exec is the session helper (session-helper.c), as root, forked by its
+ * serving instance (session-spawner.ts) or, for a session process, started directly; it joins the
+ * sandbox's cgroups, sets the rlimits, enters the session's namespaces as the session's
  * own host uid, gives the command a pid and mount namespace of its own, drops every capability,
  * sets no_new_privs and loads the seccomp filter before the command's first instruction. Its
- * settings and the command go down descriptor 3. Output beyond the caps is read and dropped (the
+ * settings and the command are one text (helperSettings). Output beyond the caps is read and dropped (the
  * child never blocks on a full pipe). A timeout or an abort SIGKILLs the helper's process group
  * and sweeps the exec's cgroup; the exec's pid namespace ends with its pid 1, taking the rest.
  */
