@@ -147,6 +147,8 @@ const schema = z.object({
   SVC_MEMORY_HNSW_EF_SEARCH: integer(200, 1),
   /** Above this many of an account's memories, a search term counts as common (docs/memory.md#search). */
   SVC_MEMORY_COMMON_TERM_ROWS: integer(2000, 1),
+  /** Worker threads that rank recalls (0: on the thread that serves requests). */
+  SVC_MEMORY_SEARCH_THREADS: integer(2, 0),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -14,6 +14,7 @@ export type * from "./platform.ts";
 export * from "./ports/clock.ts";
 export type * from "./ports/egress.ts";
 export * from "./ports/logger.ts";
+export type * from "./ports/memory-search.ts";
 export type * from "./ports/memory-store.ts";
 export type * from "./ports/passwords.ts";
 export type * from "./ports/rate-limit.ts";

@@ -8,6 +8,7 @@ import type { MemoryWriter } from "./memory/memory-writer.ts";
 import type { Clock } from "./ports/clock.ts";
 import type { Egress } from "./ports/egress.ts";
 import type { Logger } from "./ports/logger.ts";
+import type { MemorySearch } from "./ports/memory-search.ts";
 import type { PasswordHasher } from "./ports/passwords.ts";
 import type { LoginGuard, TokenBucketStore } from "./ports/rate-limit.ts";
 import type { SandboxRuntime } from "./ports/sandbox-runtime.ts";
@@ -21,6 +22,8 @@ export interface Platform {
   readonly storage: Storage;
   /** The memory write path: grouped remembers and the relation-detection queue. */
   readonly memoryWriter: MemoryWriter;
+  /** Where recall ranks: in process, or on worker threads. */
+  readonly memorySearch: MemorySearch;
   readonly passwords: PasswordHasher;
   readonly dashboardTokens: DashboardTokens;
   readonly rateLimits: TokenBucketStore;

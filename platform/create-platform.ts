@@ -11,12 +11,14 @@ import {
   createMemoryTokenBucketStore,
   createMemoryWriter,
   type Logger,
+  type MemorySearch,
   type PasswordHasher,
   type Platform,
   type SandboxRuntime,
   silentLogger,
   systemClock,
 } from "../core/index.ts";
+import { recallMemories } from "../core/memory/recall.ts";
 import { createSecretCipher } from "../core/sandboxes/secrets.ts";
 import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
 import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";
@@ -27,6 +29,7 @@ import {
 import { createPostgresTokenBucketStore } from "../plugins/rate-limit/create-postgres-token-bucket-store.ts";
 import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
 import { createStorage, isPostgresUrl, type SqlStorage } from "../plugins/storage/create-storage.ts";
+import { createMemorySearchThreads } from "./memory-search-threads.ts";
 
 export interface PlatformOverrides {
   clock?: Clock;
@@ -89,11 +92,8 @@ export async function createPlatform(
 ): Promise<NodePlatform> {
   const logger = overrides.logger ?? silentLogger;
   await mkdir(config.SVC_DATA_DIR, { recursive: true, mode: 0o700 });
-  const storage = await createStorage({
-    databaseUrl: config.SVC_DATABASE_URL,
-    sqlitePath: join(config.SVC_DATA_DIR, "cairn.db"),
-    logger,
-  });
+  const sqlitePath = join(config.SVC_DATA_DIR, "cairn.db");
+  const storage = await createStorage({ databaseUrl: config.SVC_DATABASE_URL, sqlitePath, logger });
   const sharedLimits = config.SVC_RATE_LIMIT_STORE === "postgres";
   if (sharedLimits && !isPostgresUrl(config.SVC_DATABASE_URL)) {
     throw new Error("SVC_RATE_LIMIT_STORE=postgres needs SVC_DATABASE_URL to point at PostgreSQL");
@@ -106,6 +106,18 @@ export async function createPlatform(
   const sandboxRuntime = overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger));
   const clock = overrides.clock ?? systemClock;
   const memoryWriter = createMemoryWriter({ memories: storage.memories, clock, logger });
+  const memorySearch: MemorySearch =
+    config.SVC_MEMORY_SEARCH_THREADS > 0
+      ? createMemorySearchThreads({
+          threads: config.SVC_MEMORY_SEARCH_THREADS,
+          databaseUrl: config.SVC_DATABASE_URL,
+          sqlitePath,
+          logger,
+        })
+      : {
+          recall: (accountId, request) => recallMemories(storage.memories, accountId, request),
+          close: async () => {},
+        };
   // Relation detection a previous run queued but did not finish (a crash): linked before serving.
   await memoryWriter.linkAll();
   return {
@@ -114,6 +126,7 @@ export async function createPlatform(
     logger,
     storage,
     memoryWriter,
+    memorySearch,
     passwords: overrides.passwords ?? createArgon2Hasher(),
     dashboardTokens: createDashboardTokens({
       secret: await serverSecret(config, "SVC_JWT_SECRET", "jwt-secret"),
@@ -128,6 +141,7 @@ export async function createPlatform(
     secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
     async close() {
       await memoryWriter.close();
+      await memorySearch.close();
       await sandboxRuntime.close();
       await loginGuard.close();
       await storage.close();

@@ -14,18 +14,22 @@ declare const Deno: {
   ): { shutdown(): Promise<void> };
 };
 
-const stop = await startCairn(Deno.env.toObject(), {
-  name: "deno",
-  clientIp: (_request, environment) =>
-    (environment as { remoteAddr?: { hostname: string } }).remoteAddr?.hostname,
-  listen(fetch, address, logger) {
-    const server = Deno.serve(
-      { ...address, onListen: ({ port }) => logger.info({ port, runtime: "deno" }, "cairn listening") },
-      (request, info) => fetch(request, { remoteAddr: info.remoteAddr }),
-    );
-    return { close: () => server.shutdown() };
+// Recall ranks on the serving thread under Deno (the search threads are Node worker threads).
+const stop = await startCairn(
+  { SVC_MEMORY_SEARCH_THREADS: "0", ...Deno.env.toObject() },
+  {
+    name: "deno",
+    clientIp: (_request, environment) =>
+      (environment as { remoteAddr?: { hostname: string } }).remoteAddr?.hostname,
+    listen(fetch, address, logger) {
+      const server = Deno.serve(
+        { ...address, onListen: ({ port }) => logger.info({ port, runtime: "deno" }, "cairn listening") },
+        (request, info) => fetch(request, { remoteAddr: info.remoteAddr }),
+      );
+      return { close: () => server.shutdown() };
+    },
   },
-});
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => void stop(signal).then(() => Deno.exit(0)));

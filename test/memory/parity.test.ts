@@ -1,5 +1,6 @@
 /**
- * SQLite and PostgreSQL give the same memory answers: 200+ generated memories written in the
+ * SQLite and PostgreSQL give the same memory answers, and so does recall ranked on search threads
+ * (platform/memory-search-threads.ts): 200+ generated memories written in the
  * same order on the same manual clock, then 100+ generated queries (hostile ones included) must
  * return the same rows in the same order with the same scores, and list, profile, relations and
  * export must agree. Ids are random UUIDs, so rows are compared by identity (scope, kind, content).
@@ -49,11 +50,16 @@ function searchPath(query: ParityQuery) {
 }
 
 beforeAll(async () => {
-  for (const target of ["sqlite", "postgresql"] as const) {
+  // The third side ranks on search threads, as the server does: the same answers again.
+  for (const [target, threads] of [
+    ["sqlite", "0"],
+    ["postgresql", "0"],
+    ["sqlite", "2"],
+  ] as const) {
     const clock = createManualClock();
     const test = await createTestPlatform(target, {
       clock,
-      environment: { SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000" },
+      environment: { SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000", SVC_MEMORY_SEARCH_THREADS: threads },
     });
     const { key } = await createAccountWithKey(test, "parity@example.com");
     sides.push({ test, clock, key, identities: new Map() });
@@ -73,7 +79,8 @@ beforeAll(async () => {
     }
     // toEqual, not string equality: PostgreSQL's jsonb reorders metadata keys, and JSON objects
     // are unordered.
-    expect(answers[1], `write of ${JSON.stringify(write.body.content)}`).toEqual(answers[0]);
+    for (const answer of answers.slice(1))
+      expect(answer, `write of ${JSON.stringify(write.body.content)}`).toEqual(answers[0]);
     if (!("identity" in (answers[0] as object))) rejected++;
   }
   // Only the writes holding U+0000 are refused (422 on both), everything else is stored.
@@ -115,7 +122,8 @@ describe("memory parity between SQLite and PostgreSQL", () => {
       // Any query text is valid; only a scope holding U+0000 (which no store can hold) is refused.
       const expected = query.scope?.includes("\u0000") ? 422 : 200;
       expect(answers[0].status, `status of ${JSON.stringify(query)}`).toBe(expected);
-      expect(answers[1], `answer to ${JSON.stringify(query)}`).toEqual(answers[0]);
+      for (const answer of answers.slice(1))
+        expect(answer, `answer to ${JSON.stringify(query)}`).toEqual(answers[0]);
       if (expected !== 200) continue;
       const hits = answers[0].hits as unknown as { score: number; superseded_at: unknown }[];
       if (hits.length > 0) nonEmpty++;
@@ -154,7 +162,7 @@ describe("memory parity between SQLite and PostgreSQL", () => {
               : body,
         });
       }
-      expect(answers[1], path).toEqual(answers[0]);
+      for (const answer of answers.slice(1)) expect(answer, path).toEqual(answers[0]);
     }
     const exports = [];
     for (const side of sides) {
@@ -213,7 +221,7 @@ describe("memory parity between SQLite and PostgreSQL", () => {
         });
       }
       edges += answers[0].relations.length;
-      expect(answers[1], `relations of ${key}`).toEqual(answers[0]);
+      for (const answer of answers.slice(1)) expect(answer, `relations of ${key}`).toEqual(answers[0]);
     }
     expect(edges).toBeGreaterThan(0);
   }, 60_000);

@@ -100,6 +100,9 @@ export async function createTestPlatform(
     SVC_DATA_DIR: dataDir,
     SVC_JWT_SECRET: "test-secret-test-secret-test-secret-0123456789",
     ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
+    // Ranking in process: a pair of search threads per test platform costs more than it saves
+    // (the servers the end-to-end tests start rank on threads).
+    SVC_MEMORY_SEARCH_THREADS: "0",
     ...options.environment,
   });
   const platform = await createPlatform(config, {

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { recallMemories } from "../../memory/index.ts";
 import { defineTool } from "../../tool.ts";
 import { boundedInteger, fieldDescriptions, memoryOut, scope, toMemoryOut } from "./schemas.ts";
 import { settledAccount } from "./settled-account.ts";
@@ -24,7 +23,7 @@ export const recall = defineTool({
   async handler(context, input) {
     const accountId = await settledAccount(context);
     const { memories } = context.platform.storage;
-    const recalled = await recallMemories(memories, accountId, {
+    const recalled = await context.platform.memorySearch.recall(accountId, {
       query: input.q,
       scope: input.scope,
       limit: input.limit,

@@ -1,0 +1,37 @@
+/**
+ * A search thread (platform/memory-search-threads.ts): ranks the recalls it is sent over its own
+ * database connection and posts the results back. On SQLite each recall reads one snapshot (one
+ * read transaction), so every statement of it sees the same committed rows.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { type RecallRequest, recallMemories } from "../core/memory/recall.ts";
+import { isPostgresUrl } from "../plugins/storage/create-storage.ts";
+import { type MemoryReaderSettings, openMemoryReader } from "../plugins/storage/memory-reader.ts";
+
+interface RecallMessage {
+  id: number;
+  accountId: string;
+  request: RecallRequest;
+}
+
+const settings = workerData as MemoryReaderSettings;
+const reader = openMemoryReader(settings);
+const snapshot = !isPostgresUrl(settings.databaseUrl);
+const port = parentPort as NonNullable<typeof parentPort>;
+
+port.on("message", async (message: RecallMessage | "close") => {
+  if (message === "close") {
+    await reader.close();
+    port.close();
+    return;
+  }
+  try {
+    const recall = (store: typeof reader.memories) =>
+      recallMemories(store, message.accountId, message.request);
+    const result = snapshot ? await reader.memories.transaction(recall) : await recall(reader.memories);
+    port.postMessage({ id: message.id, result });
+  } catch (error) {
+    port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+port.postMessage("ready");

@@ -1,0 +1,87 @@
+/**
+ * Recall ranked on worker threads (core/ports/memory-search.ts): `threads` workers, each with its
+ * own database connection (plugins/storage/memory-reader.ts), so ranking uses every core and the
+ * event loop stays free for requests. A recall goes to the thread with the fewest in flight; a
+ * thread that dies fails its recalls (500) and is replaced.
+ */
+import { Worker } from "node:worker_threads";
+import type { Logger } from "../core/index.ts";
+import type { RecalledMemory, RecallRequest } from "../core/memory/recall.ts";
+import type { MemorySearch } from "../core/ports/memory-search.ts";
+import type { MemoryReaderSettings } from "../plugins/storage/memory-reader.ts";
+
+interface Pending {
+  resolve(result: RecalledMemory[]): void;
+  reject(error: Error): void;
+}
+
+interface Thread {
+  worker: Worker;
+  ready: Promise<void>;
+  pending: Map<number, Pending>;
+}
+
+const entry = new URL("./memory-search-thread.ts", import.meta.url);
+
+export function createMemorySearchThreads(
+  settings: MemoryReaderSettings & { threads: number; logger: Logger },
+): MemorySearch {
+  let nextId = 0;
+  let closing = false;
+
+  function start(): Thread {
+    const worker = new Worker(entry, {
+      workerData: { databaseUrl: settings.databaseUrl, sqlitePath: settings.sqlitePath },
+    });
+    const pending = new Map<number, Pending>();
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.once("message", (message) => (message === "ready" ? resolve() : reject(new Error("bad start"))));
+      worker.once("error", reject);
+    });
+    ready.catch(() => {});
+    const thread: Thread = { worker, ready, pending };
+    worker.on("message", (message: { id: number; result?: RecalledMemory[]; error?: string } | "ready") => {
+      if (message === "ready") return;
+      const waiting = pending.get(message.id);
+      if (!waiting) return;
+      pending.delete(message.id);
+      if (message.error !== undefined) waiting.reject(new Error(`search thread: ${message.error}`));
+      else waiting.resolve(message.result as RecalledMemory[]);
+    });
+    worker.on("error", (error) => settings.logger.error({ err: error }, "search thread failed"));
+    worker.on("exit", (code) => {
+      for (const waiting of pending.values()) waiting.reject(new Error(`search thread exited (${code})`));
+      pending.clear();
+      const index = threads.indexOf(thread);
+      if (index >= 0 && !closing) threads[index] = start();
+    });
+    return thread;
+  }
+
+  const threads = Array.from({ length: settings.threads }, start);
+
+  return {
+    async recall(accountId: string, request: RecallRequest) {
+      const thread = threads.reduce((least, candidate) =>
+        candidate.pending.size < least.pending.size ? candidate : least,
+      );
+      await thread.ready;
+      const id = nextId++;
+      return new Promise<RecalledMemory[]>((resolve, reject) => {
+        thread.pending.set(id, { resolve, reject });
+        thread.worker.postMessage({ id, accountId, request });
+      });
+    },
+    async close() {
+      closing = true;
+      await Promise.all(
+        threads.map(async (thread) => {
+          const exited = new Promise((resolve) => thread.worker.once("exit", resolve));
+          thread.worker.postMessage("close");
+          await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+          await thread.worker.terminate();
+        }),
+      );
+    },
+  };
+}
