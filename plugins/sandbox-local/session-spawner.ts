@@ -96,16 +96,17 @@ export function createSessionSpawner(helperPath: string): SessionSpawner {
       buffer = buffer.subarray(offset);
     });
     serverExited = new Promise((resolve) => {
-      child.once("close", (code, signal) => {
+      const gone = (reason: string) => {
         if (server === child) server = null;
-        const error = new Error(`the session helper exited (${code ?? signal}): ${errors.trim()}`);
+        const error = new Error(`the session helper ${reason}: ${errors.trim()}`);
         for (const [id, job] of jobs) {
           jobs.delete(id);
           job.failed(error);
         }
         resolve();
-      });
-      child.once("error", () => resolve());
+      };
+      child.once("close", (code, signal) => gone(`exited (${code ?? signal})`));
+      child.once("error", (error) => gone(`could not run (${error.message})`));
     });
     return child;
   }
