@@ -7,6 +7,7 @@
 import { LRUCache } from "lru-cache";
 import { sha256Hex } from "../auth/api-keys.ts";
 import type {
+  LinkCandidate,
   LinkJob,
   MemoryKind,
   MemoryRecord,
@@ -188,7 +189,7 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
         })
         .slice(0, relationWindow);
       const edges: RelationRecord[] = [];
-      const superseded: MemoryRecord[] = [];
+      const superseded: LinkCandidate[] = [];
       const profile = profileOf(row.content);
       for (const other of older) {
         const relation = detectProfileRelation(profile, profileOf(other.content));

@@ -47,6 +47,12 @@ export interface RelationRecord {
   createdAt: Date;
 }
 
+/** What relation detection reads of an older row. */
+export type LinkCandidate = Pick<
+  MemoryRecord,
+  "id" | "content" | "expiresAt" | "supersededAt" | "supersededById" | "updatedAt"
+>;
+
 /** A written row waiting for relation detection. */
 export interface LinkJob {
   seq: number;
@@ -138,7 +144,7 @@ export interface MemoryStore {
     limit: number,
     now: Date,
     linkedThrough: number,
-  ): Promise<MemoryRecord[]>;
+  ): Promise<LinkCandidate[]>;
   /** Queues relation detection for written rows, in order (docs/memory.md#relations). */
   enqueueLinks(
     accountId: string,

@@ -92,7 +92,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     dialect,
     orm,
     accounts: createAccountRepository(fork),
-    apiKeys: createApiKeyRepository(fork),
+    apiKeys: createApiKeyRepository(fork, execute),
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
     memories,

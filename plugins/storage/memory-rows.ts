@@ -56,7 +56,7 @@ export function createMemoryRowCodec(dialect: Dialect) {
     createdAt: readTime(row.created_at) as Date,
   });
 
-  return { time, json, toRecord, toRelation };
+  return { time, json, readTime, toRecord, toRelation };
 }
 
 /**

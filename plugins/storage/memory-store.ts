@@ -26,7 +26,7 @@ export function createSqlMemoryStore(
   runTransaction: RunTransaction,
 ): SqlMemoryStore {
   const sqlite = dialect === "sqlite";
-  const { time, json, toRecord, toRelation } = createMemoryRowCodec(dialect);
+  const { time, json, readTime, toRecord, toRelation } = createMemoryRowCodec(dialect);
   const columns = memoryColumns;
   const live = "(expires_at is null or expires_at > ?)";
 
@@ -257,12 +257,19 @@ export function createSqlMemoryStore(
       async recent(accountId, scope, limit, now, linkedThrough) {
         // A row inserted by a job still queued after the ones being linked was written after them.
         const rows = await run(
-          `select ${columns} from memories where account_id = ? and scope = ? and ${live}
+          `select id, content, expires_at, superseded_at, superseded_by_id, updated_at from memories where account_id = ? and scope = ? and ${live}
            and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.inserted = ? and j.seq > ?)
            order by updated_at desc, id desc limit ?`,
           [accountId, scope, time(now), true, linkedThrough, limit],
         );
-        return rows.map(toRecord);
+        return rows.map((row) => ({
+          id: row.id as string,
+          content: row.content as string,
+          expiresAt: readTime(row.expires_at),
+          supersededAt: readTime(row.superseded_at),
+          supersededById: (row.superseded_by_id as string | null) ?? null,
+          updatedAt: readTime(row.updated_at) as Date,
+        }));
       },
 
       async enqueueLinks(accountId, jobs, at) {

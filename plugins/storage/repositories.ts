@@ -8,6 +8,7 @@ import {
   ServiceError,
 } from "../../core/index.ts";
 import { AccountEntity, ApiKeyEntity } from "./entities.ts";
+import type { Execute } from "./memory-store.ts";
 
 type Fork = () => EntityManager;
 
@@ -54,7 +55,7 @@ export function createAccountRepository(fork: Fork): AccountRepository {
   };
 }
 
-export function createApiKeyRepository(fork: Fork): ApiKeyRepository {
+export function createApiKeyRepository(fork: Fork, execute: Execute): ApiKeyRepository {
   return {
     async create({ accountId, name, prefix, keyHash, now }) {
       const entityManager = fork();
@@ -87,13 +88,24 @@ export function createApiKeyRepository(fork: Fork): ApiKeyRepository {
       );
       return changed > 0;
     },
+    // Every API request runs this: one bound statement, not an ORM query to build and hydrate.
     async findActiveByHash(keyHash) {
-      const key = await fork().findOne(
-        ApiKeyEntity,
-        { keyHash, revokedAt: null },
-        { disableIdentityMap: true },
+      const [row] = await execute<Record<string, unknown>>(
+        "select id, account_id, name, prefix, key_hash, created_at, revoked_at, last_used_at from api_keys where key_hash = ? and revoked_at is null",
+        [keyHash],
       );
-      return key as ApiKeyRecord | null;
+      if (!row) return null;
+      const time = (value: unknown) => (value == null ? null : new Date(value as string | number | Date));
+      return {
+        id: row.id as string,
+        accountId: row.account_id as string,
+        name: row.name as string,
+        prefix: row.prefix as string,
+        keyHash: row.key_hash as string,
+        createdAt: time(row.created_at) as Date,
+        revokedAt: time(row.revoked_at),
+        lastUsedAt: time(row.last_used_at),
+      };
     },
     async touch(keyId, now) {
       await fork().nativeUpdate(ApiKeyEntity, { id: keyId }, { lastUsedAt: now });
