@@ -229,7 +229,7 @@ export interface Storage {
   readonly apiKeys: ApiKeyRepository;
   readonly usage: UsageRepository;
   /** Deployment-wide gauges for /metrics. */
-  gauges(now: Date): Promise<{ activeSandboxes: number; memoriesStored: number }>;
+  gauges(now: Date): Promise<{ activeSandboxes: number; memoriesStored: number; memoryLinkJobsQueued: number }>;
   /** Cheap connectivity check for /health/ready. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -125,7 +125,12 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
         [time],
       );
       const [memories] = await execute<{ total: number | string }>("select count(*) as total from memories");
-      return { activeSandboxes: Number(sandboxes.total), memoriesStored: Number(memories.total) };
+      const [queued] = await execute<{ total: number | string }>("select count(*) as total from memory_link_jobs");
+      return {
+        activeSandboxes: Number(sandboxes.total),
+        memoriesStored: Number(memories.total),
+        memoryLinkJobsQueued: Number(queued.total),
+      };
     },
     async ping() {
       try {

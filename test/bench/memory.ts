@@ -66,6 +66,21 @@ async function runClients(count: number, clients: number, job: (index: number) =
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
+/**
+ * How long after the last write answered the relation-detection queue is empty: watched on
+ * /metrics (a read of the account would link what is left itself).
+ */
+async function settled(client: Client): Promise<string> {
+  const started = performance.now();
+  for (;;) {
+    const metrics = await (await fetch(`${client.baseUrl}/metrics`)).text();
+    const queued = Number(metrics.match(/^cairn_memory_link_jobs_queued (\d+)/m)?.[1] ?? Number.NaN);
+    if (Number.isNaN(queued)) return "(no queue gauge)";
+    if (queued === 0) return `${((performance.now() - started) / 1000).toFixed(2)} s`;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** The server process's resident memory, from /proc. */
 async function residentMegabytes(pid: number | undefined): Promise<string> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
@@ -110,6 +125,8 @@ async function bench(target: "sqlite" | "postgresql") {
     console.log(
       `import: ${memoryCount} memories in ${imported.seconds.toFixed(1)} s = ${(memoryCount / imported.seconds).toFixed(0)} memories/s (batch ${percentiles(imported.latencies)})`,
     );
+    const importLinked = await settled(client);
+    console.log(`  relation detection of the import caught up ${importLinked} after its last answer`);
 
     // The floor under every figure below: HTTP, API-key auth and one primary-key read.
     const floor = await runClients(1_000, 1, async () => {
@@ -146,6 +163,8 @@ async function bench(target: "sqlite" | "postgresql") {
     console.log(
       `remember, ${rememberClients} clients: ${rememberRequests} in ${remembered.seconds.toFixed(2)} s = ${(rememberRequests / remembered.seconds).toFixed(0)} requests/s (${percentiles(remembered.latencies)})`,
     );
+    const rememberLinked = await settled(client);
+    console.log(`  relation detection of the remembers caught up ${rememberLinked} after the last answer`);
     const rss = await residentMegabytes(server.process.pid);
     console.log(`server RSS after all of it: ${rss}`);
     const p95 = (latencies: number[]) =>
@@ -155,6 +174,7 @@ async function bench(target: "sqlite" | "postgresql") {
       "recalls/s, 8 clients (≥ 400 SQLite)": ((recallQueries * 2) / parallel.seconds).toFixed(0),
       "remember/s, 8 clients (≥ 3,000)": (rememberRequests / remembered.seconds).toFixed(0),
       "import/s (≥ 30,000 SQLite, ≥ 10,000 PostgreSQL)": (memoryCount / imported.seconds).toFixed(0),
+      "relations caught up after the remembers": rememberLinked,
       "server RSS": rss,
     });
   } finally {

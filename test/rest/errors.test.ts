@@ -129,6 +129,7 @@ describe("REST errors and headers", () => {
     expect(metrics).toContain('cairn_http_requests_total{method="GET",route="/health",status="200"}');
     expect(metrics).toMatch(/^cairn_sandboxes_active 0$/m);
     expect(metrics).toMatch(/^cairn_memories_stored \d+$/m);
+    expect(metrics).toMatch(/^cairn_memory_link_jobs_queued \d+$/m);
     expect((await test.request("/docs")).status).toBe(200);
   });
 

@@ -59,7 +59,12 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
   const metrics = options.metrics ?? createMetrics();
   metrics.gauges(async () => {
     const gauges = await platform.storage.gauges(platform.clock.now());
-    return { cairn_sandboxes_active: gauges.activeSandboxes, cairn_memories_stored: gauges.memoriesStored };
+    return {
+      cairn_sandboxes_active: gauges.activeSandboxes,
+      cairn_memories_stored: gauges.memoriesStored,
+      // Written memories whose relation detection has not run yet (docs/memory.md#writes).
+      cairn_memory_link_jobs_queued: gauges.memoryLinkJobsQueued,
+    };
   });
   const { config } = platform;
   const knownRoutes = httpOperations()
