@@ -30,6 +30,7 @@ import { createPostgresTokenBucketStore } from "../plugins/rate-limit/create-pos
 import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
 import { createStorage, isPostgresUrl, type SqlStorage } from "../plugins/storage/create-storage.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
+import { startSqliteCheckpoints } from "./sqlite-checkpoints.ts";
 
 export interface PlatformOverrides {
   clock?: Clock;
@@ -105,6 +106,11 @@ export async function createPlatform(
     : createMemoryLoginGuard();
   const sandboxRuntime = overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger));
   const clock = overrides.clock ?? systemClock;
+  // The Node server (search threads allowed) checkpoints SQLite's log on a thread of its own.
+  const stopCheckpoints =
+    storage.dialect === "sqlite" && config.SVC_MEMORY_SEARCH_THREADS > 0
+      ? await startSqliteCheckpoints({ sqlitePath, execute: (sql) => storage.execute(sql), logger })
+      : async () => {};
   const memoryWriter = createMemoryWriter({ memories: storage.memories, clock, logger });
   const memorySearch: MemorySearch =
     config.SVC_MEMORY_SEARCH_THREADS > 0
@@ -144,6 +150,7 @@ export async function createPlatform(
       await memorySearch.close();
       await sandboxRuntime.close();
       await loginGuard.close();
+      await stopCheckpoints();
       await storage.close();
     },
   };

@@ -1,0 +1,42 @@
+/**
+ * The SQLite checkpointer (platform/create-platform.ts): copies the write-ahead log into the
+ * database file on a thread of its own, so no request's commit pays for it (the serving
+ * connection's automatic checkpoints are off). PASSIVE: it never waits for readers or the
+ * writer, it copies what it can; the next pass copies the rest.
+ */
+import { statSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+
+const { sqlitePath, walBytes, intervalMs } = workerData as {
+  sqlitePath: string;
+  walBytes: number;
+  intervalMs: number;
+};
+const database = new Database(sqlitePath, { fileMustExist: true });
+database.pragma("busy_timeout = 5000");
+const port = parentPort as NonNullable<typeof parentPort>;
+
+const walSize = () => {
+  try {
+    return statSync(`${sqlitePath}-wal`).size;
+  } catch {
+    return 0;
+  }
+};
+
+const timer = setInterval(() => {
+  if (walSize() < walBytes) return;
+  try {
+    database.pragma("wal_checkpoint(PASSIVE)");
+  } catch (error) {
+    port.postMessage({ error: error instanceof Error ? error.message : String(error) });
+  }
+}, intervalMs);
+
+port.on("message", (message) => {
+  if (message !== "close") return;
+  clearInterval(timer);
+  database.close();
+  port.close();
+});
