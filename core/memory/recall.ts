@@ -11,14 +11,14 @@
  *    question asks about the past) are read; they, their 1-hop relation neighbours and, for a
  *    history question, the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25,
  *    specificity, time and speaker matches, current versus superseded, relations, then recency
- *    and importance for near-ties). Specificity needs the account's counts of the words of those
- *    rows: one more `termStatistics` lookup.
+ *    and importance for near-ties). Specificity counts words among those rows themselves, so it
+ *    needs no lookup.
  *
  * Reading never changes ranking: access counts are recorded for display, not ranked on.
  */
 import type { MemoryRecord, MemoryStore, Posting, TermStatistics } from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
-import { scoreCandidates, specificity, specificityTerms } from "./scoring.ts";
+import { candidateStatistics, scoreCandidates, specificity } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
 // BM25 term-frequency saturation (the usual default) and a light length normalisation: a memory
@@ -152,7 +152,13 @@ export async function recallMemories(
     top.length < rerankDepth || (top.length < tiedDepth && score === top[top.length - 1][1]);
   let next = 0;
   while (next < ranked.length && wanted(ranked[next])) {
-    const page = ranked.slice(next, next + rerankDepth);
+    // A full page while rows are missing; past that, only the rows tied with the last one.
+    let end = Math.min(ranked.length, next + rerankDepth);
+    if (top.length >= rerankDepth) {
+      end = next;
+      while (end < ranked.length && end - next < tiedDepth - top.length && wanted(ranked[end])) end++;
+    }
+    const page = ranked.slice(next, end);
     next += page.length;
     const rows = new Map(
       (
@@ -186,14 +192,7 @@ export async function recallMemories(
   const seeds = score(new Map())
     .slice(0, neighbourSeeds)
     .map((hit) => hit.id);
-  // How specific each lexical hit is takes the account's counts of its own words: one more
-  // lookup, run beside the relations one. Neighbours rank by their link, not their words.
-  const hits = top.map(([id]) => byId.get(id) as MemoryRecord);
-  const terms = [...new Set(hits.flatMap((row) => specificityTerms(row.content)))];
-  const [edges, statistics] = await Promise.all([
-    store.relationsTouching(accountId, seeds),
-    store.termStatistics(accountId, terms),
-  ]);
+  const edges = await store.relationsTouching(accountId, seeds);
   const boosts = new Map<string, number>();
   for (const edge of edges) {
     for (const [from, to] of [
@@ -208,6 +207,9 @@ export async function recallMemories(
   for (const row of await store.getMany(accountId, missing, request.now)) {
     if (request.scope === undefined || row.scope === request.scope) byId.set(row.id, row);
   }
+  // How specific each lexical hit is, among the hits: no lookup, the rows are in hand.
+  const hits = top.map(([id]) => byId.get(id) as MemoryRecord);
+  const statistics = candidateStatistics(hits.map((row) => row.content));
   const specific = new Map(hits.map((row) => [row.id, specificity(row.content, statistics)]));
   const scored = score(boosts, specific).slice(0, request.limit);
   return scored.map((hit) => ({ record: byId.get(hit.id) as MemoryRecord, score: hit.score }));

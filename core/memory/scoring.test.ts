@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
 import { rankLexical } from "./recall.ts";
 import {
+  candidateStatistics,
   phraseMatches,
   type ScoredMemory,
   type ScoringCandidate,
@@ -302,6 +303,22 @@ describe("specificity", () => {
     expect(fact).toBeGreaterThan(smallTalk);
     expect(specificity("Work busy lately.", statistics)).toBe(smallTalk);
     expect(specificityTerms("Maya: Work busy lately.")).toEqual(["work", "busy", "lately"]);
+  });
+
+  it("counts words among the rows a search ranks, after their speaker labels", () => {
+    const rows = ["Maya: work busy", "Jon: work busy lately", "Maya: night shift triage"];
+    const counted = candidateStatistics(rows);
+    expect(counted.totalDocuments).toBe(3);
+    expect([...counted.documentFrequency]).toEqual([
+      ["work", 2],
+      ["busy", 2],
+      ["lately", 1],
+      ["night", 1],
+      ["shift", 1],
+      ["triage", 1],
+    ]);
+    expect(specificity(rows[2], counted)).toBe(1);
+    expect(specificity(rows[0], counted)).toBeLessThan(specificity(rows[1], counted));
   });
 
   it("counts a word the index does not hold as held by one row, and is 0 for no words", () => {

@@ -14,11 +14,9 @@
  */
 
 import { LRUCache } from "lru-cache";
-import type { TermStatistics } from "../ports/memory-store.ts";
 import { asksWhen, mentionsTime } from "./dates.ts";
 import { extractEntities, sharedEntities, speakerLabelLength, speakerOf } from "./entities.ts";
 import { asksForHistory } from "./history.ts";
-import { jaccardSimilarity } from "./relations.ts";
 import { distinctIndexTerms, isIndexTerm, maxIndexTokens, queryTokens, textTerms } from "./tokenize.ts";
 
 export interface ScoringCandidate {
@@ -122,6 +120,7 @@ function roundScore(value: number): number {
 
 interface Analysed {
   candidate: ScoringCandidate;
+  analysis: ContentAnalysis;
   tokens: Set<string>;
   phrase: PhraseMatch;
   lexical: number;
@@ -166,6 +165,11 @@ function analyseContent(content: string): ContentAnalysis {
   return analysis;
 }
 
+export interface SpecificityStatistics {
+  documentFrequency: ReadonlyMap<string, number>;
+  totalDocuments: number;
+}
+
 /** The terms whose document frequencies `specificity` needs for a content. */
 export function specificityTerms(content: string): readonly string[] {
   const analysis = analyseContent(content);
@@ -177,13 +181,26 @@ export function specificityTerms(content: string): readonly string[] {
   return analysis.specificTerms;
 }
 
+/** Document counts over a set of contents (the rows a search ranks): for each `specificityTerms`
+ * term, how many of the contents hold it. */
+export function candidateStatistics(contents: readonly string[]): SpecificityStatistics {
+  const documentFrequency = new Map<string, number>();
+  for (const content of contents) {
+    for (const term of specificityTerms(content)) {
+      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    }
+  }
+  return { documentFrequency, totalDocuments: contents.length };
+}
+
 /**
- * How specific a content is: the mean inverse document frequency of its terms (after any
- * speaker label) over the account, divided by the highest possible, in [0, 1]. Near 0 for
- * small talk made of words every memory uses, higher for a memory of names and rare words. A
- * term missing from `statistics` counts as held by one row. Summed in the content's term order.
+ * How specific a content is among a set of contents (`candidateStatistics`): the mean inverse
+ * document frequency of its terms (after any speaker label), divided by the highest possible,
+ * in [0, 1]. Near 0 for small talk whose words recur in the other rows, near 1 for a memory of
+ * names and words no other row uses. A term missing from `statistics` counts as held by one
+ * row. Summed in the content's term order.
  */
-export function specificity(content: string, statistics: TermStatistics): number {
+export function specificity(content: string, statistics: SpecificityStatistics): number {
   const terms = specificityTerms(content);
   const total = Math.max(1, statistics.totalDocuments);
   const highest = Math.log(1 + (total - 1 + 0.5) / 1.5);
@@ -197,9 +214,9 @@ export function specificity(content: string, statistics: TermStatistics): number
 }
 
 function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): Analysed {
-  const { terms, tokens } = analyseContent(candidate.content);
-  const phrase = matchPhrase(queryTerms, terms);
-  return { candidate, tokens, phrase, lexical: 0, matched: false, score: 0 };
+  const analysis = analyseContent(candidate.content);
+  const phrase = matchPhrase(queryTerms, analysis.terms);
+  return { candidate, analysis, tokens: analysis.tokens, phrase, lexical: 0, matched: false, score: 0 };
 }
 
 /** One entry per id (a row can arrive both as a lexical hit and as a neighbour). */
@@ -215,9 +232,8 @@ function distinctCandidates(candidates: readonly ScoringCandidate[]): ScoringCan
   return [...byId.values()];
 }
 
-function entityLink(queryEntities: readonly string[], content: string): number {
+function entityLink(queryEntities: readonly string[], content: string, analysis: ContentAnalysis): number {
   if (queryEntities.length === 0) return 0;
-  const analysis = analyseContent(content);
   analysis.entities ??= extractEntities(content);
   const shared = sharedEntities(queryEntities, analysis.entities).length;
   return shared === 0 ? 0 : Math.min(1, entityLinkBase + entityLinkStep * shared);
@@ -235,6 +251,20 @@ function compareRanked(first: Analysed, second: Analysed): number {
   return first.candidate.id < second.candidate.id ? -1 : first.candidate.id > second.candidate.id ? 1 : 0;
 }
 
+/** Whether two token sets have a Jaccard similarity of at least `nearDuplicateSimilarity`;
+ * stops at the first miss too many, so telling distinct rows apart stays cheap. */
+function nearlyEqual(first: ReadonlySet<string>, second: ReadonlySet<string>): boolean {
+  // J ≥ t ⇔ |A ∩ B| ≥ t (|A| + |B|) / (1 + t): at most |A| minus that of A's tokens may miss.
+  const needed = (nearDuplicateSimilarity * (first.size + second.size)) / (1 + nearDuplicateSimilarity);
+  const allowedMisses = first.size - needed;
+  if (allowedMisses < 0) return false;
+  let misses = 0;
+  for (const token of first) {
+    if (!second.has(token) && ++misses > allowedMisses) return false;
+  }
+  return first.size + second.size > 0;
+}
+
 /** Demote a row whose tokens nearly repeat a higher-ranked row, so copies do not crowd the top.
  * A row and the row that superseded it are never copies: their difference is the answer. */
 function diversify(ranked: Analysed[]): void {
@@ -247,7 +277,7 @@ function diversify(ranked: Analysed[]): void {
         // Sets whose sizes differ this much cannot reach the threshold: skip the comparison.
         Math.min(leader.tokens.size, row.tokens.size) >=
           nearDuplicateSimilarity * Math.max(leader.tokens.size, row.tokens.size) &&
-        jaccardSimilarity(leader.tokens, row.tokens) >= nearDuplicateSimilarity,
+        nearlyEqual(leader.tokens, row.tokens),
     );
     if (copies) row.score = roundScore(row.score * nearDuplicateDemotion);
     else leaders.push(row);
@@ -287,10 +317,10 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
     }
     const relation = Math.max(
       clampUnit(candidate.relationBoost),
-      entityLink(queryEntities, candidate.content),
+      entityLink(queryEntities, candidate.content, row.analysis),
     );
     if (!matched && relation === 0) continue;
-    const analysis = analyseContent(candidate.content);
+    const { analysis } = row;
     if (whenQuery) analysis.mentionsTime ??= mentionsTime(candidate.content);
     const time = whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0) ? 1 : 0;
     const speaker = analysis.speaker !== null && queryEntities.includes(analysis.speaker) ? 1 : 0;
