@@ -26,56 +26,8 @@ export const timedOutExitCode = 124;
 export const setupFailureExitCode = 125;
 export const setupFailurePrefix = "cairn-sandbox:";
 
-/** The descriptor the wrapper opens the seccomp filter on for bwrap's `--seccomp`. */
+/** The descriptor the serving helper opens the seccomp filter on for bwrap's `--seccomp`. */
 export const seccompDescriptor = 9;
-
-export interface WrapperOptions {
-  /** The session's host uid and gid; the wrapper switches to them before bwrap. */
-  user: { uid: number; gid: number };
-  /** The compiled seccomp filter (seccomp.ts), opened on `seccompDescriptor`. */
-  seccompFile: string;
-  /** cgroup `tasks` files to join before exec'ing bwrap; empty when cgroups are unavailable. */
-  cgroupTaskFiles: string[];
-  limits: SizeLimits;
-  /** Without cgroups the memory limit falls back to RLIMIT_AS per process. */
-  addressSpaceLimit: boolean;
-}
-
-/**
- * The /bin/sh wrapper that starts a session's bwrap (session-init.ts): still root, it joins the
- * sandbox's cgroups and sets the rlimits, then execs setpriv, which drops to the session's own
- * host uid and gid (no supplementary groups, no_new_privs) and execs bwrap with the seccomp filter
- * open on a descriptor.
- */
-export function wrapperScript(options: WrapperOptions) {
-  const { limits } = options;
-  const fail = (what: string) =>
-    `{ echo "${setupFailurePrefix} ${what}" >&2; exit ${setupFailureExitCode}; }`;
-  const lines: string[] = [];
-  if (options.cgroupTaskFiles.length > 0) {
-    // "0" moves the writing thread itself (dash has only one). Unlike writing a pid to
-    // cgroup.procs, a self-move of one thread skips the kernel's global threadgroup lock, whose
-    // write side waits for an RCU grace period: about 5-10 ms per exec saved.
-    const files = options.cgroupTaskFiles.map(shellQuote).join(" ");
-    lines.push(`for tasks in ${files}; do echo 0 > "$tasks" || ${fail("cannot join cgroup")}; done`);
-  }
-  const rlimits = [
-    `ulimit -f ${Math.floor(limits.maxFileBytes / 512)}`,
-    `ulimit -t ${limits.cpuSeconds}`,
-    `ulimit -n ${limits.maxOpenFiles}`,
-    "ulimit -c 0",
-    // RLIMIT_NPROC counts the processes of the session's uid: with a uid per session it is a
-    // per-sandbox process limit even where cgroups are not available.
-    `ulimit -p ${limits.maxProcesses}`,
-  ];
-  if (options.addressSpaceLimit) rlimits.push(`ulimit -v ${Math.floor(limits.memoryBytes / 1024)}`);
-  lines.push(`${rlimits.join(" && ")} || ${fail("cannot set resource limits")}`);
-  const { uid, gid } = options.user;
-  lines.push(
-    `exec setpriv --reuid=${uid} --regid=${gid} --clear-groups --no-new-privs -- "$@" ${seccompDescriptor}<${shellQuote(options.seccompFile)}`,
-  );
-  return lines.join("\n");
-}
 
 export interface SessionCommand {
   /** The session helper binary (session-helper.ts). */
@@ -96,8 +48,19 @@ export interface SessionCommand {
 
 /** The helper's settings (`key value` lines, an empty line) followed by the command. */
 export function helperSettings(options: SessionCommand): string {
-  const { limits } = options;
   const lines = [`init-pid ${options.init.pid}`, `init-start ${options.init.startTime}`];
+  lines.push(...limitSettings(options), `seccomp ${options.seccompFile}`);
+  for (const [name, value] of Object.entries(sandboxEnvironment)) lines.push(`env ${name}=${value}`);
+  lines.push("workdir /workspace", `shm-bytes ${options.sharedMemoryBytes}`);
+  return `${lines.join("\n")}\n\n${options.command}`;
+}
+
+/** The helper's settings for cgroups and rlimits, shared by execs and the session's bwrap. */
+export function limitSettings(
+  options: Pick<SessionCommand, "cgroupTaskFiles" | "limits" | "addressSpaceLimit">,
+): string[] {
+  const { limits } = options;
+  const lines: string[] = [];
   for (const file of options.cgroupTaskFiles) lines.push(`tasks ${file}`);
   lines.push(
     `rlimit fsize ${limits.maxFileBytes}`,
@@ -109,10 +72,7 @@ export function helperSettings(options: SessionCommand): string {
     `rlimit nproc ${limits.maxProcesses}`,
   );
   if (options.addressSpaceLimit) lines.push(`rlimit as ${limits.memoryBytes}`);
-  lines.push(`seccomp ${options.seccompFile}`);
-  for (const [name, value] of Object.entries(sandboxEnvironment)) lines.push(`env ${name}=${value}`);
-  lines.push("workdir /workspace", `shm-bytes ${options.sharedMemoryBytes}`);
-  return `${lines.join("\n")}\n\n${options.command}`;
+  return lines;
 }
 
 /**
@@ -240,8 +200,4 @@ function createCappedCollector(capBytes: number) {
 export function signalNumber(signalName: string | null): number {
   if (signalName === null) return 0;
   return constants.signals[signalName as keyof typeof constants.signals] ?? 0;
-}
-
-export function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }

@@ -76,6 +76,8 @@ struct settings {
   int environment_count;
   char *workdir;
   unsigned long shm_bytes;
+  /* A session's bwrap: the session's host uid and gid. */
+  long uid;
   char *command;
   size_t command_length;
 };
@@ -144,14 +146,26 @@ static void parse(char *input, size_t length, struct settings *settings) {
       settings->environment[settings->environment_count++] = value;
     else if (strcmp(cursor, "workdir") == 0) settings->workdir = value;
     else if (strcmp(cursor, "shm-bytes") == 0) settings->shm_bytes = strtoul(value, NULL, 10);
+    else if (strcmp(cursor, "uid") == 0) settings->uid = strtol(value, NULL, 10);
     else fail_plain("unknown setting");
     cursor = newline + 1;
   }
   settings->command = cursor;
   settings->command_length = (size_t)(end - cursor);
-  if (settings->init_pid <= 0 || settings->init_start == NULL || settings->seccomp_file == NULL ||
-      settings->workdir == NULL)
-    fail_plain("missing settings");
+}
+
+/* Joins the cgroups and sets the rlimits of the settings, as root. */
+static void apply_limits(struct settings *settings) {
+  for (int index = 0; index < settings->task_count; index++) {
+    /* "0" moves this thread itself: no global threadgroup lock, unlike a pid in cgroup.procs. */
+    int fd = open(settings->tasks[index], O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1) fail("cannot join cgroup");
+    close(fd);
+  }
+  for (int index = 0; index < settings->limit_count; index++) {
+    struct rlimit limit = {settings->limits[index].value, settings->limits[index].value};
+    if (setrlimit(settings->limits[index].resource, &limit) != 0) fail("cannot set resource limits");
+  }
 }
 
 /* Field 22 of /proc/PID/stat: when the process started, which a recycled pid does not share. */
@@ -291,19 +305,12 @@ static int run_command(char *input, size_t length) {
   struct settings settings;
   memset(&settings, 0, sizeof settings);
   parse(input, length, &settings);
+  if (settings.init_pid <= 0 || settings.init_start == NULL || settings.seccomp_file == NULL ||
+      settings.workdir == NULL)
+    fail_plain("missing settings");
   /* Descriptors the server inherited without close-on-exec never reach the sandbox. */
   syscall(SYS_close_range, 3, ~0U, 0);
-
-  for (int index = 0; index < settings.task_count; index++) {
-    /* "0" moves this thread itself: no global threadgroup lock, unlike a pid in cgroup.procs. */
-    int fd = open(settings.tasks[index], O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, "0", 1) != 1) fail("cannot join cgroup");
-    close(fd);
-  }
-  for (int index = 0; index < settings.limit_count; index++) {
-    struct rlimit limit = {settings.limits[index].value, settings.limits[index].value};
-    if (setrlimit(settings.limits[index].resource, &limit) != 0) fail("cannot set resource limits");
-  }
+  apply_limits(&settings);
   size_t filter_length;
   int filter_fd = open(settings.seccomp_file, O_RDONLY | O_CLOEXEC);
   if (filter_fd < 0) fail("open the seccomp filter");
@@ -381,15 +388,17 @@ static int run_command(char *input, size_t length) {
  * start itself (starting a process from the server forks the whole server). Requests on stdin:
  * u32 length, u32 id, u8 kind, then `length` bytes:
  *   COMMAND: settings and command as above, run as an exec;
- *   PROGRAM: a host program as NUL-terminated arguments (a session's bwrap wrapper), with stdin
- *            a pipe this helper never writes to (it ends with this helper) and a pipe on
- *            descriptor 3.
+ *   SESSION: a session's bwrap: settings (tasks, rlimit, seccomp, uid), an empty line, then its
+ *            NUL-terminated arguments. Its stdin is a pipe this helper never writes to (it ends
+ *            with this helper) and descriptor 3 a pipe like stdout. It joins the sandbox's cgroups, sets the rlimits, opens the seccomp
+ *            filter on descriptor 9, clears its groups, switches to the session's uid and gid
+ *            and sets no_new_privs before it executes bwrap.
  * Events on stdout: u32 length, u32 id, u8 type, then `length` bytes: STARTED (u32 pid of the
  * process group leader), STDOUT, STDERR and EXTRA (descriptor 3) data, EXITED (i32 wait status,
  * once reaped and every pipe drained) or FAILED (a message). When stdin ends (the server is gone),
  * every process group it started is killed and it exits.
  */
-enum { KIND_COMMAND = 1, KIND_PROGRAM = 2 };
+enum { KIND_COMMAND = 1, KIND_SESSION = 3 };
 enum {
   EVENT_STARTED = 1,
   EVENT_STDOUT = 2,
@@ -457,6 +466,29 @@ static void run_program(char *data, size_t length) {
   _exit(SETUP_FAILED);
 }
 
+static void start_session(char *data, size_t length) {
+  struct settings settings;
+  memset(&settings, 0, sizeof settings);
+  parse(data, length, &settings);
+  if (settings.seccomp_file == NULL || settings.uid <= 0) fail_plain("missing settings");
+  syscall(SYS_close_range, 4, ~0U, 0);
+  apply_limits(&settings);
+  int filter = open(settings.seccomp_file, O_RDONLY);
+  if (filter < 0) fail("open the seccomp filter");
+  if (filter != 9) {
+    if (dup2(filter, 9) != 9) fail("dup2");
+    close(filter);
+  }
+  if (setgroups(0, NULL) != 0) fail("clear groups");
+  if (setresgid((gid_t)settings.uid, (gid_t)settings.uid, (gid_t)settings.uid) != 0 ||
+      setresuid((uid_t)settings.uid, (uid_t)settings.uid, (uid_t)settings.uid) != 0)
+    fail("switch to the session's uid");
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs");
+  /* After the uid change, which clears it. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server_pid) _exit(SETUP_FAILED);
+  run_program(settings.command, settings.command_length);
+}
+
 static void start_job(uint32_t id, uint8_t kind, char *data, size_t length, const sigset_t *original_mask) {
   struct job *job = NULL;
   for (int index = 0; index < MAX_JOBS; index++) {
@@ -467,7 +499,7 @@ static void start_job(uint32_t id, uint8_t kind, char *data, size_t length, cons
   }
   if (job == NULL) return send_failure(id, "cairn-sandbox: too many commands");
   int pipes[3][2];
-  int wanted = kind == KIND_PROGRAM ? 3 : 2;
+  int wanted = kind == KIND_COMMAND ? 2 : 3;
   for (int index = 0; index < wanted; index++) {
     if (pipe2(pipes[index], O_CLOEXEC) != 0) {
       for (int opened = 0; opened < index; opened++) {
@@ -483,18 +515,12 @@ static void start_job(uint32_t id, uint8_t kind, char *data, size_t length, cons
     server_pid = getppid();
     /* Its own session and process group: what a timeout kills. */
     setsid();
-    int input = kind == KIND_PROGRAM ? keepalive[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int input = kind == KIND_COMMAND ? open("/dev/null", O_RDONLY | O_CLOEXEC) : keepalive[0];
     if (input < 0 || dup2(input, 0) != 0) _exit(SETUP_FAILED);
     for (int index = 0; index < wanted; index++) {
       if (dup2(pipes[index][1], index + 1) != index + 1) _exit(SETUP_FAILED);
     }
-    if (kind == KIND_PROGRAM) {
-      syscall(SYS_close_range, 4, ~0U, 0);
-      /* A bwrap wrapper: it must not outlive this helper either. */
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != server_pid) _exit(SETUP_FAILED);
-      run_program(data, length);
-    }
+    if (kind == KIND_SESSION) start_session(data, length);
     _exit(run_command(data, length));
   }
   for (int index = 0; index < wanted; index++) close(pipes[index][1]);

@@ -1,8 +1,8 @@
 /**
  * A sandbox's session init: one bwrap per sandbox, started at create (and after a restart), that
  * holds the sandbox's namespaces for as long as the session lives. The serving helper
- * (session-spawner.ts) starts the wrapper (exec.ts), which joins the sandbox's cgroups and drops
- * to the session's uid before bwrap; bwrap's pid 1 reaps orphans and its pid 2 waits on the
+ * (session-spawner.ts) forks it, joins the sandbox's cgroups, sets the rlimits, opens the seccomp
+ * filter and drops to the session's uid with no_new_privs before it executes bwrap; bwrap's pid 1 reaps orphans and its pid 2 waits on the
  * helper's never-written pipe (bubblewrap-arguments.ts). Every exec enters these namespaces
  * through the session helper. The init ends when it is killed (destroy, close), when the serving
  * helper ends (with the server's process: the pipe closes), or when something kills its pid 1
@@ -10,7 +10,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { bubblewrapArguments, type ExecMounts } from "./bubblewrap-arguments.ts";
-import { seccompDescriptor, type WrapperOptions, wrapperScript } from "./exec.ts";
+import { limitSettings, type SessionCommand, seccompDescriptor } from "./exec.ts";
 import type { SessionSpawner } from "./session-spawner.ts";
 
 /** The descriptor bwrap writes its `--info-fd` JSON to (the host pid of the sandbox's pid 1). */
@@ -27,7 +27,10 @@ export interface SessionInit {
   kill(): Promise<void>;
 }
 
-export interface SessionInitOptions extends WrapperOptions {
+export interface SessionInitOptions
+  extends Pick<SessionCommand, "cgroupTaskFiles" | "limits" | "addressSpaceLimit" | "seccompFile"> {
+  /** The session's host uid and gid. */
+  user: { uid: number; gid: number };
   spawner: SessionSpawner;
   bubblewrapPath: string;
   systemArguments: string[];
@@ -43,8 +46,10 @@ export async function startSessionInit(options: SessionInitOptions): Promise<Ses
   let info = "";
   let errors = "";
   let onProgress = () => {};
-  const command = options.spawner.runProgram(
-    ["/bin/sh", "-c", wrapperScript(options), "cairn-sandbox", options.bubblewrapPath, ...argumentsList],
+  const settings = [...limitSettings(options), `seccomp ${options.seccompFile}`, `uid ${options.user.uid}`];
+  const command = options.spawner.runSession(
+    `${settings.join("\n")}\n\n`,
+    [options.bubblewrapPath, ...argumentsList],
     {
       stdout(chunk) {
         if (output.length < 4096) output += chunk.toString("utf8");

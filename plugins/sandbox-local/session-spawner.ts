@@ -15,7 +15,7 @@ const eventExited = 4;
 const eventFailed = 5;
 const eventExtra = 6;
 const kindCommand = 1;
-const kindProgram = 2;
+const kindSession = 3;
 
 export interface SpawnedCommand {
   /** The pid of the command's process group leader (its helper), once started. */
@@ -35,10 +35,12 @@ export interface SessionSpawner {
   /** Runs one command: its helper settings and the command, as session-helper.c reads them. */
   run(settings: string, handlers: CommandHandlers): SpawnedCommand;
   /**
-   * Runs a host program (absolute path first) as root in a process group of its own, with stdin
-   * a pipe that ends with the serving helper and a pipe on descriptor 3.
+   * Runs a session's bwrap (`argumentsList`, bwrap's path first) in a process group of its own,
+   * after the helper has applied `settings` (cgroup `tasks` files, rlimits, the seccomp filter on
+   * descriptor 9 and the session's uid; session-helper.c). Its stdin is a pipe that ends with the
+   * serving helper; descriptor 3 is a pipe like stdout (`extra`).
    */
-  runProgram(argumentsList: string[], handlers: CommandHandlers): SpawnedCommand;
+  runSession(settings: string, argumentsList: string[], handlers: CommandHandlers): SpawnedCommand;
   close(): Promise<void>;
 }
 
@@ -144,10 +146,10 @@ export function createSessionSpawner(helperPath: string): SessionSpawner {
   return {
     run: (settings, handlers) => submit(kindCommand, Buffer.from(settings, "utf8"), handlers),
 
-    runProgram: (argumentsList, handlers) =>
+    runSession: (settings, argumentsList, handlers) =>
       submit(
-        kindProgram,
-        Buffer.from(argumentsList.map((argument) => `${argument}\0`).join(""), "utf8"),
+        kindSession,
+        Buffer.from(settings + argumentsList.map((argument) => `${argument}\0`).join(""), "utf8"),
         handlers,
       ),
 
