@@ -486,6 +486,9 @@ static void start_session(char *data, size_t length) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs");
   /* After the uid change, which clears it. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server_pid) _exit(SETUP_FAILED);
+  /* Set-up in the background of the create that asked for it: requests come first. Only bwrap
+   * and the idle init run at this priority; execs are forked from this helper at its own. */
+  setpriority(PRIO_PROCESS, 0, 10);
   run_program(settings.command, settings.command_length);
 }
 
