@@ -14,6 +14,10 @@ import { login } from "./tools/auth/login.ts";
 import { signup } from "./tools/auth/signup.ts";
 import { createMcpConnection } from "./tools/mcp-connections/create-mcp-connection.ts";
 import { deleteMcpConnection } from "./tools/mcp-connections/delete-mcp-connection.ts";
+import { lspCompletion } from "./tools/lsp/lsp-completion.ts";
+import { lspOpen } from "./tools/lsp/lsp-open.ts";
+import { lspStart } from "./tools/lsp/lsp-start.ts";
+import { lspStop } from "./tools/lsp/lsp-stop.ts";
 import { listMcpConnections } from "./tools/mcp-connections/list-mcp-connections.ts";
 import { exportMemories } from "./tools/memory/export-memories.ts";
 import { forgetMemory } from "./tools/memory/forget-memory.ts";
@@ -69,6 +73,10 @@ const operations = [
   listMcpConnections,
   deleteMcpConnection,
   exec,
+  lspStart,
+  lspOpen,
+  lspCompletion,
+  lspStop,
   httpRequest,
   fileCreate,
   view,

@@ -74,6 +74,11 @@ export interface McpBinding<Input extends z.ZodObject = z.ZodObject> {
    * `{"status": status, "id": <the value of the input field idField>}` instead.
    */
   done?: { status: string; idField: FieldName<Input> };
+  /**
+   * The tool's result from the operation's output, where the tool shows it differently from
+   * REST (lsp_completion names completion kinds). Keeps the output's top-level fields.
+   */
+  present?(output: unknown): unknown;
 }
 
 export interface ToolContext {

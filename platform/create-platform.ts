@@ -19,6 +19,7 @@ import {
   systemClock,
 } from "../core/index.ts";
 import { recallMemories } from "../core/memory/recall.ts";
+import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
 import { createSecretCipher } from "../core/sandboxes/secrets.ts";
 import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
 import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";
@@ -104,7 +105,11 @@ export async function createPlatform(
   const loginGuard = sharedLimits
     ? await createPostgresLoginGuard(config.SVC_DATABASE_URL as string)
     : createMemoryLoginGuard();
-  const sandboxRuntime = overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger));
+  const languageServers = createLanguageServers({ logger });
+  // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language servers.
+  const sandboxRuntime = languageServers.endingWithSessions(
+    overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger)),
+  );
   const clock = overrides.clock ?? systemClock;
   // The Node server (search threads allowed) checkpoints SQLite's log on a thread of its own.
   const stopCheckpoints =
@@ -145,6 +150,7 @@ export async function createPlatform(
     sandboxRuntime,
     egress: createHttpEgress(),
     secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
+    languageServers,
     async close() {
       await memoryWriter.close();
       await memorySearch.close();

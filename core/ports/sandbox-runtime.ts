@@ -60,6 +60,23 @@ export interface ExecResult {
   durationMs: number;
 }
 
+/** A long-running process inside a sandbox (a language server), as `spawnProcess` starts it. */
+export interface ProcessRequest {
+  /** argv, run directly (no shell) with cwd /workspace. */
+  command: string[];
+  /** The process's environment; nothing of the server's or another exec's is passed. */
+  env?: Record<string, string>;
+}
+
+export interface SandboxProcess {
+  stdin: WritableStream<Uint8Array>;
+  stdout: ReadableStream<Uint8Array>;
+  /** Settles with the exit code (null when ended by a signal) once the process has ended. */
+  exited: Promise<number | null>;
+  /** Kills the process (and whatever it started); idempotent. */
+  kill(): void;
+}
+
 export interface FileStat {
   /** Canonical sandbox path. */
   path: string;
@@ -96,6 +113,12 @@ export interface SandboxRuntime {
   list(): Promise<string[]>;
   exec(id: string, request: ExecRequest): Promise<ExecResult>;
   files(id: string): SandboxFileSystem;
+  /**
+   * Starts a long-running process in the sandbox with piped stdio and the same isolation as an
+   * exec, but no timeout; it dies with the sandbox. A runtime without it offers no language
+   * servers (docs/sandboxes.md#language-servers).
+   */
+  spawnProcess?(id: string, request: ProcessRequest): Promise<SandboxProcess>;
   /**
    * Provisions storage for a new volume and returns the runtime's claim name (Kubernetes: a
    * PersistentVolumeClaim). A runtime without it keeps volumes it creates on first mount.

@@ -198,7 +198,8 @@ function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
       }
       return input;
     },
-    toResult(output, input) {
+    toResult(raw, input) {
+      const output = binding.present ? binding.present(raw) : raw;
       if (Array.isArray(output)) return { items: output };
       if (output === null && binding.done)
         return { status: binding.done.status, id: input[binding.done.idField] };
