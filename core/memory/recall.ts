@@ -34,8 +34,9 @@ const lengthPriorWords = 20;
 const rerankDepth = 50;
 /** With rows tied at the cut, at most this many. */
 const tiedDepth = 2 * rerankDepth;
-/** Relation neighbours join for this many of the best lexical rows. */
-const neighbourSeeds = 10;
+/** Relation neighbours join for this many of the best rows: each seed can bring hundreds (a
+ * name many memories share), so more seeds cost more reads than they add answers. */
+const neighbourSeeds = 3;
 /** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
 const idChunk = 500;
 
