@@ -27,6 +27,14 @@ const list = z
 
 const sandboxSize = z.enum(sandboxSizes);
 
+/** The hosts an image build may reach when SVC_IMAGE_REGISTRY_HOSTS is unset (docs/configuration.md#sandboxes). */
+export const defaultImageRegistryHosts: readonly string[] = [
+  "registry.npmjs.org",
+  "pypi.org",
+  "files.pythonhosted.org",
+  "deb.debian.org",
+];
+
 /** The outbound-MCP catalog when SVC_MCP_CATALOG is unset (docs/configuration.md#sandboxes). */
 export const defaultMcpCatalog: Readonly<Record<string, string>> = {
   slack: "mcp.slack.com",
@@ -129,6 +137,13 @@ const schema = z.object({
     }),
   SVC_KUBE_SANDBOX_IMAGE: z.string().optional(),
   SVC_IMAGE_BASES: list,
+  SVC_GLOBAL_MAX_IMAGE_BUILDS: integer(5, 1),
+  SVC_IMAGE_BUILD_TIMEOUT_SECONDS: integer(900, 1),
+  SVC_IMAGE_REGISTRY_HOSTS: list.transform((hosts) =>
+    hosts.length > 0 ? hosts.map((host) => host.toLowerCase()) : [...defaultImageRegistryHosts],
+  ),
+  SVC_KUBE_IMAGE_REPOSITORY: z.string().optional(),
+  SVC_KUBE_IMAGE_BUILDER_IMAGE: z.string().default("gcr.io/kaniko-project/executor:v1.23.2"),
   SVC_MCP_CATALOG: mcpCatalog,
   SVC_LSP_ENABLED: boolean(true),
   SVC_IMAGE_BUILDER_ENABLED: boolean(true),

@@ -13,6 +13,7 @@ import type { PasswordHasher } from "./ports/passwords.ts";
 import type { LoginGuard, TokenBucketStore } from "./ports/rate-limit.ts";
 import type { SandboxRuntime } from "./ports/sandbox-runtime.ts";
 import type { Storage } from "./ports/storage.ts";
+import type { ImageBuilds } from "./sandboxes/images.ts";
 import type { LanguageServers } from "./sandboxes/lsp/language-servers.ts";
 import type { SecretCipher } from "./sandboxes/secrets.ts";
 
@@ -34,5 +35,7 @@ export interface Platform {
   readonly secretCipher: SecretCipher;
   /** Language servers running in this process's sandboxes, by session (docs/sandboxes.md#language-servers). */
   readonly languageServers: LanguageServers;
+  /** Custom image builds running in this process (docs/sandboxes.md#images). */
+  readonly imageBuilds: ImageBuilds;
   close(): Promise<void>;
 }

@@ -12,12 +12,16 @@ import { listApiKeys } from "./tools/api-keys/list-api-keys.ts";
 import { revokeApiKey } from "./tools/api-keys/revoke-api-key.ts";
 import { login } from "./tools/auth/login.ts";
 import { signup } from "./tools/auth/signup.ts";
-import { createMcpConnection } from "./tools/mcp-connections/create-mcp-connection.ts";
-import { deleteMcpConnection } from "./tools/mcp-connections/delete-mcp-connection.ts";
+import { createImage } from "./tools/images/create-image.ts";
+import { deleteImage } from "./tools/images/delete-image.ts";
+import { getImage } from "./tools/images/get-image.ts";
+import { listImages } from "./tools/images/list-images.ts";
 import { lspCompletion } from "./tools/lsp/lsp-completion.ts";
 import { lspOpen } from "./tools/lsp/lsp-open.ts";
 import { lspStart } from "./tools/lsp/lsp-start.ts";
 import { lspStop } from "./tools/lsp/lsp-stop.ts";
+import { createMcpConnection } from "./tools/mcp-connections/create-mcp-connection.ts";
+import { deleteMcpConnection } from "./tools/mcp-connections/delete-mcp-connection.ts";
 import { listMcpConnections } from "./tools/mcp-connections/list-mcp-connections.ts";
 import { exportMemories } from "./tools/memory/export-memories.ts";
 import { forgetMemory } from "./tools/memory/forget-memory.ts";
@@ -65,6 +69,10 @@ const operations = [
   listSandboxes,
   getSandbox,
   destroySandbox,
+  createImage,
+  getImage,
+  listImages,
+  deleteImage,
   createVolume,
   getVolume,
   listVolumes,

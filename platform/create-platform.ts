@@ -19,9 +19,12 @@ import {
   systemClock,
 } from "../core/index.ts";
 import { recallMemories } from "../core/memory/recall.ts";
+import type { ImageBuilder } from "../core/ports/image-builder.ts";
+import { createImageBuilds } from "../core/sandboxes/images.ts";
 import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
 import { createSecretCipher } from "../core/sandboxes/secrets.ts";
 import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
+import { createLocalImageBuilder } from "../plugins/image-builder-local/index.ts";
 import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";
 import {
   createMemoryLoginGuard,
@@ -38,6 +41,7 @@ export interface PlatformOverrides {
   logger?: Logger;
   passwords?: PasswordHasher;
   sandboxRuntime?: SandboxRuntime;
+  imageBuilder?: ImageBuilder;
 }
 
 export interface NodePlatform extends Platform {
@@ -88,6 +92,26 @@ async function createSandboxRuntime(config: Config, logger: Logger): Promise<San
   });
 }
 
+/** Where custom images are built: a Job per build on Kubernetes, an isolated local builder otherwise. */
+async function createImageBuilder(config: Config, logger: Logger): Promise<ImageBuilder> {
+  if (config.SVC_SANDBOX_RUNTIME === "kubernetes") {
+    const { createKubernetesImageBuilder } = await import("../plugins/sandbox-kubernetes/index.ts");
+    return createKubernetesImageBuilder({
+      namespace: config.SVC_KUBE_NAMESPACE,
+      repository: config.SVC_KUBE_IMAGE_REPOSITORY,
+      builderImage: config.SVC_KUBE_IMAGE_BUILDER_IMAGE,
+      timeoutSeconds: config.SVC_IMAGE_BUILD_TIMEOUT_SECONDS,
+    });
+  }
+  return createLocalImageBuilder({
+    dataDir: config.SVC_DATA_DIR,
+    registryHosts: config.SVC_IMAGE_REGISTRY_HOSTS,
+    allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS,
+    timeoutSeconds: config.SVC_IMAGE_BUILD_TIMEOUT_SECONDS,
+    logger,
+  });
+}
+
 export async function createPlatform(
   config: Config,
   overrides: PlatformOverrides = {},
@@ -129,6 +153,14 @@ export async function createPlatform(
           recall: (accountId, request) => recallMemories(storage.memories, accountId, request),
           close: async () => {},
         };
+  const imageBuilds = createImageBuilds({
+    images: storage.images,
+    builder: overrides.imageBuilder ?? (await createImageBuilder(config, logger)),
+    logger,
+    now: () => clock.now(),
+  });
+  // Builds a stopped or crashed server left unfinished start again (docs/sandboxes.md#images).
+  if (config.SVC_IMAGE_BUILDER_ENABLED) await imageBuilds.resume();
   // Relation detection a previous run queued but did not finish (a crash): linked before serving.
   await memoryWriter.linkAll();
   return {
@@ -151,7 +183,9 @@ export async function createPlatform(
     egress: createHttpEgress(),
     secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
     languageServers,
+    imageBuilds,
     async close() {
+      await imageBuilds.close();
       await memoryWriter.close();
       await memorySearch.close();
       await sandboxRuntime.close();

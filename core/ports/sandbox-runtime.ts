@@ -28,6 +28,13 @@ export interface SandboxSpec {
      */
     sizeBytes?: number;
   }>;
+  /**
+   * The custom image the sandbox starts from (create's `image_id`, completed), absent for the
+   * default image. Local: `layerPath` holds `npm/node_modules`, `python` and `apt` (files of the
+   * unpacked .debs) to lay over the base read-only (docs/sandboxes.md#images). Kubernetes:
+   * `registryRef` is the pod's image.
+   */
+  image?: { id: string; base: string; digest: string; layerPath: string | null; registryRef: string | null };
 }
 
 /** A persistent volume as the runtime provisions it (docs/sandboxes.md#volumes). */

@@ -193,6 +193,64 @@ export interface McpConnectionRepository {
   touch(accountId: string, labels: string[], now: Date): Promise<void>;
 }
 
+export type ImageStatus = "queued" | "building" | "completed" | "failed";
+
+/** A custom sandbox image: a declarative spec and the outcome of building it (docs/api.md#images). */
+export interface ImageRecord {
+  id: string;
+  accountId: string;
+  label: string | null;
+  base: string;
+  pythonPackages: string[];
+  aptPackages: string[];
+  npmPackages: string[];
+  /** SHA-256 of the canonical spec: equal specs build the same thing. */
+  specHash: string;
+  status: ImageStatus;
+  /** Content hash of the built layer (`sha256:<hex>`). */
+  digest: string | null;
+  /** Kubernetes: the built image's reference; null locally. */
+  registryRef: string | null;
+  /** Local runtime: the layer directory on the host; null on Kubernetes. */
+  layerPath: string | null;
+  failureReason: string | null;
+  buildLogTail: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export interface ImageBuildOutcome {
+  status: "completed" | "failed";
+  digest: string | null;
+  registryRef: string | null;
+  layerPath: string | null;
+  failureReason: string | null;
+  buildLogTail: string | null;
+  completedAt: Date;
+}
+
+export interface ImageRepository {
+  /**
+   * Inserts an image; checked atomically with the insert: ServiceError `image_build_limit_reached`
+   * when the account holds `limits.perAccount` images, and, for a record that still needs a build
+   * (status queued), `global_build_capacity_reached` when `limits.globalInFlight` builds are
+   * queued or building in the whole deployment.
+   */
+  create(record: ImageRecord, limits: { perAccount: number; globalInFlight: number }): Promise<void>;
+  get(accountId: string, id: string): Promise<ImageRecord | null>;
+  /** Newest first. */
+  list(accountId: string): Promise<ImageRecord[]>;
+  /** The account's newest completed image of this spec finished at or after `since`, for reuse. */
+  findReusable(accountId: string, specHash: string, since: Date): Promise<ImageRecord | null>;
+  /** Moves queued → building and returns the image; null when it is gone or someone else claimed it. */
+  claim(id: string): Promise<ImageRecord | null>;
+  /** Records a build's outcome on a building image; false when it was deleted meanwhile. */
+  settle(id: string, outcome: ImageBuildOutcome): Promise<boolean>;
+  /** Start-up: images left building by a stopped server go back to queued; returns every queued id. */
+  requeueInterrupted(): Promise<string[]>;
+  delete(accountId: string, id: string): Promise<boolean>;
+}
+
 export type IdempotencyClaim =
   | { state: "claimed" }
   | { state: "in_progress" }
@@ -220,6 +278,7 @@ export interface Storage {
   readonly secrets: SecretRepository;
   readonly volumes: VolumeRepository;
   readonly mcpConnections: McpConnectionRepository;
+  readonly images: ImageRepository;
   /**
    * Runs a background job on one replica at a time (a PostgreSQL advisory lock; on SQLite there
    * is one process). Returns false without running when another replica holds the job.
@@ -229,7 +288,9 @@ export interface Storage {
   readonly apiKeys: ApiKeyRepository;
   readonly usage: UsageRepository;
   /** Deployment-wide gauges for /metrics. */
-  gauges(now: Date): Promise<{ activeSandboxes: number; memoriesStored: number; memoryLinkJobsQueued: number }>;
+  gauges(
+    now: Date,
+  ): Promise<{ activeSandboxes: number; memoriesStored: number; memoryLinkJobsQueued: number }>;
   /** Cheap connectivity check for /health/ready. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

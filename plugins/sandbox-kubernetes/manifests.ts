@@ -152,7 +152,8 @@ export function buildPod(spec: SandboxSpec, options: ManifestOptions): V1Pod {
       containers: [
         {
           name: containerName,
-          image: options.image,
+          // A sandbox started from a custom image runs the image its build Job pushed.
+          image: spec.image?.registryRef ?? options.image,
           imagePullPolicy: "IfNotPresent",
           command: ["sleep", "infinity"],
           workingDir: "/workspace",

@@ -300,7 +300,7 @@ async function resolveWithSystem(host: string): Promise<string[]> {
   return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 }
 
-function defaultKubeConfig(): KubeConfig {
+export function defaultKubeConfig(): KubeConfig {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
   return kubeConfig;

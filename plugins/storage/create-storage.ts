@@ -19,7 +19,11 @@ import {
   createSecretRepository,
   createUsageRepository,
 } from "./sandbox-repositories.ts";
-import { createMcpConnectionRepository, createVolumeRepository } from "./sandbox-resource-repositories.ts";
+import {
+  createImageRepository,
+  createMcpConnectionRepository,
+  createVolumeRepository,
+} from "./sandbox-resource-repositories.ts";
 
 export interface StorageSettings {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
@@ -101,6 +105,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     secrets: createSecretRepository(execute, runTransaction, dialect),
     volumes: createVolumeRepository(execute, runTransaction, dialect),
     mcpConnections: createMcpConnectionRepository(execute, runTransaction, dialect),
+    images: createImageRepository(execute, runTransaction, dialect),
     async runExclusive(job, work) {
       if (dialect === "sqlite") {
         await work();
@@ -125,7 +130,9 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
         [time],
       );
       const [memories] = await execute<{ total: number | string }>("select count(*) as total from memories");
-      const [queued] = await execute<{ total: number | string }>("select count(*) as total from memory_link_jobs");
+      const [queued] = await execute<{ total: number | string }>(
+        "select count(*) as total from memory_link_jobs",
+      );
       return {
         activeSandboxes: Number(sandboxes.total),
         memoriesStored: Number(memories.total),

@@ -15,6 +15,7 @@ import {
   type SandboxRuntime,
   silentLogger,
 } from "../../core/index.ts";
+import type { ImageBuilder } from "../../core/ports/image-builder.ts";
 import { type CairnApp, createCairnApp } from "../../platform/create-cairn-app.ts";
 import { createPlatform, type NodePlatform } from "../../platform/create-platform.ts";
 import { createArgon2Hasher } from "../../plugins/passwords/create-argon2-hasher.ts";
@@ -72,6 +73,8 @@ export interface TestPlatformOptions {
   logger?: typeof silentLogger;
   /** Another sandbox runtime than the configured one (the Kubernetes runtime against msw). */
   sandboxRuntime?: SandboxRuntime;
+  /** Another image builder than the configured one (a controlled one, or Kubernetes against msw). */
+  imageBuilder?: ImageBuilder;
 }
 
 export interface TestPlatform {
@@ -110,6 +113,7 @@ export async function createTestPlatform(
     logger: options.logger ?? silentLogger,
     passwords: fastPasswords,
     sandboxRuntime: options.sandboxRuntime,
+    imageBuilder: options.imageBuilder,
   });
   const cairn = createCairnApp(platform, {
     clientIp: (request) => request.headers.get("x-test-client-ip") ?? "203.0.113.7",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { ServiceError } from "../../errors.ts";
 import type { CapacityFigures, SandboxSessionRecord } from "../../ports/storage.ts";
+import { resolveImage } from "../../sandboxes/images.ts";
 import { resolveMcpConnections } from "../../sandboxes/mcp-connections.ts";
 import { sandboxSizes } from "../../sandboxes/sizes.ts";
 import { requireReadyVolumes, resolveVolumeMounts } from "../../sandboxes/volumes.ts";
@@ -105,6 +106,11 @@ function refuseVolumes(requested: Record<string, string> | null): [] {
   return [];
 }
 
+function refuseImage(imageId: string | null): undefined {
+  if (imageId !== null) throw new ServiceError("not_found", "Image not found or not completed");
+  return undefined;
+}
+
 const sizeOrder = (size: (typeof sandboxSizes)[number]) => sandboxSizes.indexOf(size);
 
 export const createSandbox = defineTool({
@@ -157,8 +163,10 @@ export const createSandbox = defineTool({
         ],
       });
     }
-    // Custom images are not built yet: no id can be one the account owns.
-    if (input.image_id !== null) throw new ServiceError("not_found", "Image not found or not completed");
+    // With the builder switched off no image can be used, the same 404 as an unknown one.
+    const image = config.SVC_IMAGE_BUILDER_ENABLED
+      ? await resolveImage(storage.images, accountId, input.image_id)
+      : refuseImage(input.image_id);
     const volumeMounts = config.SVC_VOLUMES_ENABLED
       ? await resolveVolumeMounts(context.platform, accountId, input.volume_mounts)
       : refuseVolumes(input.volume_mounts);
@@ -181,7 +189,7 @@ export const createSandbox = defineTool({
       runtime: sandboxRuntime.name,
       podName: null,
       connectNote: null,
-      imageId: null,
+      imageId: image?.id ?? null,
       grants: {
         secretNames,
         mcpConnectionNames: connections.labels,
@@ -217,6 +225,7 @@ export const createSandbox = defineTool({
             storageGb: session.storageGb,
             egressHosts: connections.egressHosts,
             volumeMounts,
+            ...(image ? { image } : {}),
           });
           started.push(session.id);
           session.podName = connect.podName;

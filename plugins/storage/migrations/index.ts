@@ -12,6 +12,7 @@ import { memoryPostings } from "./0006-memory-postings.ts";
 import { dropOldSearchIndex } from "./0007-drop-old-search-index.ts";
 import { memoryLinkJobs } from "./0008-memory-link-jobs.ts";
 import { volumesAndMcpConnections } from "./0009-volumes-and-mcp-connections.ts";
+import { sandboxImages } from "./0010-sandbox-images.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -31,6 +32,7 @@ export const migrationSources: MigrationSource[] = [
   dropOldSearchIndex,
   memoryLinkJobs,
   volumesAndMcpConnections,
+  sandboxImages,
 ];
 
 export function migrationsFor(dialect: Dialect) {

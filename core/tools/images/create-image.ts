@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import type { ImageRecord } from "../../ports/storage.ts";
+import { imageBases, offeredBases, type PackageKind, packageName, specHash } from "../../sandboxes/images.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
+import { storableString } from "../text.ts";
+import { imagesEnabled, packageList } from "./schemas.ts";
+
+const reuseWindowMs = 24 * 60 * 60 * 1000;
+
+const fields: Array<[PackageKind, "python_packages" | "apt_packages" | "npm_packages"]> = [
+  ["python", "python_packages"],
+  ["apt", "apt_packages"],
+  ["npm", "npm_packages"],
+];
+
+const invalid = (loc: Array<string | number>, type: string, msg: string) =>
+  new ServiceError("validation_error", "Invalid request", {
+    details: [{ type, loc: ["body", ...loc.map(String)], msg }],
+  });
+
+export const createImage = defineTool({
+  name: "create_sandbox_image",
+  group: "images",
+  title: "Build a custom image",
+  description:
+    'Build a custom sandbox image from a base and exact-pinned packages ("name==version"; npm may be "@scope/name==version"). It builds in the background: poll get_sandbox_image until status is completed, then pass its id as create_sandbox\'s image_id. The same spec built within 24 hours is reused at once.',
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  input: z.object({
+    label: storableString().max(200).nullable().default(null).describe("Free-form name shown in listings"),
+    base: z
+      .string()
+      .max(64)
+      .default("default")
+      .describe('The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only)'),
+    python_packages: packageList("python"),
+    apt_packages: packageList("apt"),
+    npm_packages: packageList("npm"),
+  }),
+  output: z.object({
+    id: z.string(),
+    label: z.string().nullable(),
+    status: z.enum(["queued", "completed"]),
+    created_at: z.string(),
+  }),
+  auth: "api_key",
+  bucket: "image_build_ops",
+  http: { method: "POST", path: "/v1/images", status: 202 },
+  mcp: {},
+  enabled: imagesEnabled,
+  async handler(context, input) {
+    const accountId = requireAccount(context);
+    const { storage, config, imageBuilds } = context.platform;
+    const bases = offeredBases(config);
+    if (!bases.includes(input.base)) {
+      throw invalid(["base"], "unknown_base", `Must be one of the offered bases: ${bases.join(", ")}`);
+    }
+    const supported = imageBases[input.base]?.kinds ?? [];
+    for (const [kind, field] of fields) {
+      const entries = input[field];
+      if (entries.length > 0 && !supported.includes(kind)) {
+        throw invalid(
+          [field],
+          "unsupported_package_kind",
+          `The ${input.base} base cannot install ${kind} packages`,
+        );
+      }
+      const seen = new Set<string>();
+      for (const [index, entry] of entries.entries()) {
+        const name = packageName(entry).toLowerCase();
+        if (seen.has(name))
+          throw invalid([field, index], "duplicate_package", "Names a package listed before it");
+        seen.add(name);
+      }
+    }
+    const spec = {
+      base: input.base,
+      pythonPackages: input.python_packages,
+      aptPackages: input.apt_packages,
+      npmPackages: input.npm_packages,
+    };
+    const hash = await specHash(spec);
+    const since = new Date(context.now.getTime() - reuseWindowMs);
+    const reusable = await storage.images.findReusable(accountId, hash, since);
+    const status = reusable ? ("completed" as const) : ("queued" as const);
+    const image: ImageRecord = {
+      id: crypto.randomUUID(),
+      accountId,
+      label: input.label,
+      ...spec,
+      specHash: hash,
+      status,
+      digest: reusable?.digest ?? null,
+      registryRef: reusable?.registryRef ?? null,
+      layerPath: reusable?.layerPath ?? null,
+      failureReason: null,
+      buildLogTail: reusable
+        ? `Reused the build of image ${reusable.id} (same spec within 24 hours)\n`
+        : null,
+      createdAt: context.now,
+      // When its build finished: a reuse does not extend the 24 hours of the build it reuses.
+      completedAt: reusable?.completedAt ?? null,
+    };
+    await storage.images.create(image, {
+      perAccount: config.SVC_MAX_IMAGES_PER_ACCOUNT,
+      globalInFlight: config.SVC_GLOBAL_MAX_IMAGE_BUILDS,
+    });
+    if (status === "queued") imageBuilds.enqueue(image.id);
+    context.logger.info({ imageId: image.id, reused: reusable?.id ?? null }, "image created");
+    return {
+      id: image.id,
+      label: image.label,
+      status,
+      created_at: context.now.toISOString(),
+    };
+  },
+});
