@@ -10,12 +10,9 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Readable, Writable } from "node:stream";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
-  ExecRequest,
-  ExecResult,
   SandboxConnectInfo,
   SandboxFileSystem,
   SandboxRuntime,
@@ -24,13 +21,6 @@ import type {
 import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
 import { type ExecMounts, hostSystemArguments } from "./bubblewrap-arguments.ts";
 import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
-import {
-  runInSession,
-  type SessionCommand,
-  setupFailureExitCode,
-  signalNumber,
-  spawnInSession,
-} from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 import {
@@ -57,12 +47,12 @@ import {
   volumeMountPoint,
 } from "./session-disk.ts";
 import { buildSessionHelper } from "./session-helper.ts";
-import { type SessionInit, startSessionInit } from "./session-init.ts";
-import { createSessionSpawner, type SessionSpawner } from "./session-spawner.ts";
+import { createSessionSpawner } from "./session-spawner.ts";
+import { type AvailableState, createSessionManager, type SessionProcess } from "./sessions.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
 import { createSpareDisks } from "./spare-disks.ts";
 
-export { defaultUserIds, type UserIdRange };
+export { defaultUserIds, type SessionProcess, type UserIdRange };
 
 export interface LocalSandboxRuntimeSettings {
   /** Sandboxes live in `<dataDir>/sandboxes`, volumes in `<dataDir>/volumes`. */
@@ -83,39 +73,12 @@ export interface LocalSandboxRuntimeSettings {
   spareDisk?: boolean;
 }
 
-/**
- * A long-running process in a sandbox's session (a language server): piped stdio, the isolation
- * of an exec, no timeout; it ends when killed or with its session.
- */
-export interface SessionProcess {
-  readonly stdin: Writable;
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  /** The exit status (128 + N for signal N). */
-  readonly exited: Promise<number>;
-  /** SIGKILLs it and everything it started; settles once it has exited. */
-  kill(): Promise<void>;
-}
-
 export interface LocalSandboxRuntime extends SandboxRuntime {
   /** Starts `command` (run by /bin/sh -c in /workspace) in the sandbox's session. */
   startProcess(id: string, command: string): Promise<SessionProcess>;
 }
 
-interface RunningExec {
-  terminate: AbortController;
-  done: Promise<unknown>;
-}
-
-interface AvailableState {
-  cgroups: CgroupManager | null;
-  helperPath: string;
-  spawner: SessionSpawner;
-}
-
 const allowedMountParents = ["/workspace/", "/tmp/", "/mnt/"];
-
-let execCounter = 0;
 
 export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings): LocalSandboxRuntime {
   const logger = settings.logger ?? silentLogger;
@@ -131,9 +94,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const records = createSandboxRecords(sandboxesDirectory, userIds);
   const mounted = new Set<string>();
   const preparedCgroups = new Set<string>();
-  const running = new Map<string, Set<RunningExec>>();
-  /** Session inits by sandbox id, while starting or running. */
-  const inits = new Map<string, Promise<SessionInit>>();
   const pendingCreates = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -240,194 +200,27 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     preparedCgroups.add(record.id);
   }
 
-  async function terminateRunning(id: string): Promise<void> {
-    const executions = [...(running.get(id) ?? [])];
-    for (const execution of executions) execution.terminate.abort();
-    await Promise.allSettled(executions.map((execution) => execution.done));
-  }
+  const sessions = createSessionManager({
+    logger,
+    sizes,
+    bubblewrapPath,
+    systemArguments,
+    seccompFile,
+    mountsOf,
+    ensureCgroups,
+    isClosed: () => closed,
+  });
+  const { startInBackground } = sessions;
 
   function mountsOf(record: SandboxRecord): ExecMounts {
     return {
       etc: etcMountPoint(mountDirectory),
       disk: diskMount(record.id),
-      sharedMemoryBytes: sharedMemoryBytes(record),
+      sharedMemoryBytes: Math.floor(sizes[record.size].memoryBytes / 4),
       volumes: rootsOf(record, record.id)
         .slice(2)
         .map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
     };
-  }
-
-  const sharedMemoryBytes = (record: SandboxRecord) => Math.floor(sizes[record.size].memoryBytes / 4);
-
-  /** The session init of a sandbox: the running one, or a new one (after a restart or its death). */
-  function ensureInit(record: SandboxRecord, state: AvailableState): Promise<SessionInit> {
-    const existing = inits.get(record.id);
-    if (existing !== undefined) return existing;
-    const starting = (async () => {
-      // Spawning forks the server on its main thread: after the pending I/O, so a create's answer
-      // goes out before its init starts.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
-      if (state.cgroups !== null) await ensureCgroups(state.cgroups, record);
-      return startSessionInit({
-        spawner: state.spawner,
-        bubblewrapPath,
-        systemArguments,
-        mounts: mountsOf(record),
-        user: ownerOf(record),
-        seccompFile,
-        cgroupTaskFiles: state.cgroups?.sandboxTaskFiles(record.id) ?? [],
-        limits: sizes[record.size],
-        addressSpaceLimit: state.cgroups === null,
-      });
-    })();
-    inits.set(record.id, starting);
-    const forget = () => {
-      if (inits.get(record.id) === starting) inits.delete(record.id);
-    };
-    starting.then((init) => init.exited.then(forget), forget);
-    return starting;
-  }
-
-  function startInBackground(record: SandboxRecord, state: AvailableState): void {
-    ensureInit(record, state).catch((error: unknown) => {
-      logger.warn({ sandboxId: record.id, error: String(error) }, "could not start a sandbox session");
-    });
-  }
-
-  async function killInit(id: string): Promise<void> {
-    const init = await inits.get(id)?.catch(() => null);
-    await init?.kill();
-  }
-
-  async function joinSession(record: SandboxRecord, state: AvailableState): Promise<SessionInit> {
-    try {
-      return await ensureInit(record, state);
-    } catch (error) {
-      if (error instanceof ServiceError) throw error;
-      throw new ServiceError("sandbox_operation_failed", "The sandbox session could not be started", {
-        cause: error,
-      });
-    }
-  }
-
-  /** A cgroup of the exec's own in the pids hierarchy, and the sweep that empties it. */
-  async function prepareLimits(record: SandboxRecord, state: AvailableState, prefix: string) {
-    const { cgroups } = state;
-    if (cgroups === null) return { cgroupTaskFiles: [], sweep: async () => {} };
-    try {
-      await ensureCgroups(cgroups, record);
-      const execName = `${prefix}-${process.pid}-${++execCounter}`;
-      const cgroupTaskFiles = await cgroups.prepareExec(record.id, execName);
-      return { cgroupTaskFiles, sweep: () => cgroups.finishExec(record.id, execName) };
-    } catch (error) {
-      throw new ServiceError("sandbox_operation_failed", "The sandbox limits could not be applied", {
-        cause: error,
-      });
-    }
-  }
-
-  function sessionCommand(
-    record: SandboxRecord,
-    state: AvailableState,
-    init: SessionInit,
-    cgroupTaskFiles: string[],
-    command: string,
-  ): SessionCommand {
-    return {
-      helperPath: state.helperPath,
-      init: { pid: init.pid, startTime: init.startTime },
-      command,
-      seccompFile,
-      cgroupTaskFiles,
-      limits: sizes[record.size],
-      addressSpaceLimit: state.cgroups === null,
-      sharedMemoryBytes: sharedMemoryBytes(record),
-    };
-  }
-
-  function track(id: string, execution: RunningExec): () => void {
-    const set = running.get(id) ?? new Set();
-    running.set(id, set);
-    set.add(execution);
-    return () => {
-      set.delete(execution);
-      if (set.size === 0 && running.get(id) === set) running.delete(id);
-    };
-  }
-
-  async function execute(record: SandboxRecord, request: ExecRequest): Promise<ExecResult> {
-    const state = await started();
-    try {
-      return await executeOnce(record, request, state);
-    } catch (error) {
-      // The init died between the check and the join (killed by the memory cgroup's OOM killer,
-      // say): once more with a fresh one.
-      if (!(error instanceof ServiceError) || !String(error.cause).includes("session init is gone"))
-        throw error;
-      await killInit(record.id);
-      return executeOnce(record, request, state);
-    }
-  }
-
-  async function executeOnce(record: SandboxRecord, request: ExecRequest, state: AvailableState) {
-    const init = await joinSession(record, state);
-    const { cgroupTaskFiles, sweep } = await prepareLimits(record, state, "exec");
-    const terminate = new AbortController();
-    const done = runInSession({
-      ...sessionCommand(record, state, init, cgroupTaskFiles, request.command),
-      spawner: state.spawner,
-      timeoutSeconds: request.timeoutSeconds,
-      signal: request.signal,
-      terminate: terminate.signal,
-      sweep,
-    }).finally(() =>
-      sweep().catch((error: unknown) => {
-        logger.error({ sandboxId: record.id, error: String(error) }, "could not empty an exec's cgroup");
-      }),
-    );
-    const untrack = track(record.id, { terminate, done });
-    try {
-      return await done;
-    } finally {
-      untrack();
-    }
-  }
-
-  async function startProcess(id: string, command: string): Promise<SessionProcess> {
-    if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
-    const record = await records.load(id);
-    const state = await started();
-    const init = await joinSession(record, state);
-    const { cgroupTaskFiles, sweep } = await prepareLimits(record, state, "process");
-    const child = spawnInSession(sessionCommand(record, state, init, cgroupTaskFiles, command), "pipe");
-    const exited = new Promise<number>((resolve) => {
-      child.once("exit", (code, signalName) => resolve(code ?? 128 + signalNumber(signalName)));
-      child.once("error", () => resolve(setupFailureExitCode));
-    });
-    const kill = async () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-      await sweep().catch(() => {});
-      await exited;
-    };
-    const terminate = new AbortController();
-    terminate.signal.addEventListener("abort", () => void kill(), { once: true });
-    const done = exited.finally(() =>
-      sweep().catch((error: unknown) => {
-        logger.error({ sandboxId: id, error: String(error) }, "could not empty a session process's cgroup");
-      }),
-    );
-    const untrack = track(id, { terminate, done });
-    done.then(untrack, untrack);
-    if (child.stdin === null || child.stdout === null || child.stderr === null) {
-      throw new Error("stdin, stdout and stderr must be pipes");
-    }
-    child.stdin.on("error", () => {});
-    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, kill };
   }
 
   return {
@@ -443,8 +236,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
     async destroy(id) {
       if (!safeId.test(id) || (await ready).unavailable !== null) return;
-      await terminateRunning(id);
-      await killInit(id);
+      await sessions.terminateRunning(id);
+      await sessions.killInit(id);
       await removeSandbox(id);
     },
 
@@ -456,10 +249,15 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
     async exec(id, request) {
       if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
-      return execute(await records.load(id), request);
+      const record = await records.load(id);
+      return sessions.execute(record, await started(), request);
     },
 
-    startProcess,
+    async startProcess(id, command) {
+      if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
+      const record = await records.load(id);
+      return sessions.startProcess(record, await started(), command);
+    },
 
     files(id): SandboxFileSystem {
       const record = records.loadSync(id);
@@ -470,11 +268,11 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       closed = true;
       // The start-up work (the /etc disk, cgroup detection) must not outlive the runtime.
       const state = await ready.catch(() => null);
-      await Promise.all([...running.keys()].map(terminateRunning));
+      await sessions.terminateAll();
       await state?.cgroups?.settle();
       await Promise.allSettled([...pendingCreates]);
       // Before the disks go: each init holds its sandbox's mounts.
-      await Promise.all([...inits.keys()].map(killInit));
+      await sessions.killAllInits();
       await state?.spawner?.close();
       await state?.spares?.close();
       // Disks stay on the data directory; the next start mounts them again. Every disk under the
