@@ -13,7 +13,7 @@ import { type LiveAccount, type RunningServer, signUpWithKey, startServer } from
 export const root = join(import.meta.dirname, "../..");
 export const cliEntry = join(root, "cli/cairn.ts");
 
-/** The 31 tool names Cairn documents (docs/mcp.md; 27 built today). A listed tool outside them is a defect. */
+/** The 31 tool names Cairn documents (docs/mcp.md), all built. A listed tool outside them is a defect. */
 export const contractToolNames = [
   "create_sandbox",
   "destroy_sandbox",
@@ -48,10 +48,8 @@ export const contractToolNames = [
   "forget_memory",
 ] as const;
 
-/** The tools built so far: all 31 but the image ones. */
-export const builtToolNames: readonly string[] = contractToolNames.filter(
-  (name) => !name.endsWith("_sandbox_image") && !name.endsWith("_sandbox_images"),
-);
+/** The tools built so far: all 31. */
+export const builtToolNames: readonly string[] = contractToolNames;
 
 export const memoryToolNames = ["remember", "ingest_memory", "recall", "memory_profile", "forget_memory"];
 

@@ -16,7 +16,7 @@ const fields: Array<[PackageKind, "python_packages" | "apt_packages" | "npm_pack
 
 const invalid = (loc: Array<string | number>, type: string, msg: string) =>
   new ServiceError("validation_error", "Invalid request", {
-    details: [{ type, loc: ["body", ...loc.map(String)], msg }],
+    details: [{ type, loc: ["input", ...loc.map(String)], msg }],
   });
 
 export const createImage = defineTool({
