@@ -3,7 +3,9 @@
  * sandboxes, create p50/p95, `exec true` round trip p50/p95 and destroy p50. They run in batches of
  * 10 (create 10, exec on each, destroy them): every sandbox disk is preallocated (the small
  * size's default is 2 GiB), and 50 at once would need 100 GiB free. `BENCH_STORAGE_GB` asks for
- * another disk size (the spare disk the runtime keeps is of the default size only).
+ * another disk size (the spare disk the runtime keeps is of the default size only). A create also
+ * starts the sandbox's session in the background; a first exec that comes before it is ready
+ * waits for it, and is counted with the others.
  * Run: `npx node test/bench/sandbox.ts` (as root, with bwrap installed).
  */
 import { mkdtemp, rm } from "node:fs/promises";
