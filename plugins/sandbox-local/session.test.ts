@@ -7,7 +7,9 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { detectCgroupsV1 } from "./cgroups.ts";
 import {
   createTestRuntime,
   eventually,
@@ -51,6 +53,25 @@ describe("one session, separate execs", () => {
     ]);
     expect((await test.run(id, "echo second")).stdout).toBe("second\n");
     expect(await initProcesses(uid)).toEqual(before);
+  });
+
+  it("runs the init in the sandbox's memory, pids and cpu cgroups", async () => {
+    const detection = await detectCgroupsV1("cairn");
+    if (detection.manager === null) throw new Error(`this machine has writable cgroups: ${detection.reason}`);
+    const id = await test.createSandbox();
+    const uid = await sessionUserId(test.dataDir, id);
+    await test.run(id, "true");
+    const init = await initProcesses(uid);
+    expect(init).toHaveLength(3);
+    for (const controller of ["memory", "pids", "cpu"] as const) {
+      const members = (
+        await readFile(join(detection.manager.parents[controller], id, "cgroup.procs"), "utf8")
+      )
+        .split("\n")
+        .filter(Boolean)
+        .map(Number);
+      for (const entry of init) expect([controller, members.includes(entry.pid)]).toEqual([controller, true]);
+    }
   });
 
   it("does not let a process of one exec read another exec's environment, or see its processes", async () => {
