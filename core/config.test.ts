@@ -73,4 +73,31 @@ describe("configuration", () => {
     }
     expect(loadConfig({ SVC_VOLUMES_ENABLED: "false" }).SVC_VOLUMES_ENABLED).toBe(false);
   });
+
+  it("has the image builder's defaults and takes its own registry hosts", () => {
+    expect(loadConfig({})).toMatchObject({
+      SVC_IMAGE_BUILDER_ENABLED: true,
+      SVC_IMAGE_BASES: [],
+      SVC_MAX_IMAGES_PER_ACCOUNT: 10,
+      SVC_GLOBAL_MAX_IMAGE_BUILDS: 5,
+      SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: 3,
+      SVC_IMAGE_BUILD_TIMEOUT_SECONDS: 900,
+      SVC_IMAGE_REGISTRY_HOSTS: [
+        "registry.npmjs.org",
+        "pypi.org",
+        "files.pythonhosted.org",
+        "deb.debian.org",
+      ],
+      SVC_KUBE_IMAGE_BUILDER_IMAGE: "gcr.io/kaniko-project/executor:v1.23.2",
+    });
+    const config = loadConfig({
+      SVC_IMAGE_REGISTRY_HOSTS: "Registry.Mirror.Example, pypi.mirror.example",
+      SVC_IMAGE_BASES: "minimal",
+      SVC_GLOBAL_MAX_IMAGE_BUILDS: "2",
+    });
+    expect(config.SVC_IMAGE_REGISTRY_HOSTS).toEqual(["registry.mirror.example", "pypi.mirror.example"]);
+    expect(config.SVC_IMAGE_BASES).toEqual(["minimal"]);
+    expect(config.SVC_GLOBAL_MAX_IMAGE_BUILDS).toBe(2);
+    expect(() => loadConfig({ SVC_GLOBAL_MAX_IMAGE_BUILDS: "0" })).toThrow(/SVC_GLOBAL_MAX_IMAGE_BUILDS/);
+  });
 });
