@@ -101,6 +101,8 @@ export interface ImageBuilds {
    * every queued image is built (docs/sandboxes.md#images).
    */
   resume(): Promise<void>;
+  /** Stops the build of a deleted image, if this process runs it (its slot is free at once). */
+  cancel(id: string): void;
   /** Resolves when no build is in flight (tests and shutdown). */
   idle(): Promise<void>;
   /** Aborts builds in flight; they stay `building` and the next start re-queues them. */
@@ -116,11 +118,14 @@ export function createImageBuilds(settings: {
   const { images, builder, logger, now } = settings;
   const inFlight = new Set<Promise<void>>();
   const abort = new AbortController();
+  const running = new Map<string, AbortController>();
 
   async function run(id: string): Promise<void> {
     const image = await images.claim(id);
     if (!image) return;
     logger.info({ imageId: id, base: image.base }, "image build started");
+    const cancelled = new AbortController();
+    running.set(id, cancelled);
     let result: Awaited<ReturnType<ImageBuilder["build"]>>;
     try {
       result = await builder.build(
@@ -133,12 +138,14 @@ export function createImageBuilds(settings: {
           npmPackages: image.npmPackages,
           specHash: image.specHash,
         },
-        abort.signal,
+        AbortSignal.any([abort.signal, cancelled.signal]),
       );
     } catch (error) {
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted || cancelled.signal.aborted) return;
       logger.error({ err: error, imageId: id }, "image builder failed");
       result = { status: "failed", reason: "The builder failed unexpectedly", log: "" };
+    } finally {
+      running.delete(id);
     }
     const settled = await images.settle(id, {
       status: result.status,
@@ -162,6 +169,9 @@ export function createImageBuilds(settings: {
   return {
     enqueue(id) {
       if (!abort.signal.aborted) track(run(id));
+    },
+    cancel(id) {
+      running.get(id)?.abort();
     },
     async resume() {
       for (const id of await images.requeueInterrupted()) this.enqueue(id);

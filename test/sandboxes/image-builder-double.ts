@@ -8,6 +8,7 @@ import type { ImageBuilder, ImageBuildResult, ImageBuildSpec } from "../../core/
 
 export interface PendingBuild {
   spec: ImageBuildSpec;
+  signal: AbortSignal;
   settle(result: ImageBuildResult): void;
 }
 
@@ -20,7 +21,7 @@ export function createControlledImageBuilder(autoSettle?: (spec: ImageBuildSpec)
       started.push(spec);
       if (autoSettle) return Promise.resolve(autoSettle(spec));
       return new Promise<ImageBuildResult>((resolve, reject) => {
-        pending.push({ spec, settle: resolve });
+        pending.push({ spec, signal, settle: resolve });
         for (const wake of waiters.splice(0)) wake();
         signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
       });

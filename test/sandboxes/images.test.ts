@@ -328,6 +328,16 @@ describe.each(storageTargets)("images on %s", (target) => {
     await deleteAll(other);
   });
 
+  it("stops the build of an image deleted while it builds, freeing its slot", async () => {
+    const created = await createImage(client, { npm_packages: ["d==1.0.0"] });
+    const build = await builds.next(created.body.id);
+    expect(build.signal.aborted).toBe(false);
+    expect((await client.send(`/v1/images/${created.body.id}`, { method: "DELETE" })).status).toBe(204);
+    expect(build.signal.aborted).toBe(true);
+    await test.platform.imageBuilds.idle();
+    expect((await getImage(client, created.body.id)).status).toBe(404);
+  });
+
   it("keeps images to their account: another account's get and delete are 404 and its list is its own", async () => {
     const created = await createImage(client, { npm_packages: ["t==1.0.0"] });
     const build = await builds.next(created.body.id);

@@ -22,6 +22,7 @@ export const deleteImage = defineTool({
     // be under a live sandbox, so it stays where sandboxes read it (docs/sandboxes.md#images).
     const deleted = await context.platform.storage.images.delete(requireAccount(context), input.image_id);
     if (!deleted) throw notFound("Image not found");
+    context.platform.imageBuilds.cancel(input.image_id);
     context.logger.info({ imageId: input.image_id }, "image deleted");
     return null;
   },
