@@ -10,9 +10,11 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
+  ProcessRequest,
   SandboxConnectInfo,
   SandboxFileSystem,
   SandboxRuntime,
@@ -21,6 +23,7 @@ import type {
 import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
 import { type ExecMounts, hostSystemArguments } from "./bubblewrap-arguments.ts";
 import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
+import { shellQuote } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 import {
@@ -259,6 +262,23 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       return sessions.startProcess(record, await started(), command);
     },
 
+    async spawnProcess(id, request) {
+      if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
+      checkProcessRequest(request);
+      const record = await records.load(id);
+      // The shell only hands over to the program (same pid), with the arguments exactly as given.
+      const command = `exec ${request.command.map(shellQuote).join(" ")}`;
+      const session = await sessions.startProcess(record, await started(), command, request.env);
+      // The port has no stderr: read and dropped, so the process never blocks on it.
+      session.stderr.resume();
+      return {
+        stdin: Writable.toWeb(session.stdin) as WritableStream<Uint8Array>,
+        stdout: Readable.toWeb(session.stdout) as ReadableStream<Uint8Array>,
+        exited: session.exitCode,
+        kill: () => void session.kill(),
+      };
+    },
+
     files(id): SandboxFileSystem {
       const record = records.loadSync(id);
       return createSandboxFileSystem(rootsOf(record, id), record === null ? null : ownerOf(record));
@@ -354,6 +374,19 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
 const notRootReason =
   "local sandboxes need the server to run as root: each sandbox gets its own host uid, a loop-mounted disk and cgroups (see plugins/sandbox-local/README.md)";
+
+/** Arguments and variables go to the helper as lines of text: no NUL, no newline in a variable. */
+function checkProcessRequest(request: ProcessRequest): void {
+  const validArguments = request.command.length > 0 && request.command.every((part) => !part.includes("\0"));
+  const validEnvironment = Object.entries(request.env ?? {}).every(
+    ([name, value]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !/[\0\n]/.test(value),
+  );
+  if (!validArguments || !validEnvironment) {
+    throw new ServiceError("validation_error", "Invalid process request", {
+      details: { command: request.command, env: Object.keys(request.env ?? {}) },
+    });
+  }
+}
 
 function checkVolumeMount(mount: { volumeId: string; mountPath: string }): void {
   const path = mount.mountPath.replace(/\/+$/, "");

@@ -44,13 +44,17 @@ export interface SessionCommand {
   addressSpaceLimit: boolean;
   /** Size of the exec's own /dev/shm tmpfs. */
   sharedMemoryBytes: number;
+  /** The command's whole environment; the sandbox's default (bubblewrap-arguments.ts) when absent. */
+  environment?: Record<string, string>;
 }
 
 /** The helper's settings (`key value` lines, an empty line) followed by the command. */
 export function helperSettings(options: SessionCommand): string {
   const lines = [`init-pid ${options.init.pid}`, `init-start ${options.init.startTime}`];
   lines.push(...limitSettings(options), `seccomp ${options.seccompFile}`);
-  for (const [name, value] of Object.entries(sandboxEnvironment)) lines.push(`env ${name}=${value}`);
+  for (const [name, value] of Object.entries(options.environment ?? sandboxEnvironment)) {
+    lines.push(`env ${name}=${value}`);
+  }
   lines.push("workdir /workspace", `shm-bytes ${options.sharedMemoryBytes}`);
   return `${lines.join("\n")}\n\n${options.command}`;
 }
@@ -195,6 +199,11 @@ function createCappedCollector(capBytes: number) {
     text: () => Buffer.concat(chunks, size).toString("utf8"),
     truncated: () => truncated,
   };
+}
+
+/** A word for `sh -c` that stands for `value` exactly. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 export function signalNumber(signalName: string | null): number {

@@ -244,6 +244,37 @@ describe("session processes (what language servers will use)", () => {
     expect(await session.exited).toBe(0);
   });
 
+  it("spawnProcess (the port's) runs argv exactly, with the given environment only, over web streams", async () => {
+    const id = await test.createSandbox();
+    const spawned = await test.runtime.spawnProcess!(id, {
+      command: [
+        "/usr/bin/python3",
+        "-c",
+        "import os, sys; print(sys.argv[1:], sorted(os.environ)); print(input())",
+        "a b",
+        "it's",
+      ],
+      env: { ONLY: "this", PATH: "/usr/bin" },
+    });
+    const writer = spawned.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("echoed\n"));
+    await writer.close();
+    let output = "";
+    for await (const chunk of spawned.stdout) output += new TextDecoder().decode(chunk);
+    // PWD comes from the shell that hands over to the program, LC_CTYPE from Python itself.
+    expect(output).toBe("['a b', \"it's\"] ['LC_CTYPE', 'ONLY', 'PATH', 'PWD']\nechoed\n");
+    expect(await spawned.exited).toBe(0);
+    await expect(test.runtime.spawnProcess!(id, { command: [] })).rejects.toMatchObject({
+      code: "validation_error",
+    });
+    await expect(
+      test.runtime.spawnProcess!(id, { command: ["/bin/true"], env: { "BAD\nNAME": "x" } }),
+    ).rejects.toMatchObject({ code: "validation_error" });
+    const sleeper = await test.runtime.spawnProcess!(id, { command: ["/bin/sleep", "1000"] });
+    sleeper.kill();
+    expect(await sleeper.exited).toBeNull();
+  });
+
   it("kills a session process on request and at destroy, with everything it started", async () => {
     const id = await test.createSandbox();
     const uid = await sessionUserId(test.dataDir, id);

@@ -31,6 +31,8 @@ export interface SessionProcess {
   readonly stderr: Readable;
   /** The exit status (128 + N for signal N). */
   readonly exited: Promise<number>;
+  /** The exit code, or null when a signal ended it. */
+  readonly exitCode: Promise<number | null>;
   /** SIGKILLs it and everything it started; settles once it has exited. */
   kill(): Promise<void>;
 }
@@ -213,15 +215,24 @@ export function createSessionManager(options: SessionManagerOptions) {
     }
   }
 
+  /** `environment` replaces the sandbox's default one (bubblewrap-arguments.ts) when given. */
   async function startProcess(
     record: SandboxRecord,
     state: AvailableState,
     command: string,
+    environment?: Record<string, string>,
   ): Promise<SessionProcess> {
     const { id } = record;
     const init = await joinSession(record, state);
     const { cgroupTaskFiles, sweep } = await prepareLimits(record, state, "process");
-    const child = spawnInSession(sessionCommand(record, state, init, cgroupTaskFiles, command), "pipe");
+    const child = spawnInSession(
+      { ...sessionCommand(record, state, init, cgroupTaskFiles, command), environment },
+      "pipe",
+    );
+    const exitCode = new Promise<number | null>((resolve) => {
+      child.once("exit", (code) => resolve(code));
+      child.once("error", () => resolve(setupFailureExitCode));
+    });
     const exited = new Promise<number>((resolve) => {
       child.once("exit", (code, signalName) => resolve(code ?? 128 + signalNumber(signalName)));
       child.once("error", () => resolve(setupFailureExitCode));
@@ -248,7 +259,7 @@ export function createSessionManager(options: SessionManagerOptions) {
       throw new Error("stdin, stdout and stderr must be pipes");
     }
     child.stdin.on("error", () => {});
-    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, kill };
+    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, exitCode, kill };
   }
 
   return {
