@@ -260,7 +260,10 @@ describe("session processes (what language servers will use)", () => {
     await writer.write(new TextEncoder().encode("echoed\n"));
     await writer.close();
     let output = "";
-    for await (const chunk of spawned.stdout) output += new TextDecoder().decode(chunk);
+    const reader = spawned.stdout.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      output += new TextDecoder().decode(read.value);
+    }
     // PWD comes from the shell that hands over to the program, LC_CTYPE from Python itself.
     expect(output).toBe("['a b', \"it's\"] ['LC_CTYPE', 'ONLY', 'PATH', 'PWD']\nechoed\n");
     expect(await spawned.exited).toBe(0);
