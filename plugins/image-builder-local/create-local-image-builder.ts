@@ -6,14 +6,14 @@
  * an egress proxy started for the build outside the jail (on a Unix socket bound in) that allows
  * just the package registries. Layers are content-addressed, so equal builds share one directory.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ImageBuilder, ImageBuildResult, ImageBuildSpec } from "../../core/ports/image-builder.ts";
 import type { Logger } from "../../core/ports/logger.ts";
 import { startEgressProxy } from "../egress-proxy/index.ts";
-import { buildScript, jailLayer } from "./build-script.ts";
+import { buildScript } from "./build-script.ts";
+import { runBuilderJail } from "./builder-jail.ts";
 import { layerDigest } from "./layer-digest.ts";
 
 export interface LocalImageBuilderSettings {
@@ -35,36 +35,6 @@ export interface LocalImageBuilderSettings {
 
 const keptLogBytes = 64 * 1024;
 
-/** Host paths visible read-only in the jail: the toolchains and what they read from /etc. */
-const readOnlyPaths = [
-  "/usr",
-  "/etc/ssl",
-  "/etc/ca-certificates",
-  "/etc/apt",
-  "/etc/dpkg",
-  "/etc/alternatives",
-  "/etc/passwd",
-  "/etc/group",
-  "/etc/nsswitch.conf",
-  "/etc/hosts",
-  "/etc/os-release",
-  "/etc/debian_version",
-  "/etc/python3",
-  "/etc/python3.11",
-  "/var/lib/dpkg",
-];
-
-async function rootLinks(): Promise<string[]> {
-  const args: string[] = [];
-  for (const path of ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]) {
-    const stat = await lstat(path).catch(() => null);
-    if (!stat) continue;
-    if (stat.isSymbolicLink()) args.push("--symlink", `usr${path}`, path);
-    else args.push("--ro-bind", path, path);
-  }
-  return args;
-}
-
 async function debianSuite(): Promise<string> {
   const release = await readFile("/etc/os-release", "utf8").catch(() => "");
   return /^VERSION_CODENAME=(\w+)$/m.exec(release)?.[1] ?? "bookworm";
@@ -85,64 +55,6 @@ function failureReason(log: string, exitCode: number | null, timedOut: boolean):
 export function createLocalImageBuilder(settings: LocalImageBuilderSettings): ImageBuilder {
   const userId = settings.builderUserId ?? 65534;
   const imagesDir = join(settings.dataDir, "images");
-
-  async function runJail(
-    work: string,
-    script: string,
-    signal: AbortSignal,
-    appendLog: (text: string) => void,
-  ): Promise<{ exitCode: number | null; timedOut: boolean }> {
-    const args = [
-      "--unshare-all",
-      "--die-with-parent",
-      "--new-session",
-      ...readOnlyPaths.flatMap((path) => ["--ro-bind-try", path, path]),
-      ...(await rootLinks()),
-      "--proc",
-      "/proc",
-      "--dev",
-      "/dev",
-      "--tmpfs",
-      "/tmp",
-      "--bind",
-      join(work, "layer"),
-      jailLayer,
-      "--ro-bind",
-      join(work, "run"),
-      "/run/cairn",
-      "--chdir",
-      "/tmp",
-      "--",
-      "/bin/sh",
-      "-c",
-      script,
-    ];
-    const child: ChildProcess = spawn("bwrap", args, {
-      uid: userId,
-      gid: userId,
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (chunk: Buffer) => appendLog(chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => appendLog(chunk.toString()));
-    let timedOut = false;
-    const kill = () => child.kill("SIGKILL");
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, settings.timeoutSeconds * 1000);
-    signal.addEventListener("abort", kill, { once: true });
-    try {
-      const exitCode = await new Promise<number | null>((resolve, reject) => {
-        child.once("error", reject);
-        child.once("close", (code) => resolve(code));
-      });
-      return { exitCode, timedOut };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", kill);
-    }
-  }
 
   /** Moves a finished layer to its content address (a layer already there is the same content). */
   async function keepLayer(layer: string, digest: string, imageId: string): Promise<string> {
@@ -198,7 +110,14 @@ export function createLocalImageBuilder(settings: LocalImageBuilderSettings): Im
           debianSuite: await debianSuite(),
           debianMirror: settings.debianMirror ?? "deb.debian.org",
         });
-        const { exitCode, timedOut } = await runJail(work, script, signal, appendLog);
+        const { exitCode, timedOut } = await runBuilderJail({
+          work,
+          script,
+          userId,
+          timeoutSeconds: settings.timeoutSeconds,
+          signal,
+          appendLog,
+        });
         if (signal.aborted) throw new Error("image build aborted");
         if (exitCode !== 0 || timedOut) {
           return { status: "failed", reason: failureReason(log, exitCode, timedOut), log };
