@@ -3,7 +3,8 @@
  * egress proxy, reaching the public npm registry. A pinned npm package lands in the layer and
  * loads from it; a version that does not exist fails with the npm step's reason and log; a
  * registry left off the proxy's list is unreachable from the jail (the proxy's denial is in the
- * log); equal builds give the same digest and share one layer directory.
+ * log); equal builds give the same digest and share one layer directory; a pinned Python package
+ * lands in the layer's python directory and imports from it.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -69,6 +70,21 @@ describe("the local image builder", () => {
     expect((await readdir(join(dataDir, "images"))).filter((name) => !name.includes("."))).toEqual([
       result.digest.slice(7),
     ]);
+  }, 300_000);
+
+  it("builds a pinned Python package with pip into the layer's python directory", async () => {
+    const builder = builderWith(["pypi.org", "files.pythonhosted.org"]);
+    const result = await builder.build(
+      { ...spec([]), pythonPackages: ["six==1.16.0"] },
+      new AbortController().signal,
+    );
+    expect(result, result.status === "failed" ? result.log : "").toMatchObject({ status: "completed" });
+    if (result.status !== "completed") return;
+    const layer = result.layerPath as string;
+    const output = execFileSync("python3", ["-c", "import six; print(six.__version__)"], {
+      env: { PYTHONPATH: join(layer, "python"), PATH: "/usr/bin:/bin" },
+    });
+    expect(output.toString().trim()).toBe("1.16.0");
   }, 300_000);
 
   it("fails a version that does not exist, saying which step and why", async () => {
