@@ -2,13 +2,15 @@
  * The recall pipeline (docs/memory.md#search), the same for every store:
  *
  * 1. Exact lexical top-k. Every row of the scope holding a query term is scored with BM25 (light
- *    length normalisation and a length prior, below) over the account's inverted index: document counts and the mean length come from the index
- *    itself, not from the rows one query happens to read. A very common term (in more than
- *    `request.commonTermRows` rows) is scored only within the rows found by the query's rarer terms; a
- *    query of common terms alone scores the rows holding its least common term. The arithmetic
- *    runs here, in one place, so both databases return identical scores.
+ *    length normalisation and a length prior, below) over the account's inverted index:
+ *    document counts and the mean length come from the index itself, not from the rows one
+ *    query happens to read. A very common term (in more than `request.commonTermRows` rows) is
+ *    scored only within the rows found by the query's rarer terms; a query of common terms
+ *    alone scores the rows holding its least common term. The arithmetic runs here, in one
+ *    place, so both databases return identical scores.
  * 2. Down that ranking, the best `rerankDepth` rows that are live (and current, unless the
- *    question asks about the past) are read; they, their 1-hop relation neighbours and, for a
+ *    question asks about the past) are read, with any tied with the last of them; they, the
+ *    1-hop relation neighbours of the best `neighbourSeeds` and, for a
  *    history question, the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25,
  *    specificity, time and speaker matches, current versus superseded, relations, then recency
  *    and importance for near-ties). Specificity counts words among those rows themselves, so it
