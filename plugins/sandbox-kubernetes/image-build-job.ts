@@ -31,9 +31,14 @@ const aptInstall = (entries: string[]) =>
 /** The Dockerfile of a spec; entries passed the exact-pin rules, so they need no quoting. */
 export function imageDockerfile(spec: ImageBuildSpec, baseImage: string): string {
   const lines = [`FROM ${baseImage}`];
-  if (spec.aptPackages.length > 0) lines.push("USER root", aptInstall(spec.aptPackages));
+  const packages = spec.aptPackages.length + spec.pythonPackages.length + spec.npmPackages.length;
+  // Installing writes to system paths and /opt; the sandbox pod runs as its own user anyway.
+  if (packages > 0) lines.push("USER root");
+  if (spec.aptPackages.length > 0) lines.push(aptInstall(spec.aptPackages));
   if (spec.pythonPackages.length > 0) {
     lines.push(
+      // A base without pip (the Debian-based node images have Python but not always pip) gets it.
+      "RUN python3 -m pip --version >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3-pip && rm -rf /var/lib/apt/lists/*)",
       `RUN python3 -m pip install --no-cache-dir --break-system-packages --target ${imageLayerRoot}/python ${spec.pythonPackages.join(" ")}`,
       `ENV PYTHONPATH=${imageLayerRoot}/python`,
     );

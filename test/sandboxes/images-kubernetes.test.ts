@@ -182,6 +182,7 @@ describe.each(storageTargets)("images on the Kubernetes runtime, on %s", (target
                       "FROM docker.io/library/node:22-bookworm",
                       "USER root",
                       "RUN apt-get update && apt-get install -y --no-install-recommends jq=1.6-2.1+deb12u1 && rm -rf /var/lib/apt/lists/*",
+                      "RUN python3 -m pip --version >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3-pip && rm -rf /var/lib/apt/lists/*)",
                       "RUN python3 -m pip install --no-cache-dir --break-system-packages --target /opt/cairn/image/python six==1.16.0",
                       "ENV PYTHONPATH=/opt/cairn/image/python",
                       "RUN npm install --prefix /opt/cairn/image/npm --no-audit --no-fund is-number@7.0.0",
