@@ -82,8 +82,7 @@ export function createSessionManager(options: SessionManagerOptions) {
     const existing = inits.get(record.id);
     if (existing !== undefined) return existing;
     const starting = (async () => {
-      // Spawning forks the server on its main thread: after the pending I/O, so a create's answer
-      // goes out before its init starts.
+      // After the pending I/O: a create's answer goes out before its init is asked for.
       await new Promise((resolve) => setImmediate(resolve));
       if (options.isClosed()) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
       if (state.cgroups !== null) await ensureCgroups(state.cgroups, record);
