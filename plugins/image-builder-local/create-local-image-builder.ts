@@ -78,13 +78,17 @@ export function createLocalImageBuilder(settings: LocalImageBuilderSettings): Im
         log = (log + text).slice(-keptLogBytes);
       };
       const work = await mkdtemp(join(tmpdir(), "cairn-image-build-"));
+      // Spelled out, not spread: a pino logger keeps its methods on its prototype.
+      const logger = settings.logger;
       const proxyLogger: Logger = {
-        ...settings.logger,
-        info: (fields, message) => settings.logger.info({ ...fields, imageId: spec.id }, message),
+        debug: (fields, message) => logger.debug({ ...fields, imageId: spec.id }, message),
+        error: (fields, message) => logger.error({ ...fields, imageId: spec.id }, message),
+        child: (bindings) => logger.child(bindings),
+        info: (fields, message) => logger.info({ ...fields, imageId: spec.id }, message),
         warn: (fields, message) => {
           const { host, port, reason } = fields as { host?: string; port?: number; reason?: string };
           appendLog(`egress proxy: denied ${host}:${port} (${reason})\n`);
-          settings.logger.warn({ ...fields, imageId: spec.id }, message);
+          logger.warn({ ...fields, imageId: spec.id }, message);
         },
       };
       let proxy: Awaited<ReturnType<typeof startEgressProxy>> | undefined;
