@@ -187,6 +187,25 @@ describe("lifecycle", () => {
     expect(await hostProcessesMatching(seconds)).toEqual([]);
   });
 
+  it("keeps a volume to its size inside the sandbox: a write past it fails there with ENOSPC", async () => {
+    const volumeId = "0f6f2c3e-2222-4222-8333-444455556666";
+    const sizeBytes = 16 * 1024 * 1024;
+    await test.runtime.createVolume?.({ id: volumeId, accountId: "account", sizeBytes });
+    const id = await test.createSandbox({ volumeMounts: [{ volumeId, mountPath: "/data", sizeBytes }] });
+    // Files of 900 kB (this runtime's per-file limit is 1 MiB): 4 fit, 40 do not.
+    const fill = (count: number) =>
+      `for i in $(seq ${count}); do head -c 900000 /dev/zero > /data/f$i || { echo failed at $i; exit 0; }; done; echo all`;
+    const small = await test.run(id, fill(4));
+    expect(small, small.stderr).toMatchObject({ stdout: "all\n" });
+    expect(await test.runtime.volumeUsedBytes?.(volumeId)).toBeGreaterThan(3_600_000);
+    const large = await test.run(id, fill(40));
+    expect(large.stdout).toMatch(/^failed at \d+\n$/);
+    expect(large.stderr).toMatch(/No space left on device/);
+    await test.runtime.destroy(id);
+    await test.runtime.deleteVolume?.(volumeId);
+    expect(await test.runtime.volumeUsedBytes?.(volumeId)).toBeNull();
+  });
+
   it("mounts volumes and keeps their content for the next sandbox", async () => {
     const volumeId = "0f6f2c3e-1111-4222-8333-444455556666";
     const first = await test.createSandbox({ volumeMounts: [{ volumeId, mountPath: "/mnt/data" }] });
@@ -200,9 +219,9 @@ describe("lifecycle", () => {
     expect(listing.map((entry) => entry.path)).toEqual(["/workspace/data", "/workspace/data/file"]);
   });
 
-  it("refuses volume mounts outside /workspace, /tmp and /mnt", async () => {
+  it("refuses volume mounts that are not plain absolute paths (core applies the placement rules)", async () => {
     const volumeId = "0f6f2c3e-1111-4222-8333-444455556666";
-    for (const mountPath of ["/usr/local", "/mnt/../etc", "/workspace"]) {
+    for (const mountPath of ["data", "/mnt/../etc", "/", "/srv//data", "/srv/./data"]) {
       await expect(test.createSandbox({ volumeMounts: [{ volumeId, mountPath }] })).rejects.toMatchObject({
         code: "validation_error",
       });

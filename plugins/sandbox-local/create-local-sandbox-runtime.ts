@@ -40,6 +40,7 @@ import {
   diskBytes,
   etcMountPoint,
   formatDisk,
+  formatVolume,
   handOverTree,
   mountDisk,
   mountedPaths,
@@ -47,6 +48,7 @@ import {
   mountSandboxEtc,
   mountVolume,
   unmountDisk,
+  usedBytes,
   volumeMountPoint,
 } from "./session-disk.ts";
 import { buildSessionHelper } from "./session-helper.ts";
@@ -81,7 +83,8 @@ export interface LocalSandboxRuntime extends SandboxRuntime {
   startProcess(id: string, command: string): Promise<SessionProcess>;
 }
 
-const allowedMountParents = ["/workspace/", "/tmp/", "/mnt/"];
+// A volume made at its first mount (one created before volumes had disk images) without a size.
+const defaultVolumeBytes = 1024 ** 3;
 
 export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings): LocalSandboxRuntime {
   const logger = settings.logger ?? silentLogger;
@@ -179,11 +182,45 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
   async function mountVolumes(record: SandboxRecord): Promise<void> {
     for (const [index, mount] of record.volumeMounts.entries()) {
-      const directory = join(volumesDirectory, mount.volumeId);
-      await mkdir(directory, { recursive: true });
-      await handOverTree(directory, ownerOf(record));
-      await mountVolume(directory, diskMount(record.id), index);
+      const source = await volumeSource(mount.volumeId, mount.sizeBytes);
+      await handOverTree(source, ownerOf(record));
+      await mountVolume(source, diskMount(record.id), index);
     }
+  }
+
+  const volumesMounting = new Map<string, Promise<string>>();
+  const volumeImage = (id: string) => join(volumesDirectory, `${id}.img`);
+  const volumeHostMount = (id: string) => join(mountDirectory, ".volumes", id);
+
+  /**
+   * Where a volume's data is on the host, mounted once however many sandboxes bind it (two
+   * mounts of one ext4 image would corrupt it): its disk image, made at its size if the volume
+   * predates it, mounted under the mount directory. A volume kept as a plain directory by an
+   * older version stays one (without a size limit).
+   */
+  function volumeSource(id: string, sizeBytes: number | undefined): Promise<string> {
+    // One mount at a time per volume: two creates mounting it together must not mount it twice.
+    const previous = volumesMounting.get(id) ?? Promise.resolve("");
+    const next = previous.catch(() => "").then(() => mountVolumeOnce(id, sizeBytes));
+    volumesMounting.set(id, next);
+    void next
+      .finally(() => {
+        if (volumesMounting.get(id) === next) volumesMounting.delete(id);
+      })
+      .catch(() => {});
+    return next;
+  }
+
+  async function mountVolumeOnce(id: string, sizeBytes: number | undefined): Promise<string> {
+    const legacy = join(volumesDirectory, id);
+    if (!existsSync(volumeImage(id)) && existsSync(legacy)) return legacy;
+    const mountPoint = volumeHostMount(id);
+    if ((await mountedPaths()).has(mountPoint)) return mountPoint;
+    if (!existsSync(volumeImage(id))) await formatVolume(volumeImage(id), sizeBytes ?? defaultVolumeBytes);
+    await mountDisk(volumeImage(id), mountPoint);
+    // A fresh file system's lost+found is not the volume's content (e2fsck makes it again if needed).
+    await rmdir(join(mountPoint, "lost+found")).catch(() => {});
+    return mountPoint;
   }
 
   function rootsOf(record: SandboxRecord | null, id: string): SandboxRoot[] {
@@ -244,6 +281,25 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await removeSandbox(id);
     },
 
+    async createVolume(spec) {
+      if (!safeId.test(spec.id)) throw new ServiceError("validation_error", "Invalid volume id");
+      await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
+      if (!existsSync(volumeImage(spec.id))) await formatVolume(volumeImage(spec.id), spec.sizeBytes);
+      return { pvcName: null };
+    },
+
+    async deleteVolume(id) {
+      if (!safeId.test(id)) return;
+      await unmountDisk(volumeHostMount(id));
+      await rm(volumeImage(id), { force: true });
+      await rm(join(volumesDirectory, id), { recursive: true, force: true });
+    },
+
+    async volumeUsedBytes(id) {
+      if (!safeId.test(id) || !existsSync(volumeImage(id))) return null;
+      return usedBytes(await volumeSource(id, undefined));
+    },
+
     async list() {
       // A server that cannot run sandboxes holds none.
       if ((await ready).unavailable !== null) return [];
@@ -302,6 +358,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       for (const path of present) if (!path.slice(mountDirectory.length + 1).includes("/")) disks.add(path);
       for (const disk of disks) await unmountDisk(disk).catch(() => {});
       mounted.clear();
+      const volumeMounts = present.filter((path) => path.startsWith(`${volumeHostMount("")}`));
+      for (const volume of volumeMounts) await unmountDisk(volume).catch(() => {});
+      await rmdir(join(mountDirectory, ".volumes")).catch(() => {});
       // Gone unless something is still mounted there.
       await rmdir(mountDirectory).catch(() => {});
     },
@@ -328,6 +387,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       volumeMounts: spec.volumeMounts.map((mount) => ({
         volumeId: mount.volumeId,
         mountPath: mount.mountPath.replace(/\/+$/, ""),
+        sizeBytes: mount.sizeBytes,
       })),
       uid: await records.allocateUserId(spec.id),
     };
@@ -392,7 +452,8 @@ function checkVolumeMount(mount: { volumeId: string; mountPath: string }): void 
   const path = mount.mountPath.replace(/\/+$/, "");
   const valid =
     safeId.test(mount.volumeId) &&
-    allowedMountParents.some((parent) => path.startsWith(parent)) &&
+    path.startsWith("/") &&
+    path.length > 1 &&
     !path.split("/").some((part) => part === ".." || part === ".") &&
     !path.includes("//") &&
     !path.includes("\0");

@@ -10,7 +10,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, chown, cp, mkdir, readFile, rm, rmdir, writeFile } from "node:fs/promises";
+import { chmod, chown, cp, mkdir, readFile, rm, rmdir, statfs, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 /** The uid and gid a sandbox's processes have inside (its host ids are the session's own). */
@@ -132,6 +132,26 @@ export async function formatDisk(imagePath: string, bytes: number): Promise<void
     'mkfs.ext4 -q -F -m 0 -O ^has_journal -E lazy_itable_init=1,nodiscard,root_owner=0:0 "$1"',
   ].join("\n");
   await run("/bin/sh", ["-c", script, "format-disk", imagePath, String(bytes)]);
+}
+
+/**
+ * Makes a volume's disk image of `bytes`: sparse (a volume may be far larger than what it holds,
+ * up to 1 TiB; its blocks are taken as it fills), with a journal (its data outlives sessions).
+ * The size is the file system's: a write past it fails with ENOSPC inside the sandbox.
+ */
+export async function formatVolume(imagePath: string, bytes: number): Promise<void> {
+  const script = [
+    "set -e",
+    'truncate --size "$2" "$1"',
+    'mkfs.ext4 -q -F -m 0 -E lazy_itable_init=1,nodiscard,root_owner=0:0 "$1"',
+  ].join("\n");
+  await run("/bin/sh", ["-c", script, "format-volume", imagePath, String(bytes)]);
+}
+
+/** Blocks in use on a mounted file system, in bytes. */
+export async function usedBytes(mountPoint: string): Promise<number> {
+  const stats = await statfs(mountPoint);
+  return (stats.blocks - stats.bfree) * stats.bsize;
 }
 
 /** Mounts a freshly formatted disk and gives it a /workspace and a /tmp of the session's uid. */
