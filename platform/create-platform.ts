@@ -140,7 +140,7 @@ export async function createPlatform(
     storage.dialect === "sqlite" && config.SVC_MEMORY_SEARCH_THREADS > 0
       ? await startSqliteCheckpoints({ sqlitePath, execute: (sql) => storage.execute(sql), logger })
       : async () => {};
-  const memoryWriter = createMemoryWriter({ memories: storage.memories, clock, logger });
+  const memoryWriter = createMemoryWriter({ memories: storage.memories, logger });
   const memorySearch: MemorySearch =
     config.SVC_MEMORY_SEARCH_THREADS > 0
       ? createMemorySearchThreads({

@@ -15,7 +15,6 @@
  *   linked against the memories as they stood when it was written (a later write never changes
  *   what an earlier one links to): the same relations whatever the timing, on both databases.
  */
-import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
 import {
@@ -64,12 +63,8 @@ const nextTurn: (run: () => void) => void =
     ? (run) => globalThis.setImmediate(run)
     : (run) => setTimeout(run, 0);
 
-export function createMemoryWriter(settings: {
-  memories: MemoryStore;
-  clock: Clock;
-  logger: Logger;
-}): MemoryWriter {
-  const { memories, clock, logger } = settings;
+export function createMemoryWriter(settings: { memories: MemoryStore; logger: Logger }): MemoryWriter {
+  const { memories, logger } = settings;
   const waiting = new Map<string, PendingRemember[]>();
   const writing = new Set<Promise<void>>();
   // One link run per account at a time; the background sweep and `settle` share it.

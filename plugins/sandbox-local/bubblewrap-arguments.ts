@@ -43,6 +43,8 @@ export interface ExecMounts {
   /** Where the session's disk is mounted on the host (holds workspace/ and tmp/). */
   disk: string;
   volumes: Array<{ hostPath: string; mountPath: string }>;
+  /** A custom image's layer, read-only under /opt/cairn/image (image-layer.ts). */
+  imageLayers: Array<{ hostPath: string; mountPath: string }>;
   /** Size of the /dev/shm tmpfs (memory, so bounded apart from the disk). */
   sharedMemoryBytes: number;
 }
@@ -90,6 +92,7 @@ export function bubblewrapArguments(
   // Shallow mounts first so that a volume inside /workspace is not hidden by it.
   const volumes = [...mounts.volumes].sort((a, b) => a.mountPath.length - b.mountPath.length);
   for (const volume of volumes) argumentsList.push("--bind", volume.hostPath, volume.mountPath);
+  for (const layer of mounts.imageLayers) argumentsList.push("--ro-bind", layer.hostPath, layer.mountPath);
   argumentsList.push("--remount-ro", "/", "--chdir", "/workspace");
   // The host pid of the session's pid 1, whose namespaces every exec joins.
   argumentsList.push("--info-fd", String(descriptors.info));

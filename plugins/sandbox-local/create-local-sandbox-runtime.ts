@@ -9,7 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
@@ -25,6 +25,7 @@ import { type ExecMounts, hostSystemArguments } from "./bubblewrap-arguments.ts"
 import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
 import { shellQuote } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
+import { imageLayerMounts } from "./image-layer.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 import {
   createSandboxRecords,
@@ -36,6 +37,7 @@ import {
 } from "./sandbox-records.ts";
 import { buildSeccompFilter } from "./seccomp.ts";
 import {
+  bindReadOnly,
   defaultMountDirectory,
   diskBytes,
   etcMountPoint,
@@ -172,12 +174,26 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
           await mountDisk(records.imageFile(record.id), diskMount(record.id));
         }
         await mountVolumes(record);
+        await mountImage(record);
         startInBackground(record, state);
       } catch (error) {
         logger.error({ sandboxId: record.id, error: String(error) }, "could not mount a sandbox disk");
       }
       mounted.add(record.id);
     }
+  }
+
+  // A custom image's layer, bound read-only where bwrap (running as the session's uid) can reach
+  // it: the data directory's parents may be closed to other users. Shared by every session of it.
+  const imageMount = (layerPath: string) => join(mountDirectory, ".images", basename(layerPath));
+
+  async function mountImage(record: SandboxRecord): Promise<void> {
+    const layerPath = record.image?.layerPath;
+    if (!layerPath) return;
+    const target = imageMount(layerPath);
+    if ((await mountedPaths()).has(target)) return;
+    await mkdir(target, { recursive: true, mode: 0o755 });
+    await bindReadOnly(layerPath, target);
   }
 
   async function mountVolumes(record: SandboxRecord): Promise<void> {
@@ -260,6 +276,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       volumes: rootsOf(record, record.id)
         .slice(2)
         .map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
+      imageLayers: record.image?.layerPath ? imageLayerMounts(imageMount(record.image.layerPath)) : [],
     };
   }
 
@@ -358,7 +375,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       for (const path of present) if (!path.slice(mountDirectory.length + 1).includes("/")) disks.add(path);
       for (const disk of disks) await unmountDisk(disk).catch(() => {});
       mounted.clear();
-      const volumeMounts = present.filter((path) => path.startsWith(`${volumeHostMount("")}`));
+      const volumeMounts = present.filter(
+        (path) => path.startsWith(`${volumeHostMount("")}`) || path.startsWith(`${imageMount("")}`),
+      );
       for (const volume of volumeMounts) await unmountDisk(volume).catch(() => {});
       await rmdir(join(mountDirectory, ".volumes")).catch(() => {});
       // Gone unless something is still mounted there.
@@ -389,6 +408,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         mountPath: mount.mountPath.replace(/\/+$/, ""),
         sizeBytes: mount.sizeBytes,
       })),
+      image: spec.image,
       uid: await records.allocateUserId(spec.id),
     };
     try {
@@ -403,6 +423,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await mountNewDisk(image, diskMount(spec.id), ownerOf(record));
       mounted.add(spec.id);
       await mountVolumes(record);
+      await mountImage(record);
       if (cgroups !== null) await ensureCgroups(cgroups, record);
     } catch (error) {
       await removeSandbox(spec.id).catch(() => {});

@@ -11,7 +11,7 @@ import type { SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
 
 export type SandboxRecord = Pick<
   SandboxSpec,
-  "id" | "accountId" | "size" | "storageGb" | "egressHosts" | "volumeMounts"
+  "id" | "accountId" | "size" | "storageGb" | "egressHosts" | "volumeMounts" | "image"
 > & {
   /** The session's host uid, also its gid. */
   uid: number;

@@ -205,6 +205,11 @@ export async function mountVolume(
   await run("mount", ["--bind", "-o", "nodev,nosuid", volumeDirectory, target]);
 }
 
+/** Binds a host directory read-only at `target` (which must exist). */
+export async function bindReadOnly(source: string, target: string): Promise<void> {
+  await run("mount", ["--bind", "-o", "ro,nodev,nosuid", source, target]);
+}
+
 /** Unmounts the disk and what is bound inside it (lazily when something still holds it) and
  * removes the mount point; a missing mount is fine. */
 export async function unmountDisk(mountPoint: string): Promise<void> {

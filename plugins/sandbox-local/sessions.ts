@@ -16,6 +16,7 @@ import {
   signalNumber,
   spawnInSession,
 } from "./exec.ts";
+import { imageEnvironment } from "./image-layer.ts";
 import { ownerOf, type SandboxRecord } from "./sandbox-records.ts";
 import { type SessionInit, startSessionInit } from "./session-init.ts";
 import type { SessionSpawner } from "./session-spawner.ts";
@@ -160,6 +161,8 @@ export function createSessionManager(options: SessionManagerOptions) {
       limits: sizes[record.size],
       addressSpaceLimit: state.cgroups === null,
       sharedMemoryBytes: sharedMemoryBytes(record),
+      // A custom image's commands find its packages through their environment.
+      ...(record.image?.layerPath ? { environment: imageEnvironment() } : {}),
     };
   }
 

@@ -2,7 +2,8 @@
  * The custom-image tools as an agent meets them, through the SDK's own client over HTTP and over
  * stdio (`cairn mcp serve`) against a live server with the real local builder: their arguments
  * and defaults, a pinned npm package built through the egress proxy (this machine resolves the
- * registry to a documentation-range address, so private egress is allowed here), an unpinned one
+ * registry to a documentation-range address, so private egress is allowed here) and run in a
+ * sandbox started from the image, an unpinned one
  * refused as an isError result with the REST envelope, delete's answer, and the four tools gone
  * when SVC_IMAGE_BUILDER_ENABLED=false.
  */
@@ -106,6 +107,24 @@ describe.each(transports)("image tools over $name", ({ connect }) => {
         error: { code: "validation_error", details: [{ loc: ["arguments", "npm_packages", "0"] }] },
       },
     });
+
+    // A sandbox started from the image runs the package it holds.
+    const sandbox = structured<{ id: string }>(
+      await client.callTool({ name: "create_sandbox", arguments: { image_id: created.id } }),
+      "create_sandbox",
+    );
+    const ran = structured<{ exit_code: number; stdout: string; stderr: string }>(
+      await client.callTool({
+        name: "exec",
+        arguments: { session_id: sandbox.id, command: "node -e \"console.log(require('is-number')(5))\"" },
+      }),
+      "exec",
+    );
+    expect(ran, ran.stderr).toMatchObject({ exit_code: 0, stdout: "true\n" });
+    structured(
+      await client.callTool({ name: "destroy_sandbox", arguments: { session_id: sandbox.id } }),
+      "destroy_sandbox",
+    );
 
     const deleted = structured(
       await client.callTool({ name: "delete_sandbox_image", arguments: { image_id: created.id } }),
