@@ -11,6 +11,7 @@
  */
 import { lstatSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { languageServersPath } from "./language-servers.ts";
 import { sandboxUserId } from "./session-disk.ts";
 
 export const sandboxEnvironment: Record<string, string> = {
@@ -93,6 +94,8 @@ export function bubblewrapArguments(
   const volumes = [...mounts.volumes].sort((a, b) => a.mountPath.length - b.mountPath.length);
   for (const volume of volumes) argumentsList.push("--bind", volume.hostPath, volume.mountPath);
   for (const layer of mounts.imageLayers) argumentsList.push("--ro-bind", layer.hostPath, layer.mountPath);
+  // Where a session process's language servers are bound (language-servers.ts); empty here.
+  argumentsList.push("--dir", languageServersPath);
   argumentsList.push("--remount-ro", "/", "--chdir", "/workspace");
   // The host pid of the session's pid 1, whose namespaces every exec joins.
   argumentsList.push("--info-fd", String(descriptors.info));

@@ -26,6 +26,7 @@ import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
 import { shellQuote } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { imageLayerMounts } from "./image-layer.ts";
+import { languageServersDirectory, languageServersPath } from "./language-servers.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 import {
   createSandboxRecords,
@@ -90,6 +91,12 @@ const defaultVolumeBytes = 1024 ** 3;
 
 export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings): LocalSandboxRuntime {
   const logger = settings.logger ?? silentLogger;
+  // Bound into every session process (the language servers core starts); absent if not installed.
+  const languageServersSource = languageServersDirectory();
+  const languageServers =
+    languageServersSource === null
+      ? undefined
+      : { source: languageServersSource, target: languageServersPath };
   const sizes = resolveSizeLimits(settings.sizes);
   const userIds = settings.userIds ?? defaultUserIds;
   const bubblewrapPath = settings.bubblewrapPath ?? "/usr/bin/bwrap";
@@ -341,7 +348,13 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       const record = await records.load(id);
       // The shell only hands over to the program (same pid), with the arguments exactly as given.
       const command = `exec ${request.command.map(shellQuote).join(" ")}`;
-      const session = await sessions.startProcess(record, await started(), command, request.env);
+      const session = await sessions.startProcess(
+        record,
+        await started(),
+        command,
+        request.env,
+        languageServers,
+      );
       // The port has no stderr: read and dropped, so the process never blocks on it.
       session.stderr.resume();
       return {

@@ -46,6 +46,11 @@ export interface SessionCommand {
   sharedMemoryBytes: number;
   /** The command's whole environment; the sandbox's default (bubblewrap-arguments.ts) when absent. */
   environment?: Record<string, string>;
+  /**
+   * A host directory bound read-only at `target` in the command's own mount namespace only (the
+   * language servers of a session process); `target` must exist in the sandbox.
+   */
+  readOnlyBind?: { source: string; target: string };
 }
 
 /** The helper's settings (`key value` lines, an empty line) followed by the command. */
@@ -56,6 +61,11 @@ export function helperSettings(options: SessionCommand): string {
     lines.push(`env ${name}=${value}`);
   }
   lines.push("workdir /workspace", `shm-bytes ${options.sharedMemoryBytes}`);
+  if (options.readOnlyBind) {
+    const { source, target } = options.readOnlyBind;
+    if (/\n/.test(source + target)) throw new Error("a bound path must not contain a newline");
+    lines.push(`bind-source ${source}`, `bind-target ${target}`);
+  }
   return `${lines.join("\n")}\n\n${options.command}`;
 }
 

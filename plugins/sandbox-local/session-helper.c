@@ -11,7 +11,9 @@
  *   3. joins the session's mount, network, IPC, UTS, cgroup and pid namespaces, and forks;
  *   4. the child makes a pid and a mount namespace of the exec's own (so no exec sees, signals,
  *      traces or reads the environment of another exec's processes or of the session's init) and
- *      forks the exec's pid 1, which mounts a fresh /proc (with /proc/sys read-only) and /dev/shm,
+ *      forks the exec's pid 1, which mounts a fresh /proc (with /proc/sys read-only) and /dev/shm
+ *      (and, for a session process that asks for it, one host directory read-only: a copy of its
+ *      mount taken before the helper left the host's mount namespace, so no exec ever sees it),
  *      enters the session's inner user namespace (the sandbox user, uid 1000), drops every
  *      capability, sets no_new_privs, loads the seccomp filter and only then forks the command's
  *      shell. It reaps orphans and exits with the shell's status; the kernel then kills whatever
@@ -78,6 +80,9 @@ struct settings {
   unsigned long shm_bytes;
   /* A session's bwrap: the session's host uid and gid. */
   long uid;
+  /* A host directory bound read-only at a path inside this command's own mount namespace. */
+  char *bind_source;
+  char *bind_target;
   char *command;
   size_t command_length;
 };
@@ -147,6 +152,8 @@ static void parse(char *input, size_t length, struct settings *settings) {
     else if (strcmp(cursor, "workdir") == 0) settings->workdir = value;
     else if (strcmp(cursor, "shm-bytes") == 0) settings->shm_bytes = strtoul(value, NULL, 10);
     else if (strcmp(cursor, "uid") == 0) settings->uid = strtol(value, NULL, 10);
+    else if (strcmp(cursor, "bind-source") == 0) settings->bind_source = value;
+    else if (strcmp(cursor, "bind-target") == 0) settings->bind_target = value;
     else fail_plain("unknown setting");
     cursor = newline + 1;
   }
@@ -316,6 +323,19 @@ static int run_command(char *input, size_t length) {
   if (filter_fd < 0) fail("open the seccomp filter");
   char *filter = read_all(filter_fd, &filter_length);
   close(filter_fd);
+  int bound_tree = -1;
+  if ((settings.bind_source == NULL) != (settings.bind_target == NULL)) fail_plain("incomplete bind");
+  if (settings.bind_source != NULL) {
+    /* Taken here, in the host's mount namespace, as a detached copy made read-only; attached
+     * below inside the command's own mount namespace only. */
+    bound_tree = open_tree(AT_FDCWD, settings.bind_source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (bound_tree < 0) fail("open the tree to bind");
+    struct mount_attr attributes = {
+        .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+    };
+    if (mount_setattr(bound_tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attributes, sizeof attributes) != 0)
+      fail("make the bound tree read-only");
+  }
 
   const char *names[] = {"mnt", "net", "ipc", "uts", "cgroup", "pid"};
   const int types[] = {CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, CLONE_NEWPID};
@@ -353,6 +373,11 @@ static int run_command(char *input, size_t length) {
 
   /* Pid 1 of the exec. */
   mount_exec_file_systems(settings.shm_bytes);
+  if (bound_tree >= 0) {
+    if (move_mount(bound_tree, "", AT_FDCWD, settings.bind_target, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+      fail("bind the read-only tree");
+    close(bound_tree);
+  }
   if (setns(inner_user, CLONE_NEWUSER) != 0) fail("enter the sandbox user namespace");
   close(inner_user);
   if (chdir(settings.workdir) != 0) fail("chdir");

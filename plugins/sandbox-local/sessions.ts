@@ -217,18 +217,22 @@ export function createSessionManager(options: SessionManagerOptions) {
     }
   }
 
-  /** `environment` replaces the sandbox's default one (bubblewrap-arguments.ts) when given. */
+  /**
+   * `environment` replaces the sandbox's default one (bubblewrap-arguments.ts) when given;
+   * `readOnlyBind` is bound in the process's own mount namespace only (exec.ts).
+   */
   async function startProcess(
     record: SandboxRecord,
     state: AvailableState,
     command: string,
     environment?: Record<string, string>,
+    readOnlyBind?: SessionCommand["readOnlyBind"],
   ): Promise<SessionProcess> {
     const { id } = record;
     const init = await joinSession(record, state);
     const { cgroupTaskFiles, sweep } = await prepareLimits(record, state, "process");
     const child = spawnInSession(
-      { ...sessionCommand(record, state, init, cgroupTaskFiles, command), environment },
+      { ...sessionCommand(record, state, init, cgroupTaskFiles, command), environment, readOnlyBind },
       "pipe",
     );
     const exitCode = new Promise<number | null>((resolve) => {

@@ -98,7 +98,7 @@ export function createLanguageServers(options: LanguageServersOptions): Language
       try {
         const process = await runtime.spawnProcess(sessionId, {
           command: spec.command,
-          env: { HOME: "/workspace", PATH: "/usr/local/bin:/usr/bin:/bin" },
+          env: { HOME: "/workspace", PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TMPDIR: "/tmp" },
         });
         const client = await startLanguageClient(process, {
           languageIdOf: spec.languageIdOf,

@@ -5,8 +5,8 @@
  * sandbox's /usr/bin/node (docs/sandboxes.md#language-servers).
  */
 
-/** Where a sandbox sees the project's node_modules (read-only). */
-export const languageServersPath = "/opt/cairn/lsp/node_modules";
+/** Where a language server sees the project's node_modules (read-only); an empty directory to every other process of the sandbox. */
+export const languageServersPath = "/cairn/lsp/node_modules";
 
 export interface Language {
   /** The server's command line inside the sandbox. */
