@@ -1,14 +1,16 @@
 /**
  * Language servers in real local sandboxes (docs/sandboxes.md#language-servers): pyright and
  * typescript-language-server from the project's install, run inside the sandbox on its
- * /usr/bin/node, answer completions; the per-sandbox cap holds; destroying the sandbox leaves no
- * process of its host uid.
+ * /usr/bin/node, answer completions; the per-sandbox cap holds; an exec sees none of their
+ * install; destroying the sandbox, its expiry and a stopping server each leave no process of the
+ * sandbox's host uid.
  */
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock, reapExpiredSandboxes } from "../../core/index.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -116,5 +118,60 @@ describe("language servers in local sandboxes", () => {
     expect((await client.destroy(sessionId)).status).toBe(204);
     expect(await processesOf(record.uid)).toEqual([]);
     expect(test.platform.languageServers.count(sessionId)).toBe(0);
+  });
+});
+
+describe("a stopping Cairn server", () => {
+  it("leaves no language-server process behind", { timeout: 120_000 }, async () => {
+    const test = await createSandboxPlatform("sqlite");
+    let closed = false;
+    try {
+      const client = await createSandboxClient(test);
+      const { id } = await client.createActive();
+      const started = await client.sendJson<{ lsp_id: string }>(`/v1/sandboxes/${id}/lsp/start`, {
+        method: "POST",
+        json: { language: "python" },
+      });
+      expect(started.status).toBe(200);
+      const { uid } = JSON.parse(
+        await readFile(join(test.dataDir, "sandboxes", id, "sandbox.json"), "utf8"),
+      ) as {
+        uid: number;
+      };
+      expect(await processesOf(uid)).toContain("node");
+      await test.close();
+      closed = true;
+      expect(await processesOf(uid)).toEqual([]);
+    } finally {
+      if (!closed) await test.close();
+    }
+  });
+});
+
+describe("an expired sandbox", () => {
+  it("loses its language servers when the reaper ends it", { timeout: 120_000 }, async () => {
+    const clock = createManualClock(new Date());
+    const test = await createSandboxPlatform("sqlite", { clock });
+    try {
+      const client = await createSandboxClient(test);
+      const { id } = await client.createActive({ lifetime_minutes: 5 });
+      const started = await client.sendJson(`/v1/sandboxes/${id}/lsp/start`, {
+        method: "POST",
+        json: { language: "python" },
+      });
+      expect(started.status).toBe(200);
+      const { uid } = JSON.parse(
+        await readFile(join(test.dataDir, "sandboxes", id, "sandbox.json"), "utf8"),
+      ) as {
+        uid: number;
+      };
+      expect(await processesOf(uid)).toContain("node");
+      clock.advance(6 * 60_000);
+      expect(await reapExpiredSandboxes(test.platform)).toBe(1);
+      expect(test.platform.languageServers.count(id)).toBe(0);
+      expect(await processesOf(uid)).toEqual([]);
+    } finally {
+      await test.close();
+    }
   });
 });
