@@ -89,6 +89,7 @@ async function createSandboxRuntime(config: Config, logger: Logger): Promise<San
     dataDir: config.SVC_DATA_DIR,
     logger,
     userIds: config.SVC_SANDBOX_UID_RANGE,
+    egress: { allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS },
   });
 }
 

@@ -13,6 +13,7 @@ import { lstatSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { languageServersPath } from "./language-servers.ts";
 import { sandboxUserId } from "./session-disk.ts";
+import { egressDirectory } from "./session-egress.ts";
 
 export const sandboxEnvironment: Record<string, string> = {
   PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -46,6 +47,8 @@ export interface ExecMounts {
   volumes: Array<{ hostPath: string; mountPath: string }>;
   /** A custom image's layer, read-only under /opt/cairn/image (image-layer.ts). */
   imageLayers: Array<{ hostPath: string; mountPath: string }>;
+  /** A granted session's egress-proxy socket directory, read-only at /cairn/egress (session-egress.ts). */
+  egress: string | null;
   /** Size of the /dev/shm tmpfs (memory, so bounded apart from the disk). */
   sharedMemoryBytes: number;
 }
@@ -94,6 +97,7 @@ export function bubblewrapArguments(
   const volumes = [...mounts.volumes].sort((a, b) => a.mountPath.length - b.mountPath.length);
   for (const volume of volumes) argumentsList.push("--bind", volume.hostPath, volume.mountPath);
   for (const layer of mounts.imageLayers) argumentsList.push("--ro-bind", layer.hostPath, layer.mountPath);
+  if (mounts.egress !== null) argumentsList.push("--ro-bind", mounts.egress, egressDirectory);
   // Where a session process's language servers are bound (language-servers.ts); empty here.
   argumentsList.push("--dir", languageServersPath);
   argumentsList.push("--remount-ro", "/", "--chdir", "/workspace");

@@ -54,6 +54,12 @@ import {
   usedBytes,
   volumeMountPoint,
 } from "./session-disk.ts";
+import {
+  createSessionEgress,
+  type EgressSettings,
+  egressHostDirectory,
+  forwarderCommand,
+} from "./session-egress.ts";
 import { buildSessionHelper } from "./session-helper.ts";
 import { createSessionSpawner } from "./session-spawner.ts";
 import { type AvailableState, createSessionManager, type SessionProcess } from "./sessions.ts";
@@ -79,6 +85,8 @@ export interface LocalSandboxRuntimeSettings {
   mountDirectory?: string;
   /** false makes every disk at create; by default one spare disk of the small size waits (2 GiB). */
   spareDisk?: boolean;
+  /** How granted hosts are reached (session-egress.ts); private addresses refused by default. */
+  egress?: EgressSettings;
 }
 
 export interface LocalSandboxRuntime extends SandboxRuntime {
@@ -182,7 +190,10 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         }
         await mountVolumes(record);
         await mountImage(record);
+        if (record.egressHosts.length > 0)
+          await mkdir(egressHostDirectory(diskMount(record.id)), { recursive: true });
         startInBackground(record, state);
+        startEgress(record, state);
       } catch (error) {
         logger.error({ sandboxId: record.id, error: String(error) }, "could not mount a sandbox disk");
       }
@@ -274,6 +285,25 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     isClosed: () => closed,
   });
   const { startInBackground } = sessions;
+  const egress = createSessionEgress({ allowPrivateEgress: false, ...settings.egress, logger });
+  // Per granted session: its proxy and forwarder, started with the session; execs wait for them.
+  const egressReady = new Map<string, Promise<void>>();
+
+  function startEgress(record: SandboxRecord, state: AvailableState): void {
+    if (record.egressHosts.length === 0) return;
+    const ready = (async () => {
+      await egress.start(record.id, record.egressHosts, diskMount(record.id));
+      const forwarder = await sessions.startProcess(record, state, forwarderCommand);
+      await new Promise<void>((resolve, reject) => {
+        forwarder.stdout.once("data", () => resolve());
+        void forwarder.exited.then((code) => reject(new Error(`the egress forwarder exited (${code})`)));
+      });
+    })();
+    ready.catch((error: unknown) =>
+      logger.error({ sandboxId: record.id, error: String(error) }, "could not start a sandbox's egress"),
+    );
+    egressReady.set(record.id, ready);
+  }
 
   function mountsOf(record: SandboxRecord): ExecMounts {
     return {
@@ -284,6 +314,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         .slice(2)
         .map((root) => ({ hostPath: root.hostPath, mountPath: root.sandboxPath })),
       imageLayers: record.image?.layerPath ? imageLayerMounts(imageMount(record.image.layerPath)) : [],
+      egress: record.egressHosts.length > 0 ? egressHostDirectory(diskMount(record.id)) : null,
     };
   }
 
@@ -302,6 +333,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       if (!safeId.test(id) || (await ready).unavailable !== null) return;
       await sessions.terminateRunning(id);
       await sessions.killInit(id);
+      egressReady.delete(id);
+      await egress.stop(id);
       await removeSandbox(id);
     },
 
@@ -333,6 +366,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     async exec(id, request) {
       if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
       const record = await records.load(id);
+      // A granted session's proxy and forwarder first (a failure there shows in the exec).
+      await egressReady.get(id)?.catch(() => {});
       return sessions.execute(record, await started(), request);
     },
 
@@ -379,6 +414,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await Promise.allSettled([...pendingCreates]);
       // Before the disks go: each init holds its sandbox's mounts.
       await sessions.killAllInits();
+      await egress.stopAll();
       await state?.spawner?.close();
       await state?.spares?.close();
       // Disks stay on the data directory; the next start mounts them again. Every disk under the
@@ -437,6 +473,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       mounted.add(spec.id);
       await mountVolumes(record);
       await mountImage(record);
+      if (record.egressHosts.length > 0)
+        await mkdir(egressHostDirectory(diskMount(spec.id)), { recursive: true });
       if (cgroups !== null) await ensureCgroups(cgroups, record);
     } catch (error) {
       await removeSandbox(spec.id).catch(() => {});
@@ -446,12 +484,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     }
     // The first exec waits for it; create need not.
     startInBackground(record, state);
-    if (spec.egressHosts.length > 0) {
-      logger.info(
-        { sandboxId: spec.id, egressHosts: spec.egressHosts.length },
-        "local sandboxes have no network; egress hosts are not reachable from inside",
-      );
-    }
+    startEgress(record, state);
     return { podName: null, note: "Local bubblewrap sandbox; use exec and the file operations." };
   }
 

@@ -16,8 +16,8 @@ import {
   signalNumber,
   spawnInSession,
 } from "./exec.ts";
-import { imageEnvironment } from "./image-layer.ts";
 import { ownerOf, type SandboxRecord } from "./sandbox-records.ts";
+import { sessionEnvironment } from "./session-environment.ts";
 import { type SessionInit, startSessionInit } from "./session-init.ts";
 import type { SessionSpawner } from "./session-spawner.ts";
 import type { SizeLimits } from "./sizes.ts";
@@ -161,8 +161,8 @@ export function createSessionManager(options: SessionManagerOptions) {
       limits: sizes[record.size],
       addressSpaceLimit: state.cgroups === null,
       sharedMemoryBytes: sharedMemoryBytes(record),
-      // A custom image's commands find its packages through their environment.
-      ...(record.image?.layerPath ? { environment: imageEnvironment() } : {}),
+      // A custom image's packages and the egress proxy are found through the environment.
+      environment: sessionEnvironment(record),
     };
   }
 
