@@ -31,6 +31,7 @@ import {
   sessionIdLabel,
 } from "./manifests.ts";
 import { createPodCommandRunner, type ExecWebSocket, PodCommandError } from "./pod-exec.ts";
+import { createPodProcessStarter } from "./pod-process.ts";
 import { waitForRunningPod } from "./wait-for-pod.ts";
 
 export interface SandboxLogger {
@@ -108,6 +109,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
   // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list().
   const mountPaths = new Map<string, string[]>();
   const lifetime = new AbortController();
+  const startProcess = createPodProcessStarter({ kubeConfig, namespace, webSocket: settings.execWebSocket });
 
   const deleteQuietly = async (kind: "pod" | "policy" | "claim", name: string) => {
     try {
@@ -267,6 +269,21 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
             : "Could not run the command in the sandbox",
           error,
         );
+      }
+    },
+
+    async spawnProcess(id, request) {
+      if (lifetime.signal.aborted)
+        throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
+      try {
+        const started = await startProcess(objectName(id), request);
+        // Closing the runtime ends its processes' streams, as it cancels its execs.
+        const onClose = () => started.kill();
+        lifetime.signal.addEventListener("abort", onClose, { once: true });
+        void started.exited.then(() => lifetime.signal.removeEventListener("abort", onClose));
+        return started;
+      } catch (error) {
+        throw operationFailed("Could not start the process in the sandbox", error);
       }
     },
 
