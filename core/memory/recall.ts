@@ -181,20 +181,23 @@ export async function recallMemories(
     }
   }
   const lexical = new Map(top);
-  const score = (boosts: ReadonlyMap<string, number>, specific?: ReadonlyMap<string, number>) =>
+  const score = (
+    limit: number,
+    boosts: ReadonlyMap<string, number>,
+    specific?: ReadonlyMap<string, number>,
+  ) =>
     scoreCandidates({
       query: request.query,
       now: request.now,
       candidates: [...byId.values()].map((row) => ({ ...row, relationBoost: boosts.get(row.id) })),
       lexical,
       specificity: specific,
+      limit,
     });
 
   // 1-hop relation neighbours of the best rows of a first ranking join with the edge's
   // confidence (the first ranking, not BM25 alone, picks them: it breaks ties by time, not id).
-  const seeds = score(new Map())
-    .slice(0, neighbourSeeds)
-    .map((hit) => hit.id);
+  const seeds = score(neighbourSeeds, new Map()).map((hit) => hit.id);
   const edges = await store.relationsTouching(accountId, seeds);
   const boosts = new Map<string, number>();
   for (const edge of edges) {
@@ -214,6 +217,6 @@ export async function recallMemories(
   const hits = top.map(([id]) => byId.get(id) as MemoryRecord);
   const statistics = candidateStatistics(hits.map((row) => row.content));
   const specific = new Map(hits.map((row) => [row.id, specificity(row.content, statistics)]));
-  const scored = score(boosts, specific).slice(0, request.limit);
+  const scored = score(request.limit, boosts, specific);
   return scored.map((hit) => ({ record: byId.get(hit.id) as MemoryRecord, score: hit.score }));
 }

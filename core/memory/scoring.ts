@@ -45,6 +45,8 @@ export interface ScoringInput {
   lexical: ReadonlyMap<string, number>;
   /** Per row: `specificity` of its content (0–1); absent = 0. */
   specificity?: ReadonlyMap<string, number>;
+  /** Only this many best rows are wanted (default all): near-copies are looked for among them only. */
+  limit?: number;
 }
 
 export interface ScoredMemory {
@@ -267,9 +269,12 @@ function nearlyEqual(first: ReadonlySet<string>, second: ReadonlySet<string>): b
 
 /** Demote a row whose tokens nearly repeat a higher-ranked row, so copies do not crowd the top.
  * A row and the row that superseded it are never copies: their difference is the answer. */
-function diversify(ranked: Analysed[]): void {
+function diversify(ranked: Analysed[], limit: number): void {
   const leaders: Analysed[] = [];
   for (const row of ranked.slice(0, diversifyWindow)) {
+    // Past `limit` distinct rows, nothing further down can reach the top `limit`: a row after
+    // them scores no more than they do, and a demoted copy was already looked at.
+    if (leaders.length >= limit) break;
     const copies = leaders.some(
       (leader) =>
         leader.candidate.supersededById !== row.candidate.id &&
@@ -343,6 +348,7 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
     ranked.push(row);
   }
   ranked.sort(compareRanked);
-  diversify(ranked);
-  return ranked.map((row) => ({ id: row.candidate.id, score: row.score }));
+  const limit = input.limit ?? ranked.length;
+  diversify(ranked, limit);
+  return ranked.slice(0, limit).map((row) => ({ id: row.candidate.id, score: row.score }));
 }
