@@ -3,7 +3,7 @@
  * parsed once here. Core takes the environment as a plain record so it stays runtime-neutral.
  */
 import { z } from "zod";
-import { sandboxSizes } from "./sandboxes/sizes.ts";
+import { sandboxSizes } from "./sandboxes/sessions/sizes.ts";
 
 const boolean = (fallback: boolean) =>
   z

@@ -22,7 +22,7 @@ export type * from "./ports/sandbox-runtime.ts";
 export type * from "./ports/storage.ts";
 export * from "./rate-limits.ts";
 export * from "./registry.ts";
-export * from "./sandboxes/lifecycle.ts";
+export * from "./sandboxes/sessions/lifecycle.ts";
 export * from "./token-bucket.ts";
 export * from "./tool.ts";
 export * from "./version.ts";

@@ -13,9 +13,9 @@ import type { PasswordHasher } from "./ports/passwords.ts";
 import type { LoginGuard, TokenBucketStore } from "./ports/rate-limit.ts";
 import type { SandboxRuntime } from "./ports/sandbox-runtime.ts";
 import type { Storage } from "./ports/storage.ts";
-import type { ImageBuilds } from "./sandboxes/images.ts";
+import type { SecretCipher } from "./sandboxes/broker/secrets.ts";
+import type { ImageBuilds } from "./sandboxes/images/images.ts";
 import type { LanguageServers } from "./sandboxes/lsp/language-servers.ts";
-import type { SecretCipher } from "./sandboxes/secrets.ts";
 
 export interface Platform {
   readonly config: Config;

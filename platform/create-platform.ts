@@ -20,9 +20,9 @@ import {
 } from "../core/index.ts";
 import { recallMemories } from "../core/memory/recall.ts";
 import type { ImageBuilder } from "../core/ports/image-builder.ts";
-import { createImageBuilds } from "../core/sandboxes/images.ts";
+import { createSecretCipher } from "../core/sandboxes/broker/secrets.ts";
+import { createImageBuilds } from "../core/sandboxes/images/images.ts";
 import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
-import { createSecretCipher } from "../core/sandboxes/secrets.ts";
 import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
 import { createLocalImageBuilder } from "../plugins/image-builder-local/index.ts";
 import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";

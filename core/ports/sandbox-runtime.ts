@@ -6,7 +6,7 @@
  * once in core on top of the primitive file access below.
  */
 
-import type { SandboxSize } from "../sandboxes/sizes.ts";
+import type { SandboxSize } from "../sandboxes/sessions/sizes.ts";
 
 export type { SandboxSize };
 

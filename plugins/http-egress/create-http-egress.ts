@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { type Egress, ServiceError } from "../../core/index.ts";
-import { isUnsafeAddress } from "../../core/sandboxes/secrets.ts";
+import { isUnsafeAddress } from "../../core/sandboxes/broker/secrets.ts";
 
 function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {

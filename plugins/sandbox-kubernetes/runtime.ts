@@ -15,7 +15,7 @@ import type {
   SandboxSize,
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
-import { isUnsafeAddress } from "../../core/sandboxes/network-addresses.ts";
+import { isUnsafeAddress } from "../../core/sandboxes/network/network-addresses.ts";
 import { createPodFileSystem } from "./file-system.ts";
 import {
   buildNetworkPolicy,

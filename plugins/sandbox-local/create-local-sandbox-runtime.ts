@@ -20,7 +20,7 @@ import type {
   SandboxRuntime,
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
-import { defaultStorageGb } from "../../core/sandboxes/sizes.ts";
+import { defaultStorageGb } from "../../core/sandboxes/sessions/sizes.ts";
 import { type ExecMounts, hostSystemArguments } from "./bubblewrap-arguments.ts";
 import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
 import { shellQuote } from "./exec.ts";

@@ -9,7 +9,11 @@
  *   CAIRN_ALLOWLIST_CASES=100000 CAIRN_ALLOWLIST_SEED=7 npx vitest run test/sandboxes/allowlist-differential.test.ts
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AllowlistRule, analyseCommand, checkCommand } from "../../core/sandboxes/allowlist.ts";
+import {
+  type AllowlistRule,
+  analyseCommand,
+  checkCommand,
+} from "../../core/sandboxes/allowlist/allowlist.ts";
 import { createTestRuntime, type TestRuntime } from "../../plugins/sandbox-local/test-support.ts";
 import { createCaseGenerator, createRandom, quote } from "./allowlist-case-generator.ts";
 

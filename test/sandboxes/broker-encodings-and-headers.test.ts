@@ -1,5 +1,5 @@
 /**
- * The HTTP broker (docs/api.md#http-broker, core/sandboxes/BROKER.md) against a real HTTP server on the
+ * The HTTP broker (docs/api.md#http-broker, core/sandboxes/broker/BROKER.md) against a real HTTP server on the
  * host's loopback, for issue 7's findings 5 to 7: a secret echoed back as base64 (at any offset
  * in a longer blob, wrapped), base64url or hex is redacted; a caller-set Host, hop-by-hop headers
  * and headers HTTP cannot carry are refused before anything is sent; a host name that does not

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseAllowlistRules } from "../../sandboxes/allowlist.ts";
+import { parseAllowlistRules } from "../../sandboxes/allowlist/allowlist.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { rulesOut } from "./schemas.ts";
 

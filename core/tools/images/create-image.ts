@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
 import type { ImageRecord } from "../../ports/storage.ts";
-import { imageBases, offeredBases, type PackageKind, packageName, specHash } from "../../sandboxes/images.ts";
+import {
+  imageBases,
+  offeredBases,
+  type PackageKind,
+  packageName,
+  specHash,
+} from "../../sandboxes/images/images.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { storableString } from "../text.ts";
 import { imagesEnabled, packageList } from "./schemas.ts";

@@ -4,10 +4,10 @@
  */
 import { z } from "zod";
 import type { ImageRecord } from "../../ports/storage.ts";
-import { type PackageKind, packageEntryProblem } from "../../sandboxes/images.ts";
+import { type PackageKind, packageEntryProblem } from "../../sandboxes/images/images.ts";
 import { resourceId } from "../resource-id.ts";
 
-export { imagesEnabled } from "../../sandboxes/images.ts";
+export { imagesEnabled } from "../../sandboxes/images/images.ts";
 
 export const imageStatuses = ["queued", "building", "completed", "failed"] as const;
 

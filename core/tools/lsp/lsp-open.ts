@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { maxContentCharacters } from "../../sandboxes/file-operations.ts";
+import { maxContentCharacters } from "../../sandboxes/files/file-operations.ts";
 import { defineTool } from "../../tool.ts";
 import { runtimeCall, sessionIdParameter } from "../sandboxes/sessions.ts";
 import { documentPathField, lspEnabled, lspIdParameter, lspRoute, requireLanguageServer } from "./schemas.ts";

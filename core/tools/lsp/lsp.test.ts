@@ -10,7 +10,7 @@ import {
   type TestPlatform,
 } from "../../../test/support/platforms.ts";
 import type { SandboxRuntime } from "../../ports/sandbox-runtime.ts";
-import { createInMemoryFileSystem } from "../../sandboxes/in-memory-file-system.ts";
+import { createInMemoryFileSystem } from "../../sandboxes/files/in-memory-file-system.ts";
 import {
   createFakeLanguageServer,
   type FakeLanguageServer,

@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config.ts";
+import { resolveSandboxPath } from "../../sandboxes/files/paths.ts";
 import type { LanguageClient } from "../../sandboxes/lsp/language-client.ts";
-import { resolveSandboxPath } from "../../sandboxes/paths.ts";
 import type { ToolContext } from "../../tool.ts";
 import { requireActiveSession } from "../sandboxes/sessions.ts";
 

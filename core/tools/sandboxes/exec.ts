@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
-import { type AllowlistRule, checkCommand } from "../../sandboxes/allowlist.ts";
+import { type AllowlistRule, checkCommand } from "../../sandboxes/allowlist/allowlist.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { storableString } from "../text.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";

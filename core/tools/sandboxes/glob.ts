@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { globFiles } from "../../sandboxes/file-operations.ts";
+import { globFiles } from "../../sandboxes/files/file-operations.ts";
 import { defineTool } from "../../tool.ts";
 import { fileEntry, filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { grepFiles } from "../../sandboxes/file-operations.ts";
+import { grepFiles } from "../../sandboxes/files/file-operations.ts";
 import { defineTool } from "../../tool.ts";
 import { filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
-import { headerProblems, invalidHeaderValues, invalidValueMessage } from "../../sandboxes/broker-headers.ts";
-import { createRedactor, type GrantedSecret, substituteSecrets } from "../../sandboxes/secrets.ts";
+import {
+  headerProblems,
+  invalidHeaderValues,
+  invalidValueMessage,
+} from "../../sandboxes/broker/broker-headers.ts";
+import { createRedactor, type GrantedSecret, substituteSecrets } from "../../sandboxes/broker/secrets.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { viewFile } from "../../sandboxes/file-operations.ts";
+import { viewFile } from "../../sandboxes/files/file-operations.ts";
 import { defineTool } from "../../tool.ts";
 import { descriptionField, filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
-import { checkAllowedHostSyntax, isUnsafeAddress } from "../../sandboxes/secrets.ts";
+import { checkAllowedHostSyntax, isUnsafeAddress } from "../../sandboxes/broker/secrets.ts";
 import { defineTool, requireAccount, type ToolContext } from "../../tool.ts";
 import { storableString } from "../text.ts";
 import { secretOut } from "./schemas.ts";

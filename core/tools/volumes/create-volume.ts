@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { provisionVolume } from "../../sandboxes/volumes.ts";
+import { provisionVolume } from "../../sandboxes/volumes/volumes.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { storableString } from "../text.ts";
 import { volumesEnabled } from "./schemas.ts";

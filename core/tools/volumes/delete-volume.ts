@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deleteVolume as removeVolume } from "../../sandboxes/volumes.ts";
+import { deleteVolume as removeVolume } from "../../sandboxes/volumes/volumes.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { runtimeCall } from "../sandboxes/sessions.ts";
 import { volumeIdParameter, volumesEnabled } from "./schemas.ts";

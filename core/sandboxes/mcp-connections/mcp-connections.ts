@@ -3,8 +3,8 @@
  * in `mcp_connection_names` become exactly their catalog hosts in the sandbox's egress, and an
  * unknown label refuses the create before anything exists.
  */
-import { ServiceError } from "../errors.ts";
-import type { Platform } from "../platform.ts";
+import { ServiceError } from "../../errors.ts";
+import type { Platform } from "../../platform.ts";
 
 export interface ResolvedConnections {
   /** The labels, each once, in the order given. */

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 import {
   createFile,
   globFiles,

@@ -1,5 +1,5 @@
 /**
- * Request headers the HTTP broker refuses from a caller (core/sandboxes/BROKER.md), checked before
+ * Request headers the HTTP broker refuses from a caller (core/sandboxes/broker/BROKER.md), checked before
  * anything is sent. `Host` could make a shared CDN or proxy in front of an allowed host route the
  * request, and the secret in it, to another site; hop-by-hop headers and `Content-Length` are the
  * connection's, which the broker frames itself. Refused on every request, not only those carrying

@@ -4,7 +4,7 @@
  * resolved by resolveSandboxPath before the runtime sees it.
  */
 
-import type { SandboxFileSystem } from "../ports/sandbox-runtime.ts";
+import type { SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
 import {
   byPath,
   type DirectoryEntry,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 import { createSecretCipher, type GrantedSecret, redactSecrets, substituteSecrets } from "./secrets.ts";
 
 describe("createSecretCipher", () => {

@@ -5,7 +5,7 @@
  * and hard links are the runtime's to refuse, since only it can see them.
  */
 
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 
 export const workspaceRoot = "/workspace";
 

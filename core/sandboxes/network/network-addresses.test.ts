@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 import { checkAllowedHostSyntax, isUnsafeAddress, parseIPv6 } from "./network-addresses.ts";
 
 describe("checkAllowedHostSyntax", () => {

@@ -4,7 +4,7 @@
  * A service echoes a value in more than one form, so each secret is looked for as itself,
  * URL-encoded, JSON-escaped, as hex (either case) and as base64 or base64url at any byte offset
  * inside a longer blob (GitHub's contents API returns files that way), with or without padding,
- * wrapped into lines. What this cannot promise is in core/sandboxes/BROKER.md.
+ * wrapped into lines. What this cannot promise is in core/sandboxes/broker/BROKER.md.
  *
  * Every search is linear in the text (text-search.ts); matches are collected as spans of the
  * original text and replaced in one pass, so one form's marker never hides or splits another's.

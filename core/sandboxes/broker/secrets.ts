@@ -5,9 +5,9 @@
  * alike.
  */
 
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 
-export { checkAllowedHostSyntax, isUnsafeAddress } from "./network-addresses.ts";
+export { checkAllowedHostSyntax, isUnsafeAddress } from "../network/network-addresses.ts";
 export { createRedactor, redactionMarker, redactSecrets } from "./secret-redaction.ts";
 
 export interface SecretCipher {

@@ -3,7 +3,7 @@
  * do, and start-up reconciliation re-adopts what the runtime still holds for live sessions and
  * removes the rest, so a restart leaks nothing.
  */
-import type { Platform } from "../platform.ts";
+import type { Platform } from "../../platform.ts";
 
 /** Ends every expired active session; one replica at a time. Returns how many it ended. */
 export async function reapExpiredSandboxes(platform: Platform): Promise<number> {

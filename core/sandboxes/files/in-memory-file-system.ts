@@ -4,8 +4,8 @@
  * `path_outside_sandbox`, missing files are `not_found`, writes create parent directories.
  */
 
-import { ServiceError } from "../errors.ts";
-import type { FileStat, SandboxFileSystem } from "../ports/sandbox-runtime.ts";
+import { ServiceError } from "../../errors.ts";
+import type { FileStat, SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
 import { isWithinRoot, normalizeAbsolutePath } from "./paths.ts";
 
 type Node =

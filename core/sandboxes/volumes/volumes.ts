@@ -3,9 +3,9 @@
  * for the runtime, provisioning after create, and the "no active sandbox mounts it" rule that
  * guards delete. Written once over the storage and runtime ports, shared by both runtimes.
  */
-import { ServiceError } from "../errors.ts";
-import type { Platform } from "../platform.ts";
-import type { SandboxSessionRecord, VolumeRecord, VolumeStatus } from "../ports/storage.ts";
+import { ServiceError } from "../../errors.ts";
+import type { Platform } from "../../platform.ts";
+import type { SandboxSessionRecord, VolumeRecord, VolumeStatus } from "../../ports/storage.ts";
 
 const gibibyte = 1024 ** 3;
 

@@ -9,6 +9,7 @@
  * ALLOWLIST.md describes what the check covers and what it cannot.
  */
 
+import { compileUserPattern } from "../files/regex-safety.ts";
 import type { AllowlistRule } from "./allowlist-rules.ts";
 import {
   isDangerousVariable,
@@ -18,7 +19,6 @@ import {
   wrapperPrograms,
 } from "./command-wrappers.ts";
 import { checkProgramOptions } from "./program-options.ts";
-import { compileUserPattern } from "./regex-safety.ts";
 import type { ShellWord } from "./shell-lexer.ts";
 import { parseShell, type SimpleCommand } from "./shell-parser.ts";
 

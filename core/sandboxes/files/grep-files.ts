@@ -6,8 +6,8 @@
  * match cannot be interrupted, which is why nested repetition is refused up front.
  */
 
-import { ServiceError } from "../errors.ts";
-import type { FileStat, SandboxFileSystem } from "../ports/sandbox-runtime.ts";
+import { ServiceError } from "../../errors.ts";
+import type { FileStat, SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
 import { invalidField, maxViewBytes, maxWalkEntries, relativeTo, statOrNotFound } from "./file-entries.ts";
 import { createGlobFilter } from "./glob.ts";
 import { resolveSandboxPath } from "./paths.ts";

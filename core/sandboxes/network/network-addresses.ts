@@ -5,7 +5,7 @@
  * The DNS lookup itself belongs to a port; this only judges the answers.
  */
 
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 
 const invalidHost = (message: string, index?: number): ServiceError =>
   new ServiceError("invalid_allowed_host", message, index === undefined ? {} : { details: { index } });

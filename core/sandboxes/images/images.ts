@@ -4,12 +4,12 @@
  * thing), the build queue that runs builds in the server process, and resolving create's
  * `image_id` to the layer the runtime starts from. Written once over the storage and builder ports.
  */
-import type { Config } from "../config.ts";
-import { ServiceError } from "../errors.ts";
-import type { ImageBuilder } from "../ports/image-builder.ts";
-import type { Logger } from "../ports/logger.ts";
-import type { SandboxSpec } from "../ports/sandbox-runtime.ts";
-import type { ImageRecord, ImageRepository } from "../ports/storage.ts";
+import type { Config } from "../../config.ts";
+import { ServiceError } from "../../errors.ts";
+import type { ImageBuilder } from "../../ports/image-builder.ts";
+import type { Logger } from "../../ports/logger.ts";
+import type { SandboxSpec } from "../../ports/sandbox-runtime.ts";
+import type { ImageRecord, ImageRepository } from "../../ports/storage.ts";
 
 export type PackageKind = "python" | "apt" | "npm";
 

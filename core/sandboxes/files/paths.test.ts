@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 import { resolveSandboxPath } from "./paths.ts";
 
 const roots = ["/workspace", "/tmp", "/mnt/data"];

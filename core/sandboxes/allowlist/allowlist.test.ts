@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../../errors.ts";
 import { type AllowlistRule, checkCommand, parseAllowlistRules } from "./allowlist.ts";
 
 function serviceErrorOf(action: () => unknown): ServiceError {

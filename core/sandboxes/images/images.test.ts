@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../../config.ts";
 import { logTail, offeredBases, packageEntryProblem, specHash } from "./images.ts";
 
 describe("package entries", () => {

@@ -4,8 +4,8 @@
  * allowlist.ts checks exec commands against the stored rules.
  */
 
-import { ServiceError } from "../errors.ts";
-import { compileUserPattern } from "./regex-safety.ts";
+import { ServiceError } from "../../errors.ts";
+import { compileUserPattern } from "../files/regex-safety.ts";
 
 export interface AllowlistRuleObject {
   command: string;

@@ -3,8 +3,8 @@
  * validation error that names one request field.
  */
 
-import { ServiceError } from "../errors.ts";
-import type { FileStat, SandboxFileSystem } from "../ports/sandbox-runtime.ts";
+import { ServiceError } from "../../errors.ts";
+import type { FileStat, SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
 
 export const maxContentCharacters = 10 * 1024 * 1024;
 export const maxViewBytes = 25 * 1024 * 1024;
