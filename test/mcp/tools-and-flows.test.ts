@@ -44,6 +44,8 @@ describe.each(transports)("over $name", ({ connect }) => {
     expect(listed).toEqual(mcpTools().map((tool) => tool.name));
     for (const name of listed) expect(contractToolNames).toContain(name);
     expect([...listed].sort()).toEqual([...builtToolNames].sort());
+    // Every tool of the contract is built: all 31 are listed.
+    expect(listed).toHaveLength(31);
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description, tool.name).toBeTruthy();
