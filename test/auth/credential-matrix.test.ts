@@ -48,6 +48,10 @@ const sessionBodies: Record<string, unknown> = {
   ls: {},
   glob: { pattern: "*" },
   grep: { pattern: "x" },
+  lsp_start: { language: "typescript" },
+  lsp_open: { path: "a.ts", content: "x" },
+  lsp_completion: { path: "a.ts", line: 0, character: 0 },
+  lsp_stop: {},
 };
 
 function expected(auth: string, credential: Credential, successStatus: number): Expected {
