@@ -44,6 +44,7 @@ import {
   etcMountPoint,
   formatDisk,
   formatVolume,
+  type HostRunner,
   handOverTree,
   mountDisk,
   mountedPaths,
@@ -94,6 +95,9 @@ export interface LocalSandboxRuntime extends SandboxRuntime {
   startProcess(id: string, command: string): Promise<SessionProcess>;
 }
 
+// Where the host tools the runtime runs are looked for.
+const hostToolDirectories = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
 // A volume made at its first mount (one created before volumes had disk images) without a size.
 const defaultVolumeBytes = 1024 ** 3;
 
@@ -138,10 +142,13 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     // Walkable (bwrap runs as each session's uid), not listable: sandbox ids stay unknown to others.
     await mkdir(mountDirectory, { recursive: true, mode: 0o711 });
     await chmod(mountDirectory, 0o711);
+    const spawner = createSessionSpawner(helperPath);
     const spares = await createSpareDisks({
       directory: join(settings.dataDir, "spare-disks"),
       bytes: settings.spareDisk === false ? 0 : diskBytes(defaultStorageGb.small),
       logger,
+      // Formatted through the serving helper, not by forking the server between requests.
+      runner: hostRunner({ cgroups: null, helperPath, spawner }),
     });
     await mountSandboxEtc(systemDirectory, mountDirectory);
     await writeFile(seccompFile, buildSeccompFilter(), { mode: 0o600 });
@@ -156,7 +163,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         );
       }
     }
-    const spawner = createSessionSpawner(helperPath);
     await adoptDisks({ cgroups, helperPath, spawner });
     return { cgroups, spares, helperPath, spawner, unavailable: null };
   })();
@@ -434,6 +440,44 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     },
   };
 
+  /**
+   * Host tools on the path of a create (mount) run through the serving helper: starting them
+   * from the server would fork the whole server first.
+   */
+  function hostRunner(state: AvailableState): HostRunner {
+    const { spawner } = state;
+    return (file, argumentsList) =>
+      new Promise<void>((resolve, reject) => {
+        let errors = "";
+        const path = file.startsWith("/")
+          ? file
+          : hostToolDirectories
+              .map((directory) => join(directory, file))
+              .find((candidate) => existsSync(candidate));
+        if (path === undefined) {
+          reject(new Error(`${file} is not installed`));
+          return;
+        }
+        const command = spawner.runHost([path, ...argumentsList], {
+          stdout: () => {},
+          stderr: (chunk) => {
+            if (errors.length < 4096) errors += chunk.toString("utf8");
+          },
+        });
+        command.status.then(
+          (status) =>
+            status === 0
+              ? resolve()
+              : reject(
+                  new Error(
+                    `${file} ${argumentsList.join(" ")}: ${errors.trim() || `wait status ${status}`}`,
+                  ),
+                ),
+          reject,
+        );
+      });
+  }
+
   async function createSandbox(spec: SandboxSpec): Promise<SandboxConnectInfo> {
     if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
     if (!safeId.test(spec.id)) throw new ServiceError("validation_error", "Invalid sandbox id");
@@ -469,7 +513,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       const spare = closed ? null : await spares?.take(bytes);
       if (spare) await rename(spare, image);
       else await formatDisk(image, bytes);
-      await mountNewDisk(image, diskMount(spec.id), ownerOf(record));
+      await mountNewDisk(image, diskMount(spec.id), ownerOf(record), hostRunner(state));
       mounted.add(spec.id);
       await mountVolumes(record);
       await mountImage(record);

@@ -125,13 +125,13 @@ export interface DiskOwner {
  * preallocated blocks back out of the image. No reserved blocks (the sandbox gets all of it), no
  * journal (scratch space that dies with the session), inode tables zeroed lazily by the kernel.
  */
-export async function formatDisk(imagePath: string, bytes: number): Promise<void> {
+export async function formatDisk(imagePath: string, bytes: number, runner: HostRunner = run): Promise<void> {
   const script = [
     "set -e",
     'fallocate --length "$2" "$1"',
     'mkfs.ext4 -q -F -m 0 -O ^has_journal -E lazy_itable_init=1,nodiscard,root_owner=0:0 "$1"',
   ].join("\n");
-  await run("/bin/sh", ["-c", script, "format-disk", imagePath, String(bytes)]);
+  await runner("/bin/sh", ["-c", script, "format-disk", imagePath, String(bytes)]);
 }
 
 /**
@@ -154,9 +154,17 @@ export async function usedBytes(mountPoint: string): Promise<number> {
   return (stats.blocks - stats.bfree) * stats.bsize;
 }
 
+/** Runs a host tool as root (`run` below, or the session helper: session-spawner.ts). */
+export type HostRunner = (file: string, argumentsList: string[]) => Promise<void>;
+
 /** Mounts a freshly formatted disk and gives it a /workspace and a /tmp of the session's uid. */
-export async function mountNewDisk(imagePath: string, mountPoint: string, owner: DiskOwner): Promise<void> {
-  await mountDisk(imagePath, mountPoint);
+export async function mountNewDisk(
+  imagePath: string,
+  mountPoint: string,
+  owner: DiskOwner,
+  runner: HostRunner = run,
+): Promise<void> {
+  await mountDisk(imagePath, mountPoint, runner);
   // The session's uid is their only user; no other account of the host may read or write them.
   await Promise.all(
     ["workspace", "tmp"].map(async (name) => {
@@ -170,9 +178,13 @@ export async function mountNewDisk(imagePath: string, mountPoint: string, owner:
 }
 
 /** Mounts an existing disk again (after a restart, or a reboot that emptied /run). */
-export async function mountDisk(imagePath: string, mountPoint: string): Promise<void> {
+export async function mountDisk(
+  imagePath: string,
+  mountPoint: string,
+  runner: HostRunner = run,
+): Promise<void> {
   await mkdir(mountPoint, { recursive: true, mode: 0o755 });
-  await run("mount", ["-o", "loop,nodev,nosuid,noatime", imagePath, mountPoint]);
+  await runner("mount", ["-o", "loop,nodev,nosuid,noatime", imagePath, mountPoint]);
 }
 
 /**

@@ -418,12 +418,14 @@ static int run_command(char *input, size_t length) {
  *            with this helper) and descriptor 3 a pipe like stdout. It joins the sandbox's cgroups, sets the rlimits, opens the seccomp
  *            filter on descriptor 9, clears its groups, switches to the session's uid and gid
  *            and sets no_new_privs before it executes bwrap.
+ *   HOST:    a host tool the runtime runs as root (mount, mkfs): its NUL-terminated arguments,
+ *            the program's absolute path first; stdin /dev/null, a PATH and nothing else.
  * Events on stdout: u32 length, u32 id, u8 type, then `length` bytes: STARTED (u32 pid of the
  * process group leader), STDOUT, STDERR and EXTRA (descriptor 3) data, EXITED (i32 wait status,
  * once reaped and every pipe drained) or FAILED (a message). When stdin ends (the server is gone),
  * every process group it started is killed and it exits.
  */
-enum { KIND_COMMAND = 1, KIND_SESSION = 3 };
+enum { KIND_COMMAND = 1, KIND_SESSION = 3, KIND_HOST = 4 };
 enum {
   EVENT_STARTED = 1,
   EVENT_STDOUT = 2,
@@ -527,7 +529,7 @@ static void start_job(uint32_t id, uint8_t kind, char *data, size_t length, cons
   }
   if (job == NULL) return send_failure(id, "cairn-sandbox: too many commands");
   int pipes[3][2];
-  int wanted = kind == KIND_COMMAND ? 2 : 3;
+  int wanted = kind == KIND_SESSION ? 3 : 2;
   for (int index = 0; index < wanted; index++) {
     if (pipe2(pipes[index], O_CLOEXEC) != 0) {
       for (int opened = 0; opened < index; opened++) {
@@ -543,12 +545,13 @@ static void start_job(uint32_t id, uint8_t kind, char *data, size_t length, cons
     server_pid = getppid();
     /* Its own session and process group: what a timeout kills. */
     setsid();
-    int input = kind == KIND_COMMAND ? open("/dev/null", O_RDONLY | O_CLOEXEC) : keepalive[0];
+    int input = kind == KIND_SESSION ? keepalive[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (input < 0 || dup2(input, 0) != 0) _exit(SETUP_FAILED);
     for (int index = 0; index < wanted; index++) {
       if (dup2(pipes[index][1], index + 1) != index + 1) _exit(SETUP_FAILED);
     }
     if (kind == KIND_SESSION) start_session(data, length);
+    if (kind == KIND_HOST) run_program(data, length);
     _exit(run_command(data, length));
   }
   for (int index = 0; index < wanted; index++) close(pipes[index][1]);

@@ -16,6 +16,7 @@ const eventFailed = 5;
 const eventExtra = 6;
 const kindCommand = 1;
 const kindSession = 3;
+const kindHost = 4;
 
 export interface SpawnedCommand {
   /** The pid of the command's process group leader (its helper), once started. */
@@ -41,6 +42,11 @@ export interface SessionSpawner {
    * serving helper; descriptor 3 is a pipe like stdout (`extra`).
    */
   runSession(settings: string, argumentsList: string[], handlers: CommandHandlers): SpawnedCommand;
+  /**
+   * Runs a host tool as root (`argumentsList`, its absolute path first), stdin /dev/null: what
+   * the runtime would otherwise start by forking the server (mount, on the path of a create).
+   */
+  runHost(argumentsList: string[], handlers: CommandHandlers): SpawnedCommand;
   close(): Promise<void>;
 }
 
@@ -150,6 +156,13 @@ export function createSessionSpawner(helperPath: string): SessionSpawner {
       submit(
         kindSession,
         Buffer.from(settings + argumentsList.map((argument) => `${argument}\0`).join(""), "utf8"),
+        handlers,
+      ),
+
+    runHost: (argumentsList, handlers) =>
+      submit(
+        kindHost,
+        Buffer.from(argumentsList.map((argument) => `${argument}\0`).join(""), "utf8"),
         handlers,
       ),
 

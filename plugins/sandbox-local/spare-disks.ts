@@ -8,10 +8,15 @@ import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../core/ports/logger.ts";
-import { formatDisk } from "./session-disk.ts";
+import { formatDisk, type HostRunner } from "./session-disk.ts";
 
-export async function createSpareDisks(options: { directory: string; bytes: number; logger: Logger }) {
-  const { directory, bytes, logger } = options;
+export async function createSpareDisks(options: {
+  directory: string;
+  bytes: number;
+  logger: Logger;
+  runner?: HostRunner;
+}) {
+  const { directory, bytes, logger, runner } = options;
   await rm(directory, { recursive: true, force: true });
   await mkdir(directory, { mode: 0o700 });
   let spare: Promise<string | null> | null = null;
@@ -24,7 +29,7 @@ export async function createSpareDisks(options: { directory: string; bytes: numb
       const taken = wanted === bytes ? spare : null;
       if (taken !== null || spare === null) {
         const image = join(directory, `${randomUUID()}.img`);
-        spare = formatDisk(image, bytes).then(
+        spare = formatDisk(image, bytes, runner).then(
           () => image,
           async (error: unknown) => {
             logger.warn({ error: String(error) }, "could not make a spare sandbox disk");
