@@ -2,7 +2,14 @@ import { z } from "zod";
 import { identityDigest, prepareMemories, writeMemories } from "../../memory/write-memory.ts";
 import type { RelationRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { dateTime, memoryCreateFields, memoryOut, relationTypes, toMemoryOut } from "./schemas.ts";
+import {
+  dateTime,
+  memoryCreateFields,
+  memoryOut,
+  relationTypes,
+  toMemoryInput,
+  toMemoryOut,
+} from "./schemas.ts";
 
 const importMemory = z.object({
   ...memoryCreateFields,
@@ -65,16 +72,7 @@ export const importMemories = defineTool({
       ),
       prepareMemories(
         input.memories.map((memory) => ({
-          content: memory.content,
-          scope: memory.scope,
-          kind: memory.kind,
-          metadata: memory.metadata,
-          sourceSessionId: memory.source_session_id,
-          expiresAt: memory.expires_at,
-          sourceContent: memory.source_content,
-          documentDate: memory.document_date,
-          eventDates: memory.event_dates,
-          importance: memory.importance,
+          ...toMemoryInput(memory),
           createdAt: memory.created_at ?? undefined,
           updatedAt: memory.updated_at ?? undefined,
         })),

@@ -1,6 +1,6 @@
 import { identityDigest } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { memoryCreateRequest, memoryOut, toMemoryOut } from "./schemas.ts";
+import { memoryCreateRequest, memoryOut, toMemoryInput, toMemoryOut } from "./schemas.ts";
 
 export const remember = defineTool({
   name: "remember",
@@ -22,18 +22,7 @@ export const remember = defineTool({
     const accountId = requireAccount(context);
     const record = await context.platform.memoryWriter.remember(
       accountId,
-      {
-        content: input.content,
-        scope: input.scope,
-        kind: input.kind,
-        metadata: input.metadata,
-        sourceSessionId: input.source_session_id,
-        expiresAt: input.expires_at,
-        sourceContent: input.source_content,
-        documentDate: input.document_date,
-        eventDates: input.event_dates,
-        importance: input.importance,
-      },
+      toMemoryInput(input),
       await identityDigest(context.platform.secretCipher, input.scope, input.kind, input.content),
       context.now,
     );

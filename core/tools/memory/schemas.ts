@@ -5,6 +5,7 @@ import type { MemoryRecord, RelationRecord } from "../../ports/memory-store.ts";
 export { memoryKinds, relationTypes } from "../../memory/vocabulary.ts";
 
 import { memoryKinds, relationTypes } from "../../memory/vocabulary.ts";
+import type { MemoryInput } from "../../memory/write-memory.ts";
 
 const metadataLimitBytes = 32 * 1024;
 
@@ -118,6 +119,25 @@ export const memoryCreateFields = {
     .default(0.5)
     .describe("From 0 to 1; higher ranks a little higher in recall"),
 };
+
+/** The fields of a memory as remember and import take them (the wire's snake_case). */
+export type MemoryCreateFields = z.output<z.ZodObject<typeof memoryCreateFields>>;
+
+/** Those fields as the write path takes them (core/memory/write-memory.ts). */
+export function toMemoryInput(fields: MemoryCreateFields): MemoryInput {
+  return {
+    content: fields.content,
+    scope: fields.scope,
+    kind: fields.kind,
+    metadata: fields.metadata,
+    sourceSessionId: fields.source_session_id,
+    expiresAt: fields.expires_at,
+    sourceContent: fields.source_content,
+    documentDate: fields.document_date,
+    eventDates: fields.event_dates,
+    importance: fields.importance,
+  };
+}
 
 export const memoryCreateRequest = z.object(memoryCreateFields);
 export type MemoryCreateInput = z.output<typeof memoryCreateRequest>;
