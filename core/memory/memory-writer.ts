@@ -127,8 +127,11 @@ export function createMemoryWriter(settings: { memories: MemoryStore; logger: Lo
     const previous = linking.get(accountId) ?? Promise.resolve(0);
     const run = previous
       .catch(() => 0)
-      .then(() =>
-        memories.transaction(async (store) => {
+      .then(async () => {
+        // Nearly every read finds nothing queued: one indexed read, not a transaction (on
+        // PostgreSQL that would take the account's lock and queue the reads behind each other).
+        if ((await memories.linkJobs(accountId, 1)).length === 0) return 0;
+        return memories.transaction(async (store) => {
           const jobs = await store.linkJobs(accountId, jobsPerLink);
           await linkQueued(store, accountId, jobs);
           await store.completeLinks(
@@ -136,8 +139,8 @@ export function createMemoryWriter(settings: { memories: MemoryStore; logger: Lo
             jobs.map((job) => job.seq),
           );
           return jobs.length;
-        }),
-      );
+        });
+      });
     linking.set(accountId, run);
     void run
       .finally(() => {
