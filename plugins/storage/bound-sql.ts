@@ -8,19 +8,19 @@
 import type { MikroORM } from "@mikro-orm/core";
 import type { Execute, RunTransaction } from "./memory-store.ts";
 
-interface SqliteStatement {
+export interface SqliteStatement {
   reader: boolean;
   all(parameters: unknown[]): unknown[];
   run(parameters: unknown[]): unknown;
 }
-interface SqliteDatabase {
+export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
 }
-interface PgClient {
+export interface PgClient {
   query(query: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
-interface PgPool extends PgClient {
+export interface PgPool extends PgClient {
   connect(): Promise<PgClient & { release(error?: Error): void }>;
 }
 interface LockingClient {
@@ -51,9 +51,19 @@ function sqliteValue(value: unknown): unknown {
   return value;
 }
 
-async function sqliteSql(orm: MikroORM): Promise<{ execute: Execute; runTransaction: RunTransaction }> {
-  const connection = orm.em.getConnection() as unknown as NativeConnection;
-  const database = (await connection.getNativeClient()) as SqliteDatabase;
+export interface BoundSql {
+  execute: Execute;
+  runTransaction: RunTransaction;
+}
+
+/**
+ * Cached prepared statements on one better-sqlite3 connection; `locked` runs its work holding
+ * whatever lock the connection's other users take (MikroORM's), or at once when it has none.
+ */
+export function sqliteBoundSql(
+  database: SqliteDatabase,
+  locked: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+): BoundSql {
   const statements = new Map<string, SqliteStatement>();
   // Runs now: only call it while holding the connection lock.
   const run = ((sql: string, parameters: unknown[] = []) => {
@@ -63,7 +73,6 @@ async function sqliteSql(orm: MikroORM): Promise<{ execute: Execute; runTransact
     statement.run(values);
     return Promise.resolve([]);
   }) as Execute;
-  const locked = <T>(work: () => Promise<T>) => connection.getClient().connection().execute(work);
   return {
     execute: ((sql: string, parameters?: unknown[]) => locked(() => run(sql, parameters))) as Execute,
     runTransaction: (work) =>
@@ -81,9 +90,8 @@ async function sqliteSql(orm: MikroORM): Promise<{ execute: Execute; runTransact
   };
 }
 
-async function postgresSql(orm: MikroORM): Promise<{ execute: Execute; runTransaction: RunTransaction }> {
-  const connection = orm.em.getConnection() as unknown as NativeConnection;
-  const pool = (await connection.getNativeClient()) as PgPool;
+/** `$n` parameters over a pg pool; a transaction holds one of its clients. */
+export function postgresBoundSql(pool: PgPool): BoundSql {
   const texts = new Map<string, string>();
   // `?` placeholders become `$1…$n` (the store's SQL has no `?` inside literals).
   const numbered = (sql: string) =>
@@ -120,7 +128,12 @@ async function postgresSql(orm: MikroORM): Promise<{ execute: Execute; runTransa
   };
 }
 
-/** The memory store's SQL functions for an open MikroORM instance. */
-export function boundSql(orm: MikroORM, dialect: "sqlite" | "postgresql") {
-  return dialect === "sqlite" ? sqliteSql(orm) : postgresSql(orm);
+/** The memory store's SQL functions for an open MikroORM instance, on its own connection(s). */
+export async function boundSql(orm: MikroORM, dialect: "sqlite" | "postgresql"): Promise<BoundSql> {
+  const connection = orm.em.getConnection() as unknown as NativeConnection;
+  const native = await connection.getNativeClient();
+  if (dialect === "postgresql") return postgresBoundSql(native as PgPool);
+  return sqliteBoundSql(native as SqliteDatabase, (work) =>
+    connection.getClient().connection().execute(work),
+  );
 }
