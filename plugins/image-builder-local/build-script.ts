@@ -5,6 +5,7 @@
  * step prints a `== step <kind>` line so a failure can be named. Package entries were checked
  * against the exact-pin rules (letters, digits and `@/.+~:_-` only), so quoting them is safe.
  */
+import { forwarderSource } from "../egress-proxy/index.ts";
 
 export interface BuildSteps {
   npmPackages: string[];
@@ -22,13 +23,11 @@ const proxyUrl = "http://127.0.0.1:3128";
 
 const quote = (value: string) => `'${value}'`;
 
-const forwarder = `const net = require("net");
-net.createServer((client) => {
-  const upstream = net.connect(${JSON.stringify(jailSocket)});
-  client.pipe(upstream).pipe(client);
-  upstream.on("error", () => client.destroy());
-  client.on("error", () => upstream.destroy());
-}).listen(3128, "127.0.0.1", () => require("fs").writeFileSync("/tmp/forwarder-ready", ""));`;
+const forwarder = forwarderSource(
+  jailSocket,
+  3128,
+  'require("fs").writeFileSync("/tmp/forwarder-ready", "")',
+);
 
 /** `name==version` as each tool takes it. */
 const npmArgument = (entry: string) => entry.replace("==", "@");
@@ -39,7 +38,7 @@ export function buildScript(steps: BuildSteps): string {
     "set -eu",
     "export HOME=/tmp/home",
     `mkdir -p "$HOME" ${jailLayer}/npm ${jailLayer}/python ${jailLayer}/apt`,
-    `/usr/bin/node -e ${quote(forwarder.replaceAll("'", '"'))} &`,
+    `/usr/bin/node -e ${quote(forwarder)} &`,
     "while [ ! -e /tmp/forwarder-ready ]; do sleep 0.05; done",
     // The host's trust store (an operator's own CA included), which Node does not read by itself.
     "if [ -r /etc/ssl/certs/ca-certificates.crt ]; then export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt PIP_CERT=/etc/ssl/certs/ca-certificates.crt; fi",

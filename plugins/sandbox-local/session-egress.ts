@@ -11,7 +11,7 @@
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../core/ports/logger.ts";
-import { type EgressProxy, startEgressProxy } from "../egress-proxy/index.ts";
+import { type EgressProxy, forwarderSource, startEgressProxy } from "../egress-proxy/index.ts";
 
 /** Where the proxy's socket directory appears in the sandbox. */
 export const egressDirectory = "/cairn/egress";
@@ -30,15 +30,7 @@ export const egressEnvironment: Record<string, string> = {
 };
 
 /** The forwarder, run with the host's read-only /usr/bin/node; prints "ready" once listening. */
-export const forwarderCommand = `exec /usr/bin/node -e '
-const net = require("net");
-net.createServer((client) => {
-  const upstream = net.connect("${egressDirectory}/${socketName}");
-  client.pipe(upstream).pipe(client);
-  upstream.on("error", () => client.destroy());
-  client.on("error", () => upstream.destroy());
-}).listen(${forwarderPort}, "127.0.0.1", () => console.log("ready"));
-'`;
+export const forwarderCommand = `exec /usr/bin/node -e '${forwarderSource(`${egressDirectory}/${socketName}`, forwarderPort, 'console.log("ready")')}'`;
 
 export interface EgressSettings {
   /** SVC_ALLOW_PRIVATE_EGRESS. */
