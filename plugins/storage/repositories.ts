@@ -9,6 +9,7 @@ import {
 } from "../../core/index.ts";
 import { AccountEntity, ApiKeyEntity } from "./entities.ts";
 import type { Execute } from "./memory-store.ts";
+import type { Dialect } from "./migrations/index.ts";
 
 type Fork = () => EntityManager;
 
@@ -111,4 +112,22 @@ export function createApiKeyRepository(fork: Fork, execute: Execute): ApiKeyRepo
       await fork().nativeUpdate(ApiKeyEntity, { id: keyId }, { lastUsedAt: now });
     },
   };
+}
+
+/**
+ * An account's cap on rows of some kind, inside the creating transaction: counts them under a
+ * lock on the account row (PostgreSQL; SQLite has one writer) and refuses with `refusal` at the
+ * limit, so two racing creates cannot both take the last slot.
+ */
+export async function checkCap(
+  run: Execute,
+  dialect: Dialect,
+  accountId: string,
+  countSql: string,
+  limit: number,
+  refusal: (count: number) => ServiceError,
+): Promise<void> {
+  if (dialect === "postgresql") await run("select id from accounts where id = ? for update", [accountId]);
+  const [{ total }] = await run<{ total: number | string }>(countSql, [accountId]);
+  if (Number(total) >= limit) throw refusal(Number(total));
 }

@@ -16,7 +16,7 @@ import { SandboxSessionEntity } from "./entities.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
 import type { Execute, RunTransaction } from "./memory-store.ts";
 import type { Dialect } from "./migrations/index.ts";
-import { isUniqueViolation } from "./repositories.ts";
+import { checkCap, isUniqueViolation } from "./repositories.ts";
 
 type Fork = () => EntityManager;
 
@@ -189,18 +189,17 @@ export function createSecretRepository(
   return {
     async create(record, limit) {
       await runTransaction(async (run) => {
-        if (dialect === "postgresql") {
-          await run("select id from accounts where id = ? for update", [record.accountId]);
-        }
-        const [{ total }] = await run<{ total: number | string }>(
+        await checkCap(
+          run,
+          dialect,
+          record.accountId,
           "select count(*) as total from secrets where account_id = ?",
-          [record.accountId],
+          limit,
+          () =>
+            new ServiceError("secret_limit_reached", `An account can hold at most ${limit} secrets`, {
+              details: { limit },
+            }),
         );
-        if (Number(total) >= limit) {
-          throw new ServiceError("secret_limit_reached", `An account can hold at most ${limit} secrets`, {
-            details: { limit },
-          });
-        }
         try {
           await run(`insert into secrets (${columns}) values (?, ?, ?, ?, ?, ?, ?)`, [
             record.id,

@@ -18,24 +18,10 @@ import {
 import { sqlTimestamp } from "./memory-rows.ts";
 import type { Execute, RunTransaction } from "./memory-store.ts";
 import type { Dialect } from "./migrations/index.ts";
-import { isUniqueViolation } from "./repositories.ts";
+import { checkCap, isUniqueViolation } from "./repositories.ts";
 
 const placeholders = (values: unknown[]) => values.map(() => "?").join(", ");
 const readTime = (value: unknown) => new Date(value as string | number);
-
-/** Counts the account's rows under a lock (PostgreSQL) and refuses with `refusal` at the limit. */
-async function checkCap(
-  run: Execute,
-  dialect: Dialect,
-  accountId: string,
-  countSql: string,
-  limit: number,
-  refusal: (count: number) => ServiceError,
-): Promise<void> {
-  if (dialect === "postgresql") await run("select id from accounts where id = ? for update", [accountId]);
-  const [{ total }] = await run<{ total: number | string }>(countSql, [accountId]);
-  if (Number(total) >= limit) throw refusal(Number(total));
-}
 
 export function createVolumeRepository(
   execute: Execute,
