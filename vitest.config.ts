@@ -8,6 +8,8 @@ export default defineConfig({
       "plugins/**/*.test.ts",
       "platform/**/*.test.ts",
       "test/**/*.test.ts",
+      "cli/**/*.test.ts",
+      "sdks/js/**/*.test.ts",
     ],
     exclude: ["**/node_modules/**", "test/bench/**"],
     testTimeout: 30_000,
