@@ -1,0 +1,452 @@
+/**
+ * `CairnClient`: one method per REST route, named as CONTRACT §7 names them for JavaScript.
+ * Methods take the required values as arguments and the rest as a camelCase options object, send
+ * the wire's snake_case fields, and return the server's JSON unchanged. Memory calls send their
+ * defaults explicitly (scope "default", kind "fact", metadata {}, importance 0.5), so a server
+ * with other defaults still stores what the SDK documents.
+ */
+import { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
+import { CairnError } from "./errors.ts";
+import {
+  type HttpCall,
+  type QueryValue,
+  type RetryOptions,
+  retrySettings,
+  send,
+  type Transport,
+} from "./transport.ts";
+import type {
+  AllowedCommandRule,
+  CreateImageOptions,
+  CreateSandboxOptions,
+  HttpRequestOptions,
+  ImportedMemory,
+  ImportedRelation,
+  IngestOptions,
+  ListMemoriesOptions,
+  Output,
+  RememberOptions,
+  Sandbox,
+} from "./types.ts";
+
+export interface CairnClientOptions {
+  /** Default http://127.0.0.1:8090. https, or plain http only for localhost and 127.0.0.1. */
+  baseUrl?: string;
+  /** An API key (`cairn_…`); signup, login and the key routes work without one. */
+  apiKey?: string;
+  /** A fetch to use instead of the global one (a proxy agent, a test double). */
+  fetchImpl?: typeof fetch;
+  /** Per-request timeout in ms (default 30000); exec waits its command's timeout + 15 s instead. */
+  timeoutMs?: number;
+  /** Opt-in retry of idempotent calls: true for the defaults, or the settings. */
+  retry?: boolean | RetryOptions;
+}
+
+/** Extra HTTP wait beyond a sandbox-side timeout, so the server's own answer arrives first. */
+const sandboxTimeoutMarginMs = 15_000;
+
+const segment = (value: string) => encodeURIComponent(value);
+
+function sandboxBody(options: CreateSandboxOptions, count: number) {
+  return {
+    label: options.label ?? null,
+    size: options.size ?? "small",
+    storage_gb: options.storageGb ?? null,
+    lifetime_minutes: options.lifetimeMinutes ?? null,
+    count,
+    secret_names: options.secretNames ?? null,
+    image_id: options.imageId ?? null,
+    mcp_connection_names: options.mcpConnectionNames ?? null,
+    volume_mounts: options.volumeMounts ?? null,
+  };
+}
+
+export class CairnClient {
+  readonly baseUrl: string;
+  readonly #transport: Transport;
+  readonly #apiKey: string | null;
+
+  constructor(options: CairnClientOptions = {}) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? defaultBaseUrl);
+    const fetchImpl = options.fetchImpl ?? globalThis.fetch?.bind(globalThis);
+    if (!fetchImpl) throw new CairnError("No fetch available: pass fetchImpl");
+    this.#transport = {
+      baseUrl: this.baseUrl,
+      fetchImpl,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      retry: retrySettings(options.retry),
+    };
+    this.#apiKey = options.apiKey ?? null;
+  }
+
+  #send<T>(call: Omit<HttpCall, "credential"> & { credential?: string | null }): Promise<T> {
+    return send<T>(this.#transport, { ...call, credential: call.credential ?? this.#apiKey });
+  }
+
+  #get<T>(path: string, query?: Record<string, QueryValue>) {
+    return this.#send<T>({ method: "GET", path, query });
+  }
+
+  #post<T>(path: string, body: unknown, timeoutMs?: number) {
+    return this.#send<T>({ method: "POST", path, body, timeoutMs });
+  }
+
+  #delete(path: string): Promise<void> {
+    return this.#send<void>({ method: "DELETE", path });
+  }
+
+  // Accounts and keys. Key routes take the dashboard token from signup or login.
+  signup(email: string, password: string) {
+    return this.#send<Output<"signup">>({
+      method: "POST",
+      path: "/v1/auth/signup",
+      body: { email, password },
+      credential: "",
+    });
+  }
+  login(email: string, password: string) {
+    return this.#send<Output<"login">>({
+      method: "POST",
+      path: "/v1/auth/login",
+      body: { email, password },
+      credential: "",
+    });
+  }
+  createApiKey(accessToken: string, name: string) {
+    return this.#send<Output<"create_api_key">>({
+      method: "POST",
+      path: "/v1/api-keys",
+      body: { name },
+      credential: accessToken,
+    });
+  }
+  listApiKeys(accessToken: string) {
+    return this.#send<Output<"list_api_keys">>({
+      method: "GET",
+      path: "/v1/api-keys",
+      credential: accessToken,
+    });
+  }
+  revokeApiKey(accessToken: string, keyId: string) {
+    return this.#send<void>({
+      method: "DELETE",
+      path: `/v1/api-keys/${segment(keyId)}`,
+      credential: accessToken,
+    });
+  }
+  account() {
+    return this.#get<Output<"get_account">>("/v1/account");
+  }
+  usage() {
+    return this.#get<Output<"get_usage">>("/v1/usage");
+  }
+  getAllowedCommands() {
+    return this.#get<Output<"get_allowed_commands">>("/v1/account/allowed-commands");
+  }
+  setAllowedCommands(rules: AllowedCommandRule[]) {
+    return this.#send<Output<"set_allowed_commands">>({
+      method: "PUT",
+      path: "/v1/account/allowed-commands",
+      body: { rules },
+    });
+  }
+  clearAllowedCommands() {
+    return this.#delete("/v1/account/allowed-commands");
+  }
+
+  // Sandboxes.
+  createSandbox(options: CreateSandboxOptions = {}): Promise<Sandbox> {
+    return this.#post<Sandbox>("/v1/sandboxes", sandboxBody(options, 1));
+  }
+  /** Several sandboxes in one all-or-nothing call. */
+  createSandboxes(count: number, options: CreateSandboxOptions = {}): Promise<Sandbox[]> {
+    return this.#post<Sandbox | Sandbox[]>("/v1/sandboxes", sandboxBody(options, count)).then((created) =>
+      Array.isArray(created) ? created : [created],
+    );
+  }
+  getSandbox(sessionId: string) {
+    return this.#get<Output<"get_sandbox">>(`/v1/sandboxes/${segment(sessionId)}`);
+  }
+  listSandboxes(options: { activeOnly?: boolean } = {}) {
+    return this.#get<Output<"list_sandboxes">>("/v1/sandboxes", { active_only: options.activeOnly ?? false });
+  }
+  destroySandbox(sessionId: string) {
+    return this.#delete(`/v1/sandboxes/${segment(sessionId)}`);
+  }
+  /** Runs a shell command; the HTTP call waits the command's timeout (default 30 s) plus 15 s. */
+  exec(sessionId: string, command: string, options: { timeout?: number; description?: string } = {}) {
+    const timeout = options.timeout ?? 30;
+    return this.#post<Output<"exec">>(
+      `/v1/sandboxes/${segment(sessionId)}/exec`,
+      { command, timeout, description: options.description },
+      timeout * 1000 + sandboxTimeoutMarginMs,
+    );
+  }
+  /** An HTTP request made from inside the sandbox, through its egress policy. */
+  httpRequest(sessionId: string, request: HttpRequestOptions) {
+    const timeout = request.timeout ?? 15;
+    return this.#post<Output<"http_request">>(
+      `/v1/sandboxes/${segment(sessionId)}/http-request`,
+      {
+        method: request.method ?? "GET",
+        url: request.url,
+        headers: request.headers ?? {},
+        body: request.body ?? null,
+        timeout,
+      },
+      timeout * 1000 + sandboxTimeoutMarginMs,
+    );
+  }
+
+  // Files inside a sandbox (paths relative to /workspace, or absolute inside it, /tmp or a volume).
+  fileCreate(sessionId: string, path: string, content: string) {
+    return this.#post<Output<"file_create">>(`/v1/sandboxes/${segment(sessionId)}/files`, { path, content });
+  }
+  view(sessionId: string, path: string, options: { viewRange?: [number, number] } = {}) {
+    return this.#post<Output<"view">>(`/v1/sandboxes/${segment(sessionId)}/files/view`, {
+      path,
+      view_range: options.viewRange ?? null,
+    });
+  }
+  strReplace(
+    sessionId: string,
+    path: string,
+    oldStr: string,
+    newStr: string,
+    options: { replaceAll?: boolean } = {},
+  ) {
+    return this.#post<Output<"str_replace">>(`/v1/sandboxes/${segment(sessionId)}/files/str-replace`, {
+      path,
+      old_str: oldStr,
+      new_str: newStr,
+      replace_all: options.replaceAll ?? false,
+    });
+  }
+  ls(sessionId: string, path = "/") {
+    return this.#post<Output<"ls">>(`/v1/sandboxes/${segment(sessionId)}/files/ls`, { path });
+  }
+  glob(sessionId: string, pattern: string, options: { path?: string } = {}) {
+    return this.#post<Output<"glob">>(`/v1/sandboxes/${segment(sessionId)}/files/glob`, {
+      pattern,
+      path: options.path ?? "/",
+    });
+  }
+  grep(
+    sessionId: string,
+    pattern: string,
+    options: { path?: string; glob?: string | null; maxMatches?: number } = {},
+  ) {
+    return this.#post<Output<"grep">>(`/v1/sandboxes/${segment(sessionId)}/files/grep`, {
+      pattern,
+      path: options.path ?? "/",
+      glob: options.glob ?? null,
+      max_matches: options.maxMatches ?? 500,
+    });
+  }
+
+  // Language servers inside a sandbox.
+  lspStart(sessionId: string, language: string) {
+    return this.#post<Output<"lsp_start">>(`/v1/sandboxes/${segment(sessionId)}/lsp/start`, { language });
+  }
+  lspOpen(sessionId: string, lspId: string, path: string, content: string) {
+    return this.#post<Output<"lsp_open">>(`/v1/sandboxes/${segment(sessionId)}/lsp/${segment(lspId)}/open`, {
+      path,
+      content,
+    });
+  }
+  lspCompletion(sessionId: string, lspId: string, path: string, line: number, character: number) {
+    return this.#post<Output<"lsp_completion">>(
+      `/v1/sandboxes/${segment(sessionId)}/lsp/${segment(lspId)}/completion`,
+      {
+        path,
+        line,
+        character,
+      },
+    );
+  }
+  lspStop(sessionId: string, lspId: string) {
+    return this.#post<Output<"lsp_stop">>(
+      `/v1/sandboxes/${segment(sessionId)}/lsp/${segment(lspId)}/stop`,
+      {},
+    );
+  }
+
+  // Custom images, volumes, secrets and MCP connections.
+  createImage(options: CreateImageOptions = {}) {
+    return this.#post<Output<"create_sandbox_image">>("/v1/images", {
+      label: options.label ?? null,
+      base: options.base ?? "default",
+      python_packages: options.pythonPackages ?? [],
+      apt_packages: options.aptPackages ?? [],
+      npm_packages: options.npmPackages ?? [],
+    });
+  }
+  getImage(imageId: string) {
+    return this.#get<Output<"get_sandbox_image">>(`/v1/images/${segment(imageId)}`);
+  }
+  listImages() {
+    return this.#get<Output<"list_sandbox_images">>("/v1/images");
+  }
+  deleteImage(imageId: string) {
+    return this.#delete(`/v1/images/${segment(imageId)}`);
+  }
+  createVolume(options: { sizeGb: number; label?: string | null }) {
+    return this.#post<Output<"create_sandbox_volume">>("/v1/volumes", {
+      size_gb: options.sizeGb,
+      label: options.label ?? null,
+    });
+  }
+  getVolume(volumeId: string) {
+    return this.#get<Output<"get_sandbox_volume">>(`/v1/volumes/${segment(volumeId)}`);
+  }
+  listVolumes() {
+    return this.#get<Output<"list_sandbox_volumes">>("/v1/volumes");
+  }
+  deleteVolume(volumeId: string) {
+    return this.#delete(`/v1/volumes/${segment(volumeId)}`);
+  }
+  createSecret(name: string, value: string, options: { allowedHosts?: string[] } = {}) {
+    return this.#post<Output<"create_secret">>("/v1/secrets", {
+      name,
+      value,
+      allowed_hosts: options.allowedHosts ?? [],
+    });
+  }
+  listSecrets() {
+    return this.#get<Output<"list_secrets">>("/v1/secrets");
+  }
+  deleteSecret(secretId: string) {
+    return this.#delete(`/v1/secrets/${segment(secretId)}`);
+  }
+  createMcpConnection(options: { catalogId: string; label: string }) {
+    return this.#post<Output<"create_mcp_connection">>("/v1/mcp-connections", {
+      catalog_id: options.catalogId,
+      label: options.label,
+    });
+  }
+  listMcpConnections() {
+    return this.#get<Output<"list_mcp_connections">>("/v1/mcp-connections");
+  }
+  deleteMcpConnection(connectionId: string) {
+    return this.#delete(`/v1/mcp-connections/${segment(connectionId)}`);
+  }
+
+  // Memory.
+  remember(content: string, options: RememberOptions = {}) {
+    return this.#post<Output<"remember">>("/v1/memory", {
+      content,
+      scope: options.scope ?? "default",
+      kind: options.kind ?? "fact",
+      metadata: options.metadata ?? {},
+      source_session_id: options.sourceSessionId ?? null,
+      importance: options.importance ?? 0.5,
+    });
+  }
+  /** Splits a longer text (a transcript, notes) into memories the server classifies. */
+  ingestMemory(content: string, options: IngestOptions = {}) {
+    return this.#post<Output<"ingest_memory">>("/v1/memory/ingest", {
+      content,
+      scope: options.scope ?? "default",
+      metadata: options.metadata ?? {},
+      source_session_id: options.sourceSessionId ?? null,
+    });
+  }
+  recall(query: string, options: { scope?: string; limit?: number } = {}) {
+    return this.#get<Output<"recall">>("/v1/memory/search", {
+      q: query,
+      scope: options.scope,
+      limit: options.limit ?? 10,
+    });
+  }
+  memoryProfile(options: { scope?: string; limit?: number } = {}) {
+    return this.#get<Output<"memory_profile">>("/v1/memory/profile", {
+      scope: options.scope,
+      limit: options.limit ?? 20,
+    });
+  }
+  listMemories(options: ListMemoriesOptions = {}) {
+    return this.#get<Output<"list_memories">>("/v1/memory", {
+      scope: options.scope,
+      include_superseded: options.includeSuperseded ?? false,
+      limit: options.limit ?? 50,
+      offset: options.offset ?? 0,
+    });
+  }
+  getMemory(memoryId: string) {
+    return this.#get<Output<"get_memory">>(`/v1/memory/${segment(memoryId)}`);
+  }
+  memoryRelations(memoryId: string, options: { limit?: number } = {}) {
+    return this.#get<Output<"memory_relations">>(`/v1/memory/${segment(memoryId)}/relations`, {
+      limit: options.limit ?? 20,
+    });
+  }
+  forgetMemory(memoryId: string) {
+    return this.#delete(`/v1/memory/${segment(memoryId)}`);
+  }
+  exportMemories(options: { scope?: string } = {}) {
+    return this.#get<Output<"export_memories">>("/v1/memory/export", { scope: options.scope });
+  }
+  /** An `exportMemories()` payload imports as it is: `importMemories(exported.memories, exported.relations)`. */
+  importMemories(memories: ImportedMemory[], relations: ImportedRelation[] = []) {
+    return this.#post<Output<"import_memories">>("/v1/memory/import", { memories, relations });
+  }
+  memoryMetrics(options: { scope?: string } = {}) {
+    return this.#get<Output<"memory_metrics">>("/v1/memory/metrics", { scope: options.scope });
+  }
+
+  /** Creates a sandbox, runs `work` with it, and destroys it afterwards, whatever `work` did. */
+  async withSandbox<T>(
+    work: (sandbox: SandboxSession) => Promise<T>,
+    options: CreateSandboxOptions = {},
+  ): Promise<T> {
+    const sandbox = await this.createSandbox(options);
+    try {
+      return await work(new SandboxSession(this, sandbox));
+    } finally {
+      await this.destroySandbox(sandbox.id).catch(() => {
+        // already gone (expired, destroyed by work): nothing left to clean up
+      });
+    }
+  }
+}
+
+/** One sandbox's calls without repeating its id; `withSandbox` hands one to its callback. */
+export class SandboxSession {
+  readonly id: string;
+  readonly sandbox: Sandbox;
+  readonly #client: CairnClient;
+
+  constructor(client: CairnClient, sandbox: Sandbox) {
+    this.#client = client;
+    this.sandbox = sandbox;
+    this.id = sandbox.id;
+  }
+
+  exec(command: string, options?: { timeout?: number; description?: string }) {
+    return this.#client.exec(this.id, command, options);
+  }
+  httpRequest(request: HttpRequestOptions) {
+    return this.#client.httpRequest(this.id, request);
+  }
+  fileCreate(path: string, content: string) {
+    return this.#client.fileCreate(this.id, path, content);
+  }
+  view(path: string, options?: { viewRange?: [number, number] }) {
+    return this.#client.view(this.id, path, options);
+  }
+  strReplace(path: string, oldStr: string, newStr: string, options?: { replaceAll?: boolean }) {
+    return this.#client.strReplace(this.id, path, oldStr, newStr, options);
+  }
+  ls(path?: string) {
+    return this.#client.ls(this.id, path);
+  }
+  glob(pattern: string, options?: { path?: string }) {
+    return this.#client.glob(this.id, pattern, options);
+  }
+  grep(pattern: string, options?: { path?: string; glob?: string | null; maxMatches?: number }) {
+    return this.#client.grep(this.id, pattern, options);
+  }
+  destroy() {
+    return this.#client.destroySandbox(this.id);
+  }
+}

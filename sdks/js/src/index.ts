@@ -1,0 +1,20 @@
+/**
+ * cairn-client: the JavaScript SDK for Cairn's REST API (memory, sandboxes, keys, images, volumes,
+ * secrets, MCP connections). ESM, no dependencies, web-standard fetch: Node, Deno and browsers.
+ */
+export { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
+export { CairnClient, type CairnClientOptions, SandboxSession } from "./client.ts";
+export {
+  type ApiErrorType,
+  apiErrorType,
+  CairnApiError,
+  CairnConnectionError,
+  CairnError,
+  CapabilityDeniedError,
+  EgressDeniedError,
+  QuotaExceededError,
+  SandboxNotReadyError,
+  ServiceUnavailableError,
+} from "./errors.ts";
+export type { RetryOptions } from "./transport.ts";
+export type * from "./types.ts";

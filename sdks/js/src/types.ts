@@ -1,0 +1,68 @@
+/**
+ * The SDK's types, taken from the server's operation registry by a type-only import: they are
+ * erased at run time (the SDK ships none of the server's code) and cannot drift from what the
+ * server validates and returns. Results are the REST API's JSON as it is (snake_case fields).
+ */
+import type { OperationInput, OperationName, OperationOutput } from "../../../core/registry.ts";
+
+export type Input<Name extends OperationName> = OperationInput<Name>;
+export type Output<Name extends OperationName> = OperationOutput<Name>;
+
+export type Sandbox = Exclude<Output<"create_sandbox">, readonly unknown[]>;
+export type SandboxSize = NonNullable<Input<"create_sandbox">["size"]>;
+export type Memory = Output<"get_memory">;
+export type MemoryKind = NonNullable<Input<"remember">["kind"]>;
+export type ExecResult = Output<"exec">;
+export type AllowedCommandRule = Input<"set_allowed_commands">["rules"][number];
+export type ImportedMemory = Input<"import_memories">["memories"][number];
+export type ImportedRelation = NonNullable<Input<"import_memories">["relations"]>[number];
+
+export interface CreateSandboxOptions {
+  label?: string | null;
+  size?: SandboxSize;
+  storageGb?: number | null;
+  lifetimeMinutes?: number | null;
+  secretNames?: string[] | null;
+  imageId?: string | null;
+  mcpConnectionNames?: string[] | null;
+  /** Volume id → absolute mount path in the sandbox. */
+  volumeMounts?: Record<string, string> | null;
+}
+
+export interface RememberOptions {
+  scope?: string;
+  kind?: MemoryKind;
+  metadata?: Record<string, unknown>;
+  sourceSessionId?: string | null;
+  importance?: number;
+}
+
+export interface IngestOptions {
+  scope?: string;
+  sourceSessionId?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export interface ListMemoriesOptions {
+  scope?: string;
+  includeSuperseded?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+export interface HttpRequestOptions {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | null;
+  /** Seconds; the HTTP call waits this plus 15 s. */
+  timeout?: number;
+}
+
+export interface CreateImageOptions {
+  base?: NonNullable<Input<"create_sandbox_image">["base"]>;
+  label?: string | null;
+  pythonPackages?: string[];
+  aptPackages?: string[];
+  npmPackages?: string[];
+}

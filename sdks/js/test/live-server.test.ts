@@ -1,0 +1,110 @@
+/**
+ * The SDK against a live server: the conformance scenario (CONTRACT §7's story) under Node and
+ * under Deno, `withSandbox`, the key routes, and the error classes of real refusals.
+ */
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LiveServer, startLiveServer } from "../../../test/mcp/mcp-harness.ts";
+import { CairnApiError, CairnClient, CapabilityDeniedError, QuotaExceededError } from "../src/index.ts";
+import { runConformance } from "./conformance-runner.ts";
+
+const root = resolve(import.meta.dirname, "../../..");
+const run = promisify(execFile);
+
+describe("cairn-client against a live server", () => {
+  let server: LiveServer;
+  let client: CairnClient;
+
+  beforeAll(async () => {
+    server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "100" });
+    const anonymous = new CairnClient({ baseUrl: server.baseUrl });
+    const { access_token } = await anonymous.signup(
+      `sdk-${crypto.randomUUID()}@example.com`,
+      "sdk password 1",
+    );
+    const { key } = await anonymous.createApiKey(access_token, "sdk test");
+    client = new CairnClient({ baseUrl: server.baseUrl, apiKey: key });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("runs the conformance scenario", async () => {
+    const scenario = await readFile(join(root, "test/conformance/scenario.json"), "utf8");
+    const { ok, lines } = await runConformance(server.baseUrl, scenario);
+    expect(lines.join("\n")).not.toContain("FAIL");
+    expect(ok).toBe(true);
+    expect(lines.length).toBe(JSON.parse(scenario).steps.length);
+  }, 120_000);
+
+  it("runs the conformance scenario under Deno", async () => {
+    const { stdout } = await run(
+      join(root, "node_modules/deno/deno"),
+      ["run", "--allow-net", "--allow-read", join(root, "sdks/js/test/run-conformance.ts"), server.baseUrl],
+      { timeout: 120_000 },
+    );
+    expect(stdout).not.toContain("FAIL");
+    expect(stdout).toContain("ok destroy the second sandbox");
+  }, 150_000);
+
+  it("withSandbox destroys the sandbox after the work, even when the work throws", async () => {
+    let id = "";
+    const output = await client.withSandbox(async (sandbox) => {
+      id = sandbox.id;
+      await sandbox.fileCreate("hello.py", "print('hi from python')\n");
+      return sandbox.exec("python3 hello.py");
+    });
+    expect(output.stdout).toBe("hi from python\n");
+    expect((await client.getSandbox(id)).status).toBe("destroyed");
+
+    const failure = client.withSandbox(async (sandbox) => {
+      id = sandbox.id;
+      throw new Error("the work failed");
+    });
+    await expect(failure).rejects.toThrow("the work failed");
+    expect((await client.getSandbox(id)).status).toBe("destroyed");
+  }, 60_000);
+
+  it("lists and revokes API keys with the dashboard token", async () => {
+    const anonymous = new CairnClient({ baseUrl: server.baseUrl });
+    const email = `keys-${crypto.randomUUID()}@example.com`;
+    await anonymous.signup(email, "sdk password 2");
+    const { access_token } = await anonymous.login(email, "sdk password 2");
+    const created = await anonymous.createApiKey(access_token, "to revoke");
+    expect((await anonymous.listApiKeys(access_token)).map((key) => key.id)).toContain(created.id);
+    await anonymous.revokeApiKey(access_token, created.id);
+    const revoked = new CairnClient({ baseUrl: server.baseUrl, apiKey: created.key });
+    const refusal = await revoked.account().catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(CairnApiError);
+    expect(refusal).toMatchObject({
+      statusCode: 401,
+      code: "invalid_api_key",
+      retryable: false,
+      apiErrorType: null,
+    });
+  });
+
+  it("turns the server's refusals into typed errors", async () => {
+    const validation = await client.recall("", { limit: 1000 }).catch((error: unknown) => error);
+    expect(validation).toMatchObject({ statusCode: 422, code: "validation_error", retryable: false });
+    expect((validation as CairnApiError).details).toBeInstanceOf(Array);
+    expect((validation as CairnApiError).requestId).toMatch(/^[0-9a-f]{32}$/);
+
+    await client.setAllowedCommands(["echo"]);
+    const denied = await client
+      .withSandbox((sandbox) => sandbox.exec("ls /"))
+      .catch((error: unknown) => error);
+    await client.clearAllowedCommands();
+    expect(denied).toBeInstanceOf(CapabilityDeniedError);
+    expect(denied).toMatchObject({ code: "command_not_allowed", apiErrorType: "capability_denied" });
+
+    const sandboxes = await client.createSandboxes(2);
+    const third = await client.createSandbox().catch((error: unknown) => error);
+    await Promise.all(sandboxes.map((sandbox) => client.destroySandbox(sandbox.id)));
+    expect(third).toBeInstanceOf(QuotaExceededError);
+    expect(third).toMatchObject({ statusCode: 429, details: { limit: 2, active: 2 }, retryable: false });
+  }, 60_000);
+});

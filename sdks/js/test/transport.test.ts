@@ -1,0 +1,197 @@
+/**
+ * Error parsing, opt-in retry and timeouts against a small real HTTP server that answers what each
+ * test scripts (503 then 200, a Retry-After date, a slow exec), counting the requests it gets.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  CairnApiError,
+  CairnClient,
+  CairnConnectionError,
+  QuotaExceededError,
+  ServiceUnavailableError,
+} from "../src/index.ts";
+
+type Answer = (request: IncomingMessage, response: ServerResponse, attempt: number) => void;
+
+let server: Server | undefined;
+afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+/** A server whose n-th request (from 0) gets `answers[n]` (the last one repeats); returns its URL and a counter. */
+async function scripted(...answers: Answer[]) {
+  const seen: string[] = [];
+  server = createServer((request, response) => {
+    const attempt = seen.length;
+    seen.push(`${request.method} ${request.url}`);
+    answers[Math.min(attempt, answers.length - 1)](request, response, attempt);
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as { port: number };
+  return { baseUrl: `http://127.0.0.1:${address.port}`, seen };
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Answer =>
+  (_, response) => {
+    response.writeHead(status, { "content-type": "application/json", ...headers });
+    response.end(JSON.stringify(body));
+  };
+const unavailable = json(
+  503,
+  { error: { code: "service_unavailable", message: "Busy", retryable: true } },
+  { "retry-after": "1" },
+);
+const usage = json(200, { hours_used: 1 });
+const fastRetry = { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 5_000 };
+
+describe("error parsing", () => {
+  it("reads the envelope: code, message, retryable, remediation, details, Retry-After, request id", async () => {
+    const { baseUrl } = await scripted(
+      json(
+        429,
+        {
+          error: {
+            code: "concurrent_sandbox_limit_reached",
+            message: "Limit",
+            retryable: false,
+            remediation: "Destroy one",
+            details: { limit: 2, active: 2 },
+          },
+        },
+        { "retry-after": "7", "x-request-id": "abc" },
+      ),
+    );
+    const error = await new CairnClient({ baseUrl }).createSandbox().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(QuotaExceededError);
+    expect(error).toMatchObject({
+      statusCode: 429,
+      code: "concurrent_sandbox_limit_reached",
+      message: "Limit",
+      retryable: false,
+      remediation: "Destroy one",
+      details: { limit: 2, active: 2 },
+      retryAfterSeconds: 7,
+      requestId: "abc",
+      apiErrorType: "quota_exceeded",
+    });
+  });
+
+  it("falls back to 'error', 'HTTP <status>' and retryable = 5xx for a body that is not the envelope", async () => {
+    const { baseUrl } = await scripted((_, response) => {
+      response.writeHead(502, { "content-type": "text/html" });
+      response.end("<html>bad gateway</html>");
+    });
+    const error = await new CairnClient({ baseUrl }).usage().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ code: "error", message: "HTTP 502", retryable: true, remediation: null });
+
+    const { baseUrl: other } = await scripted(json(404, { detail: "nope" }));
+    const notFound = await new CairnClient({ baseUrl: other }).usage().catch((caught: unknown) => caught);
+    expect(notFound).toMatchObject({
+      code: "error",
+      message: "HTTP 404",
+      retryable: false,
+      apiErrorType: null,
+    });
+  });
+
+  it("lets an explicit retryable: false on a 5xx win", async () => {
+    const { baseUrl } = await scripted(
+      json(500, { error: { code: "storage_error", message: "Disk", retryable: false } }),
+    );
+    const error = await new CairnClient({ baseUrl }).usage().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ statusCode: 500, retryable: false, apiErrorType: "service_unavailable" });
+  });
+
+  it("reports an unreachable server as a connection error", async () => {
+    const { baseUrl } = await scripted(usage);
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+    const error = await new CairnClient({ baseUrl }).usage().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CairnConnectionError);
+    expect(error).not.toBeInstanceOf(CairnApiError);
+  });
+});
+
+describe("retry", () => {
+  it("is off by default: one attempt", async () => {
+    const { baseUrl, seen } = await scripted(unavailable, usage);
+    await expect(new CairnClient({ baseUrl }).usage()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("repeats an idempotent call after waiting what Retry-After says (seconds)", async () => {
+    const { baseUrl, seen } = await scripted(unavailable, usage);
+    const started = performance.now();
+    expect(await new CairnClient({ baseUrl, retry: fastRetry }).usage()).toEqual({ hours_used: 1 });
+    expect(seen).toEqual(["GET /v1/usage", "GET /v1/usage"]);
+    // Waited for Retry-After's second rather than the 10 ms backoff (an ordering fact, not a timing target).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it("honours Retry-After given as an HTTP date", async () => {
+    const soon = new Date(Date.now() + 1_000).toUTCString();
+    const { baseUrl, seen } = await scripted(
+      json(429, { error: { code: "rate_limited", message: "Slow down" } }, { "retry-after": soon }),
+      usage,
+    );
+    await new CairnClient({ baseUrl, retry: fastRetry }).usage();
+    expect(seen).toHaveLength(2);
+  });
+
+  it("never repeats a POST", async () => {
+    const { baseUrl, seen } = await scripted(unavailable, json(201, {}));
+    await expect(
+      new CairnClient({ baseUrl, apiKey: "cairn_x", retry: fastRetry }).remember("x"),
+    ).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("stops after maxRetries and throws the last error", async () => {
+    const { baseUrl, seen } = await scripted(
+      json(503, { error: { code: "service_unavailable", message: "Busy" } }),
+    );
+    await expect(new CairnClient({ baseUrl, retry: fastRetry }).usage()).rejects.toMatchObject({
+      statusCode: 503,
+    });
+    expect(seen).toHaveLength(3);
+  });
+
+  it("does not wait out a Retry-After longer than maxDelayMs", async () => {
+    const { baseUrl, seen } = await scripted(
+      json(
+        429,
+        { error: { code: "monthly_usage_limit_reached", message: "Month" } },
+        { "retry-after": "86400" },
+      ),
+    );
+    await expect(new CairnClient({ baseUrl, retry: fastRetry }).usage()).rejects.toMatchObject({
+      retryAfterSeconds: 86400,
+    });
+    expect(seen).toHaveLength(1);
+  });
+
+  it("does not retry a status outside 429/500/502/503/504", async () => {
+    const { baseUrl, seen } = await scripted(
+      json(501, { error: { code: "internal_error", message: "No" } }),
+      usage,
+    );
+    await expect(new CairnClient({ baseUrl, retry: fastRetry }).usage()).rejects.toMatchObject({
+      statusCode: 501,
+    });
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("timeouts", () => {
+  it("gives exec its command's timeout plus 15 s, and other calls the client's timeout", async () => {
+    const slow: Answer = (_, response) =>
+      setTimeout(() => json(200, { exit_code: 0, stdout: "done" })(_, response, 0), 600);
+    const { baseUrl } = await scripted(slow);
+    const client = new CairnClient({ baseUrl, apiKey: "cairn_x", timeoutMs: 200 });
+    expect(await client.exec("session", "sleep 0.5", { timeout: 1 })).toMatchObject({ stdout: "done" });
+    const timedOut = await client.getSandbox("session").catch((caught: unknown) => caught);
+    expect(timedOut).toBeInstanceOf(CairnConnectionError);
+    expect((timedOut as Error).message).toContain("no answer within 0.2 s");
+  });
+});
