@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set-up step of `npm test`: makes a fresh Debian 12 machine ready for the test suite.
-# Installs bubblewrap, PostgreSQL 15 and pgvector (Debian 12 has no pgvector package, so it is built
+# Installs bubblewrap, Chromium and tmux (for the browser and real-terminal tests), PostgreSQL 15 and pgvector (Debian 12 has no pgvector package, so it is built
 # from Debian 13's source package), starts a throwaway PostgreSQL cluster for this checkout and
 # writes .test-data/env (`source` it to get SVC_TEST_DATABASE_URL). Idempotent: a warm run only
 # checks and reuses. One line per step on stdout; command output goes to .test-data/setup.log and is
@@ -92,6 +92,11 @@ if [[ -n ${SVC_TEST_DATABASE_URL:-} ]]; then use_external_database=true; fi
 
 missing_packages=()
 command -v bwrap >/dev/null 2>&1 || missing_packages+=(bubblewrap)
+# The JavaScript SDK's browser test drives Debian's Chromium; the TUI's real-terminal test, tmux.
+tool_packages=(chromium tmux)
+for package in "${tool_packages[@]}"; do
+  command -v "$package" >/dev/null 2>&1 || missing_packages+=("$package")
+done
 if [[ $use_external_database == true ]]; then
   command -v psql >/dev/null 2>&1 || missing_packages+=("postgresql-client-$pg_major")
 else
@@ -126,12 +131,25 @@ else
   say "bubblewrap: installed ($(bwrap --version 2>/dev/null | head -n 1))"
 fi
 
-# --- 3. PostgreSQL 15 + pgvector ---
+# --- 3. Chromium and tmux ---
+
+missing_tools=()
+for package in "${tool_packages[@]}"; do
+  command -v "$package" >/dev/null 2>&1 || missing_tools+=("$package")
+done
+if ((${#missing_tools[@]} > 0)); then
+  apt_install "${missing_tools[@]}"
+  say "installed ${missing_tools[*]}"
+else
+  say "chromium and tmux: present"
+fi
+
+# --- 4. PostgreSQL 15 + pgvector ---
 
 install_postgres_packages() {
   local wanted=()
   for package in "${missing_packages[@]}"; do
-    [[ $package == bubblewrap ]] || wanted+=("$package")
+    [[ $package == bubblewrap || $package == chromium || $package == tmux ]] || wanted+=("$package")
   done
   if ((${#wanted[@]} == 0)); then
     say "postgresql $pg_major: packages present"
@@ -183,7 +201,7 @@ pgvector_version() {
   sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$vector_control"
 }
 
-# --- 4. Throwaway cluster ---
+# --- 5. Throwaway cluster ---
 
 cluster_user=$(id -un)
 if is_root; then cluster_user=postgres; fi
@@ -331,13 +349,13 @@ else
   ensure_cluster
 fi
 
-# --- 5. Environment file for the test runner ---
+# --- 6. Environment file for the test runner ---
 
 printf 'export SVC_TEST_DATABASE_URL=%q\n' "$database_url" >"$env_file"
 # Print it with any password masked: CI logs are often public.
 say "env: wrote $env_file: $(sed 's#://\([^:/@]*\):[^@]*@#://\1:***@#' "$env_file")"
 
-# --- 6. cgroup v1 controllers used by the sandbox runtime (reported, not required) ---
+# --- 7. cgroup v1 controllers used by the sandbox runtime (reported, not required) ---
 
 cgroup_status() {
   local controller=$1 probe
