@@ -1,0 +1,139 @@
+//! The memory routes. Every call sends its defaults explicitly (scope "default", kind "fact",
+//! metadata {}, importance 0.5; list's include_superseded, limit and offset), so a server with
+//! other defaults still stores what the SDK documents.
+
+use crate::transport::Call;
+use crate::types::{
+    ImportMemory, ImportRelation, IngestOptions, ListMemoriesOptions, Memory, MemoryBatch,
+    MemoryExport, MemoryKind, MemoryMetrics, MemoryProfile, MemoryRelations, RememberOptions,
+    SearchResult,
+};
+use crate::{CairnError, Client};
+use reqwest::Method;
+use serde_json::json;
+
+impl Client {
+    /// Stores one memory; remembering the same content again updates that memory (same id).
+    pub async fn remember(
+        &self,
+        content: &str,
+        options: RememberOptions,
+    ) -> Result<Memory, CairnError> {
+        let body = json!({
+            "content": content,
+            "scope": options.scope.as_deref().unwrap_or("default"),
+            "kind": options.kind.unwrap_or(MemoryKind::Fact),
+            "metadata": options.metadata.unwrap_or_default(),
+            "source_session_id": options.source_session_id,
+            "importance": options.importance.unwrap_or(0.5),
+        });
+        self.transport
+            .send(Call::new(Method::POST, &["v1", "memory"]).json(&body))
+            .await
+    }
+
+    /// Splits a longer text (a transcript, notes) into memories the server classifies.
+    pub async fn ingest_memory(
+        &self,
+        content: &str,
+        options: IngestOptions,
+    ) -> Result<MemoryBatch, CairnError> {
+        let body = json!({
+            "content": content,
+            "scope": options.scope.as_deref().unwrap_or("default"),
+            "metadata": options.metadata.unwrap_or_default(),
+            "source_session_id": options.source_session_id,
+        });
+        self.transport
+            .send(Call::new(Method::POST, &["v1", "memory", "ingest"]).json(&body))
+            .await
+    }
+
+    /// The memories that answer `query`, best first; `scope` None searches every scope; `limit`
+    /// 1–50 (default 10).
+    pub async fn recall(
+        &self,
+        query: &str,
+        scope: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<SearchResult, CairnError> {
+        let call = Call::new(Method::GET, &["v1", "memory", "search"])
+            .query("q", query)
+            .query_if("scope", scope)
+            .query("limit", limit.unwrap_or(10));
+        self.transport.send(call).await
+    }
+
+    /// What the account knows (`static`) and is working on (`dynamic`); `limit` 1–100 (default 20).
+    pub async fn memory_profile(
+        &self,
+        scope: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<MemoryProfile, CairnError> {
+        let call = Call::new(Method::GET, &["v1", "memory", "profile"])
+            .query_if("scope", scope)
+            .query("limit", limit.unwrap_or(20));
+        self.transport.send(call).await
+    }
+
+    /// Memories, most recently updated first.
+    pub async fn list_memories(
+        &self,
+        options: ListMemoriesOptions,
+    ) -> Result<Vec<Memory>, CairnError> {
+        let call = Call::new(Method::GET, &["v1", "memory"])
+            .query_if("scope", options.scope.as_deref())
+            .query("include_superseded", options.include_superseded)
+            .query("limit", options.limit.unwrap_or(50))
+            .query("offset", options.offset.unwrap_or(0));
+        self.transport.send(call).await
+    }
+
+    pub async fn get_memory(&self, memory_id: &str) -> Result<Memory, CairnError> {
+        self.transport
+            .send(Call::new(Method::GET, &["v1", "memory", memory_id]))
+            .await
+    }
+
+    /// The memory's outgoing relations, most confident first; `limit` 1–100 (default 20).
+    pub async fn memory_relations(
+        &self,
+        memory_id: &str,
+        limit: Option<u32>,
+    ) -> Result<MemoryRelations, CairnError> {
+        let call = Call::new(Method::GET, &["v1", "memory", memory_id, "relations"])
+            .query("limit", limit.unwrap_or(20));
+        self.transport.send(call).await
+    }
+
+    /// Deletes the memory and its relations for good.
+    pub async fn forget_memory(&self, memory_id: &str) -> Result<(), CairnError> {
+        self.transport
+            .send_empty(Call::new(Method::DELETE, &["v1", "memory", memory_id]))
+            .await
+    }
+
+    /// Every live memory (superseded ones too) and their relations; imports as it is.
+    pub async fn export_memories(&self, scope: Option<&str>) -> Result<MemoryExport, CairnError> {
+        let call = Call::new(Method::GET, &["v1", "memory", "export"]).query_if("scope", scope);
+        self.transport.send(call).await
+    }
+
+    /// Imports memories (1–500) and relations between them (by their batch `id`s). An export
+    /// converts with `Into`: `export.memories.into_iter().map(Into::into).collect()`.
+    pub async fn import_memories(
+        &self,
+        memories: Vec<ImportMemory>,
+        relations: Vec<ImportRelation>,
+    ) -> Result<MemoryBatch, CairnError> {
+        let body = json!({ "memories": memories, "relations": relations });
+        self.transport
+            .send(Call::new(Method::POST, &["v1", "memory", "import"]).json(&body))
+            .await
+    }
+
+    pub async fn memory_metrics(&self, scope: Option<&str>) -> Result<MemoryMetrics, CairnError> {
+        let call = Call::new(Method::GET, &["v1", "memory", "metrics"]).query_if("scope", scope);
+        self.transport.send(call).await
+    }
+}

@@ -1,0 +1,214 @@
+//! One HTTP exchange with the server, and the opt-in retry around it. Every client method builds a
+//! [`Call`] and hands it to [`Transport::send`]; nothing else in the crate touches reqwest.
+
+use crate::envelope::api_error;
+use crate::retry::{is_idempotent, is_retry_status, RetryPolicy};
+use crate::CairnError;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT};
+use reqwest::{Method, Url};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::time::Duration;
+
+const CLIENT_NAME: &str = concat!("cairn-client-rust/", env!("CARGO_PKG_VERSION"));
+
+#[derive(Debug)]
+pub(crate) struct Transport {
+    pub(crate) http: reqwest::Client,
+    pub(crate) base_url: Url,
+    pub(crate) api_key: Option<String>,
+    pub(crate) timeout: Duration,
+    pub(crate) retry: Option<RetryPolicy>,
+}
+
+/// Which bearer credential a call carries.
+pub(crate) enum Credential<'a> {
+    /// The client's API key (most routes).
+    ApiKey,
+    /// A dashboard token from signup or login (the API-key routes).
+    Token(&'a str),
+    /// None (signup, login).
+    None,
+}
+
+pub(crate) struct Call<'a> {
+    method: Method,
+    segments: Vec<&'a str>,
+    query: Vec<(&'static str, String)>,
+    body: Option<Vec<u8>>,
+    credential: Credential<'a>,
+    timeout: Option<Duration>,
+}
+
+impl<'a> Call<'a> {
+    /// A call to the path made of `segments` (each percent-encoded) under the base URL.
+    pub(crate) fn new(method: Method, segments: &[&'a str]) -> Self {
+        Self {
+            method,
+            segments: segments.to_vec(),
+            query: Vec::new(),
+            body: None,
+            credential: Credential::ApiKey,
+            timeout: None,
+        }
+    }
+
+    pub(crate) fn json(mut self, body: &impl Serialize) -> Self {
+        // Request types are plain data with string keys: serialising them cannot fail.
+        self.body = Some(serde_json::to_vec(body).expect("request bodies serialise to JSON"));
+        self
+    }
+
+    pub(crate) fn query(mut self, name: &'static str, value: impl ToString) -> Self {
+        self.query.push((name, value.to_string()));
+        self
+    }
+
+    pub(crate) fn query_if(self, name: &'static str, value: Option<&str>) -> Self {
+        match value {
+            Some(value) => self.query(name, value),
+            None => self,
+        }
+    }
+
+    pub(crate) fn credential(mut self, credential: Credential<'a>) -> Self {
+        self.credential = credential;
+        self
+    }
+
+    /// Overrides the client's timeout (exec and the broker wait for their sandbox-side timeout).
+    pub(crate) fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    fn describe(&self) -> String {
+        format!("{} /{}", self.method, self.segments.join("/"))
+    }
+}
+
+impl Transport {
+    /// Sends the call and decodes the JSON answer.
+    pub(crate) async fn send<T: DeserializeOwned>(&self, call: Call<'_>) -> Result<T, CairnError> {
+        let description = call.describe();
+        let body = self.exchange(call).await?;
+        serde_json::from_slice(&body).map_err(|source| CairnError::Decode {
+            message: format!("{description}: the answer is not the documented JSON: {source}"),
+            source: Some(source),
+        })
+    }
+
+    /// Sends a call whose success has no body (204).
+    pub(crate) async fn send_empty(&self, call: Call<'_>) -> Result<(), CairnError> {
+        self.exchange(call).await.map(drop)
+    }
+
+    /// The body of a 2xx answer, after the retries the policy allows.
+    async fn exchange(&self, call: Call<'_>) -> Result<Vec<u8>, CairnError> {
+        let retry = self.retry.filter(|_| is_idempotent(&call.method));
+        let mut attempt = 0;
+        loop {
+            let can_retry = retry.is_some_and(|policy| attempt < policy.max_retries);
+            let backoff = || retry.map_or(Duration::ZERO, |policy| policy.backoff(attempt));
+            let failure = match self.attempt(&call).await {
+                Ok(body) => return Ok(body),
+                Err(failure) => failure,
+            };
+            let wait = match &failure {
+                CairnError::Connection { .. } if can_retry => backoff(),
+                CairnError::Api {
+                    status,
+                    retry_after,
+                    ..
+                } if can_retry && is_retry_status(*status) => retry_after.unwrap_or_else(backoff),
+                _ => return Err(failure),
+            };
+            if retry.is_some_and(|policy| wait > policy.max_delay) {
+                return Err(failure);
+            }
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    async fn attempt(&self, call: &Call<'_>) -> Result<Vec<u8>, CairnError> {
+        let timeout = call.timeout.unwrap_or(self.timeout);
+        let mut request = self
+            .http
+            .request(call.method.clone(), self.url(call))
+            .header(ACCEPT, "application/json")
+            .header(USER_AGENT, CLIENT_NAME)
+            .timeout(timeout);
+        let credential = match call.credential {
+            Credential::ApiKey => self.api_key.as_deref(),
+            Credential::Token(token) => Some(token),
+            Credential::None => None,
+        };
+        if let Some(credential) = credential {
+            request = request.header(AUTHORIZATION, format!("Bearer {credential}"));
+        }
+        if let Some(body) = &call.body {
+            request = request
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        let failed = |source: reqwest::Error| {
+            let reason = if source.is_timeout() {
+                format!("no answer within {} s", timeout.as_secs_f64())
+            } else {
+                chain(&source)
+            };
+            CairnError::connection(format!("{} failed: {reason}", call.describe()), source)
+        };
+        let response = request.send().await.map_err(failed)?;
+        let status = response.status().as_u16();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_string)
+        };
+        let retry_after = header(RETRY_AFTER.as_str());
+        let request_id = header("x-request-id");
+        let body = response.bytes().await.map_err(failed)?.to_vec();
+        if (200..300).contains(&status) {
+            // A 204 has no body; decoding it as `()` wants JSON null.
+            return Ok(if body.is_empty() {
+                b"null".to_vec()
+            } else {
+                body
+            });
+        }
+        Err(api_error(
+            status,
+            retry_after.as_deref(),
+            request_id.as_deref(),
+            &body,
+        ))
+    }
+
+    fn url(&self, call: &Call<'_>) -> Url {
+        let mut url = self.base_url.clone();
+        url.path_segments_mut()
+            .expect("the base URL rule admits only http(s) URLs, which have paths")
+            .pop_if_empty()
+            .extend(&call.segments);
+        if !call.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(&call.query);
+        }
+        url
+    }
+}
+
+/// An error with its causes, since reqwest's own message ("error sending request") hides the reason.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

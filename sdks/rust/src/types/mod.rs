@@ -1,0 +1,19 @@
+//! The request options and response models, by area. Responses keep every documented field
+//! (nullable ones as `Option`) and ignore fields they do not know, so a newer server still decodes.
+//! Closed vocabularies the caller sends (sizes, memory kinds, relation types) are enums; states
+//! only the server reports (`status`, `ended_reason`) are strings.
+
+mod account;
+mod files;
+mod memory;
+mod resources;
+mod sandboxes;
+
+pub use account::*;
+pub use files::*;
+pub use memory::*;
+pub use resources::*;
+pub use sandboxes::*;
+
+/// A JSON object (memory metadata, LSP completion items).
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
