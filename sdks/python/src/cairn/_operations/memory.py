@@ -1,0 +1,114 @@
+"""Memory. Every call sends its defaults explicitly (scope "default", kind "fact", metadata {},
+importance 0.5; listing sends include_superseded, limit and offset), so a server with other
+defaults still stores what this SDK documents."""
+
+from __future__ import annotations
+
+from typing import Any, List, Mapping, Sequence, Union
+
+from .._core import Call, segment
+from ..models import (
+    ExportMemory,
+    ExportRelation,
+    ImportMemory,
+    ImportRelation,
+    IngestResult,
+    Memory,
+    MemoryExport,
+    MemoryKind,
+    MemoryMetrics,
+    MemoryProfile,
+    MemoryRelations,
+    SearchResult,
+)
+
+
+def remember(
+    content: str,
+    *,
+    scope: str = "default",
+    kind: MemoryKind = "fact",
+    metadata: Mapping[str, Any] | None = None,
+    source_session_id: str | None = None,
+    importance: float = 0.5,
+) -> Call[Memory]:
+    """Stores one memory; the same content again updates it (same id) instead of duplicating."""
+    body = {
+        "content": content,
+        "scope": scope,
+        "kind": kind,
+        "metadata": dict(metadata or {}),
+        "source_session_id": source_session_id,
+        "importance": importance,
+    }
+    return Call("POST", "/v1/memory", body=body, has_body=True)
+
+
+def ingest_memory(
+    content: str,
+    *,
+    scope: str = "default",
+    kind: str = "auto",
+    source_session_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Call[IngestResult]:
+    """Splits a longer text (a transcript, notes) into memories the server classifies."""
+    body = {
+        "content": content,
+        "scope": scope,
+        "kind": kind,
+        "metadata": dict(metadata or {}),
+        "source_session_id": source_session_id,
+    }
+    return Call("POST", "/v1/memory/ingest", body=body, has_body=True)
+
+
+def recall(query: str, *, scope: str | None = None, limit: int = 10) -> Call[SearchResult]:
+    """The memories that best match ``query``, best first (``scope=None``: every scope)."""
+    return Call("GET", "/v1/memory/search", query={"q": query, "scope": scope, "limit": limit})
+
+
+def memory_profile(*, scope: str | None = None, limit: int = 20) -> Call[MemoryProfile]:
+    """Stable facts, preferences and instructions (static) apart from goals, notes, summaries (dynamic)."""
+    return Call("GET", "/v1/memory/profile", query={"scope": scope, "limit": limit})
+
+
+def list_memories(
+    *, scope: str | None = None, include_superseded: bool = False, limit: int = 50, offset: int = 0
+) -> Call[List[Memory]]:
+    """Memories by ``updated_at``, newest first."""
+    query = {"scope": scope, "include_superseded": include_superseded, "limit": limit, "offset": offset}
+    return Call("GET", "/v1/memory", query=query)
+
+
+def get_memory(memory_id: str) -> Call[Memory]:
+    return Call("GET", f"/v1/memory/{segment(memory_id)}")
+
+
+def memory_relations(memory_id: str, *, limit: int = 20) -> Call[MemoryRelations]:
+    """The memory's outgoing relations, most confident first."""
+    return Call("GET", f"/v1/memory/{segment(memory_id)}/relations", query={"limit": limit})
+
+
+def forget_memory(memory_id: str) -> Call[None]:
+    """Deletes the memory and every relation touching it."""
+    return Call("DELETE", f"/v1/memory/{segment(memory_id)}")
+
+
+def export_memories(*, scope: str | None = None) -> Call[MemoryExport]:
+    """Every live memory (superseded ones included) and their relations, ready for ``import_memories``."""
+    return Call("GET", "/v1/memory/export", query={"scope": scope})
+
+
+def import_memories(
+    memories: Sequence[Union[ImportMemory, ExportMemory]],
+    *,
+    relations: Sequence[Union[ImportRelation, ExportRelation]] | None = None,
+) -> Call[IngestResult]:
+    """Imports memories (1-500) and relations between them, e.g. another account's export."""
+    body = {"memories": list(memories), "relations": list(relations or [])}
+    return Call("POST", "/v1/memory/import", body=body, has_body=True)
+
+
+def memory_metrics(*, scope: str | None = None) -> Call[MemoryMetrics]:
+    return Call("GET", "/v1/memory/metrics", query={"scope": scope})

@@ -1,0 +1,189 @@
+"""Sandboxes and what runs inside them: commands, the HTTP broker, files and language servers."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union, cast
+
+from .._core import SANDBOX_TIMEOUT_MARGIN, Call, segment
+from ..models import (
+    ExecResult,
+    FileView,
+    FileWritten,
+    GlobResult,
+    GrepResult,
+    HttpResponse,
+    Listing,
+    LspCompletion,
+    LspStarted,
+    LspStatus,
+    Replacement,
+    Sandbox,
+    SandboxCreated,
+    SandboxSize,
+)
+
+
+def _sandbox_body(count: int, options: Dict[str, Any]) -> Dict[str, Any]:
+    return {"count": count, **options}
+
+
+def create_sandbox(
+    *,
+    label: str | None = None,
+    size: SandboxSize = "small",
+    storage_gb: float | None = None,
+    lifetime_minutes: int | None = None,
+    secret_names: Sequence[str] | None = None,
+    image_id: str | None = None,
+    mcp_connection_names: Sequence[str] | None = None,
+    volume_mounts: Mapping[str, str] | None = None,
+) -> Call[SandboxCreated]:
+    """A new sandbox session (a quota refusal raises ``QuotaExceededError``)."""
+    body = _sandbox_body(
+        1,
+        {
+            "label": label,
+            "size": size,
+            "storage_gb": storage_gb,
+            "lifetime_minutes": lifetime_minutes,
+            "secret_names": list(secret_names) if secret_names is not None else None,
+            "image_id": image_id,
+            "mcp_connection_names": list(mcp_connection_names) if mcp_connection_names is not None else None,
+            "volume_mounts": dict(volume_mounts) if volume_mounts is not None else None,
+        },
+    )
+    return Call("POST", "/v1/sandboxes", body=body, has_body=True)
+
+
+def _as_list(created: Any) -> List[SandboxCreated]:
+    return cast(List[SandboxCreated], created if isinstance(created, list) else [created])
+
+
+def create_sandboxes(
+    count: int,
+    *,
+    label: str | None = None,
+    size: SandboxSize = "small",
+    storage_gb: float | None = None,
+    lifetime_minutes: int | None = None,
+    image_id: str | None = None,
+) -> Call[List[SandboxCreated]]:
+    """Several sandboxes (1-10) in one all-or-nothing call; always a list."""
+    body = _sandbox_body(
+        count,
+        {
+            "label": label,
+            "size": size,
+            "storage_gb": storage_gb,
+            "lifetime_minutes": lifetime_minutes,
+            "image_id": image_id,
+        },
+    )
+    return Call("POST", "/v1/sandboxes", body=body, has_body=True, convert=_as_list)
+
+
+def get_sandbox(session_id: str) -> Call[Sandbox]:
+    """A session, also after it was destroyed or expired."""
+    return Call("GET", f"/v1/sandboxes/{segment(session_id)}")
+
+
+def list_sandboxes(*, active_only: bool = False) -> Call[List[Sandbox]]:
+    return Call("GET", "/v1/sandboxes", query={"active_only": active_only})
+
+
+def destroy_sandbox(session_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/sandboxes/{segment(session_id)}")
+
+
+def exec(session_id: str, command: str, *, timeout: int = 30, description: str | None = None) -> Call[ExecResult]:
+    """Runs a shell command in /workspace; the HTTP call waits ``timeout`` + 15 s."""
+    body: Dict[str, Any] = {"command": command, "timeout": timeout}
+    if description is not None:
+        body["description"] = description
+    return Call(
+        "POST",
+        f"/v1/sandboxes/{segment(session_id)}/exec",
+        body=body,
+        has_body=True,
+        timeout=timeout + SANDBOX_TIMEOUT_MARGIN,
+    )
+
+
+def http_request(
+    session_id: str,
+    url: str,
+    *,
+    method: str = "GET",
+    headers: Mapping[str, str] | None = None,
+    body: str | None = None,
+    timeout: int = 15,
+) -> Call[HttpResponse]:
+    """An HTTP request made by the broker for the sandbox; ``{{secret:name}}`` placeholders allowed."""
+    payload = {"method": method, "url": url, "headers": dict(headers or {}), "body": body, "timeout": timeout}
+    return Call(
+        "POST",
+        f"/v1/sandboxes/{segment(session_id)}/http-request",
+        body=payload,
+        has_body=True,
+        timeout=timeout + SANDBOX_TIMEOUT_MARGIN,
+    )
+
+
+def _files(session_id: str, action: str, body: Dict[str, Any]) -> Call[Any]:
+    return Call("POST", f"/v1/sandboxes/{segment(session_id)}/files{action}", body=body, has_body=True)
+
+
+def file_create(session_id: str, path: str, content: str) -> Call[FileWritten]:
+    """Creates or overwrites a file (relative paths are under /workspace)."""
+    return _files(session_id, "", {"path": path, "content": content})
+
+
+def view(session_id: str, path: str, *, view_range: Tuple[int, int] | None = None) -> Call[FileView]:
+    """A file's text (``view_range`` = 1-indexed first and last line), or a directory's entries."""
+    return _files(session_id, "/view", {"path": path, "view_range": list(view_range) if view_range else None})
+
+
+def str_replace(
+    session_id: str, path: str, old_str: str, new_str: str, *, replace_all: bool = False
+) -> Call[Replacement]:
+    """Replaces ``old_str`` (which must be unique unless ``replace_all``) with ``new_str``."""
+    body = {"path": path, "old_str": old_str, "new_str": new_str, "replace_all": replace_all}
+    return _files(session_id, "/str-replace", body)
+
+
+def ls(session_id: str, path: str = "/") -> Call[Listing]:
+    return _files(session_id, "/ls", {"path": path})
+
+
+def glob(session_id: str, pattern: str, *, path: str = "/") -> Call[GlobResult]:
+    return _files(session_id, "/glob", {"pattern": pattern, "path": path})
+
+
+def grep(
+    session_id: str, pattern: str, *, path: str = "/", glob: str | None = None, max_matches: int = 500
+) -> Call[GrepResult]:
+    body = {"pattern": pattern, "path": path, "glob": glob, "max_matches": max_matches}
+    return _files(session_id, "/grep", body)
+
+
+def _lsp(session_id: str, action: str, body: Dict[str, Any]) -> Call[Any]:
+    return Call("POST", f"/v1/sandboxes/{segment(session_id)}/lsp/{action}", body=body, has_body=True)
+
+
+def lsp_start(session_id: str, language: str) -> Call[LspStarted]:
+    """Starts a language server ("python", "typescript") in the sandbox."""
+    return _lsp(session_id, "start", {"language": language})
+
+
+def lsp_open(session_id: str, lsp_id: str, path: str, content: str) -> Call[LspStatus]:
+    return _lsp(session_id, f"{segment(lsp_id)}/open", {"path": path, "content": content})
+
+
+def lsp_completion(session_id: str, lsp_id: str, path: str, line: int, character: int) -> Call[LspCompletion]:
+    """Completions at a 0-indexed position."""
+    body: Dict[str, Union[str, int]] = {"path": path, "line": line, "character": character}
+    return _lsp(session_id, f"{segment(lsp_id)}/completion", body)
+
+
+def lsp_stop(session_id: str, lsp_id: str) -> Call[LspStatus]:
+    return _lsp(session_id, f"{segment(lsp_id)}/stop", {})

@@ -1,0 +1,167 @@
+"""``CairnClient``: the synchronous client, one method per REST route named as CONTRACT §7 names
+them for Python. Results are the server's JSON (typed as ``cairn.models``); failures raise
+``CairnError`` subclasses."""
+
+from __future__ import annotations
+
+import time
+from itertools import count
+from types import TracebackType
+from typing import Any, Mapping, Sequence, TypeVar
+
+import httpx
+
+from ._binding import sync_method as _method
+from ._core import Call, ClientCore
+from ._operations import account as _account
+from ._operations import memory as _memory
+from ._operations import resources as _resources
+from ._operations import sandboxes as _sandboxes
+from .errors import CairnError
+from .models import SandboxSize
+from .retry import RetryPolicy, seconds_before_retry
+from .sandbox_session import SandboxSession
+
+T = TypeVar("T")
+
+
+class CairnClient:
+    """A client for one Cairn server and (optionally) one API key.
+
+    ``base_url`` defaults to ``$CAIRN_BASE_URL``, else ``http://127.0.0.1:8090``; it must be
+    https, or plain http on ``localhost``/``127.0.0.1``. ``api_key`` defaults to
+    ``$CAIRN_API_KEY``; signup, login and the key routes need none. ``timeout`` is per request in
+    seconds (``exec`` waits its command's timeout + 15 s instead). ``retry`` is off by default;
+    ``True`` or a ``RetryPolicy`` retries idempotent calls.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 30.0,
+        retry: bool | RetryPolicy | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        self._core = ClientCore(base_url, api_key, timeout, retry)
+        self._http = http_client or httpx.Client()
+        self._owns_http = http_client is None
+
+    @property
+    def base_url(self) -> str:
+        return self._core.base_url
+
+    def _send(self, call: Call[T]) -> T:
+        for attempt in count():
+            try:
+                return self._core.result(call, self._exchange(call))
+            except CairnError as error:
+                wait = seconds_before_retry(self._core.retry, call.method, attempt, error)
+                if wait is None:
+                    raise
+            time.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def _exchange(self, call: Call[Any]) -> httpx.Response:
+        try:
+            return self._http.send(self._core.request(self._http, call))
+        except httpx.HTTPError as error:
+            raise self._core.connection_error(call, error) from error
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> CairnClient:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def sandbox(
+        self,
+        *,
+        label: str | None = None,
+        size: SandboxSize = "small",
+        storage_gb: float | None = None,
+        lifetime_minutes: int | None = None,
+        secret_names: Sequence[str] | None = None,
+        image_id: str | None = None,
+        mcp_connection_names: Sequence[str] | None = None,
+        volume_mounts: Mapping[str, str] | None = None,
+    ) -> SandboxSession:
+        """``with client.sandbox() as sandbox:`` creates a sandbox and destroys it on the way out."""
+        create = _sandboxes.create_sandbox(
+            label=label,
+            size=size,
+            storage_gb=storage_gb,
+            lifetime_minutes=lifetime_minutes,
+            secret_names=secret_names,
+            image_id=image_id,
+            mcp_connection_names=mcp_connection_names,
+            volume_mounts=volume_mounts,
+        )
+        return SandboxSession(self, create)
+
+    # Accounts, keys (these take the dashboard token) and the allowlist.
+    signup = _method(_account.signup)
+    login = _method(_account.login)
+    create_api_key = _method(_account.create_api_key)
+    list_api_keys = _method(_account.list_api_keys)
+    revoke_api_key = _method(_account.revoke_api_key)
+    account = _method(_account.account)
+    usage = _method(_account.usage)
+    get_allowed_commands = _method(_account.get_allowed_commands)
+    set_allowed_commands = _method(_account.set_allowed_commands)
+    clear_allowed_commands = _method(_account.clear_allowed_commands)
+
+    # Sandboxes and what runs in them.
+    create_sandbox = _method(_sandboxes.create_sandbox)
+    create_sandboxes = _method(_sandboxes.create_sandboxes)
+    get_sandbox = _method(_sandboxes.get_sandbox)
+    list_sandboxes = _method(_sandboxes.list_sandboxes)
+    destroy_sandbox = _method(_sandboxes.destroy_sandbox)
+    exec = _method(_sandboxes.exec)
+    http_request = _method(_sandboxes.http_request)
+    file_create = _method(_sandboxes.file_create)
+    view = _method(_sandboxes.view)
+    str_replace = _method(_sandboxes.str_replace)
+    ls = _method(_sandboxes.ls)
+    glob = _method(_sandboxes.glob)
+    grep = _method(_sandboxes.grep)
+    lsp_start = _method(_sandboxes.lsp_start)
+    lsp_open = _method(_sandboxes.lsp_open)
+    lsp_completion = _method(_sandboxes.lsp_completion)
+    lsp_stop = _method(_sandboxes.lsp_stop)
+
+    # Images, volumes, secrets, MCP connections.
+    create_image = _method(_resources.create_image)
+    get_image = _method(_resources.get_image)
+    list_images = _method(_resources.list_images)
+    delete_image = _method(_resources.delete_image)
+    create_volume = _method(_resources.create_volume)
+    get_volume = _method(_resources.get_volume)
+    list_volumes = _method(_resources.list_volumes)
+    delete_volume = _method(_resources.delete_volume)
+    create_secret = _method(_resources.create_secret)
+    list_secrets = _method(_resources.list_secrets)
+    delete_secret = _method(_resources.delete_secret)
+    create_mcp_connection = _method(_resources.create_mcp_connection)
+    list_mcp_connections = _method(_resources.list_mcp_connections)
+    delete_mcp_connection = _method(_resources.delete_mcp_connection)
+
+    # Memory.
+    remember = _method(_memory.remember)
+    ingest_memory = _method(_memory.ingest_memory)
+    recall = _method(_memory.recall)
+    memory_profile = _method(_memory.memory_profile)
+    list_memories = _method(_memory.list_memories)
+    get_memory = _method(_memory.get_memory)
+    memory_relations = _method(_memory.memory_relations)
+    forget_memory = _method(_memory.forget_memory)
+    export_memories = _method(_memory.export_memories)
+    import_memories = _method(_memory.import_memories)
+    memory_metrics = _method(_memory.memory_metrics)

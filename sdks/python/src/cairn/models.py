@@ -1,0 +1,343 @@
+"""The REST API's JSON shapes as ``TypedDict``s.
+
+TypedDicts rather than dataclasses: a result is the server's JSON itself, so fields a newer
+server adds pass through, ``json.dumps`` works on any result, and an export feeds an import with
+no conversion; type checkers still check every field name and type. The test suite compares
+these keys with the server's OpenAPI document (sdks/openapi.json).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+
+MemoryKind = Literal["fact", "preference", "goal", "instruction", "note", "summary"]
+RelationType = Literal["updates", "extends", "related", "derives"]
+SandboxSize = Literal["small", "medium", "large"]
+
+
+class Account(TypedDict):
+    id: str
+    email: str
+    created_at: str
+
+
+class TokenResponse(TypedDict):
+    access_token: str
+    token_type: Literal["bearer"]
+    expires_in: int
+    account: Account
+
+
+class ApiKey(TypedDict):
+    id: str
+    name: str
+    prefix: str
+    created_at: str
+    revoked_at: Optional[str]
+    last_used_at: Optional[str]
+
+
+class ApiKeyCreated(ApiKey):
+    #: The raw key, returned exactly once.
+    key: str
+
+
+class UsageSummary(TypedDict):
+    monthly_sandbox_hours_used: float
+    monthly_sandbox_hours_limit: float
+    concurrent_sandboxes: int
+    concurrent_sandboxes_limit: int
+    total_sandboxes_created: int
+
+
+class Usage(UsageSummary):
+    sandbox_ops_rate_limit_remaining: int
+    sandbox_ops_rate_limit: int
+
+
+class CommandRule(TypedDict):
+    command: str
+    args_allow: List[str]
+    args_deny: List[str]
+
+
+#: An allowlist entry: a command name, or a command with argument patterns.
+AllowedCommandRule = Union[str, CommandRule]
+
+
+class AllowedCommands(TypedDict):
+    rules: List[AllowedCommandRule]
+
+
+class SandboxConnect(TypedDict):
+    pod_name: Optional[str]
+    note: str
+
+
+class Sandbox(TypedDict):
+    id: str
+    status: Literal["active", "destroyed"]
+    label: Optional[str]
+    created_at: str
+    destroyed_at: Optional[str]
+    expires_at: str
+    ended_reason: Optional[Literal["destroyed", "expired"]]
+    runtime: Literal["local", "kubernetes"]
+    connect: Optional[SandboxConnect]
+
+
+class SandboxCreated(Sandbox):
+    usage: UsageSummary
+
+
+class ExecResult(TypedDict):
+    exit_code: int
+    stdout: str
+    stderr: str
+    timed_out: bool
+    truncated: bool
+    duration_ms: int
+
+
+class HttpResponse(TypedDict):
+    status_code: int
+    headers: Dict[str, str]
+    body: str
+    truncated: bool
+
+
+class FileWritten(TypedDict):
+    path: str
+    size: int
+    created: bool
+
+
+class FileView(TypedDict):
+    content: str
+    lines: int
+    is_directory: bool
+    entries: Optional[List[str]]
+
+
+class Replacement(TypedDict):
+    path: str
+    replaced: int
+    occurrences: int
+
+
+class FileEntry(TypedDict):
+    path: str
+    is_dir: bool
+    size: int
+    modified_at: str
+
+
+class Listing(TypedDict):
+    entries: List[FileEntry]
+
+
+class GlobResult(TypedDict):
+    matches: List[FileEntry]
+
+
+class GrepMatch(TypedDict):
+    path: str
+    line: int
+    text: str
+
+
+class GrepResult(TypedDict):
+    matches: List[GrepMatch]
+    error: Optional[str]
+    truncated: bool
+
+
+class LspStarted(TypedDict):
+    lsp_id: str
+
+
+class LspStatus(TypedDict):
+    status: str
+
+
+class LspCompletion(TypedDict):
+    #: Raw LSP CompletionItem objects.
+    items: List[Dict[str, Any]]
+
+
+class ImageCreated(TypedDict):
+    id: str
+    label: Optional[str]
+    status: Literal["queued", "completed"]
+    created_at: str
+
+
+class Image(TypedDict):
+    id: str
+    label: Optional[str]
+    base: str
+    python_packages: List[str]
+    apt_packages: List[str]
+    npm_packages: List[str]
+    status: Literal["queued", "building", "completed", "failed"]
+    digest: Optional[str]
+    registry_ref: Optional[str]
+    failure_reason: Optional[str]
+    build_log_tail: Optional[str]
+    created_at: str
+    completed_at: Optional[str]
+
+
+class VolumeCreated(TypedDict):
+    id: str
+    label: Optional[str]
+    status: Literal["queued"]
+    created_at: str
+
+
+class Volume(TypedDict):
+    id: str
+    label: Optional[str]
+    size_gb: float
+    status: Literal["queued", "creating", "ready", "failed", "deleting"]
+    pvc_name: Optional[str]
+    used_bytes: Optional[int]
+    failure_reason: Optional[str]
+    created_at: str
+
+
+class Secret(TypedDict):
+    id: str
+    name: str
+    allowed_hosts: List[str]
+    created_at: str
+    last_used_at: Optional[str]
+
+
+class McpConnection(TypedDict):
+    id: str
+    label: str
+    catalog_id: str
+    host: str
+    created_at: str
+    last_used_at: Optional[str]
+
+
+class Memory(TypedDict):
+    id: str
+    scope: str
+    kind: MemoryKind
+    content: str
+    metadata: Dict[str, Any]
+    source_session_id: Optional[str]
+    created_at: str
+    updated_at: str
+    expires_at: Optional[str]
+    source_content: Optional[str]
+    document_date: Optional[str]
+    event_dates: List[str]
+    importance: float
+    access_count: int
+    last_accessed_at: Optional[str]
+    superseded_at: Optional[str]
+    superseded_by_id: Optional[str]
+
+
+class MemoryHit(Memory):
+    score: float
+
+
+class SearchResult(TypedDict):
+    query: str
+    memories: List[MemoryHit]
+
+
+class MemoryProfile(TypedDict):
+    static: List[Memory]
+    dynamic: List[Memory]
+
+
+class IngestResult(TypedDict):
+    source_session_id: Optional[str]
+    memories: List[Memory]
+
+
+class MemoryMetrics(TypedDict):
+    total_memories: int
+    by_kind: Dict[str, int]
+    embedded_memories: int
+    embedding_coverage: float
+    embedding_model_id: Optional[str]
+
+
+class Relation(TypedDict):
+    source_memory_id: str
+    target_memory_id: str
+    relation_type: RelationType
+    confidence: float
+    created_at: str
+
+
+class MemoryRelations(TypedDict):
+    memory_id: str
+    relations: List[Relation]
+
+
+class ExportMemory(TypedDict):
+    id: str
+    scope: str
+    kind: MemoryKind
+    content: str
+    metadata: Dict[str, Any]
+    source_session_id: Optional[str]
+    source_content: Optional[str]
+    document_date: Optional[str]
+    event_dates: List[str]
+    importance: float
+    created_at: str
+    updated_at: str
+    expires_at: Optional[str]
+    superseded_at: Optional[str]
+    superseded_by_id: Optional[str]
+
+
+class ExportRelation(TypedDict):
+    source_memory_id: str
+    target_memory_id: str
+    relation_type: RelationType
+    confidence: float
+
+
+class MemoryExport(TypedDict):
+    version: int
+    memories: List[ExportMemory]
+    relations: List[ExportRelation]
+
+
+class _ImportMemoryRequired(TypedDict):
+    content: str
+
+
+class ImportMemory(_ImportMemoryRequired, total=False):
+    """One memory to import; ``id`` only links relations inside the batch (the server assigns new ids)."""
+
+    id: Optional[str]
+    scope: str
+    kind: MemoryKind
+    metadata: Dict[str, Any]
+    source_session_id: Optional[str]
+    expires_at: Optional[str]
+    source_content: Optional[str]
+    document_date: Optional[str]
+    event_dates: List[str]
+    importance: float
+
+
+class _ImportRelationRequired(TypedDict):
+    source_memory_id: str
+    target_memory_id: str
+    relation_type: RelationType
+
+
+class ImportRelation(_ImportRelationRequired, total=False):
+    confidence: float
