@@ -1,0 +1,90 @@
+"""Parsing an OpenAI-style embeddings request and shaping its vectors: pure functions, no model."""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+class InvalidRequestError(Exception):
+    """A request the server refuses with 400; `code` is the machine-readable reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class EmbeddingRequest:
+    inputs: list[str]
+    model: str | None
+    dimensions: int | None
+    encoding_format: str
+
+
+def parse_embedding_request(
+    body: Any, *, max_inputs: int, max_input_characters: int
+) -> EmbeddingRequest:
+    if not isinstance(body, dict):
+        raise InvalidRequestError("invalid_input", "the body must be a JSON object")
+    raw_input = body.get("input")
+    if isinstance(raw_input, str):
+        inputs = [raw_input]
+    elif isinstance(raw_input, list):
+        inputs = raw_input
+    else:
+        raise InvalidRequestError("invalid_input", "input must be a string or a list of strings")
+    if not inputs:
+        raise InvalidRequestError("invalid_input", "input must not be an empty list")
+    if len(inputs) > max_inputs:
+        raise InvalidRequestError(
+            "too_many_inputs", f"input has {len(inputs)} items; at most {max_inputs} are accepted"
+        )
+    for index, item in enumerate(inputs):
+        if not isinstance(item, str):
+            raise InvalidRequestError("invalid_input", f"input[{index}] is not a string")
+        if not item.strip():
+            raise InvalidRequestError("invalid_input", f"input[{index}] is empty")
+        if len(item) > max_input_characters:
+            raise InvalidRequestError(
+                "input_too_long",
+                f"input[{index}] has {len(item)} characters; at most {max_input_characters} are accepted",
+            )
+
+    model = body.get("model")
+    if model is not None and not isinstance(model, str):
+        raise InvalidRequestError("invalid_input", "model must be a string")
+    dimensions = body.get("dimensions")
+    if dimensions is not None and (
+        isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1
+    ):
+        raise InvalidRequestError("invalid_input", "dimensions must be a positive integer")
+    encoding_format = body.get("encoding_format") or "float"
+    if encoding_format not in ("float", "base64"):
+        raise InvalidRequestError("invalid_input", "encoding_format must be float or base64")
+    return EmbeddingRequest(inputs, model, dimensions, encoding_format)
+
+
+def plan_batches(lengths: list[int], max_batch_size: int) -> list[list[int]]:
+    """Input positions grouped into batches of at most max_batch_size, similar lengths together.
+
+    Sorting by length first keeps padding (wasted work) small; callers put each result back at
+    its original position, so the order of the response never depends on this grouping.
+    """
+    order = sorted(range(len(lengths)), key=lambda position: lengths[position])
+    return [order[start : start + max_batch_size] for start in range(0, len(order), max_batch_size)]
+
+
+def fit_dimensions(vectors: np.ndarray, dimensions: int | None) -> np.ndarray:
+    """Truncate unit vectors to the requested width and scale them back to unit length."""
+    native = vectors.shape[1]
+    if dimensions is None or dimensions == native:
+        return vectors
+    if dimensions > native:
+        raise InvalidRequestError(
+            "invalid_dimensions",
+            f"dimensions {dimensions} is larger than the model's {native}",
+        )
+    truncated = vectors[:, :dimensions]
+    norms = np.linalg.norm(truncated, axis=1, keepdims=True)
+    return truncated / np.maximum(norms, 1e-12)

