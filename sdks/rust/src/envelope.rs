@@ -36,7 +36,13 @@ pub(crate) fn api_error(
             .and_then(|error| error.get("details"))
             .cloned()
             .map(Box::new),
-        retry_after: retry_after.and_then(|value| parse_retry_after(value, SystemTime::now())),
+        retry_after_seconds: retry_after
+            .and_then(|value| parse_retry_after(value, SystemTime::now()))
+            // Rounded up so the wait is never shorter than asked; saturated past 136 years.
+            .map(|wait| {
+                u32::try_from(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+                    .unwrap_or(u32::MAX)
+            }),
         request_id: request_id.map(str::to_string),
     }
 }
@@ -45,7 +51,6 @@ pub(crate) fn api_error(
 mod tests {
     use super::*;
     use crate::ApiErrorType;
-    use std::time::Duration;
 
     #[test]
     fn an_envelope_gives_every_field() {
@@ -59,7 +64,7 @@ mod tests {
             retryable,
             remediation,
             details,
-            retry_after,
+            retry_after_seconds,
             request_id,
         } = &error
         else {
@@ -72,7 +77,7 @@ mod tests {
         assert!(*retryable);
         assert_eq!(remediation.as_deref(), Some("Wait"));
         assert_eq!(details.as_ref().unwrap()["bucket"], "memory_ops");
-        assert_eq!(*retry_after, Some(Duration::from_secs(3)));
+        assert_eq!(*retry_after_seconds, Some(3));
         assert_eq!(request_id.as_deref(), Some("abc"));
         assert_eq!(error.to_string(), "Slow down [rate_limited] (HTTP 429)");
         assert_eq!(error.api_error_type(), None);

@@ -21,7 +21,9 @@ pub enum CairnError {
         /// Boxed so `Result<_, CairnError>` stays small on the success path.
         details: Option<Box<serde_json::Value>>,
         /// From `Retry-After` (seconds or an HTTP date), when the server says how long to wait.
-        retry_after: Option<Duration>,
+        /// Whole seconds rather than a `Duration`, which keeps the error under clippy's
+        /// `result_large_err` size for callers; [`CairnError::retry_after`] gives the `Duration`.
+        retry_after_seconds: Option<u32>,
         /// The server's `X-Request-ID`, for support and logs.
         request_id: Option<String>,
     },
@@ -125,7 +127,10 @@ impl CairnError {
     /// How long the server asked to wait before trying again.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            Self::Api { retry_after, .. } => *retry_after,
+            Self::Api {
+                retry_after_seconds,
+                ..
+            } => retry_after_seconds.map(|seconds| Duration::from_secs(seconds.into())),
             _ => None,
         }
     }

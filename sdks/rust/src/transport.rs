@@ -116,11 +116,9 @@ impl Transport {
             };
             let wait = match &failure {
                 CairnError::Connection { .. } if can_retry => backoff(),
-                CairnError::Api {
-                    status,
-                    retry_after,
-                    ..
-                } if can_retry && is_retry_status(*status) => retry_after.unwrap_or_else(backoff),
+                CairnError::Api { status, .. } if can_retry && is_retry_status(*status) => {
+                    failure.retry_after().unwrap_or_else(backoff)
+                }
                 _ => return Err(failure),
             };
             if retry.is_some_and(|policy| wait > policy.max_delay) {
