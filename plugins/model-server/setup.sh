@@ -10,9 +10,11 @@ venv="${1:-$repo/.test-data/model-server-venv}"
 with_tests=$([[ $# -eq 0 ]] && echo yes || echo no)
 python="${SVC_MODEL_PYTHON:-python3}"
 
-wanted="$(cat "$here"/*requirements.txt | sha256sum | cut -d' ' -f1) tests=$with_tests"
+checksum="$(cat "$here"/*requirements.txt | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.cairn-requirements"
-if [[ -f $stamp && "$(cat "$stamp")" == "$wanted" && -x $venv/bin/python ]]; then
+# A test environment also serves start.sh; a plain one does not serve the tests.
+if [[ -f $stamp && -x $venv/bin/python ]] &&
+  { [[ "$(cat "$stamp")" == "$checksum tests=yes" ]] || [[ "$(cat "$stamp")" == "$checksum tests=$with_tests" ]]; }; then
   exit 0
 fi
 
@@ -26,4 +28,4 @@ pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
 if [[ $with_tests == yes ]]; then
   "${pip[@]}" --requirement "$here/test-requirements.txt"
 fi
-echo "$wanted" >"$stamp"
+echo "$checksum tests=$with_tests" >"$stamp"
