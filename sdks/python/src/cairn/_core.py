@@ -71,6 +71,9 @@ class ClientCore:
         self.timeout = timeout
         self.retry = retry_policy(retry)
 
+    def timeout_of(self, call: Call[Any]) -> float:
+        return call.timeout if call.timeout is not None else self.timeout
+
     def request(self, http: httpx.Client | httpx.AsyncClient, call: Call[Any]) -> httpx.Request:
         headers = {"accept": "application/json", "user-agent": f"cairn-client-python/{__version__}"}
         credential = self.api_key if call.uses_api_key else call.credential
@@ -87,16 +90,15 @@ class ClientCore:
             params=params,
             headers=headers,
             content=content,
-            timeout=call.timeout if call.timeout is not None else self.timeout,
+            timeout=self.timeout_of(call),
         )
 
-    @staticmethod
-    def connection_error(call: Call[Any], error: httpx.HTTPError) -> CairnConnectionError:
+    def connection_error(self, call: Call[Any], error: httpx.HTTPError) -> CairnConnectionError:
         if isinstance(error, httpx.TimeoutException):
-            reason = "no answer in time"
+            reason = f"no answer within {self.timeout_of(call):g} s"
         else:
             reason = str(error) or type(error).__name__
-        return CairnConnectionError(f"{call.method} {call.path} failed: {reason}")
+        return CairnConnectionError(f"{call.method} {call.path} failed: {reason}", reason=reason)
 
     @staticmethod
     def result(call: Call[T], response: httpx.Response) -> T:

@@ -30,6 +30,11 @@ class CairnConfigError(CairnError, ValueError):
 class CairnConnectionError(CairnError):
     """No answer from the server: the connection failed, broke off or timed out."""
 
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        #: Why, without the request it happened to (e.g. "[Errno 111] Connection refused").
+        self.reason = reason
+
 
 def api_error_type(code: str, status_code: int) -> ApiErrorType | None:
     """The family of an error code (CONTRACT §5): quotas and capacity, refusals, server trouble."""
