@@ -1,0 +1,3 @@
+module github.com/cairn-dev/cairn/sdks/go
+
+go 1.22

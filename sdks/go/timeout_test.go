@@ -1,0 +1,100 @@
+// Per-request timeouts: the client's (WithTimeout) bounds ordinary calls, while Exec and
+// HTTPRequest wait their sandbox-side timeout plus 15 s, so the server's own timed_out answer
+// arrives before the client gives up.
+package cairn_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	cairn "github.com/cairn-dev/cairn/sdks/go"
+)
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (function roundTripperFunc) RoundTrip(request *http.Request) (*http.Response, error) {
+	return function(request)
+}
+
+// deadlineRecorder answers every request 200 with body and records how long each request's
+// context had left when it was sent.
+func deadlineRecorder(body string, remaining *time.Duration) *http.Client {
+	return &http.Client{Transport: roundTripperFunc(func(request *http.Request) (*http.Response, error) {
+		deadline, ok := request.Context().Deadline()
+		if ok {
+			*remaining = time.Until(deadline)
+		}
+		return &http.Response{
+			StatusCode: 200,
+			Header:     http.Header{"Content-Type": {"application/json"}},
+			Body:       io.NopCloser(strings.NewReader(body)),
+			Request:    request,
+		}, nil
+	})}
+}
+
+// within says remaining is at most want and not more than a second short of it (the time the
+// call took to reach the transport).
+func within(remaining, want time.Duration) bool {
+	return remaining <= want && remaining > want-time.Second
+}
+
+func TestExecWaitsItsTimeoutPlusFifteenSeconds(t *testing.T) {
+	var remaining time.Duration
+	client := newTestClient(t, "http://localhost:8090",
+		cairn.WithTimeout(2*time.Second),
+		cairn.WithHTTPClient(deadlineRecorder(`{"exit_code":0}`, &remaining)))
+	cases := []struct {
+		timeout int
+		want    time.Duration
+	}{{1, 16 * time.Second}, {0, 45 * time.Second}, {100, 115 * time.Second}}
+	for _, c := range cases {
+		if _, err := client.Exec(context.Background(), "s", cairn.ExecRequest{Command: "true", Timeout: c.timeout}); err != nil {
+			t.Fatal(err)
+		}
+		if !within(remaining, c.want) {
+			t.Errorf("exec timeout %d: the HTTP deadline was %v away, want %v", c.timeout, remaining, c.want)
+		}
+	}
+	if _, err := client.HTTPRequest(context.Background(), "s", cairn.SandboxHTTPRequest{URL: "https://example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if !within(remaining, 30*time.Second) {
+		t.Errorf("http_request's default 15 s: the HTTP deadline was %v away, want 30 s", remaining)
+	}
+	if _, err := client.Account(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !within(remaining, 2*time.Second) {
+		t.Errorf("an ordinary call's deadline was %v away, want the client's 2 s", remaining)
+	}
+}
+
+func TestExecOutlastsTheClientTimeout(t *testing.T) {
+	// The server answers after 300 ms; the client's own timeout is 30 ms.
+	server := httptest.NewServer(http.HandlerFunc(func(writer http.ResponseWriter, request *http.Request) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+		case <-request.Context().Done():
+			return
+		}
+		_, _ = writer.Write([]byte(`{"exit_code":0,"stdout":"done\n","timed_out":false}`))
+	}))
+	defer server.Close()
+	client := newTestClient(t, server.URL, cairn.WithTimeout(30*time.Millisecond))
+	result, err := client.Exec(context.Background(), "s", cairn.ExecRequest{Command: "sleep", Timeout: 1})
+	if err != nil || result.Stdout != "done\n" {
+		t.Fatalf("exec gave up at the client timeout: %v", err)
+	}
+	_, err = client.GetSandbox(context.Background(), "s")
+	var connectionError *cairn.ConnectionError
+	if !errors.As(err, &connectionError) || !strings.Contains(err.Error(), "no answer within") {
+		t.Fatalf("an ordinary call outlived the client timeout: %v", err)
+	}
+}
