@@ -25,6 +25,10 @@ class Embedder:
             str(files.onnx_file), sess_options=options, providers=list(providers)
         )
         self.input_names = {item.name for item in self.session.get_inputs()}
+        # A sentence-transformers export carries its own pooled output; others give token vectors.
+        output_names = [item.name for item in self.session.get_outputs()]
+        pooled_output = "sentence_embedding" in output_names
+        self.output_name = "sentence_embedding" if pooled_output else output_names[0]
         # The native width, from one run, so /health and `dimensions` checks know it.
         self.dimensions = int(self._run([self.tokenizer.encode("warm up")]).shape[1])
         self._run_lock = threading.Lock()
@@ -50,7 +54,8 @@ class Embedder:
         feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
         if "token_type_ids" in self.input_names:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
-        output = self.session.run(None, {name: feeds[name] for name in self.input_names})[0]
+        feeds = {name: feeds[name] for name in self.input_names}
+        (output,) = self.session.run([self.output_name], feeds)
         pooled = output if output.ndim == 2 else self._pool(output, attention_mask)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)

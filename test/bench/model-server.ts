@@ -1,0 +1,60 @@
+/**
+ * The model server's throughput on this machine: embeddings per second for single inputs and for
+ * batches of 32 and 128, one request at a time, default model and settings (eager load, CPU).
+ * Prints figures; run with `npx node test/bench/model-server.ts`.
+ */
+import {
+  ensureModelServerEnvironment,
+  type RunningModelServer,
+  startModelServer,
+} from "../model-server/model-server-process.ts";
+
+// Memory-sized texts: one fact or a few sentences each, 5 to 60 words.
+const subjects = ["The user", "Our team", "The billing service", "The staging database", "Alice"];
+const facts = [
+  "prefers dark mode in every editor",
+  "moved the weekly planning meeting to Thursday mornings because Mondays were too crowded",
+  "deploys on Fridays only after the full regression suite has passed and a second engineer has reviewed the change, which has kept incidents low for a year",
+  "uses PostgreSQL 15",
+  "asked for invoices to be sent as PDF attachments and not as links, since their accounting tool cannot follow links behind a login page and the finance team reconciles everything by hand at the end of each month",
+];
+const texts = Array.from(
+  { length: 256 },
+  (_, index) => `${subjects[index % subjects.length]} ${facts[(index * 3) % facts.length]} (note ${index}).`,
+);
+
+async function measure(server: RunningModelServer, batchSize: number, requests: number): Promise<number> {
+  const started = performance.now();
+  for (let request = 0; request < requests; request++) {
+    const start = (request * batchSize) % texts.length;
+    const input = Array.from({ length: batchSize }, (_, offset) => texts[(start + offset) % texts.length]);
+    const response = await fetch(`${server.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input }),
+    });
+    if (!response.ok) throw new Error(`embeddings failed: ${response.status} ${await response.text()}`);
+    await response.json();
+  }
+  return (batchSize * requests * 1000) / (performance.now() - started);
+}
+
+ensureModelServerEnvironment();
+const server = await startModelServer({ environment: { SVC_EAGER_LOAD: "true" } });
+try {
+  await measure(server, 8, 4); // warm-up: first runs allocate ONNX Runtime's buffers
+  const health = await (await fetch(`${server.url}/health`)).json();
+  console.log(`model server: ${health.model} on ${health.device}, max batch ${health.max_batch_size}`);
+  for (const [batchSize, requests] of [
+    [1, 200],
+    [32, 16],
+    [128, 6],
+  ]) {
+    const perSecond = await measure(server, batchSize, requests);
+    console.log(
+      `batch of ${String(batchSize).padStart(3)}: ${perSecond.toFixed(1).padStart(7)} embeddings/s`,
+    );
+  }
+} finally {
+  await server.stop();
+}
