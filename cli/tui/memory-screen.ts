@@ -1,0 +1,128 @@
+/**
+ * The memory screen: a search box that searches as you type, the memories found, one memory with
+ * its relations, and forgetting one after a y/n question.
+ */
+import { Box, Text, useInput } from "ink";
+import React, { useEffect, useState } from "react";
+import { MemoryDetailView } from "./memory-detail.ts";
+import { type ScreenProps, useReportMode } from "./screen-props.ts";
+import { TextInput } from "./text-input.ts";
+import { useMemory } from "./use-memory.ts";
+import { moveSelection, visibleWindow } from "./visible-window.ts";
+
+const h = React.createElement;
+
+type MemoryMode = "browse" | "search" | "detail" | "confirm-forget";
+
+export function MemoryScreen({ client, active, width, height, onModeChange }: ScreenProps) {
+  const memory = useMemory(client);
+  const { results, detail } = memory;
+  const [mode, setMode] = useState<MemoryMode>("browse");
+  const [selected, setSelected] = useState(0);
+  useReportMode(active, `memory:${mode}`, onModeChange);
+  const highlighted = results[selected];
+  // The memory a forget question is about: the one shown in full, else the highlighted one.
+  const target = detail?.memory ?? highlighted;
+
+  useEffect(() => {
+    setSelected((index) => Math.min(index, Math.max(0, results.length - 1)));
+  }, [results]);
+
+  const openHighlighted = () => {
+    if (!highlighted) return;
+    void memory.open(highlighted.id);
+    setMode("detail");
+  };
+
+  useInput(
+    (input, key) => {
+      if (mode === "confirm-forget") {
+        if (input === "y" && target) void memory.forget(target.id);
+        if (input === "y") setMode("browse");
+        else if (input === "n" || key.escape) setMode(detail ? "detail" : "browse");
+        return;
+      }
+      if (mode === "detail") {
+        if (input === "f") setMode("confirm-forget");
+        else if (key.escape || key.backspace || key.delete) {
+          memory.close();
+          setMode("browse");
+        }
+        return;
+      }
+      // browse and search share the list keys; typing itself goes to the search field.
+      if (key.upArrow) setSelected((index) => moveSelection(index, -1, results.length));
+      else if (key.downArrow) setSelected((index) => moveSelection(index, 1, results.length));
+      else if (mode === "search") return;
+      else if (input === "/") setMode("search");
+      else if (key.return) openHighlighted();
+      else if (input === "f" && highlighted) setMode("confirm-forget");
+      else if (input === "r") memory.refresh();
+    },
+    { isActive: active },
+  );
+
+  const status = memory.error
+    ? h(Text, { color: "red", wrap: "truncate-end" }, `Error: ${memory.error}`)
+    : mode === "confirm-forget" && target
+      ? h(Text, { color: "red", bold: true, wrap: "truncate-end" }, `Forget "${target.content}"? (y/n)`)
+      : h(
+          Text,
+          { dimColor: true },
+          memory.loading
+            ? "Searching…"
+            : memory.query.trim()
+              ? `${results.length} found`
+              : `${results.length} most recent`,
+        );
+
+  const searchBox = h(
+    Text,
+    null,
+    h(Text, { color: mode === "search" ? "cyan" : undefined, bold: true }, "Search: "),
+    h(TextInput, {
+      value: memory.query,
+      onChange: (value: string) => {
+        memory.setQuery(value);
+        setSelected(0);
+      },
+      onSubmit: () => openHighlighted(),
+      onCancel: () => setMode("browse"),
+      focused: active && mode === "search",
+      placeholder: "press / to search",
+    }),
+  );
+
+  if (detail && (mode === "detail" || mode === "confirm-forget")) {
+    return h(
+      Box,
+      { flexDirection: "column", paddingX: 1, width },
+      h(Text, { bold: true }, "Memory"),
+      status,
+      h(MemoryDetailView, { detail, height: height - 2 }),
+    );
+  }
+
+  const listRows = Math.max(1, height - 3);
+  const window = visibleWindow(results, selected, listRows);
+  return h(
+    Box,
+    { flexDirection: "column", paddingX: 1, width },
+    searchBox,
+    status,
+    results.length === 0 && !memory.loading ? h(Text, { dimColor: true }, "No memories.") : null,
+    ...window.items.map((item, offset) => {
+      const isSelected = window.start + offset === selected;
+      return h(
+        Box,
+        { key: item.id },
+        h(Text, { inverse: isSelected }, isSelected ? "›" : " "),
+        h(Box, { width: 12, flexShrink: 0 }, h(Text, { color: "magenta" }, ` ${item.kind}`)),
+        h(Box, { flexGrow: 1 }, h(Text, { inverse: isSelected, wrap: "truncate-end" }, item.content)),
+        item.score === undefined
+          ? null
+          : h(Box, { flexShrink: 0 }, h(Text, { dimColor: true }, ` ${item.score.toFixed(2)}`)),
+      );
+    }),
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * The sessions screen: the active sandboxes, creating and destroying them (with a y/n question),
+ * running a command in the selected one and seeing its output, and browsing its files.
+ */
+import { Box, Text, useInput } from "ink";
+import React, { useEffect, useState } from "react";
+import { CommandOutput } from "./command-output.ts";
+import { FileBrowser } from "./file-browser.ts";
+import { type ScreenProps, useReportMode } from "./screen-props.ts";
+import { TextInput } from "./text-input.ts";
+import { useSessionFiles, workspaceRoot } from "./use-session-files.ts";
+import { useSessions } from "./use-sessions.ts";
+import { moveSelection, visibleWindow } from "./visible-window.ts";
+
+const h = React.createElement;
+
+type SessionsMode = "list" | "command" | "confirm-destroy" | "files";
+
+const maxListRows = 6;
+
+export function SessionsScreen({ client, active, width, height, onModeChange }: ScreenProps) {
+  const { sessions, loading, busy, error, runs, refresh, create, destroy, run } = useSessions(client);
+  const files = useSessionFiles(client);
+  const [selected, setSelected] = useState(0);
+  const [mode, setMode] = useState<SessionsMode>("list");
+  const [command, setCommand] = useState("");
+  const [selectAfterRefresh, setSelectAfterRefresh] = useState<string | null>(null);
+  const session = sessions[selected];
+  useReportMode(
+    active,
+    mode === "files" ? (files.file ? "sessions:file" : "sessions:files") : `sessions:${mode}`,
+    onModeChange,
+  );
+
+  // Keep the selection on the list after it shrinks, and on a just-created session once it is listed.
+  useEffect(() => {
+    const created = selectAfterRefresh ? sessions.findIndex((item) => item.id === selectAfterRefresh) : -1;
+    if (created >= 0) {
+      setSelected(created);
+      setSelectAfterRefresh(null);
+    } else if (selected >= sessions.length) setSelected(Math.max(0, sessions.length - 1));
+  }, [sessions, selected, selectAfterRefresh]);
+
+  useInput(
+    (input, key) => {
+      if (mode === "confirm-destroy") {
+        if (input === "y" && session) void destroy(session.id);
+        if (input === "y" || input === "n" || key.escape) setMode("list");
+        return;
+      }
+      if (key.upArrow) setSelected((index) => moveSelection(index, -1, sessions.length));
+      else if (key.downArrow) setSelected((index) => moveSelection(index, 1, sessions.length));
+      else if (input === "c" && !busy) {
+        void create().then((created) => {
+          if (created) setSelectAfterRefresh(created.id);
+        });
+      } else if (input === "r") void refresh();
+      else if (!session) return;
+      else if (key.return || input === "x") setMode("command");
+      else if (input === "d") setMode("confirm-destroy");
+      else if (input === "f") {
+        files.closeFile();
+        void files.open(session.id, workspaceRoot);
+        setMode("files");
+      }
+    },
+    { isActive: active && (mode === "list" || mode === "confirm-destroy") },
+  );
+
+  if (mode === "files" && session) {
+    return h(FileBrowser, {
+      sessionId: session.id,
+      files,
+      active,
+      height,
+      onBack: () => setMode("list"),
+    });
+  }
+
+  const listRows = Math.min(maxListRows, Math.max(1, sessions.length));
+  const window = visibleWindow(sessions, selected, listRows);
+  const outputRows = Math.max(1, height - listRows - 4);
+  const status = busy
+    ? h(Text, { color: "yellow" }, busy)
+    : error
+      ? h(Text, { color: "red", wrap: "truncate-end" }, `Error: ${error}`)
+      : h(Text, { dimColor: true }, loading ? "Loading…" : " ");
+
+  let commandLine: React.ReactNode;
+  if (mode === "command") {
+    commandLine = h(
+      Text,
+      null,
+      h(Text, { color: "cyan" }, "$ "),
+      h(TextInput, {
+        value: command,
+        onChange: setCommand,
+        focused: active,
+        onSubmit: (text: string) => {
+          if (session && text.trim()) void run(session.id, text);
+          setCommand("");
+          setMode("list");
+        },
+        onCancel: () => setMode("list"),
+      }),
+    );
+  } else if (mode === "confirm-destroy" && session) {
+    commandLine = h(Text, { color: "red", bold: true }, `Destroy session ${session.id}? (y/n)`);
+  } else {
+    commandLine = h(Text, { dimColor: true }, session ? "Press enter to run a command." : " ");
+  }
+
+  return h(
+    Box,
+    { flexDirection: "column", paddingX: 1, width },
+    h(Text, { bold: true }, `Sessions  `, h(Text, { dimColor: true }, `${sessions.length} active`)),
+    status,
+    sessions.length === 0 && !loading
+      ? h(Text, { dimColor: true }, "No active sessions. Press c to create one.")
+      : null,
+    ...window.items.map((item, offset) => {
+      const isSelected = window.start + offset === selected;
+      return h(
+        Text,
+        { key: item.id, inverse: isSelected, wrap: "truncate-end" },
+        `${isSelected ? "›" : " "} ${item.id}  ${item.label ?? ""}  ${item.created_at.slice(11, 19)}`,
+      );
+    }),
+    h(Box, { marginTop: 1 }, commandLine),
+    session ? h(CommandOutput, { run: runs[session.id], rows: outputRows }) : null,
+  );
+}

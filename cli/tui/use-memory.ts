@@ -1,0 +1,110 @@
+/**
+ * The memory screen's data: search as you type (recall; the newest memories while the query is
+ * empty), one memory with its relations, and forgetting.
+ */
+import type { CairnClient, Memory } from "cairn-client";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { describeError } from "./describe-error.ts";
+
+export type FoundMemory = Memory & { score?: number };
+
+export interface RelatedMemory {
+  relationType: string;
+  confidence: number;
+  /** "to" when the shown memory is the relation's source, "from" when it is the target. */
+  direction: "to" | "from";
+  otherId: string;
+  otherContent: string | null;
+}
+
+export interface MemoryDetail {
+  memory: Memory;
+  related: RelatedMemory[];
+}
+
+/** Quiet time after a keystroke before searching, so typing a word sends one search, not one per letter. */
+const searchDelayMs = 150;
+
+export function useMemory(client: CairnClient) {
+  const [query, setQuery] = useState("");
+  const [results, setResults] = useState<FoundMemory[]>([]);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [detail, setDetail] = useState<MemoryDetail | null>(null);
+  const [reloads, setReloads] = useState(0);
+  // Answers can arrive out of order; only the latest search may set the results.
+  const latestSearch = useRef(0);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reloads is a trigger, not an input
+  useEffect(() => {
+    const search = ++latestSearch.current;
+    const text = query.trim();
+    setLoading(true);
+    const timer = setTimeout(async () => {
+      try {
+        const found: FoundMemory[] = text
+          ? (await client.recall(text, { limit: 20 })).memories
+          : await client.listMemories({ limit: 50 });
+        if (search !== latestSearch.current) return;
+        setResults(found);
+        setError(null);
+      } catch (caught) {
+        if (search === latestSearch.current) setError(describeError(caught));
+      } finally {
+        if (search === latestSearch.current) setLoading(false);
+      }
+    }, searchDelayMs);
+    return () => clearTimeout(timer);
+  }, [client, query, reloads]);
+
+  const refresh = useCallback(() => setReloads((count) => count + 1), []);
+
+  const open = useCallback(
+    async (memoryId: string) => {
+      try {
+        const [memory, { relations }] = await Promise.all([
+          client.getMemory(memoryId),
+          client.memoryRelations(memoryId),
+        ]);
+        const related = await Promise.all(
+          relations.map(async (relation): Promise<RelatedMemory> => {
+            const direction = relation.source_memory_id === memoryId ? "to" : "from";
+            const otherId = direction === "to" ? relation.target_memory_id : relation.source_memory_id;
+            const other = await client.getMemory(otherId).catch(() => null);
+            return {
+              relationType: relation.relation_type,
+              confidence: relation.confidence,
+              direction,
+              otherId,
+              otherContent: other?.content ?? null,
+            };
+          }),
+        );
+        setDetail({ memory, related });
+        setError(null);
+      } catch (caught) {
+        setError(describeError(caught));
+      }
+    },
+    [client],
+  );
+
+  const close = useCallback(() => setDetail(null), []);
+
+  const forget = useCallback(
+    async (memoryId: string) => {
+      try {
+        await client.forgetMemory(memoryId);
+        setDetail(null);
+        setResults((previous) => previous.filter((memory) => memory.id !== memoryId));
+        setError(null);
+      } catch (caught) {
+        setError(describeError(caught));
+      }
+      refresh();
+    },
+    [client, refresh],
+  );
+
+  return { query, setQuery, results, loading, error, detail, refresh, open, close, forget };
+}
