@@ -1,0 +1,102 @@
+"""Every REST operation has an SDK operation, and each operation's result type (a TypedDict in
+cairn.models) names exactly the fields the server's OpenAPI document (sdks/openapi.json, generated
+from the operation registry) says it returns, nested objects and list items included."""
+
+from __future__ import annotations
+
+import json
+import typing
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Union
+
+import pytest
+
+from cairn._core import Call
+from cairn._operations import account, memory, resources, sandboxes
+
+OPENAPI = json.loads((Path(__file__).resolve().parents[2] / "openapi.json").read_text())
+
+# The SDK names that differ from the registry's (CONTRACT §7: create_image, account, usage, ...).
+RENAMED = {
+    "get_account": "account",
+    "get_usage": "usage",
+    "create_sandbox_image": "create_image",
+    "get_sandbox_image": "get_image",
+    "list_sandbox_images": "list_images",
+    "delete_sandbox_image": "delete_image",
+    "create_sandbox_volume": "create_volume",
+    "get_sandbox_volume": "get_volume",
+    "list_sandbox_volumes": "list_volumes",
+    "delete_sandbox_volume": "delete_volume",
+}
+
+
+def sdk_operations() -> Dict[str, Callable[..., Call[Any]]]:
+    found: Dict[str, Callable[..., Call[Any]]] = {}
+    for module in (account, memory, resources, sandboxes):
+        for name, value in vars(module).items():
+            if callable(value) and not name.startswith("_") and getattr(value, "__module__", "") == module.__name__:
+                found[name] = value
+    return found
+
+
+def registry_operations() -> Dict[str, Dict[str, Any]]:
+    operations: Dict[str, Dict[str, Any]] = {}
+    for path_item in OPENAPI["paths"].values():
+        for operation in path_item.values():
+            operations[operation["operationId"]] = operation
+    return operations
+
+
+def success_schema(operation: Dict[str, Any]) -> Dict[str, Any] | None:
+    for status, response in operation["responses"].items():
+        if status.startswith("2"):
+            return response.get("content", {}).get("application/json", {}).get("schema")
+    return None
+
+
+def shape_problems(annotation: Any, schema: Dict[str, Any], where: str) -> List[str]:
+    """Differences between a Python type and a JSON Schema, field names and nesting only."""
+    if "anyOf" in schema:
+        options = [option for option in schema["anyOf"] if option.get("type") != "null"]
+        if len(options) == 1:
+            return shape_problems(annotation, options[0], where)
+        return []  # a union of shapes (a string or a rule; one sandbox or a list): checked by hand
+    origin = typing.get_origin(annotation)
+    if origin is Union:
+        options = [option for option in typing.get_args(annotation) if option is not type(None)]
+        return shape_problems(options[0], schema, where) if len(options) == 1 else []
+    if typing.is_typeddict(annotation):
+        if schema.get("type") != "object" or "properties" not in schema:
+            return [f"{where}: {annotation.__name__} is an object, the server sends {schema.get('type')}"]
+        hints = typing.get_type_hints(annotation)
+        problems = []
+        if set(hints) != set(schema["properties"]):
+            missing = sorted(set(schema["properties"]) - set(hints))
+            extra = sorted(set(hints) - set(schema["properties"]))
+            problems.append(f"{where}: {annotation.__name__} lacks {missing}, has extra {extra}")
+        for name in set(hints) & set(schema["properties"]):
+            problems += shape_problems(hints[name], schema["properties"][name], f"{where}.{name}")
+        return problems
+    if origin in (list, List):
+        if schema.get("type") != "array":
+            return [f"{where}: a list here, the server sends {schema.get('type')}"]
+        return shape_problems(typing.get_args(annotation)[0], schema.get("items", {}), f"{where}[]")
+    return []
+
+
+def test_every_rest_operation_has_an_sdk_operation() -> None:
+    sdk = sdk_operations()
+    missing = [name for name in registry_operations() if RENAMED.get(name, name) not in sdk]
+    assert missing == []
+
+
+@pytest.mark.parametrize("operation_id", sorted(registry_operations()))
+def test_result_types_match_the_openapi_document(operation_id: str) -> None:
+    operation = sdk_operations()[RENAMED.get(operation_id, operation_id)]
+    result = typing.get_args(typing.get_type_hints(operation)["return"])[0]
+    schema = success_schema(registry_operations()[operation_id])
+    if schema is None:
+        assert result is type(None), f"{operation_id} answers 204; the SDK should return None"
+        return
+    assert shape_problems(result, schema, operation_id) == []
