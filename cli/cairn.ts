@@ -1,71 +1,35 @@
 #!/usr/bin/env node
 /**
- * The `cairn` command. For now it holds one command, `cairn mcp serve`, the stdio MCP server;
- * the rest of the CLI joins it here. Configuration errors print one line on stderr and exit 1.
+ * The `cairn` command (Node 24; cli/bin/cairn.js starts it from any Node). Every failure ends here:
+ * one `Error: <message> [<code>]` line on stderr and the exit code of its class (cli/errors.ts).
+ * With no arguments it opens the TUI in a terminal and prints the help elsewhere.
  */
-import { parseArgs } from "node:util";
-import { toolProfiles } from "../transports/mcp/profiles.ts";
-import { checkBaseUrl, defaultBaseUrl } from "./base-url.ts";
-import { serveMcpOverStdio } from "./mcp-serve.ts";
+import { startTui } from "./commands/tui.ts";
+import { describeError } from "./errors.ts";
+import { errorColour } from "./output.ts";
+import { buildProgram, CommanderError, parserExitCode } from "./program.ts";
+import { closePrompts } from "./prompts.ts";
 
-const usage = `Usage: cairn mcp serve [--tools memory|sandbox|all]
-
-Serves Cairn's MCP tools on stdio, forwarding to the server at CAIRN_BASE_URL
-(default ${defaultBaseUrl}) with the API key in CAIRN_API_KEY.`;
-
-/** The server's own words when it refused (its error envelope sits at the end of the SDK's message). */
-function upstreamProblem(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const envelope = message.match(/\{"error":.*\}$/)?.[0];
-  if (envelope) {
-    try {
-      const { error: body } = JSON.parse(envelope) as { error: { code: string; message: string } };
-      return `the server refused: ${body.message} [${body.code}]`;
-    } catch {}
-  }
-  return message;
-}
-
-function fail(message: string, code = 1): never {
-  process.stderr.write(`cairn: ${message}\n`);
-  process.exit(code);
-}
-
-async function main(argv: string[]) {
-  let parsed: ReturnType<
-    typeof parseArgs<{
-      options: { tools: { type: "string" }; help: { type: "boolean"; short: "h" } };
-      allowPositionals: true;
-    }>
-  >;
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: { tools: { type: "string" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-    });
+    if (argv.length === 0) {
+      if (process.stdin.isTTY && process.stdout.isTTY) await startTui();
+      else program.outputHelp();
+      return 0;
+    }
+    await program.parseAsync(argv, { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
-    fail(`${(error as Error).message}\n${usage}`, 2);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return;
-  }
-  if (positionals.join(" ") !== "mcp serve")
-    fail(`unknown command: ${positionals.join(" ") || "(none)"}\n${usage}`, 2);
-  const tools = values.tools ?? "all";
-  if (!(toolProfiles as readonly string[]).includes(tools))
-    fail(`--tools must be one of ${toolProfiles.join(", ")}, not ${JSON.stringify(tools)}`);
-  const checked = checkBaseUrl(process.env.CAIRN_BASE_URL || defaultBaseUrl);
-  if ("problem" in checked) fail(checked.problem);
-  const apiKey = process.env.CAIRN_API_KEY;
-  if (!apiKey) fail("CAIRN_API_KEY is not set: create an API key (POST /v1/api-keys) and export it");
-  try {
-    await serveMcpOverStdio({ baseUrl: checked.url, apiKey, tools });
-  } catch (error) {
-    fail(`cannot connect to the Cairn MCP server at ${checked.url}/mcp: ${upstreamProblem(error)}`);
+    if (error instanceof CommanderError) return parserExitCode(error);
+    const reported = describeError(error);
+    const [first, ...rest] = reported.lines;
+    process.stderr.write(`${errorColour.red(first)}\n`);
+    for (const line of rest) process.stderr.write(`${errorColour.dim(line)}\n`);
+    return reported.exitCode;
+  } finally {
+    closePrompts();
   }
 }
 
-await main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,106 @@
+/**
+ * `cairn mcp init TARGET` (an MCP client's config gets a `cairn` entry) and `cairn mcp serve`
+ * (the stdio MCP server). `serve` keeps its own failure lines (`cairn: …`, exit 1): an MCP client
+ * shows stderr as the server's log, and its tests pin those lines.
+ */
+import type { Command } from "commander";
+import { toolProfiles } from "../../transports/mcp/profiles.ts";
+import { checkBaseUrl, defaultBaseUrl } from "../base-url.ts";
+import { group, leaf } from "../command-kit.ts";
+import { configPath, loadConfig } from "../config.ts";
+import type { JsonOption } from "../context.ts";
+import { CliError, exitCodes } from "../errors.ts";
+import { installMcpEntry, type McpTarget, mcpEntry, mcpTargets } from "../mcp-init.ts";
+import { serveMcpOverStdio } from "../mcp-serve.ts";
+import { printJson, success } from "../output.ts";
+
+/** The server's own words when it refused (its error envelope sits at the end of the SDK's message). */
+function upstreamProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const envelope = message.match(/\{"error":.*\}$/)?.[0];
+  if (envelope) {
+    try {
+      const { error: body } = JSON.parse(envelope) as { error: { code: string; message: string } };
+      return `the server refused: ${body.message} [${body.code}]`;
+    } catch {}
+  }
+  return message;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`cairn: ${message}\n`);
+  process.exit(1);
+}
+
+async function serve(options: { tools: string }) {
+  if (!(toolProfiles as readonly string[]).includes(options.tools))
+    fail(`--tools must be one of ${toolProfiles.join(", ")}, not ${JSON.stringify(options.tools)}`);
+  let saved: Awaited<ReturnType<typeof loadConfig>> = {};
+  try {
+    saved = await loadConfig();
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const [text, source] = process.env.CAIRN_BASE_URL
+    ? [process.env.CAIRN_BASE_URL, "CAIRN_BASE_URL"]
+    : saved.base_url
+      ? [saved.base_url, `base_url in ${configPath()}`]
+      : [defaultBaseUrl, "CAIRN_BASE_URL"];
+  const checked = checkBaseUrl(text, source);
+  if ("problem" in checked) fail(checked.problem);
+  const apiKey = process.env.CAIRN_API_KEY || saved.api_key;
+  if (!apiKey)
+    fail(`CAIRN_API_KEY is not set and ${configPath()} has no api_key: run \`cairn login\` or export a key`);
+  try {
+    await serveMcpOverStdio({ baseUrl: checked.url, apiKey, tools: options.tools });
+  } catch (error) {
+    fail(`cannot connect to the Cairn MCP server at ${checked.url}/mcp: ${upstreamProblem(error)}`);
+  }
+}
+
+export function addMcpCommands(program: Command): void {
+  const mcp = group(program, "mcp", "Use Cairn's tools from an MCP client (Claude Code, Cursor, …)", [
+    "cairn mcp init claude-code",
+    "cairn mcp serve --tools memory",
+  ]);
+
+  leaf(
+    mcp,
+    "init <target>",
+    `Add a "cairn" server to an MCP client's config (${mcpTargets.join(", ")}); other entries are kept`,
+    [
+      "cairn mcp init claude-code   # ./.mcp.json in this folder",
+      "cairn mcp init cursor",
+      "cairn mcp init codex",
+    ],
+  ).action(async (target: string, options: JsonOption) => {
+    if (!(mcpTargets as readonly string[]).includes(target))
+      throw new CliError(
+        `unknown target ${JSON.stringify(target)}: use one of ${mcpTargets.join(", ")}`,
+        "validation_error",
+      );
+    const saved = await loadConfig();
+    const baseUrl = process.env.CAIRN_BASE_URL || saved.base_url;
+    const apiKey = process.env.CAIRN_API_KEY || saved.api_key;
+    if (!baseUrl || !apiKey)
+      throw new CliError(
+        `no saved base_url and api_key in ${configPath()}: run \`cairn login\` first`,
+        "missing_credentials",
+        exitCodes.authentication,
+      );
+    const checked = checkBaseUrl(baseUrl, "base_url");
+    if ("problem" in checked) throw new CliError(checked.problem, "invalid_base_url");
+    const result = await installMcpEntry(target as McpTarget, mcpEntry(checked.url, apiKey));
+    if (options.json) return printJson({ target, ...result });
+    success(
+      `${result.action === "added" ? "Added" : "Updated"} cairn in ${result.path}. Restart your MCP client.`,
+    );
+  });
+
+  group(mcp, "serve", "Serve Cairn's MCP tools on stdio, forwarding to the server", [
+    "cairn mcp serve",
+    "CAIRN_BASE_URL=https://cairn.example.com CAIRN_API_KEY=cairn_… cairn mcp serve --tools sandbox",
+  ])
+    .option("--tools <profile>", `which tools to serve: ${toolProfiles.join(", ")}`, "all")
+    .action(serve);
+}

@@ -1,0 +1,91 @@
+/**
+ * How the CLI fails: one line on stderr (`Error: <message> [<code>]`) and an exit code per error
+ * class, so scripts can tell a wrong key from a missing sandbox without parsing text. Expected
+ * errors never print a stack trace; only a bug (exit 1) shows one, and only with CAIRN_DEBUG=1.
+ */
+import { CairnApiError, CairnConnectionError, CairnError } from "cairn-client";
+
+/** The documented exit codes (docs/cli.md#exit-codes). `exec` exits with its command's code instead. */
+export const exitCodes = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  authentication: 3,
+  notFound: 4,
+  forbidden: 5,
+  conflict: 6,
+  quota: 7,
+  server: 8,
+  network: 9,
+} as const;
+
+/** A failure the CLI itself detects (bad flag value, no config, no session). */
+export class CliError extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+  constructor(message: string, code: string, exitCode: number = exitCodes.usage) {
+    super(message);
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+/** The exit code for an HTTP status from the server's error envelope. */
+export function exitCodeForStatus(status: number): number {
+  if (status === 401) return exitCodes.authentication;
+  if (status === 403) return exitCodes.forbidden;
+  if (status === 404) return exitCodes.notFound;
+  if (status === 409) return exitCodes.conflict;
+  if (status === 429) return exitCodes.quota;
+  if (status >= 500) return exitCodes.server;
+  if (status === 400 || status === 413 || status === 422) return exitCodes.usage;
+  return exitCodes.unexpected;
+}
+
+/** A short hint for the codes a person can act on at once. */
+function hintFor(error: CairnApiError): string | null {
+  if (error.statusCode === 401 && error.code !== "invalid_credentials")
+    return "Log in again with `cairn login`, or set CAIRN_API_KEY.";
+  if (error.retryAfterSeconds !== null && error.statusCode === 429)
+    return `Try again in ${error.retryAfterSeconds} s.`;
+  return error.remediation;
+}
+
+function validationDetails(error: CairnApiError): string {
+  if (error.code !== "validation_error" || !Array.isArray(error.details)) return "";
+  const parts = (error.details as Array<{ loc?: unknown[]; msg?: string }>).map(
+    (item) => `${(item.loc ?? []).filter((part) => part !== "body").join(".")}: ${item.msg ?? ""}`,
+  );
+  return parts.length ? ` (${parts.join("; ")})` : "";
+}
+
+export interface ReportedError {
+  lines: string[];
+  exitCode: number;
+}
+
+/** The lines to print on stderr and the exit code for anything a command threw. */
+export function describeError(error: unknown): ReportedError {
+  if (error instanceof CliError)
+    return { lines: [`Error: ${error.message} [${error.code}]`], exitCode: error.exitCode };
+  if (error instanceof CairnApiError) {
+    const lines = [`Error: ${error.message}${validationDetails(error)} [${error.code}]`];
+    const hint = hintFor(error);
+    if (hint) lines.push(`Hint: ${hint}`);
+    return { lines, exitCode: exitCodeForStatus(error.statusCode) };
+  }
+  if (error instanceof CairnConnectionError)
+    return { lines: [`Network error: ${error.message}`], exitCode: exitCodes.network };
+  // The SDK's own refusals (a base URL that breaks the https rule) are configuration mistakes.
+  if (error instanceof CairnError)
+    return { lines: [`Error: ${error.message} [invalid_config]`], exitCode: exitCodes.usage };
+  if (error instanceof Error && error.name === "ExitPromptError")
+    return { lines: ["Error: cancelled [cancelled]"], exitCode: 130 };
+  const detail =
+    error instanceof Error
+      ? process.env.CAIRN_DEBUG
+        ? (error.stack ?? error.message)
+        : error.message
+      : String(error);
+  return { lines: [`Error: ${detail} [unexpected]`], exitCode: exitCodes.unexpected };
+}
