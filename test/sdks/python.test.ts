@@ -52,6 +52,22 @@ describe("the Python SDK", () => {
   });
 
   it(
+    "set-up is idempotent, and fails with the install command when Python is missing",
+    async () => {
+      const script = join(sdk, "setup.sh");
+      await finish("bash", [script]);
+      const warm = await finish("bash", [script]);
+      expect(warm.code, warm.output).toBe(0);
+      expect(warm.output).toContain("python environment ready");
+      const missing = await finish("bash", [script], { CAIRN_PYTHON: "/nonexistent/python3" });
+      expect(missing.code, missing.output).toBe(1);
+      expect(missing.output).toContain("apt-get install -y python3 python3-venv");
+      expect(existsSync(python)).toBe(true);
+    },
+    generous,
+  );
+
+  it(
     "passes its pytest suite against the live server",
     async () => {
       const result = await finish(

@@ -13,7 +13,7 @@ from helpers import Answer, ScriptedServer, json_answer
 
 import cairn.async_client
 import cairn.client
-from cairn import AsyncCairnClient, CairnClient, RetryPolicy, ServiceUnavailableError
+from cairn import AsyncCairnClient, CairnClient, CairnConnectionError, RetryPolicy, ServiceUnavailableError
 
 UNAVAILABLE = {"error": {"code": "service_unavailable", "message": "try later", "retryable": True, "remediation": None}}
 ACCOUNT = {"id": "00000000-0000-4000-8000-000000000000", "email": "a@example.com", "created_at": "2026-11-23T00:00:00Z"}
@@ -107,3 +107,18 @@ async def test_the_async_client_retries_the_same_way(scripted_server: Start, wai
             await client.remember("not retried")
     assert server.requests == [("GET", "/v1/account"), ("GET", "/v1/account"), ("POST", "/v1/memory")]
     assert waits == [1.0]
+
+
+def test_connection_failures_are_retried_for_idempotent_calls_only(
+    scripted_server: Start, waits: list[float]
+) -> None:
+    server = scripted_server([json_answer(200, ACCOUNT)])
+    server.stop()  # nothing listens there any more
+    policy = RetryPolicy(max_retries=2, base_delay=0.01)
+    with CairnClient(server.url, "cairn_x", retry=policy) as client:
+        with pytest.raises(CairnConnectionError):
+            client.account()
+        assert len(waits) == 2
+        with pytest.raises(CairnConnectionError):
+            client.remember("not idempotent")
+        assert len(waits) == 2
