@@ -25,10 +25,10 @@ fi
 mkdir -p "$CARGO_TARGET_DIR"
 started=$SECONDS
 for crate in "$sdk" "$example"; do
-  (cd "$crate" && cargo fetch --locked)
+  (cd "$crate" && cargo fetch --locked --quiet)
 done
-(cd "$sdk" && cargo build --locked --offline --tests --examples)
-(cd "$example" && cargo build --locked --offline)
+(cd "$sdk" && cargo build --locked --offline --quiet --tests --examples)
+(cd "$example" && cargo build --locked --offline --quiet)
 echo "sdks/rust/setup.sh: built in $((SECONDS - started)) s"
 
 # Formatting and lints fail the set-up on findings, when the components are installed.
@@ -40,8 +40,8 @@ else
   echo "sdks/rust/setup.sh: rustfmt not installed, formatting not checked (rustup component add rustfmt)"
 fi
 if cargo clippy --version >/dev/null 2>&1; then
-  (cd "$sdk" && cargo clippy --locked --offline --all-targets -- -D warnings)
-  (cd "$example" && cargo clippy --locked --offline -- -D warnings)
+  (cd "$sdk" && cargo clippy --locked --offline --quiet --all-targets -- -D warnings)
+  (cd "$example" && cargo clippy --locked --offline --quiet -- -D warnings)
 else
   echo "sdks/rust/setup.sh: clippy not installed, lints not checked (rustup component add clippy)"
 fi

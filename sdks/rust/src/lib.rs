@@ -55,3 +55,8 @@ mod tests {
         assert_eq!(sandbox_call_timeout(None, 15), Duration::from_secs(30));
     }
 }
+
+/// The README's examples compile (`cargo test` runs them as doctests, without running them).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
