@@ -142,11 +142,17 @@ describe("lazy loading, batches of two", () => {
   });
 });
 
-describe("eager loading with an API key", () => {
+describe("eager loading with an API key and small request limits", () => {
+  const authorization = { authorization: "Bearer model-server-test-key" };
   let server: RunningModelServer;
   beforeAll(async () => {
     server = await startModelServer({
-      environment: { SVC_EAGER_LOAD: "true", SVC_MODEL_API_KEY: "model-server-test-key" },
+      environment: {
+        SVC_EAGER_LOAD: "true",
+        SVC_MODEL_API_KEY: "model-server-test-key",
+        SVC_MODEL_MAX_INPUTS: "2",
+        SVC_MODEL_MAX_INPUT_CHARACTERS: "100",
+      },
     });
   });
   afterAll(() => server?.stop());
@@ -167,13 +173,23 @@ describe("eager loading with an API key", () => {
   });
 
   it("serves the right Bearer", async () => {
-    const { response, body } = await embed(
-      server,
-      { input: ["hello", "world"] },
-      { authorization: "Bearer model-server-test-key" },
-    );
+    const { response, body } = await embed(server, { input: ["hello", "world"] }, authorization);
     expect(response.status).toBe(200);
     expect(body.data).toHaveLength(2);
+  });
+
+  it("applies SVC_MODEL_MAX_INPUTS and SVC_MODEL_MAX_INPUT_CHARACTERS", async () => {
+    const many = await embed(server, { input: ["a", "b", "c"] }, authorization);
+    expect([many.response.status, many.body.error?.code]).toEqual([400, "too_many_inputs"]);
+    const long = await embed(server, { input: "x".repeat(101) }, authorization);
+    expect([long.response.status, long.body.error?.code]).toEqual([400, "input_too_long"]);
+  });
+
+  it("stops reading a body larger than any valid request could be, with 413", async () => {
+    // Two inputs of 100 characters fit in a few kilobytes; this is 64 KiB.
+    const { response, body } = await embed(server, { input: ["y".repeat(65_536)] }, authorization);
+    expect(response.status).toBe(413);
+    expect(body.error?.code).toBe("body_too_large");
   });
 });
 

@@ -5,6 +5,7 @@ Run with `uvicorn --factory cairn_model_server.app:create_app`; settings come fr
 
 import base64
 import hmac
+import json
 import logging
 from contextlib import asynccontextmanager
 
@@ -25,7 +26,9 @@ logger = logging.getLogger("cairn_model_server")
 
 def error(status: int, code: str, message: str) -> JSONResponse:
     # Cairn's envelope ({code, message}) with OpenAI's `type`, so either kind of client reads it.
-    kind = {400: "invalid_request_error", 401: "authentication_error"}.get(status, "server_error")
+    kind = {401: "authentication_error"}.get(status, "invalid_request_error")
+    if status >= 500:
+        kind = "server_error"
     return JSONResponse({"error": {"code": code, "message": message, "type": kind}}, status)
 
 
@@ -34,6 +37,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
     # A device that cannot be had fails here, at start, not at the first request.
     device = choose_device(settings.device, onnxruntime.get_available_providers())
     holder = ModelHolder(settings.model, device)
+    # Room for the largest valid request (every input at its longest, JSON-escaped) and no more.
+    max_body_bytes = settings.max_inputs * (settings.max_input_characters * 6 + 16) + 4096
 
     async def health(request: Request) -> JSONResponse:
         embedder = holder.embedder
@@ -56,8 +61,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def embeddings(request: Request) -> JSONResponse:
         if settings.api_key is not None and not _bearer_matches(request, settings.api_key):
             return error(401, "unauthorized", "a valid Bearer token is required")
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > max_body_bytes:
+                return error(413, "body_too_large", f"the body is over {max_body_bytes} bytes")
         try:
-            body = await request.json()
+            body = json.loads(raw)
         except ValueError:
             return error(400, "invalid_json", "the body is not valid JSON")
         try:
