@@ -12,6 +12,11 @@ export CARGO_TARGET_DIR="$repo_root/.test-data/cargo-target"
 minimum_rust="1.85"
 
 install_hint="Install Rust $minimum_rust or newer with rustup: curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile default (then open a new shell or run: . \"\$HOME/.cargo/env\")"
+# rustup installs into ~/.cargo/bin, which a non-login shell may not have on PATH.
+cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$cargo_bin/cargo" ]; then
+  export PATH="$cargo_bin:$PATH"
+fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "sdks/rust/setup.sh: cargo is not installed. $install_hint" >&2
   exit 1

@@ -5,7 +5,8 @@
  * freshness, offline, in the same target folder.
  */
 import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { homedir } from "node:os";
+import { delimiter, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
 import { signUpWithKey } from "../support/processes.ts";
@@ -15,6 +16,8 @@ const sdk = join(root, "sdks/rust");
 const example = join(root, "examples/rust-sdk");
 const cargoTargetDir = join(root, ".test-data/cargo-target");
 const generous = 300_000;
+// rustup's folder, which a non-login shell may not have on PATH (setup.sh does the same).
+const cargoBin = join(process.env.CARGO_HOME ?? join(homedir(), ".cargo"), "bin");
 
 interface Finished {
   code: number | null;
@@ -26,7 +29,13 @@ function cargo(args: string[], cwd: string, environment: Record<string, string>)
   return new Promise((resolvePromise, reject) => {
     const child = spawn("cargo", args, {
       cwd,
-      env: { ...process.env, CARGO_TARGET_DIR: cargoTargetDir, CARGO_TERM_COLOR: "never", ...environment },
+      env: {
+        ...process.env,
+        PATH: `${process.env.PATH ?? ""}${delimiter}${cargoBin}`,
+        CARGO_TARGET_DIR: cargoTargetDir,
+        CARGO_TERM_COLOR: "never",
+        ...environment,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
