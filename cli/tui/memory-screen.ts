@@ -15,7 +15,7 @@ const h = React.createElement;
 type MemoryMode = "browse" | "search" | "detail" | "confirm-forget";
 
 export function MemoryScreen({ client, active, width, height, onModeChange }: ScreenProps) {
-  const memory = useMemory(client);
+  const memory = useMemory(client, active);
   const { results, detail } = memory;
   const [mode, setMode] = useState<MemoryMode>("browse");
   const [selected, setSelected] = useState(0);

@@ -19,7 +19,7 @@ type SessionsMode = "list" | "command" | "confirm-destroy" | "files";
 const maxListRows = 6;
 
 export function SessionsScreen({ client, active, width, height, onModeChange }: ScreenProps) {
-  const { sessions, loading, busy, error, runs, refresh, create, destroy, run } = useSessions(client);
+  const { sessions, loading, busy, error, runs, refresh, create, destroy, run } = useSessions(client, active);
   const files = useSessionFiles(client);
   const [selected, setSelected] = useState(0);
   const [mode, setMode] = useState<SessionsMode>("list");

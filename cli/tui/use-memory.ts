@@ -25,7 +25,7 @@ export interface MemoryDetail {
 /** Quiet time after a keystroke before searching, so typing a word sends one search, not one per letter. */
 const searchDelayMs = 150;
 
-export function useMemory(client: CairnClient) {
+export function useMemory(client: CairnClient, active: boolean) {
   const [query, setQuery] = useState("");
   const [results, setResults] = useState<FoundMemory[]>([]);
   const [loading, setLoading] = useState(true);
@@ -58,6 +58,10 @@ export function useMemory(client: CairnClient) {
   }, [client, query, reloads]);
 
   const refresh = useCallback(() => setReloads((count) => count + 1), []);
+  // Other clients (agents, the CLI) write memories meanwhile: reload each time the screen is shown.
+  useEffect(() => {
+    if (active) refresh();
+  }, [active, refresh]);
 
   const open = useCallback(
     async (memoryId: string) => {

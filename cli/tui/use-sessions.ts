@@ -14,7 +14,7 @@ export interface CommandRun {
   error: string | null;
 }
 
-export function useSessions(client: CairnClient) {
+export function useSessions(client: CairnClient, active: boolean) {
   const [sessions, setSessions] = useState<Session[]>([]);
   const [loading, setLoading] = useState(true);
   /** What is under way, e.g. "Creating a session…"; null when idle. */
@@ -34,9 +34,10 @@ export function useSessions(client: CairnClient) {
     }
   }, [client]);
 
+  // Sessions end elsewhere too (expiry, other clients): reload each time the screen is shown.
   useEffect(() => {
-    void refresh();
-  }, [refresh]);
+    if (active) void refresh();
+  }, [active, refresh]);
 
   /** Runs `work` with a busy note; a failure becomes the screen's error line. Returns work's result. */
   const withBusy = useCallback(async <T>(note: string, work: () => Promise<T>): Promise<T | null> => {
