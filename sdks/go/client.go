@@ -38,8 +38,8 @@ func WithHTTPClient(httpClient *http.Client) Option {
 	return func(client *Client) { client.httpClient = httpClient }
 }
 
-// WithTimeout bounds each request (default 30 s). Exec and HTTPRequest wait their sandbox-side
-// timeout plus 15 s instead.
+// WithTimeout bounds each request (default 30 s; zero: only the context bounds it). Exec and
+// HTTPRequest wait their sandbox-side timeout plus 15 s instead.
 func WithTimeout(timeout time.Duration) Option {
 	return func(client *Client) { client.timeout = timeout }
 }

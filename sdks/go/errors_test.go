@@ -3,8 +3,10 @@
 package cairn_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -109,5 +111,39 @@ func TestFamiliesAreFoundWithErrorsAs(t *testing.T) {
 	var plain *cairn.APIError
 	if !errors.As(err, &quota) || !errors.As(err, &plain) || plain.Code != "volume_limit_reached" {
 		t.Fatal("a wrapper is not found, or does not unwrap to its *APIError")
+	}
+}
+
+// A proxy's page in front of the server: the client still returns a typed error with the
+// defaults, in the family its status puts it in.
+func TestAnswersWithoutTheEnvelopeBecomeTypedErrors(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(writer http.ResponseWriter, request *http.Request) {
+		if request.URL.Path == "/v1/account" {
+			writer.Header().Set("Content-Type", "text/html")
+			writer.WriteHeader(http.StatusBadGateway)
+			_, _ = writer.Write([]byte("<html><body>Bad gateway</body></html>"))
+			return
+		}
+		writer.WriteHeader(http.StatusNotFound)
+	}))
+	defer server.Close()
+	client := newTestClient(t, server.URL)
+
+	_, err := client.Account(context.Background())
+	var unavailable *cairn.ServiceUnavailableError
+	if !errors.As(err, &unavailable) {
+		t.Fatalf("a 502 page: want *ServiceUnavailableError, got %v", err)
+	}
+	if unavailable.Code != "error" || unavailable.Message != "HTTP 502" || !unavailable.Retryable || unavailable.Taxonomy != cairn.TaxonomyServiceUnavailable {
+		t.Fatalf("a 502 page: %+v", unavailable.APIError)
+	}
+
+	_, err = client.GetMemory(context.Background(), "x")
+	var apiError *cairn.APIError
+	if !errors.As(err, &apiError) || errors.As(err, &unavailable) {
+		t.Fatalf("an empty 404: want a plain *APIError, got %v", err)
+	}
+	if apiError.Code != "error" || apiError.Message != "HTTP 404" || apiError.Retryable {
+		t.Fatalf("an empty 404: %+v", apiError)
 	}
 }

@@ -89,7 +89,10 @@ func (c *Client) attempt(ctx context.Context, request call, body []byte) (int, h
 	if request.timeout > 0 {
 		timeout = request.timeout
 	}
-	attemptContext, cancel := context.WithTimeout(ctx, timeout)
+	attemptContext, cancel := context.WithCancel(ctx)
+	if timeout > 0 {
+		attemptContext, cancel = context.WithTimeout(ctx, timeout)
+	}
 	defer cancel()
 	target := c.baseURL + request.path
 	if len(request.query) > 0 {
