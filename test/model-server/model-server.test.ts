@@ -204,7 +204,40 @@ describe("start-up", () => {
     );
     expect(failure).toBeInstanceOf(ModelServerExited);
     expect((failure as ModelServerExited).code).not.toBe(0);
-    expect((failure as ModelServerExited).output).toContain("SVC_MODEL_DEVICE=cuda needs");
+    expect((failure as ModelServerExited).output).toMatch(/^model server: SVC_MODEL_DEVICE=cuda needs/m);
+    expect((failure as ModelServerExited).output).not.toContain("Traceback");
+  });
+
+  it("with SVC_EAGER_LOAD, refuses to start when the model cannot be loaded", async () => {
+    const failure = await startModelServer({
+      environment: { SVC_EAGER_LOAD: "true", SVC_MODEL_EMBEDDING_MODEL: "/nonexistent/model" },
+    }).then(
+      async (server) => {
+        await server.stop();
+        throw new Error("the model server started without its model");
+      },
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ModelServerExited);
+    expect((failure as ModelServerExited).output).toContain("the model could not be loaded");
+  });
+
+  it("loading lazily, answers 503 while the model cannot be loaded and stays up", async () => {
+    const server = await startModelServer({
+      environment: { SVC_MODEL_EMBEDDING_MODEL: "/nonexistent/model" },
+    });
+    try {
+      const { response, body } = await embed(server, { input: "hello" });
+      expect(response.status).toBe(503);
+      expect(body.error).toMatchObject({ code: "model_unavailable", type: "server_error" });
+      expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({
+        status: "ok",
+        embedding_loaded: false,
+      });
+      expect((await fetch(`${server.url}/health/ready`)).status).toBe(503);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("starts through start.sh on SVC_MODEL_HOST and SVC_MODEL_PORT", async () => {

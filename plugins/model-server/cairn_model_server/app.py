@@ -7,6 +7,7 @@ import base64
 import hmac
 import json
 import logging
+import sys
 from contextlib import asynccontextmanager
 
 import onnxruntime
@@ -16,10 +17,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .devices import choose_device
+from .devices import DeviceUnavailableError, choose_device
 from .model_holder import ModelHolder
 from .requests import InvalidRequestError, fit_dimensions, parse_embedding_request
-from .settings import Settings, read_settings
+from .settings import Settings, SettingsError, read_settings
 
 logger = logging.getLogger("cairn_model_server")
 
@@ -33,9 +34,15 @@ def error(status: int, code: str, message: str) -> JSONResponse:
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
-    settings = settings or read_settings()
-    # A device that cannot be had fails here, at start, not at the first request.
-    device = choose_device(settings.device, onnxruntime.get_available_providers())
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(message)s")
+    try:
+        settings = settings or read_settings()
+        # A device that cannot be had fails here, at start, not at the first request.
+        device = choose_device(settings.device, onnxruntime.get_available_providers())
+    except (SettingsError, DeviceUnavailableError) as failure:
+        # One line saying what to fix, not a traceback through uvicorn.
+        print(f"model server: {failure}", file=sys.stderr)
+        raise SystemExit(2) from None
     holder = ModelHolder(settings.model, device)
     # Room for the largest valid request (every input at its longest, JSON-escaped) and no more.
     max_body_bytes = settings.max_inputs * (settings.max_input_characters * 6 + 16) + 4096
@@ -120,7 +127,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
         logger.info("model server: device %s, model %s", device.device, settings.model)
         if settings.eager_load:
             # A model that cannot load stops the start (uvicorn exits non-zero).
-            await run_in_threadpool(holder.load)
+            try:
+                await run_in_threadpool(holder.load)
+            except Exception as failure:
+                logger.error("model server: the model could not be loaded: %s", failure)
+                raise
         yield
 
     return Starlette(
