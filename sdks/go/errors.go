@@ -129,10 +129,7 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 	if err != nil {
 		return 0, false
 	}
-	if wait := date.Sub(now); wait > 0 {
-		return wait.Round(time.Second), true
-	}
-	return 0, true
+	return max(date.Sub(now), 0), true
 }
 
 type errorEnvelope struct {
