@@ -24,7 +24,10 @@ def main() -> int:
 
         try:
             with cairn.sandbox(label="python quickstart") as sandbox:
-                sandbox.file_create("fib.py", "a, b = 0, 1\nfor _ in range(10):\n    a, b = b, a + b\nprint(a)\n")
+                sandbox.file_create(
+                    "fib.py",
+                    "a, b = 0, 1\nfor _ in range(10):\n    a, b = b, a + b\nprint(a)\n",
+                )
                 result = sandbox.exec("python3 fib.py")
                 print(f"sandbox said: {result['stdout'].strip()} (exit {result['exit_code']})")
         except QuotaExceededError as error:

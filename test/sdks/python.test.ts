@@ -118,6 +118,20 @@ describe("the Python SDK", () => {
   );
 
   it(
+    "is formatted and lint-clean (ruff, configured in sdks/python/pyproject.toml)",
+    async () => {
+      const ruff = join(root, ".test-data/python-venv/bin/ruff");
+      const paths = [sdk, join(root, "examples/python-sdk")];
+      const config = ["--config", join(sdk, "pyproject.toml")];
+      const format = await finish(ruff, ["format", "--check", ...config, ...paths]);
+      expect(format.code, format.output).toBe(0);
+      const lint = await finish(ruff, ["check", ...config, ...paths]);
+      expect(lint.code, lint.output).toBe(0);
+    },
+    generous,
+  );
+
+  it(
     "type-checks strictly with pyright",
     async () => {
       const pyright = join(root, "node_modules/.bin/pyright");

@@ -7,9 +7,9 @@ import os
 from typing import Callable, Iterator, List
 
 import pytest
-from helpers import Account, Answer, ScriptedServer, sign_up, start_scripted_server
 
 from cairn import CairnClient
+from helpers import Account, Answer, ScriptedServer, sign_up, start_scripted_server
 
 
 @pytest.fixture
@@ -21,7 +21,10 @@ def anyio_backend() -> str:
 def base_url() -> str:
     url = os.environ.get("CAIRN_TEST_BASE_URL")
     if not url:
-        pytest.fail("CAIRN_TEST_BASE_URL is not set: these tests need a live server (test/sdks/python.test.ts starts one)")
+        pytest.fail(
+            "CAIRN_TEST_BASE_URL is not set: these tests need a live server "
+            "(test/sdks/python.test.ts starts one)"
+        )
     return url
 
 

@@ -23,7 +23,8 @@ CALLS: dict[str, Callable[[CairnClient, Arguments], Any]] = {
     "signup": lambda client, args: client.signup(args["email"], args["password"]),
     "create_api_key": lambda client, args: client.create_api_key(args["access_token"], args["name"]),
     "remember": lambda client, args: client.remember(
-        args["content"], **{name: args[name] for name in ("scope", "kind", "metadata", "importance") if name in args}
+        args["content"],
+        **{name: args[name] for name in ("scope", "kind", "metadata", "importance") if name in args},
     ),
     "recall": lambda client, args: client.recall(
         args["query"], **{name: args[name] for name in ("scope", "limit") if name in args}
@@ -33,7 +34,9 @@ CALLS: dict[str, Callable[[CairnClient, Arguments], Any]] = {
         args["memory_id"], **{name: args[name] for name in ("limit",) if name in args}
     ),
     "export_memories": lambda client, args: client.export_memories(**args),
-    "import_memories": lambda client, args: client.import_memories(args["memories"], relations=args.get("relations")),
+    "import_memories": lambda client, args: client.import_memories(
+        args["memories"], relations=args.get("relations")
+    ),
     "forget_memory": lambda client, args: client.forget_memory(args["memory_id"]),
     "get_memory": lambda client, args: client.get_memory(args["memory_id"]),
     "create_sandbox": lambda client, args: client.create_sandbox(**args),
@@ -88,7 +91,7 @@ def same(actual: Any, expected: Any) -> bool:
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
     if isinstance(actual, list) and isinstance(expected, list):
-        return len(actual) == len(expected) and all(same(a, e) for a, e in zip(actual, expected))
+        return len(actual) == len(expected) and all(same(a, e) for a, e in zip(actual, expected, strict=True))
     if isinstance(actual, dict) and isinstance(expected, dict):
         return actual.keys() == expected.keys() and all(same(actual[key], expected[key]) for key in actual)
     return actual == expected
@@ -136,7 +139,8 @@ def run_step(step: dict[str, Any], variables: dict[str, Any], base_url: str) -> 
             if not expected_error:
                 return f"failed: {error!r}"
             if error.status_code != expected_error["status"] or error.code != expected_error["code"]:
-                return f"failed with {error.status_code} {error.code}, expected {expected_error['status']} {expected_error['code']}"
+                expected = f"{expected_error['status']} {expected_error['code']}"
+                return f"failed with {error.status_code} {error.code}, expected {expected}"
             wanted_type = expected_error.get("api_error_type")
             if wanted_type and error.api_error_type != wanted_type:
                 return f"api_error_type is {error.api_error_type}, expected {wanted_type}"

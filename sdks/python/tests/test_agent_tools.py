@@ -7,10 +7,10 @@ import json
 from typing import Callable, List
 
 import pytest
-from helpers import Account, Answer, ScriptedServer
 
 from cairn import CairnConfigError
 from cairn.agent_tools import create_tool_executor, create_tool_specs, memory_tool_definitions
+from helpers import Account, Answer, ScriptedServer
 
 NAMES = ["remember", "ingest_memory", "recall", "memory_profile", "forget_memory"]
 
@@ -33,7 +33,7 @@ def test_specs_in_both_formats() -> None:
     assert [tool["function"]["name"] for tool in openai] == NAMES
     assert [tool["name"] for tool in anthropic] == NAMES
     assert all(tool["type"] == "function" for tool in openai)
-    for spec_openai, spec_anthropic in zip(openai, anthropic):
+    for spec_openai, spec_anthropic in zip(openai, anthropic, strict=True):
         assert spec_openai["function"]["parameters"] == spec_anthropic["input_schema"]
         assert spec_openai["function"]["description"] == spec_anthropic["description"]
         assert set(spec_anthropic) == {"name", "description", "input_schema"}
@@ -43,10 +43,22 @@ def test_specs_in_both_formats() -> None:
 
 
 def test_the_tools_against_the_live_server(base_url: str, account: Account) -> None:
-    execute = create_tool_executor(enable_memory_tools=True, hosted_api_key=account.api_key, hosted_base_url=base_url)
-    stored = json.loads(execute("remember", '{"content": "The user prefers dark mode.", "kind": "preference"}'))
+    execute = create_tool_executor(
+        enable_memory_tools=True, hosted_api_key=account.api_key, hosted_base_url=base_url
+    )
+    stored = json.loads(
+        execute("remember", '{"content": "The user prefers dark mode.", "kind": "preference"}')
+    )
     assert (stored["kind"], stored["scope"]) == ("preference", "default")
-    ingested = json.loads(execute("ingest_memory", {"content": "The team meets every Monday morning in the lab. The retrospective happens every Friday afternoon online."}))
+    ingested = json.loads(
+        execute(
+            "ingest_memory",
+            {
+                "content": "The team meets every Monday morning in the lab. "
+                "The retrospective happens every Friday afternoon online."
+            },
+        )
+    )
     assert len(ingested["memories"]) >= 2
     found = json.loads(execute("recall", {"query": "dark mode"}))
     assert found["memories"][0]["id"] == stored["id"]
@@ -64,7 +76,9 @@ def test_the_tools_against_the_live_server(base_url: str, account: Account) -> N
 
 
 def test_a_bad_key_is_a_memory_error(base_url: str) -> None:
-    execute = create_tool_executor(enable_memory_tools=True, hosted_api_key="cairn_" + "b" * 38, hosted_base_url=base_url)
+    execute = create_tool_executor(
+        enable_memory_tools=True, hosted_api_key="cairn_" + "b" * 38, hosted_base_url=base_url
+    )
     answer = execute("recall", {"query": "anything"})
     assert answer.startswith("Memory error: ") and "HTTP" not in answer
     assert len(answer) > len("Memory error: ")
@@ -81,5 +95,7 @@ def test_the_server_down_is_a_memory_error(scripted_server: Callable[[List[Answe
 
 def test_an_answer_without_a_message(scripted_server: Callable[[List[Answer]], ScriptedServer]) -> None:
     server = scripted_server([(500, {"content-type": "text/plain"}, b"upstream broke", 0)])
-    execute = create_tool_executor(enable_memory_tools=True, hosted_api_key="cairn_x", hosted_base_url=server.url)
+    execute = create_tool_executor(
+        enable_memory_tools=True, hosted_api_key="cairn_x", hosted_base_url=server.url
+    )
     assert execute("memory_profile", {}) == "Memory error: memory request failed with HTTP 500"

@@ -9,9 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from helpers import Account
 
 from cairn import AsyncCairnClient, CairnApiError, CairnClient
+from helpers import Account
 
 
 def test_sandbox_session_destroys_on_exit_even_after_a_failure(client: CairnClient) -> None:
@@ -99,9 +99,12 @@ def test_account_level_resources(client: CairnClient) -> None:
     assert connection["host"] == "api.githubcopilot.com"
     assert [item["id"] for item in client.list_mcp_connections()] == [connection["id"]]
     client.delete_mcp_connection(connection["id"])
-    assert client.set_allowed_commands(["echo", {"command": "git", "args_allow": ["^status"], "args_deny": []}])[
-        "rules"
-    ][0] == "echo"
+    assert (
+        client.set_allowed_commands(["echo", {"command": "git", "args_allow": ["^status"], "args_deny": []}])[
+            "rules"
+        ][0]
+        == "echo"
+    )
     client.clear_allowed_commands()
     assert client.get_allowed_commands() == {"rules": []}
     assert client.memory_metrics()["total_memories"] == 0

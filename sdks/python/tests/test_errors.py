@@ -20,7 +20,6 @@ from cairn import (
     ServiceUnavailableError,
 )
 from cairn.errors import parse_retry_after
-
 from helpers import Account, Answer, ScriptedServer, json_answer
 
 
@@ -38,7 +37,11 @@ def test_not_found_carries_the_envelope(client: CairnClient) -> None:
 def test_bad_key_is_unauthorized(base_url: str) -> None:
     with CairnClient(base_url, "cairn_" + "a" * 38) as stranger, pytest.raises(CairnApiError) as caught:
         stranger.account()
-    assert (caught.value.status_code, caught.value.code, caught.value.retryable) == (401, "invalid_api_key", False)
+    assert (caught.value.status_code, caught.value.code, caught.value.retryable) == (
+        401,
+        "invalid_api_key",
+        False,
+    )
     with CairnClient(base_url, "") as nobody, pytest.raises(CairnApiError) as missing:
         nobody.usage()
     assert missing.value.code == "missing_credentials"
@@ -88,13 +91,20 @@ def test_allowlist_refusal_is_capability_denied(client: CairnClient, account: Ac
 
 
 ENVELOPELESS: List[tuple[Answer, str, bool, type[CairnApiError]]] = [
-    ((502, {"content-type": "text/html"}, b"<html>Bad gateway</html>", 0), "HTTP 502", True, ServiceUnavailableError),
+    (
+        (502, {"content-type": "text/html"}, b"<html>Bad gateway</html>", 0),
+        "HTTP 502",
+        True,
+        ServiceUnavailableError,
+    ),
     ((404, {}, b"", 0), "HTTP 404", False, CairnApiError),
     ((429, {"retry-after": "7"}, b"{}", 0), "HTTP 429", False, CairnApiError),
 ]
 
 
-@pytest.mark.parametrize("answer,message,retryable,error_class", ENVELOPELESS, ids=["502 html", "404 empty", "429 {}"])
+@pytest.mark.parametrize(
+    "answer,message,retryable,error_class", ENVELOPELESS, ids=["502 html", "404 empty", "429 {}"]
+)
 def test_defaults_without_an_envelope(
     scripted_server: Callable[[List[Answer]], ScriptedServer],
     answer: Answer,
@@ -106,17 +116,28 @@ def test_defaults_without_an_envelope(
     with CairnClient(server.url, "cairn_x") as client, pytest.raises(CairnApiError) as caught:
         client.account()
     error = caught.value
-    assert (error.code, error.message, error.retryable, error.server_message) == ("error", message, retryable, None)
+    assert (error.code, error.message, error.retryable, error.server_message) == (
+        "error",
+        message,
+        retryable,
+        None,
+    )
     assert type(error) is error_class
     assert error.retry_after == (7.0 if answer[0] == 429 else None)
 
 
 def test_an_explicit_retryable_wins(scripted_server: Callable[[List[Answer]], ScriptedServer]) -> None:
-    envelope = {"error": {"code": "storage_error", "message": "disk trouble", "retryable": False, "remediation": None}}
+    envelope = {
+        "error": {"code": "storage_error", "message": "disk trouble", "retryable": False, "remediation": None}
+    }
     server = scripted_server([json_answer(500, envelope)])
     with CairnClient(server.url, "cairn_x") as client, pytest.raises(ServiceUnavailableError) as caught:
         client.usage()
-    assert (caught.value.code, caught.value.message, caught.value.retryable) == ("storage_error", "disk trouble", False)
+    assert (caught.value.code, caught.value.message, caught.value.retryable) == (
+        "storage_error",
+        "disk trouble",
+        False,
+    )
 
 
 def test_no_server_is_a_connection_error(scripted_server: Callable[[List[Answer]], ScriptedServer]) -> None:

@@ -35,7 +35,11 @@ def sdk_operations() -> Dict[str, Callable[..., Call[Any]]]:
     found: Dict[str, Callable[..., Call[Any]]] = {}
     for module in (account, memory, resources, sandboxes):
         for name, value in vars(module).items():
-            if callable(value) and not name.startswith("_") and getattr(value, "__module__", "") == module.__name__:
+            if (
+                callable(value)
+                and not name.startswith("_")
+                and getattr(value, "__module__", "") == module.__name__
+            ):
                 found[name] = value
     return found
 

@@ -15,14 +15,30 @@ SDK = Path(__file__).resolve().parents[1]
 
 def test_the_wheel_is_complete(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(SDK)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(SDK),
+        ],
         check=True,
     )
     (wheel,) = tmp_path.glob("cairn_client-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
-    assert {"cairn/py.typed", "cairn/memory_tool_specs.json", "cairn/agent_tools.py", "cairn/client.py"} <= names
+    assert {
+        "cairn/py.typed",
+        "cairn/memory_tool_specs.json",
+        "cairn/agent_tools.py",
+        "cairn/client.py",
+    } <= names
     assert not any(name.startswith("tests/") for name in names)
     assert "Name: cairn-client\n" in metadata
     assert f"Version: {cairn.__version__}\n" in metadata

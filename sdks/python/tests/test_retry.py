@@ -9,14 +9,27 @@ from email.utils import format_datetime
 from typing import Callable, Iterator, List
 
 import pytest
-from helpers import Answer, ScriptedServer, json_answer
 
 import cairn.async_client
 import cairn.client
-from cairn import AsyncCairnClient, CairnClient, CairnConnectionError, RetryPolicy, ServiceUnavailableError
+from cairn import (
+    AsyncCairnClient,
+    CairnApiError,
+    CairnClient,
+    CairnConnectionError,
+    RetryPolicy,
+    ServiceUnavailableError,
+)
+from helpers import Answer, ScriptedServer, json_answer
 
-UNAVAILABLE = {"error": {"code": "service_unavailable", "message": "try later", "retryable": True, "remediation": None}}
-ACCOUNT = {"id": "00000000-0000-4000-8000-000000000000", "email": "a@example.com", "created_at": "2026-11-23T00:00:00Z"}
+UNAVAILABLE = {
+    "error": {"code": "service_unavailable", "message": "try later", "retryable": True, "remediation": None}
+}
+ACCOUNT = {
+    "id": "00000000-0000-4000-8000-000000000000",
+    "email": "a@example.com",
+    "created_at": "2026-11-23T00:00:00Z",
+}
 Start = Callable[[List[Answer]], ScriptedServer]
 
 
@@ -79,21 +92,24 @@ def test_gives_up_after_max_retries_with_backoff(scripted_server: Start, waits: 
         client.list_sandboxes()
     assert len(server.requests) == 4
     # Full jitter: each wait is drawn from [0, min(max_delay, base_delay * 2**attempt)].
-    assert [wait <= ceiling for wait, ceiling in zip(waits, [0.01, 0.02, 0.04])] == [True, True, True]
+    ceilings = [0.01, 0.02, 0.04]
+    assert len(waits) == 3
+    assert all(0 <= wait <= ceiling for wait, ceiling in zip(waits, ceilings, strict=True))
 
 
 def test_a_retry_after_beyond_max_delay_is_raised_at_once(scripted_server: Start, waits: list[float]) -> None:
     server = scripted_server([json_answer(429, {}, {"retry-after": "3600"}), json_answer(200, ACCOUNT)])
-    with CairnClient(server.url, "cairn_x", retry=True) as client, pytest.raises(Exception) as caught:
+    with CairnClient(server.url, "cairn_x", retry=True) as client, pytest.raises(CairnApiError) as caught:
         client.account()
-    assert getattr(caught.value, "retry_after", None) == 3600.0
+    assert (caught.value.status_code, caught.value.retry_after) == (429, 3600.0)
     assert len(server.requests) == 1 and waits == []
 
 
 def test_a_client_error_is_not_retried(scripted_server: Start, waits: list[float]) -> None:
     server = scripted_server([json_answer(404, {}), json_answer(200, ACCOUNT)])
-    with CairnClient(server.url, "cairn_x", retry=True) as client, pytest.raises(Exception):
+    with CairnClient(server.url, "cairn_x", retry=True) as client, pytest.raises(CairnApiError) as caught:
         client.account()
+    assert caught.value.status_code == 404
     assert len(server.requests) == 1 and waits == []
 
 

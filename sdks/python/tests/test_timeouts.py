@@ -7,19 +7,30 @@ from typing import Any, Callable, List
 
 import httpx
 import pytest
-from helpers import Answer, ScriptedServer, json_answer
 
 from cairn import CairnClient, CairnConnectionError
+from helpers import Answer, ScriptedServer, json_answer
 
-EXEC_RESULT = {"exit_code": 0, "stdout": "", "stderr": "", "timed_out": False, "truncated": False, "duration_ms": 1}
+EXEC_RESULT = {
+    "exit_code": 0,
+    "stdout": "",
+    "stderr": "",
+    "timed_out": False,
+    "truncated": False,
+    "duration_ms": 1,
+}
 
 
 def recording_client(timeouts: list[Any]) -> httpx.Client:
     """An httpx client that notes the timeout each request was sent with."""
-    return httpx.Client(event_hooks={"request": [lambda request: timeouts.append(request.extensions["timeout"])]})
+    return httpx.Client(
+        event_hooks={"request": [lambda request: timeouts.append(request.extensions["timeout"])]}
+    )
 
 
-def test_exec_waits_its_timeout_plus_15_seconds(scripted_server: Callable[[List[Answer]], ScriptedServer]) -> None:
+def test_exec_waits_its_timeout_plus_15_seconds(
+    scripted_server: Callable[[List[Answer]], ScriptedServer],
+) -> None:
     server = scripted_server([json_answer(200, EXEC_RESULT)])
     timeouts: list[Any] = []
     with CairnClient(server.url, "cairn_x", http_client=recording_client(timeouts)) as client:

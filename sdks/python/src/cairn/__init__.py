@@ -1,11 +1,11 @@
 """cairn-client: the Python SDK for Cairn's REST API (memory and sandboxes for AI agents).
 
-    from cairn import CairnClient
+from cairn import CairnClient
 
-    with CairnClient("http://127.0.0.1:8090", api_key) as cairn:
-        cairn.remember("The staging database is db-staging-2")
-        with cairn.sandbox() as sandbox:
-            print(sandbox.exec("python3 -c 'print(6 * 7)'")["stdout"])
+with CairnClient("http://127.0.0.1:8090", api_key) as cairn:
+    cairn.remember("The staging database is db-staging-2")
+    with cairn.sandbox() as sandbox:
+        print(sandbox.exec("python3 -c 'print(6 * 7)'")["stdout"])
 """
 
 from ._version import __version__

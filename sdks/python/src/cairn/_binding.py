@@ -29,7 +29,9 @@ def _described(method: Any, operation: Callable[..., Any], *, drop_first: bool =
     if isinstance(result, str) and result.startswith("Call[") and result.endswith("]"):
         result = result[len("Call[") : -1]
     self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    method.__signature__ = signature.replace(parameters=[self_parameter, *parameters], return_annotation=result)
+    method.__signature__ = signature.replace(
+        parameters=[self_parameter, *parameters], return_annotation=result
+    )
 
 
 def sync_method(operation: Callable[P, Call[T]]) -> Callable[Concatenate[CairnClient, P], T]:
@@ -52,7 +54,9 @@ def async_method(
     return method
 
 
-def session_method(operation: Callable[Concatenate[str, P], Call[T]]) -> Callable[Concatenate[SandboxSession, P], T]:
+def session_method(
+    operation: Callable[Concatenate[str, P], Call[T]],
+) -> Callable[Concatenate[SandboxSession, P], T]:
     """A sandbox operation as a ``SandboxSession`` method: the session supplies the id."""
 
     @functools.wraps(operation)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Mapping, TypeVar, Union, cast
+from typing import Any, Callable, Generic, Mapping, TypeVar, cast
 from urllib.parse import quote
 
 import httpx
@@ -21,7 +21,7 @@ from .errors import CairnConnectionError, CairnError, error_from_response
 from .retry import RetryPolicy, retry_policy
 
 T = TypeVar("T")
-QueryValue = Union[str, int, float, bool, None]
+QueryValue = str | int | float | bool | None
 
 #: Extra HTTP wait beyond a sandbox-side timeout, so the server's own answer arrives first.
 SANDBOX_TIMEOUT_MARGIN = 15.0
@@ -111,5 +111,6 @@ class ClientCore:
             return call.convert(response.json())
         except ValueError:
             raise CairnError(
-                f"{call.method} {call.path}: the server answered {response.status_code} with a body that is not JSON"
+                f"{call.method} {call.path}: the server answered {response.status_code} "
+                "with a body that is not JSON"
             ) from None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any, Dict, List, Literal, Mapping, Union, cast
+from typing import Any, Dict, List, Literal, Mapping, cast
 
 from .base_url import DEFAULT_BASE_URL, normalize_base_url
 from .client import CairnClient
@@ -24,7 +24,7 @@ from .retry import RetryPolicy
 
 ToolFormat = Literal["openai", "anthropic"]
 ToolSpec = Dict[str, Any]
-Arguments = Union[str, Mapping[str, Any], None]
+Arguments = str | Mapping[str, Any] | None
 
 
 def memory_tool_definitions() -> List[Dict[str, Any]]:
@@ -118,7 +118,8 @@ class ToolExecutor:
         try:
             return json.dumps(_run(self._client, name, cast(Mapping[str, Any], parsed)))
         except CairnApiError as error:
-            return f"Memory error: {error.server_message or f'memory request failed with HTTP {error.status_code}'}"
+            detail = error.server_message or f"memory request failed with HTTP {error.status_code}"
+            return f"Memory error: {detail}"
         except CairnConnectionError as error:
             return f"Memory error: memory connection failed: {error.reason}"
         except KeyError as error:

@@ -89,7 +89,8 @@ class CairnApiError(CairnError):
         return f"{self.message} [{self.code}] (HTTP {self.status_code})"
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(status_code={self.status_code}, code={self.code!r}, message={self.message!r})"
+        fields = f"status_code={self.status_code}, code={self.code!r}, message={self.message!r}"
+        return f"{type(self).__name__}({fields})"
 
 
 class QuotaExceededError(CairnApiError):

@@ -8,7 +8,7 @@ these keys with the server's OpenAPI document (sdks/openapi.json).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+from typing import Any, Dict, List, Literal, TypedDict
 
 MemoryKind = Literal["fact", "preference", "goal", "instruction", "note", "summary"]
 RelationType = Literal["updates", "extends", "related", "derives"]
@@ -33,8 +33,8 @@ class ApiKey(TypedDict):
     name: str
     prefix: str
     created_at: str
-    revoked_at: Optional[str]
-    last_used_at: Optional[str]
+    revoked_at: str | None
+    last_used_at: str | None
 
 
 class ApiKeyCreated(ApiKey):
@@ -62,7 +62,7 @@ class CommandRule(TypedDict):
 
 
 #: An allowlist entry: a command name, or a command with argument patterns.
-AllowedCommandRule = Union[str, CommandRule]
+AllowedCommandRule = str | CommandRule
 
 
 class AllowedCommands(TypedDict):
@@ -70,20 +70,20 @@ class AllowedCommands(TypedDict):
 
 
 class SandboxConnect(TypedDict):
-    pod_name: Optional[str]
+    pod_name: str | None
     note: str
 
 
 class Sandbox(TypedDict):
     id: str
     status: Literal["active", "destroyed"]
-    label: Optional[str]
+    label: str | None
     created_at: str
-    destroyed_at: Optional[str]
+    destroyed_at: str | None
     expires_at: str
-    ended_reason: Optional[Literal["destroyed", "expired"]]
+    ended_reason: Literal["destroyed", "expired"] | None
     runtime: Literal["local", "kubernetes"]
-    connect: Optional[SandboxConnect]
+    connect: SandboxConnect | None
 
 
 class SandboxCreated(Sandbox):
@@ -116,7 +116,7 @@ class FileView(TypedDict):
     content: str
     lines: int
     is_directory: bool
-    entries: Optional[List[str]]
+    entries: List[str] | None
 
 
 class Replacement(TypedDict):
@@ -148,7 +148,7 @@ class GrepMatch(TypedDict):
 
 class GrepResult(TypedDict):
     matches: List[GrepMatch]
-    error: Optional[str]
+    error: str | None
     truncated: bool
 
 
@@ -167,42 +167,42 @@ class LspCompletion(TypedDict):
 
 class ImageCreated(TypedDict):
     id: str
-    label: Optional[str]
+    label: str | None
     status: Literal["queued", "completed"]
     created_at: str
 
 
 class Image(TypedDict):
     id: str
-    label: Optional[str]
+    label: str | None
     base: str
     python_packages: List[str]
     apt_packages: List[str]
     npm_packages: List[str]
     status: Literal["queued", "building", "completed", "failed"]
-    digest: Optional[str]
-    registry_ref: Optional[str]
-    failure_reason: Optional[str]
-    build_log_tail: Optional[str]
+    digest: str | None
+    registry_ref: str | None
+    failure_reason: str | None
+    build_log_tail: str | None
     created_at: str
-    completed_at: Optional[str]
+    completed_at: str | None
 
 
 class VolumeCreated(TypedDict):
     id: str
-    label: Optional[str]
+    label: str | None
     status: Literal["queued"]
     created_at: str
 
 
 class Volume(TypedDict):
     id: str
-    label: Optional[str]
+    label: str | None
     size_gb: float
     status: Literal["queued", "creating", "ready", "failed", "deleting"]
-    pvc_name: Optional[str]
-    used_bytes: Optional[int]
-    failure_reason: Optional[str]
+    pvc_name: str | None
+    used_bytes: int | None
+    failure_reason: str | None
     created_at: str
 
 
@@ -211,7 +211,7 @@ class Secret(TypedDict):
     name: str
     allowed_hosts: List[str]
     created_at: str
-    last_used_at: Optional[str]
+    last_used_at: str | None
 
 
 class McpConnection(TypedDict):
@@ -220,7 +220,7 @@ class McpConnection(TypedDict):
     catalog_id: str
     host: str
     created_at: str
-    last_used_at: Optional[str]
+    last_used_at: str | None
 
 
 class Memory(TypedDict):
@@ -229,18 +229,18 @@ class Memory(TypedDict):
     kind: MemoryKind
     content: str
     metadata: Dict[str, Any]
-    source_session_id: Optional[str]
+    source_session_id: str | None
     created_at: str
     updated_at: str
-    expires_at: Optional[str]
-    source_content: Optional[str]
-    document_date: Optional[str]
+    expires_at: str | None
+    source_content: str | None
+    document_date: str | None
     event_dates: List[str]
     importance: float
     access_count: int
-    last_accessed_at: Optional[str]
-    superseded_at: Optional[str]
-    superseded_by_id: Optional[str]
+    last_accessed_at: str | None
+    superseded_at: str | None
+    superseded_by_id: str | None
 
 
 class MemoryHit(Memory):
@@ -258,7 +258,7 @@ class MemoryProfile(TypedDict):
 
 
 class IngestResult(TypedDict):
-    source_session_id: Optional[str]
+    source_session_id: str | None
     memories: List[Memory]
 
 
@@ -267,7 +267,7 @@ class MemoryMetrics(TypedDict):
     by_kind: Dict[str, int]
     embedded_memories: int
     embedding_coverage: float
-    embedding_model_id: Optional[str]
+    embedding_model_id: str | None
 
 
 class Relation(TypedDict):
@@ -289,16 +289,16 @@ class ExportMemory(TypedDict):
     kind: MemoryKind
     content: str
     metadata: Dict[str, Any]
-    source_session_id: Optional[str]
-    source_content: Optional[str]
-    document_date: Optional[str]
+    source_session_id: str | None
+    source_content: str | None
+    document_date: str | None
     event_dates: List[str]
     importance: float
     created_at: str
     updated_at: str
-    expires_at: Optional[str]
-    superseded_at: Optional[str]
-    superseded_by_id: Optional[str]
+    expires_at: str | None
+    superseded_at: str | None
+    superseded_by_id: str | None
 
 
 class ExportRelation(TypedDict):
@@ -321,14 +321,14 @@ class _ImportMemoryRequired(TypedDict):
 class ImportMemory(_ImportMemoryRequired, total=False):
     """One memory to import; ``id`` only links relations inside the batch (the server assigns new ids)."""
 
-    id: Optional[str]
+    id: str | None
     scope: str
     kind: MemoryKind
     metadata: Dict[str, Any]
-    source_session_id: Optional[str]
-    expires_at: Optional[str]
-    source_content: Optional[str]
-    document_date: Optional[str]
+    source_session_id: str | None
+    expires_at: str | None
+    source_content: str | None
+    document_date: str | None
     event_dates: List[str]
     importance: float
 

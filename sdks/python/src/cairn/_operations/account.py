@@ -19,21 +19,34 @@ from ..models import (
 def signup(email: str, password: str) -> Call[TokenResponse]:
     """Create an account; the answer's ``access_token`` is a dashboard token for the key routes."""
     return Call(
-        "POST", "/v1/auth/signup", body={"email": email, "password": password}, has_body=True, uses_api_key=False
+        "POST",
+        "/v1/auth/signup",
+        body={"email": email, "password": password},
+        has_body=True,
+        uses_api_key=False,
     )
 
 
 def login(email: str, password: str) -> Call[TokenResponse]:
     """A fresh dashboard token for an existing account."""
     return Call(
-        "POST", "/v1/auth/login", body={"email": email, "password": password}, has_body=True, uses_api_key=False
+        "POST",
+        "/v1/auth/login",
+        body={"email": email, "password": password},
+        has_body=True,
+        uses_api_key=False,
     )
 
 
 def create_api_key(access_token: str, name: str) -> Call[ApiKeyCreated]:
     """A new API key (its raw ``key`` is in this answer only), made with a dashboard token."""
     return Call(
-        "POST", "/v1/api-keys", body={"name": name}, has_body=True, uses_api_key=False, credential=access_token
+        "POST",
+        "/v1/api-keys",
+        body={"name": name},
+        has_body=True,
+        uses_api_key=False,
+        credential=access_token,
     )
 
 

@@ -4,7 +4,7 @@ defaults still stores what this SDK documents."""
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Sequence, Union
+from typing import Any, List, Mapping, Sequence
 
 from .._core import Call, segment
 from ..models import (
@@ -101,9 +101,9 @@ def export_memories(*, scope: str | None = None) -> Call[MemoryExport]:
 
 
 def import_memories(
-    memories: Sequence[Union[ImportMemory, ExportMemory]],
+    memories: Sequence[ImportMemory | ExportMemory],
     *,
-    relations: Sequence[Union[ImportRelation, ExportRelation]] | None = None,
+    relations: Sequence[ImportRelation | ExportRelation] | None = None,
 ) -> Call[IngestResult]:
     """Imports memories (1-500) and relations between them, e.g. another account's export."""
     body = {"memories": list(memories), "relations": list(relations or [])}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union, cast
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, cast
 
 from .._core import SANDBOX_TIMEOUT_MARGIN, Call, segment
 from ..models import (
@@ -95,7 +95,9 @@ def destroy_sandbox(session_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/sandboxes/{segment(session_id)}")
 
 
-def exec(session_id: str, command: str, *, timeout: int = 30, description: str | None = None) -> Call[ExecResult]:
+def exec(
+    session_id: str, command: str, *, timeout: int = 30, description: str | None = None
+) -> Call[ExecResult]:
     """Runs a shell command in /workspace; the HTTP call waits ``timeout`` + 15 s."""
     body: Dict[str, Any] = {"command": command, "timeout": timeout}
     if description is not None:
@@ -181,7 +183,7 @@ def lsp_open(session_id: str, lsp_id: str, path: str, content: str) -> Call[LspS
 
 def lsp_completion(session_id: str, lsp_id: str, path: str, line: int, character: int) -> Call[LspCompletion]:
     """Completions at a 0-indexed position."""
-    body: Dict[str, Union[str, int]] = {"path": path, "line": line, "character": character}
+    body: Dict[str, str | int] = {"path": path, "line": line, "character": character}
     return _lsp(session_id, f"{segment(lsp_id)}/completion", body)
 
 
