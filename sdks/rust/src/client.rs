@@ -158,9 +158,15 @@ impl ClientBuilder {
         let base_url =
             Url::parse(&base_url).map_err(|error| CairnError::Config(error.to_string()))?;
         if let Some(api_key) = &self.api_key {
-            if api_key.is_empty() || api_key.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            // It travels in a header: only visible ASCII can, and a bad one should fail here, not
+            // as a puzzling connection error on the first call.
+            if api_key.is_empty()
+                || !api_key
+                    .chars()
+                    .all(|character| character.is_ascii_graphic())
+            {
                 return Err(CairnError::Config(
-                    "The API key is empty or contains spaces".into(),
+                    "The API key is empty or holds spaces or non-ASCII characters".into(),
                 ));
             }
         }

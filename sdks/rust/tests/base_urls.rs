@@ -1,5 +1,6 @@
 //! The base-URL rule of CONTRACT §7, checked against the table every Cairn SDK runs
-//! (test/conformance/base-urls.json), both through the rule itself and through the builder.
+//! (test/conformance/base-urls.json), both through the rule itself and through the builder; and
+//! the builder's check of the API key.
 
 use cairn_client::{normalize_base_url, CairnError, Client};
 use serde_json::Value;
@@ -56,4 +57,16 @@ fn refused_urls_fail_at_construction() {
 fn the_default_base_url_is_the_local_server() {
     let client = Client::builder().build().unwrap();
     assert_eq!(client.base_url(), "http://127.0.0.1:8090");
+}
+
+#[test]
+fn an_api_key_that_cannot_travel_in_a_header_is_refused() {
+    for key in ["", "cairn_ abc", "cairn_\nabc", "cairn_é"] {
+        let built = Client::new("http://localhost:8090", key);
+        assert!(
+            matches!(built, Err(CairnError::Config(_))),
+            "{key:?} must be refused"
+        );
+    }
+    assert!(Client::new("http://localhost:8090", "cairn_abc").is_ok());
 }

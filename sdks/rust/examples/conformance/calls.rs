@@ -1,20 +1,20 @@
 //! From a scenario step's registry name and wire-named arguments to this SDK's public method, and
-//! its typed result back to JSON for the checks. Every operation of the registry is mapped, so a
-//! scenario can grow without touching the runner.
+//! its typed result back to JSON for the checks. Every operation of the registry is mapped (the
+//! per-sandbox ones in `sandbox_calls.rs`), so a scenario can grow without touching the runner.
 
 use cairn_client::{
-    CairnError, Client, CreateImageOptions, CreateSandboxOptions, ExecOptions, GrepOptions,
-    HttpRequestOptions, IngestOptions, ListMemoriesOptions, RememberOptions,
+    CairnError, Client, CreateImageOptions, CreateSandboxOptions, IngestOptions,
+    ListMemoriesOptions, RememberOptions,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
 /// The step's arguments, read by their wire names.
-struct Args<'a>(&'a Value);
+pub struct Args<'a>(pub &'a Value);
 
 impl Args<'_> {
-    fn parse<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, String> {
+    pub fn parse<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, String> {
         match self.0.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => serde_json::from_value(value.clone())
@@ -23,17 +23,17 @@ impl Args<'_> {
         }
     }
 
-    fn text(&self, name: &str) -> Result<String, String> {
+    pub fn text(&self, name: &str) -> Result<String, String> {
         self.parse(name)?
             .ok_or(format!("argument {name} is required"))
     }
 
-    fn optional_text(&self, name: &str) -> Result<Option<String>, String> {
+    pub fn optional_text(&self, name: &str) -> Result<Option<String>, String> {
         self.parse(name)
     }
 }
 
-fn json<T: Serialize>(result: Result<T, CairnError>) -> Result<Value, CairnError> {
+pub fn json<T: Serialize>(result: Result<T, CairnError>) -> Result<Value, CairnError> {
     result.map(|value| serde_json::to_value(value).expect("SDK results serialise to JSON"))
 }
 
@@ -136,105 +136,6 @@ pub async fn dispatch(
                 .delete_mcp_connection(&args.text("connection_id")?)
                 .await,
         ),
-        "exec" => {
-            let options = ExecOptions {
-                timeout: args.parse("timeout")?,
-                description: args.optional_text("description")?,
-            };
-            json(
-                client
-                    .exec(&session()?, &args.text("command")?, options)
-                    .await,
-            )
-        }
-        "lsp_start" => json(client.lsp_start(&session()?, &args.text("language")?).await),
-        "lsp_open" => {
-            let (lsp_id, path, content) = (
-                args.text("lsp_id")?,
-                args.text("path")?,
-                args.text("content")?,
-            );
-            json(client.lsp_open(&session()?, &lsp_id, &path, &content).await)
-        }
-        "lsp_completion" => {
-            let line = args.parse("line")?.ok_or("argument line is required")?;
-            let character = args
-                .parse("character")?
-                .ok_or("argument character is required")?;
-            json(
-                client
-                    .lsp_completion(
-                        &session()?,
-                        &args.text("lsp_id")?,
-                        &args.text("path")?,
-                        line,
-                        character,
-                    )
-                    .await,
-            )
-        }
-        "lsp_stop" => json(client.lsp_stop(&session()?, &args.text("lsp_id")?).await),
-        "http_request" => {
-            let request = HttpRequestOptions {
-                method: args.optional_text("method")?,
-                url: args.text("url")?,
-                headers: args.parse("headers")?.unwrap_or_default(),
-                body: args.optional_text("body")?,
-                timeout: args.parse("timeout")?,
-            };
-            json(client.http_request(&session()?, request).await)
-        }
-        "file_create" => json(
-            client
-                .file_create(&session()?, &args.text("path")?, &args.text("content")?)
-                .await,
-        ),
-        "view" => json(
-            client
-                .view(&session()?, &args.text("path")?, args.parse("view_range")?)
-                .await,
-        ),
-        "str_replace" => {
-            let (path, old, new) = (
-                args.text("path")?,
-                args.text("old_str")?,
-                args.text("new_str")?,
-            );
-            let replace_all = args.parse("replace_all")?.unwrap_or(false);
-            json(
-                client
-                    .str_replace(&session()?, &path, &old, &new, replace_all)
-                    .await,
-            )
-        }
-        "ls" => json(
-            client
-                .ls(
-                    &session()?,
-                    &args.optional_text("path")?.unwrap_or_else(|| "/".into()),
-                )
-                .await,
-        ),
-        "glob" => {
-            let path = args.optional_text("path")?;
-            json(
-                client
-                    .glob(&session()?, &args.text("pattern")?, path.as_deref())
-                    .await,
-            )
-        }
-        "grep" => {
-            let options = GrepOptions {
-                path: args.optional_text("path")?,
-                glob: args.optional_text("glob")?,
-                max_matches: args.parse("max_matches")?,
-            };
-            json(
-                client
-                    .grep(&session()?, &args.text("pattern")?, options)
-                    .await,
-            )
-        }
         "create_secret" => {
             let hosts: Vec<String> = args.parse("allowed_hosts")?.unwrap_or_default();
             let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
@@ -314,6 +215,6 @@ pub async fn dispatch(
         ),
         "get_memory" => json(client.get_memory(&args.text("memory_id")?).await),
         "forget_memory" => json(client.forget_memory(&args.text("memory_id")?).await),
-        other => return Err(format!("the Rust runner does not know the call {other:?}")),
+        other => return crate::sandbox_calls::dispatch(client, other, &args).await,
     })
 }

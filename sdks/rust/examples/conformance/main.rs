@@ -6,6 +6,7 @@
 
 mod calls;
 mod checks;
+mod sandbox_calls;
 
 use cairn_client::Client;
 use serde_json::{Map, Value};
