@@ -1,9 +1,11 @@
-"""Every REST operation has an SDK operation, and each operation's result type (a TypedDict in
-cairn.models) names exactly the fields the server's OpenAPI document (sdks/openapi.json, generated
-from the operation registry) says it returns, nested objects and list items included."""
+"""Every REST operation has an SDK operation that sends the right method to the right path with
+field names the route knows, and whose result type (a TypedDict in cairn.models) names exactly the
+fields the server's OpenAPI document (sdks/openapi.json, generated from the operation registry)
+says it returns, nested objects and list items included."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import typing
 from pathlib import Path
@@ -46,10 +48,28 @@ def sdk_operations() -> Dict[str, Callable[..., Call[Any]]]:
 
 def registry_operations() -> Dict[str, Dict[str, Any]]:
     operations: Dict[str, Dict[str, Any]] = {}
-    for path_item in OPENAPI["paths"].values():
-        for operation in path_item.values():
-            operations[operation["operationId"]] = operation
+    for path, path_item in OPENAPI["paths"].items():
+        for method, operation in path_item.items():
+            operations[operation["operationId"]] = {**operation, "method": method.upper(), "path": path}
     return operations
+
+
+def placeholder_call(operation: Callable[..., Call[Any]]) -> tuple[Call[Any], Dict[str, str]]:
+    """The operation called with a stand-in for each required argument; also the strings used."""
+    arguments: Dict[str, Any] = {}
+    strings: Dict[str, str] = {}
+    hints = typing.get_type_hints(operation)
+    for name, parameter in inspect.signature(operation).parameters.items():
+        if parameter.default is not inspect.Parameter.empty:
+            continue
+        annotation = hints[name]
+        if annotation is str:
+            arguments[name] = strings[name] = f"{name}-value"
+        elif annotation in (int, float):
+            arguments[name] = annotation(1)
+        else:
+            arguments[name] = []
+    return operation(**arguments), strings
 
 
 def success_schema(operation: Dict[str, Any]) -> Dict[str, Any] | None:
@@ -104,3 +124,21 @@ def test_result_types_match_the_openapi_document(operation_id: str) -> None:
         assert result is type(None), f"{operation_id} answers 204; the SDK should return None"
         return
     assert shape_problems(result, schema, operation_id) == []
+
+
+@pytest.mark.parametrize("operation_id", sorted(registry_operations()))
+def test_requests_match_the_openapi_document(operation_id: str) -> None:
+    route = registry_operations()[operation_id]
+    call, strings = placeholder_call(sdk_operations()[RENAMED.get(operation_id, operation_id)])
+    expected_path = route["path"]
+    for name, value in strings.items():
+        expected_path = expected_path.replace("{" + name + "}", value)
+    assert (call.method, call.path) == (route["method"], expected_path)
+    parameters = route.get("parameters", [])
+    known_query = {parameter["name"] for parameter in parameters if parameter["in"] == "query"}
+    assert set(call.query or {}) <= known_query
+    body_schema = route.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+    if body_schema is None:
+        assert not call.has_body
+    else:
+        assert call.has_body and set(call.body) <= set(body_schema["properties"])
