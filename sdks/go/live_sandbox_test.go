@@ -119,13 +119,13 @@ func TestLiveLanguageServer(t *testing.T) {
 	ctx := liveContext(t)
 	client := account.client
 	err := client.WithSandbox(ctx, cairn.CreateSandboxRequest{}, func(ctx context.Context, sandbox *cairn.SandboxSession) error {
-		started, err := client.LSPStart(ctx, sandbox.ID, "python")
+		started, err := sandbox.LSPStart(ctx, "python")
 		noError(t, err)
 		if !strings.HasPrefix(started.LSPID, "lsp_") {
 			t.Errorf("lsp start: %+v", started)
 		}
 		source := "import os\nos.pa"
-		opened, err := client.LSPOpen(ctx, sandbox.ID, started.LSPID, "main.py", source)
+		opened, err := sandbox.LSPOpen(ctx, started.LSPID, "main.py", source)
 		noError(t, err)
 		if opened.Status != "opened" {
 			t.Errorf("lsp open: %+v", opened)
@@ -139,7 +139,7 @@ func TestLiveLanguageServer(t *testing.T) {
 		if !strings.Contains(strings.Join(labels, " "), "path") {
 			t.Errorf("completions of os.pa: %v", labels)
 		}
-		stopped, err := client.LSPStop(ctx, sandbox.ID, started.LSPID)
+		stopped, err := sandbox.LSPStop(ctx, started.LSPID)
 		noError(t, err)
 		if stopped.Status != "stopped" {
 			t.Errorf("lsp stop: %+v", stopped)

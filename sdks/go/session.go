@@ -83,6 +83,26 @@ func (s *SandboxSession) Grep(ctx context.Context, request GrepRequest) (*GrepRe
 	return s.client.Grep(ctx, s.ID, request)
 }
 
+// LSPStart starts a language server in the sandbox.
+func (s *SandboxSession) LSPStart(ctx context.Context, language string) (*LSPStarted, error) {
+	return s.client.LSPStart(ctx, s.ID, language)
+}
+
+// LSPOpen sends a document's whole content to a language server.
+func (s *SandboxSession) LSPOpen(ctx context.Context, lspID, path, content string) (*LSPStatus, error) {
+	return s.client.LSPOpen(ctx, s.ID, lspID, path, content)
+}
+
+// LSPCompletion asks a language server for completions at a 0-indexed position.
+func (s *SandboxSession) LSPCompletion(ctx context.Context, lspID, path string, line, character int) (*LSPCompletion, error) {
+	return s.client.LSPCompletion(ctx, s.ID, lspID, path, line, character)
+}
+
+// LSPStop stops a language server.
+func (s *SandboxSession) LSPStop(ctx context.Context, lspID string) (*LSPStatus, error) {
+	return s.client.LSPStop(ctx, s.ID, lspID)
+}
+
 // Destroy ends the sandbox now.
 func (s *SandboxSession) Destroy(ctx context.Context) error {
 	return s.client.DestroySandbox(ctx, s.ID)
