@@ -44,8 +44,11 @@ describe("the Python SDK", () => {
 
   beforeAll(async () => {
     if (!existsSync(python)) throw new Error("No Python environment: run `bash sdks/python/setup.sh` first");
-    // Every pytest test signs up its own account.
-    server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" });
+    // Every pytest test signs up its own account; the HTTP-broker test reaches a server on this machine.
+    server = await startLiveServer({
+      SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+      SVC_ALLOW_PRIVATE_EGRESS: "true",
+    });
   }, 60_000);
   afterAll(async () => {
     await server?.close();

@@ -86,7 +86,7 @@ def start_scripted_server(answers: List[Answer]) -> ScriptedServer:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     script.server = server
     script.url = f"http://127.0.0.1:{server.server_address[1]}"
     return script

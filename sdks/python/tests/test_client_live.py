@@ -4,14 +4,14 @@ defaults sent explicitly, and a memory round trip through AsyncCairnClient."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, List
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
 from cairn import AsyncCairnClient, CairnApiError, CairnClient
-from helpers import Account
+from helpers import Account, Answer, ScriptedServer, json_answer
 
 
 def test_sandbox_session_destroys_on_exit_even_after_a_failure(client: CairnClient) -> None:
@@ -109,3 +109,21 @@ def test_account_level_resources(client: CairnClient) -> None:
     assert client.get_allowed_commands() == {"rules": []}
     assert client.memory_metrics()["total_memories"] == 0
     assert client.list_secrets() == [] and client.list_volumes() == [] and client.list_images() == []
+
+
+def test_language_server_and_http_broker(
+    client: CairnClient, scripted_server: Callable[[List[Answer]], ScriptedServer]
+) -> None:
+    # The live server of test/sdks/python.test.ts allows private egress, so the broker may reach
+    # this machine's scripted server.
+    target = scripted_server([json_answer(200, {"hello": "from the broker"}, {"x-answer": "yes"})])
+    with client.sandbox() as sandbox:
+        lsp_id = sandbox.lsp_start("python")["lsp_id"]
+        assert sandbox.lsp_open(lsp_id, "module.py", "import os\nos.pa") == {"status": "opened"}
+        labels = [item["label"] for item in sandbox.lsp_completion(lsp_id, "module.py", 1, 5)["items"]]
+        assert "path" in labels
+        assert sandbox.lsp_stop(lsp_id) == {"status": "stopped"}
+        answer = sandbox.http_request(f"{target.url}/through", method="POST", body="ping", timeout=5)
+    assert answer["status_code"] == 200 and json.loads(answer["body"]) == {"hello": "from the broker"}
+    assert answer["headers"]["x-answer"] == "yes"
+    assert target.requests == [("POST", "/through")]
