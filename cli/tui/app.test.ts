@@ -31,7 +31,7 @@ describe("the TUI's frame", () => {
     expect(frame).toMatch(/Concurrent sandboxes\s+░+ 0 \/ \d+/);
     expect(frame).toMatch(/Sandbox ops used \(minute\)\s+[█░]+ \d+ \/ \d+ left/);
     expect(frame).toContain(server.baseUrl);
-    expect(frame.split("\n").at(-1)).toBe("r refresh tab screens q quit");
+    expect(frame.split("\n").at(-1)).toBe("r reload  tab next  q quit");
   });
 
   it("switches screens by number and by tab, both ways, and the help bar follows", async () => {
@@ -40,7 +40,7 @@ describe("the TUI's frame", () => {
     await waitForFrame(app, "Account id");
     await press(app, keys.tab);
     let frame = await waitForFrame(app, "No active sessions");
-    expect(frame).toContain("c create");
+    expect(frame).toContain("c new");
     await press(app, keys.tab);
     frame = await waitForFrame(app, "Search: press / to search");
     expect(frame).toContain("/ search");

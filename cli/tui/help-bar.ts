@@ -16,16 +16,16 @@ interface ModeKeys {
 }
 
 export const modeKeys = {
-  "account:view": { captured: false, hints: [["r", "refresh"]] },
+  "account:view": { captured: false, hints: [["r", "reload"]] },
   "sessions:list": {
     captured: false,
     hints: [
-      ["↑↓", "select"],
-      ["c", "create"],
+      ["↑↓", "move"],
+      ["c", "new"],
       ["enter", "run"],
       ["f", "files"],
       ["d", "destroy"],
-      ["r", "refresh"],
+      ["r", "reload"],
     ],
   },
   "sessions:command": {
@@ -45,7 +45,7 @@ export const modeKeys = {
   "sessions:files": {
     captured: false,
     hints: [
-      ["↑↓", "select"],
+      ["↑↓", "move"],
       ["enter", "open"],
       ["backspace", "up"],
       ["esc", "back"],
@@ -62,17 +62,17 @@ export const modeKeys = {
     captured: false,
     hints: [
       ["/", "search"],
-      ["↑↓", "select"],
+      ["↑↓", "move"],
       ["enter", "view"],
       ["f", "forget"],
-      ["r", "refresh"],
+      ["r", "reload"],
     ],
   },
   "memory:search": {
     captured: true,
     hints: [
       ["type", "search"],
-      ["↑↓", "select"],
+      ["↑↓", "move"],
       ["enter", "view"],
       ["esc", "done"],
     ],
@@ -96,7 +96,7 @@ export const modeKeys = {
 export type Mode = keyof typeof modeKeys;
 
 export const globalHints: readonly Hint[] = [
-  ["tab", "screens"],
+  ["tab", "next"],
   ["q", "quit"],
 ];
 
@@ -110,7 +110,7 @@ export function hintsThatFit(mode: Mode, width: number): Hint[] {
   const shown: Hint[] = [];
   let used = 0;
   for (const hint of all) {
-    const cells = hint[0].length + hint[1].length + 2;
+    const cells = hint[0].length + hint[1].length + 3;
     if (used + cells > width) break;
     shown.push(hint);
     used += cells;
@@ -125,7 +125,7 @@ export function HelpBar({ mode, width }: { mode: Mode; width: number }) {
     ...hintsThatFit(mode, width - 1).map(([key, action]) =>
       h(
         Box,
-        { key, marginRight: 1 },
+        { key, marginRight: 2 },
         h(Text, { bold: true, color: "cyan" }, key),
         h(Text, { dimColor: true }, ` ${action}`),
       ),

@@ -69,7 +69,7 @@ export function MemoryScreen({ client, active, width, height, onModeChange }: Sc
       : h(
           Text,
           { dimColor: true },
-          memory.loading
+          memory.searching
             ? "Searching…"
             : memory.query.trim()
               ? `${results.length} found`
@@ -98,7 +98,7 @@ export function MemoryScreen({ client, active, width, height, onModeChange }: Sc
       Box,
       { flexDirection: "column", paddingX: 1, width },
       h(Text, { bold: true }, "Memory"),
-      status,
+      memory.error || mode === "confirm-forget" ? status : h(Text, null, " "),
       h(MemoryDetailView, { detail, height: height - 2 }),
     );
   }
@@ -110,7 +110,7 @@ export function MemoryScreen({ client, active, width, height, onModeChange }: Sc
     { flexDirection: "column", paddingX: 1, width },
     searchBox,
     status,
-    results.length === 0 && !memory.loading ? h(Text, { dimColor: true }, "No memories.") : null,
+    results.length === 0 && !memory.searching ? h(Text, { dimColor: true }, "No memories.") : null,
     ...window.items.map((item, offset) => {
       const isSelected = window.start + offset === selected;
       return h(

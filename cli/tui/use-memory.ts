@@ -28,6 +28,8 @@ const searchDelayMs = 150;
 export function useMemory(client: CairnClient, active: boolean) {
   const [query, setQuery] = useState("");
   const [results, setResults] = useState<FoundMemory[]>([]);
+  /** The query the shown results answer; until it equals the typed one, the screen says it is searching. */
+  const [resultsQuery, setResultsQuery] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [detail, setDetail] = useState<MemoryDetail | null>(null);
@@ -47,6 +49,7 @@ export function useMemory(client: CairnClient, active: boolean) {
           : await client.listMemories({ limit: 50 });
         if (search !== latestSearch.current) return;
         setResults(found);
+        setResultsQuery(text);
         setError(null);
       } catch (caught) {
         if (search === latestSearch.current) setError(describeError(caught));
@@ -110,5 +113,6 @@ export function useMemory(client: CairnClient, active: boolean) {
     [client, refresh],
   );
 
-  return { query, setQuery, results, loading, error, detail, refresh, open, close, forget };
+  const searching = loading || resultsQuery !== query.trim();
+  return { query, setQuery, results, searching, error, detail, refresh, open, close, forget };
 }
