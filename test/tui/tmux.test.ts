@@ -101,14 +101,23 @@ describe("cairn tui in tmux", () => {
     expect(session.label).toBe("tui");
     await terminal.sendKeys("Enter");
     await terminal.waitFor("esc cancel");
-    await terminal.type("echo hello from $(uname -s) && ls -a");
-    await terminal.waitFor("$ echo hello from $(uname -s) && ls -a");
+    await terminal.type("echo hello from $(uname -s) | tee hello.txt && ls -a");
+    await terminal.waitFor("$ echo hello from $(uname -s) | tee hello.txt && ls -a");
     await terminal.sendKeys("Enter");
     const ran = await terminal.waitFor(/exit 0 · \d+ ms/);
     expect(ran).toContain("hello from Linux");
     expect(ran).toContain(session.id);
     expectFullScreen(ran, "↑↓ move");
     await saveCapture("sessions", ran);
+    await terminal.sendKeys("f");
+    const files = await terminal.waitFor(/Files in \/workspace\/\s*\n[\s\S]*› hello\.txt\s+17 B/);
+    await saveCapture("files", files);
+    await terminal.sendKeys("Enter");
+    await terminal.waitFor(/\/workspace\/hello\.txt {2}\(lines 1-1 of 1\)[\s\S]*hello from Linux/);
+    await terminal.sendKeys("Escape");
+    await terminal.waitFor("Files in /workspace/");
+    await terminal.sendKeys("Escape");
+    await terminal.waitFor("Press enter to run a command.");
 
     await terminal.sendKeys("d");
     await terminal.waitFor(`Destroy session ${session.id}? (y/n)`);
