@@ -1,6 +1,6 @@
 """What the sync and the async client share: the request a call becomes, and what its answer means.
 
-Each operation is written once as a function returning a ``Call`` (in ``operations.py``); the
+Each operation is written once as a function returning a ``Call`` (in ``_operations/``); the
 two clients only differ in how they wait (``httpx.Client`` or ``httpx.AsyncClient``, ``time.sleep``
 or ``anyio.sleep``).
 """

@@ -30,9 +30,9 @@ class CairnClient:
 
     ``base_url`` defaults to ``$CAIRN_BASE_URL``, else ``http://127.0.0.1:8090``; it must be
     https, or plain http on ``localhost``/``127.0.0.1``. ``api_key`` defaults to
-    ``$CAIRN_API_KEY``; signup, login and the key routes need none. ``timeout`` is per request in
-    seconds (``exec`` waits its command's timeout + 15 s instead). ``retry`` is off by default;
-    ``True`` or a ``RetryPolicy`` retries idempotent calls.
+    ``$CAIRN_API_KEY`` (pass ``""`` for none); signup, login and the key routes need none.
+    ``timeout`` is per request in seconds (``exec`` waits its command's timeout + 15 s instead).
+    ``retry`` is off by default; ``True`` or a ``RetryPolicy`` retries idempotent calls.
     """
 
     def __init__(
