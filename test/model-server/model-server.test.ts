@@ -43,6 +43,16 @@ it("passes its pytest suite (device rules, validation, batch planning, settings,
   expect(run.stdout).toMatch(/\d+ passed/);
 }, 120_000);
 
+it("is formatted and lint-clean (ruff, configured in plugins/model-server/pyproject.toml)", () => {
+  const ruff = resolve(testEnvironment, "bin/ruff");
+  const options = ["--config", resolve(modelServerFolder, "pyproject.toml")];
+  const paths = [modelServerFolder, resolve(import.meta.dirname, "python")];
+  const format = spawnSync(ruff, ["format", "--check", ...options, ...paths], { encoding: "utf8" });
+  expect(format.status, format.stdout + format.stderr).toBe(0);
+  const lint = spawnSync(ruff, ["check", ...options, ...paths], { encoding: "utf8" });
+  expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+});
+
 describe("lazy loading, batches of two", () => {
   let server: RunningModelServer;
   beforeAll(async () => {

@@ -66,9 +66,7 @@ def resolve_model_files(name_or_path: str) -> ModelFiles:
     )
     tokenizer_file = folder / "tokenizer.json"
     if onnx_file is None or not tokenizer_file.is_file():
-        raise ModelNotFoundError(
-            f"{folder} must hold model.onnx (or onnx/model.onnx) and tokenizer.json"
-        )
+        raise ModelNotFoundError(f"{folder} must hold model.onnx (or onnx/model.onnx) and tokenizer.json")
     return ModelFiles(
         model_id=folder.resolve().name,
         onnx_file=onnx_file,

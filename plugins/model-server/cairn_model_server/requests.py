@@ -22,9 +22,7 @@ class EmbeddingRequest:
     encoding_format: str
 
 
-def parse_embedding_request(
-    body: Any, *, max_inputs: int, max_input_characters: int
-) -> EmbeddingRequest:
+def parse_embedding_request(body: Any, *, max_inputs: int, max_input_characters: int) -> EmbeddingRequest:
     if not isinstance(body, dict):
         raise InvalidRequestError("invalid_input", "the body must be a JSON object")
     raw_input = body.get("input")

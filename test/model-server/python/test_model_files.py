@@ -51,7 +51,7 @@ def test_the_pooling_and_token_limit_come_from_the_sentence_transformers_configs
 def test_a_name_that_is_neither_built_in_nor_a_directory_is_refused(tmp_path):
     with pytest.raises(ModelNotFoundError, match="neither a built-in model"):
         resolve_model_files("BAAI/bge-small-en-v1.5")
-    with pytest.raises(ModelNotFoundError, match="must hold model.onnx"):
+    with pytest.raises(ModelNotFoundError, match=r"must hold model\.onnx"):
         resolve_model_files(str(tmp_path))
 
 

@@ -26,9 +26,7 @@ def build_graph(path):
         helper.make_node("Unsqueeze", ["ids", "last_axis"], ["ids_column"]),
         helper.make_node("Unsqueeze", ["thousands", "last_axis"], ["thousands_column"]),
         helper.make_node("Concat", ["ids_column", "thousands_column"], ["token_embeddings"], axis=2),
-        helper.make_node(
-            "ReduceMax", ["token_embeddings"], ["sentence_embedding"], axes=[1], keepdims=0
-        ),
+        helper.make_node("ReduceMax", ["token_embeddings"], ["sentence_embedding"], axes=[1], keepdims=0),
     ]
     graph = helper.make_graph(
         nodes,

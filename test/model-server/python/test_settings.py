@@ -30,7 +30,11 @@ def test_values_are_read():
 
 @pytest.mark.parametrize(
     "environment",
-    [{"SVC_MODEL_MAX_BATCH_SIZE": "0"}, {"SVC_MODEL_MAX_BATCH_SIZE": "ten"}, {"SVC_EAGER_LOAD": "yes please"}],
+    [
+        {"SVC_MODEL_MAX_BATCH_SIZE": "0"},
+        {"SVC_MODEL_MAX_BATCH_SIZE": "ten"},
+        {"SVC_EAGER_LOAD": "yes please"},
+    ],
 )
 def test_unusable_values_are_refused(environment):
     with pytest.raises(SettingsError):
