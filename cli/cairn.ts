@@ -32,4 +32,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stopped early (`cairn memory ls | head`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 process.exitCode = await main(process.argv.slice(2));
