@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { outputTail } from "./command-output.ts";
 import { gaugeCells } from "./gauge.ts";
 import { globalHints, hintsThatFit, isCaptured, modeKeys } from "./help-bar.ts";
+import { clip } from "./memory-detail.ts";
 import { parentDirectory } from "./use-session-files.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
 
@@ -77,5 +78,14 @@ describe("outputTail", () => {
       { text: "oops", fromStderr: true },
     ]);
     expect(outputTail(run(""), 5)).toEqual([]);
+  });
+});
+
+describe("clip", () => {
+  it("keeps text that fits and cuts wrapped or many-line text to the rows given", () => {
+    expect(clip("short", 10, 2)).toBe("short");
+    expect(clip("a".repeat(25), 10, 2)).toBe(`${"a".repeat(19)}…`);
+    expect(clip("one\ntwo\nthree\nfour", 10, 2)).toBe("one\ntwo…");
+    expect(clip("one\n".repeat(3).trim(), 10, 3)).toBe("one\none\none");
   });
 });

@@ -88,6 +88,20 @@ describe("the memory screen", () => {
     expect((await client.getMemory(older.id)).id).toBe(older.id);
   });
 
+  it("cuts a long memory so its facts and relations stay on screen", async () => {
+    const { app, client } = await freshApp();
+    const lines = Array.from({ length: 80 }, (_, index) => `runbook step ${index + 1}: check the queue`);
+    const long = await client.remember(lines.join("\n"), { kind: "note" });
+    await press(app, "3");
+    await waitForFrame(app, "1 most recent");
+    await press(app, keys.enter);
+    const detail = await waitForFrame(app, "Relations (0)");
+    expect(detail).toContain(`id ${long.id}`);
+    expect(detail).toContain("runbook step 1: check the queue");
+    expect(detail).not.toContain("runbook step 80");
+    expect(detail).toMatch(/…/);
+  });
+
   it("says why when the server refuses the key", async () => {
     const { app } = { app: renderApp(server.baseUrl, "cairn_notarealkeynotarealkeynotarealkeyab").app };
     try {

@@ -30,8 +30,10 @@ export function MemoryScreen({ client, active, width, height, onModeChange }: Sc
 
   const openHighlighted = () => {
     if (!highlighted) return;
-    void memory.open(highlighted.id);
-    setMode("detail");
+    setMode("browse");
+    void memory.open(highlighted.id).then((opened) => {
+      if (opened) setMode("detail");
+    });
   };
 
   useInput(
@@ -99,7 +101,7 @@ export function MemoryScreen({ client, active, width, height, onModeChange }: Sc
       { flexDirection: "column", paddingX: 1, width },
       h(Text, { bold: true }, "Memory"),
       memory.error || mode === "confirm-forget" ? status : h(Text, null, " "),
-      h(MemoryDetailView, { detail, height: height - 2 }),
+      h(MemoryDetailView, { detail, width: width - 2, height: height - 2 }),
     );
   }
 

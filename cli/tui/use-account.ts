@@ -6,6 +6,8 @@ import { describeError } from "./describe-error.ts";
 export type Account = Awaited<ReturnType<CairnClient["account"]>>;
 export type Usage = Awaited<ReturnType<CairnClient["usage"]>>;
 
+const refreshIntervalMs = 10_000;
+
 export interface AccountState {
   account: Account | null;
   usage: Usage | null;
@@ -31,7 +33,11 @@ export function useAccount(client: CairnClient, active: boolean) {
   }, [client]);
   // Usage moves while other screens create and destroy sessions: reload each time the screen is shown.
   useEffect(() => {
-    if (active) void refresh();
+    if (!active) return;
+    void refresh();
+    // Hours accrue while sessions run: keep the gauges current while the screen is shown.
+    const timer = setInterval(() => void refresh(), refreshIntervalMs);
+    return () => clearInterval(timer);
   }, [active, refresh]);
   return { ...state, refresh };
 }

@@ -66,8 +66,9 @@ export function useMemory(client: CairnClient, active: boolean) {
     if (active) refresh();
   }, [active, refresh]);
 
+  /** Loads a memory and its relations for the detail view; false when that failed (the error is set). */
   const open = useCallback(
-    async (memoryId: string) => {
+    async (memoryId: string): Promise<boolean> => {
       try {
         const [memory, { relations }] = await Promise.all([
           client.getMemory(memoryId),
@@ -89,8 +90,10 @@ export function useMemory(client: CairnClient, active: boolean) {
         );
         setDetail({ memory, related });
         setError(null);
+        return true;
       } catch (caught) {
         setError(describeError(caught));
+        return false;
       }
     },
     [client],
