@@ -12,9 +12,12 @@ use support::{live_account, live_base_url, live_key};
 
 #[tokio::test]
 async fn exec_outlives_the_clients_own_timeout() {
-    let client = Client::builder()
+    let key = live_key().await;
+    let client = Client::new(&live_base_url(), &key).unwrap();
+    // Only exec goes through the impatient client, so a slow sandbox start cannot fail the test.
+    let impatient = Client::builder()
         .base_url(live_base_url())
-        .api_key(live_key().await)
+        .api_key(key)
         .timeout(Duration::from_secs(1))
         .build()
         .unwrap();
@@ -28,7 +31,9 @@ async fn exec_outlives_the_clients_own_timeout() {
                 timeout: Some(10),
                 description: Some("outlive the client timeout".into()),
             };
-            sandbox.exec("sleep 3; echo done", options).await
+            impatient
+                .exec(sandbox.id(), "sleep 3; echo done", options)
+                .await
         })
         .await
         .unwrap();
