@@ -9,7 +9,7 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 sdk="$repo_root/sdks/rust"
 example="$repo_root/examples/rust-sdk"
 export CARGO_TARGET_DIR="$repo_root/.test-data/cargo-target"
-minimum_rust="1.85"
+minimum_rust="1.88"
 
 install_hint="Install Rust $minimum_rust or newer with rustup: curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile default (then open a new shell or run: . \"\$HOME/.cargo/env\")"
 # rustup installs into ~/.cargo/bin, which a non-login shell may not have on PATH.
