@@ -11,6 +11,8 @@ export const repositoryRoot = resolve(import.meta.dirname, "../..");
 export const modelServerFolder = resolve(repositoryRoot, "plugins/model-server");
 export const testEnvironment = resolve(repositoryRoot, ".test-data/model-server-venv");
 export const testPython = resolve(testEnvironment, "bin/python");
+/** A cold set-up takes about 25 s on a busy 2-core machine; the hook allows far more. */
+export const setupTimeout = 300_000;
 
 /** Creates or reuses the test environment (a few seconds when current, well under 3 minutes cold). */
 export function ensureModelServerEnvironment(): void {
@@ -96,6 +98,19 @@ export interface EmbeddingResponse {
   data: { object: string; embedding: number[]; index: number }[];
   model: string;
   usage: { prompt_tokens: number; total_tokens: number };
+}
+
+export async function embed(
+  server: RunningModelServer,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ response: Response; body: EmbeddingResponse & { error?: { code: string; type: string } } }> {
+  const response = await fetch(`${server.url}/v1/embeddings`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { response, body: await response.json() };
 }
 
 export function cosine(left: number[], right: number[]): number {
