@@ -62,6 +62,9 @@ async function readExisting(path: string): Promise<string | null> {
   }
 }
 
+/** Plain objects (the TOML parser's have no prototype), so only contents are compared. */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
 const invalid = (path: string, why: string) =>
   new CliError(`${path} is not valid ${why}; fix or move it, it was left untouched`, "invalid_config");
 
@@ -113,7 +116,7 @@ function mergeToml(path: string, text: string | null, entry: McpEntry): { text: 
   const base = text === null ? "" : withoutCairnTables(text).replace(/\s*$/, "");
   const edited = `${base}${base ? "\n\n" : ""}${section}\n`;
   try {
-    if (isDeepStrictEqual(parse(edited), expected)) return { text: edited, existed };
+    if (isDeepStrictEqual(plain(parse(edited)), plain(expected))) return { text: edited, existed };
   } catch {
     // the textual edit broke the file: rewrite it whole below
   }
