@@ -30,7 +30,11 @@ describe("help", () => {
     "%s --help shows examples",
     (_name, command) => {
       let text = "";
-      command.configureOutput({ writeOut: (chunk) => void (text += chunk) });
+      command.configureOutput({
+        writeOut: (chunk) => {
+          text += chunk;
+        },
+      });
       command.outputHelp();
       expect(text).toMatch(/^Usage: cairn/);
       expect(text).toMatch(/\nExamples:\n {2}\$ cairn/);
