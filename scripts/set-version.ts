@@ -18,6 +18,7 @@ export const versionSites: { file: string; pattern: RegExp }[] = [
   { file: "sdks/go/version.go", pattern: /const Version = "([^"]+)"/ },
   { file: "sdks/rust/Cargo.toml", pattern: /^version = "([^"]+)"/m },
   { file: "sdks/rust/Cargo.lock", pattern: /name = "cairn-client"\nversion = "([^"]+)"/ },
+  { file: "examples/rust-sdk/Cargo.lock", pattern: /name = "cairn-client"\nversion = "([^"]+)"/ },
 ];
 
 export async function rootVersion(): Promise<string> {
