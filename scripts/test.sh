@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite, as `npm test` runs it: set up what the machine lacks (bubblewrap,
-# PostgreSQL 15 + pgvector in a throwaway cluster), check format, lint and types, then run every
-# suite. A suite that cannot run fails the command; nothing is skipped silently.
+# The whole test suite, as `npm test` runs it: set up what the machine lacks (bubblewrap, Chromium,
+# tmux, PostgreSQL 15 + pgvector in a throwaway cluster, the Python, Go and Rust SDKs' and the model
+# server's environments), check format, lint and types, then run every suite. A suite that cannot
+# run fails the command; nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -9,6 +10,11 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "set-up"
 bash scripts/setup-test-env.sh
+# The other languages' toolchains and dependencies (each fails with the install command when a
+# toolchain is missing; none is skipped): the Python, Go and Rust SDKs and the model server.
+for setup in sdks/python/setup.sh sdks/go/setup.sh sdks/rust/setup.sh plugins/model-server/setup.sh; do
+  bash "$setup"
+done
 # shellcheck source=/dev/null
 source .test-data/env
 export SVC_TEST_DATABASE_URL
@@ -17,7 +23,7 @@ step "format, lint and types"
 biome check .
 tsc --noEmit -p .
 
-step "TypeScript suites (vitest: core, plugins, transports, SQLite and PostgreSQL, Deno)"
+step "every suite (vitest: core, plugins, transports, CLI, TUI, SQLite and PostgreSQL, Deno, a browser; the Python, Go and Rust SDKs and the model server through their own runners)"
 status=0
 vitest run --reporter=default --reporter=json --outputFile.json=.test-data/vitest.json || status=$?
 # Sandbox disks a killed test run left mounted after its data directory was removed: their image
