@@ -54,4 +54,26 @@ describe("the TUI's frame", () => {
     frame = await waitForFrame(app, "Account id");
     expect(frame).not.toContain("No active sessions");
   });
+
+  // Keys written back to back reach Ink before React has re-rendered: they used to go to the
+  // old mode (a "q" typed just after "/" quit the TUI; a command typed just after enter vanished).
+  it("sends keys typed straight after opening a text field into it, not to the screen before", async () => {
+    const account = await signUpWithKey(server.baseUrl);
+    const rendered = renderApp(server.baseUrl, account.key);
+    app = rendered.app;
+    await waitForFrame(app, "Account id");
+    for (const key of ["3", "/", "q", "u", "x"]) app.stdin.write(key);
+    await waitForFrame(app, "Search: qux");
+
+    await rendered.client.createSandbox({ label: "typed" });
+    // A lone escape is told from the start of an escape sequence only by a pause after it.
+    await press(app, keys.escape);
+    await waitForFrame(app, "/ search");
+    app.stdin.write("2");
+    await waitForFrame(app, "1 active");
+    for (const key of [keys.enter, "e", "c", "h", "o", " ", "q", keys.enter]) app.stdin.write(key);
+    await waitForFrame(app, /\$ echo q\s+exit 0/);
+    for (const session of await rendered.client.listSandboxes({ activeOnly: true }))
+      await rendered.client.destroySandbox(session.id);
+  });
 });

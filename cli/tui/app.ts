@@ -4,12 +4,13 @@
  */
 import type { CairnClient } from "cairn-client";
 import { Box, Text, useApp, useInput, useWindowSize } from "ink";
-import React, { useMemo, useState } from "react";
+import React, { useMemo } from "react";
 import { AccountScreen } from "./account-screen.ts";
 import { HelpBar, isCaptured, type Mode } from "./help-bar.ts";
 import { MemoryScreen } from "./memory-screen.ts";
 import type { ScreenProps } from "./screen-props.ts";
 import { SessionsScreen } from "./sessions-screen.ts";
+import { useRefState } from "./use-ref-state.ts";
 
 const h = React.createElement;
 
@@ -31,26 +32,28 @@ export interface AppProps {
 export function App({ client, baseUrl }: AppProps) {
   const { exit } = useApp();
   const { columns, rows } = useWindowSize();
-  const [shown, setShown] = useState(0);
-  const [modes, setModes] = useState<Mode[]>(() => screens.map((screen) => screen.initialMode));
+  // Refs beside the state: the key after one that opens a text field must already count as typing.
+  const [shown, setShown, shownRef] = useRefState(0);
+  const [modes, setModes, modesRef] = useRefState<Mode[]>(screens.map((screen) => screen.initialMode));
   const mode = modes[shown];
   // One stable callback per screen, so a screen's mode report does not re-run on every render.
   const modeSetters = useMemo(
     () =>
-      screens.map(
-        (_, index) => (next: Mode) =>
-          setModes((previous) => (previous[index] === next ? previous : previous.with(index, next))),
-      ),
-    [],
+      screens.map((_, index) => (next: Mode) => {
+        if (modesRef.current[index] !== next) setModes(modesRef.current.with(index, next));
+      }),
+    [modesRef, setModes],
   );
-  useInput(
-    (input, key) => {
-      if (input === "q") exit();
-      else if (key.tab) setShown((index) => (index + (key.shift ? screens.length - 1 : 1)) % screens.length);
-      else if (/^[1-9]$/.test(input) && Number(input) <= screens.length) setShown(Number(input) - 1);
-    },
-    { isActive: !isCaptured(mode) },
+  const shownCheckers = useMemo(
+    () => screens.map((_, index) => () => shownRef.current === index),
+    [shownRef],
   );
+  useInput((input, key) => {
+    if (isCaptured(modesRef.current[shownRef.current])) return;
+    if (input === "q") exit();
+    else if (key.tab) setShown((shownRef.current + (key.shift ? screens.length - 1 : 1)) % screens.length);
+    else if (/^[1-9]$/.test(input) && Number(input) <= screens.length) setShown(Number(input) - 1);
+  });
   const width = Math.max(40, columns);
   // Header and help bar take one row each; the rest belongs to the screen.
   const bodyHeight = Math.max(6, rows - 2);
@@ -88,6 +91,7 @@ export function App({ client, baseUrl }: AppProps) {
         h(screen.component, {
           client,
           active: index === shown,
+          isShown: shownCheckers[index],
           width,
           height: bodyHeight,
           onModeChange: modeSetters[index],

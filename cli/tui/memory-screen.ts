@@ -4,9 +4,10 @@
  */
 import { Box, Text, useInput } from "ink";
 import React, { useEffect, useState } from "react";
+import type { Mode } from "./help-bar.ts";
 import { MemoryDetailView } from "./memory-detail.ts";
-import { type ScreenProps, useReportMode } from "./screen-props.ts";
-import { TextInput } from "./text-input.ts";
+import { type ScreenProps, useReportMode, useScreenMode } from "./screen-props.ts";
+import { editLine, TextField } from "./text-input.ts";
 import { useMemory } from "./use-memory.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
 
@@ -14,10 +15,12 @@ const h = React.createElement;
 
 type MemoryMode = "browse" | "search" | "detail" | "confirm-forget";
 
-export function MemoryScreen({ client, active, width, height, onModeChange }: ScreenProps) {
+const toMemoryMode = (mode: MemoryMode): Mode => `memory:${mode}`;
+
+export function MemoryScreen({ client, active, isShown, width, height, onModeChange }: ScreenProps) {
   const memory = useMemory(client, active);
   const { results, detail } = memory;
-  const [mode, setMode] = useState<MemoryMode>("browse");
+  const [mode, setMode, modeRef] = useScreenMode<MemoryMode>("browse", toMemoryMode, onModeChange);
   const [selected, setSelected] = useState(0);
   useReportMode(active, `memory:${mode}`, onModeChange);
   const highlighted = results[selected];
@@ -36,33 +39,38 @@ export function MemoryScreen({ client, active, width, height, onModeChange }: Sc
     });
   };
 
-  useInput(
-    (input, key) => {
-      if (mode === "confirm-forget") {
-        if (input === "y" && target) void memory.forget(target.id);
-        if (input === "y") setMode("browse");
-        else if (input === "n" || key.escape) setMode(detail ? "detail" : "browse");
-        return;
+  useInput((input, key) => {
+    if (!isShown()) return;
+    const current = modeRef.current;
+    if (current === "confirm-forget") {
+      if (input === "y" && target) void memory.forget(target.id);
+      if (input === "y") setMode("browse");
+      else if (input === "n" || key.escape) setMode(detail ? "detail" : "browse");
+      return;
+    }
+    if (current === "detail") {
+      if (input === "f") setMode("confirm-forget");
+      else if (key.escape || key.backspace || key.delete) {
+        memory.close();
+        setMode("browse");
       }
-      if (mode === "detail") {
-        if (input === "f") setMode("confirm-forget");
-        else if (key.escape || key.backspace || key.delete) {
-          memory.close();
-          setMode("browse");
-        }
-        return;
-      }
-      // browse and search share the list keys; typing itself goes to the search field.
-      if (key.upArrow) setSelected((index) => moveSelection(index, -1, results.length));
-      else if (key.downArrow) setSelected((index) => moveSelection(index, 1, results.length));
-      else if (mode === "search") return;
-      else if (input === "/") setMode("search");
-      else if (key.return) openHighlighted();
-      else if (input === "f" && highlighted) setMode("confirm-forget");
-      else if (input === "r") memory.refresh();
-    },
-    { isActive: active },
-  );
+      return;
+    }
+    // browse and search share the list keys; in search the rest goes to the search field.
+    if (key.upArrow) setSelected((index) => moveSelection(index, -1, results.length));
+    else if (key.downArrow) setSelected((index) => moveSelection(index, 1, results.length));
+    else if (current === "search") {
+      const edit = editLine(memory.queryRef.current, input, key);
+      if (edit?.kind === "change") {
+        memory.setQuery(edit.value);
+        setSelected(0);
+      } else if (edit?.kind === "submit") openHighlighted();
+      else if (edit?.kind === "cancel") setMode("browse");
+    } else if (input === "/") setMode("search");
+    else if (key.return) openHighlighted();
+    else if (input === "f" && highlighted) setMode("confirm-forget");
+    else if (input === "r") memory.refresh();
+  });
 
   const status = memory.error
     ? h(Text, { color: "red", wrap: "truncate-end" }, `Error: ${memory.error}`)
@@ -82,14 +90,8 @@ export function MemoryScreen({ client, active, width, height, onModeChange }: Sc
     Text,
     null,
     h(Text, { color: mode === "search" ? "cyan" : undefined, bold: true }, "Search: "),
-    h(TextInput, {
+    h(TextField, {
       value: memory.query,
-      onChange: (value: string) => {
-        memory.setQuery(value);
-        setSelected(0);
-      },
-      onSubmit: () => openHighlighted(),
-      onCancel: () => setMode("browse"),
       focused: active && mode === "search",
       placeholder: "press / to search",
     }),

@@ -6,8 +6,10 @@ import { Box, Text, useInput } from "ink";
 import React, { useEffect, useState } from "react";
 import { CommandOutput } from "./command-output.ts";
 import { FileBrowser } from "./file-browser.ts";
-import { type ScreenProps, useReportMode } from "./screen-props.ts";
-import { TextInput } from "./text-input.ts";
+import type { Mode } from "./help-bar.ts";
+import { type ScreenProps, useReportMode, useScreenMode } from "./screen-props.ts";
+import { editLine, TextField } from "./text-input.ts";
+import { useRefState } from "./use-ref-state.ts";
 import { useSessionFiles, workspaceRoot } from "./use-session-files.ts";
 import { useSessions } from "./use-sessions.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
@@ -18,12 +20,14 @@ type SessionsMode = "list" | "command" | "confirm-destroy" | "files";
 
 const maxListRows = 6;
 
-export function SessionsScreen({ client, active, width, height, onModeChange }: ScreenProps) {
+const toSessionsMode = (mode: SessionsMode): Mode => `sessions:${mode}`;
+
+export function SessionsScreen({ client, active, isShown, width, height, onModeChange }: ScreenProps) {
   const { sessions, loading, busy, error, runs, refresh, create, destroy, run } = useSessions(client, active);
   const files = useSessionFiles(client);
   const [selected, setSelected] = useState(0);
-  const [mode, setMode] = useState<SessionsMode>("list");
-  const [command, setCommand] = useState("");
+  const [mode, setMode, modeRef] = useScreenMode<SessionsMode>("list", toSessionsMode, onModeChange);
+  const [command, setCommand, commandRef] = useRefState("");
   const [selectAfterRefresh, setSelectAfterRefresh] = useState<string | null>(null);
   const session = sessions[selected];
   useReportMode(
@@ -41,31 +45,43 @@ export function SessionsScreen({ client, active, width, height, onModeChange }: 
     } else if (selected >= sessions.length) setSelected(Math.max(0, sessions.length - 1));
   }, [sessions, selected, selectAfterRefresh]);
 
-  useInput(
-    (input, key) => {
-      if (mode === "confirm-destroy") {
-        if (input === "y" && session) void destroy(session.id);
-        if (input === "y" || input === "n" || key.escape) setMode("list");
-        return;
-      }
-      if (key.upArrow) setSelected((index) => moveSelection(index, -1, sessions.length));
-      else if (key.downArrow) setSelected((index) => moveSelection(index, 1, sessions.length));
-      else if (input === "c" && !busy) {
-        void create().then((created) => {
-          if (created) setSelectAfterRefresh(created.id);
-        });
-      } else if (input === "r") void refresh();
-      else if (!session) return;
-      else if (key.return || input === "x") setMode("command");
-      else if (input === "d") setMode("confirm-destroy");
-      else if (input === "f") {
-        files.closeFile();
-        void files.open(session.id, workspaceRoot);
-        setMode("files");
-      }
-    },
-    { isActive: active && (mode === "list" || mode === "confirm-destroy") },
-  );
+  useInput((input, key) => {
+    if (!isShown()) return;
+    const current = modeRef.current;
+    // The file browser takes its own keys.
+    if (current === "files") return;
+    if (current === "command") {
+      const edit = editLine(commandRef.current, input, key);
+      if (edit?.kind === "change") setCommand(edit.value);
+      else if (edit?.kind === "submit") {
+        const text = commandRef.current;
+        if (session && text.trim()) void run(session.id, text);
+        setCommand("");
+        setMode("list");
+      } else if (edit?.kind === "cancel") setMode("list");
+      return;
+    }
+    if (current === "confirm-destroy") {
+      if (input === "y" && session) void destroy(session.id);
+      if (input === "y" || input === "n" || key.escape) setMode("list");
+      return;
+    }
+    if (key.upArrow) setSelected((index) => moveSelection(index, -1, sessions.length));
+    else if (key.downArrow) setSelected((index) => moveSelection(index, 1, sessions.length));
+    else if (input === "c" && !busy) {
+      void create().then((created) => {
+        if (created) setSelectAfterRefresh(created.id);
+      });
+    } else if (input === "r") void refresh();
+    else if (!session) return;
+    else if (key.return || input === "x") setMode("command");
+    else if (input === "d") setMode("confirm-destroy");
+    else if (input === "f") {
+      files.closeFile();
+      void files.open(session.id, workspaceRoot);
+      setMode("files");
+    }
+  });
 
   if (mode === "files" && session) {
     return h(FileBrowser, {
@@ -92,17 +108,7 @@ export function SessionsScreen({ client, active, width, height, onModeChange }: 
       Text,
       null,
       h(Text, { color: "cyan" }, "$ "),
-      h(TextInput, {
-        value: command,
-        onChange: setCommand,
-        focused: active,
-        onSubmit: (text: string) => {
-          if (session && text.trim()) void run(session.id, text);
-          setCommand("");
-          setMode("list");
-        },
-        onCancel: () => setMode("list"),
-      }),
+      h(TextField, { value: command, focused: active }),
     );
   } else if (mode === "confirm-destroy" && session) {
     commandLine = h(Text, { color: "red", bold: true }, `Destroy session ${session.id}? (y/n)`);

@@ -1,18 +1,15 @@
-/** A one-line text field on Ink's useInput: typing, backspace, Enter to submit, Esc to cancel. */
-import { Text, useInput } from "ink";
+/**
+ * A one-line text field: `editLine` applies one key to its value (typing, backspace, ctrl-u,
+ * Enter to submit, Esc to cancel), and `TextField` draws it. The screen that owns the field feeds
+ * it keys from its own key handler, so no key is lost while the field is being shown.
+ */
+import type { Key } from "ink";
+import { Text } from "ink";
 import React from "react";
 
 const h = React.createElement;
 
-export interface TextInputProps {
-  value: string;
-  onChange(value: string): void;
-  onSubmit?(value: string): void;
-  onCancel?(): void;
-  /** Only the focused field takes keys. */
-  focused: boolean;
-  placeholder?: string;
-}
+export type LineEdit = { kind: "change"; value: string } | { kind: "submit" } | { kind: "cancel" } | null;
 
 /** Printable characters only: pasted newlines and escape bytes never reach the value. */
 function printable(input: string): string {
@@ -20,20 +17,26 @@ function printable(input: string): string {
   return input.replace(/[\u0000-\u001f\u007f]/g, "");
 }
 
-export function TextInput({ value, onChange, onSubmit, onCancel, focused, placeholder }: TextInputProps) {
-  useInput(
-    (input, key) => {
-      if (key.return) onSubmit?.(value);
-      else if (key.escape) onCancel?.();
-      else if (key.backspace || key.delete) onChange(value.slice(0, -1));
-      else if (key.ctrl && input === "u") onChange("");
-      else if (!key.ctrl && !key.meta && !key.upArrow && !key.downArrow && !key.tab) {
-        const text = printable(input);
-        if (text) onChange(value + text);
-      }
-    },
-    { isActive: focused },
-  );
+/** What a key does to a line being edited; null for keys the field leaves to others (arrows, tab). */
+export function editLine(value: string, input: string, key: Key): LineEdit {
+  if (key.return) return { kind: "submit" };
+  if (key.escape) return { kind: "cancel" };
+  if (key.backspace || key.delete) return { kind: "change", value: value.slice(0, -1) };
+  if (key.ctrl && input === "u") return { kind: "change", value: "" };
+  if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.tab) return null;
+  const text = printable(input);
+  return text ? { kind: "change", value: value + text } : null;
+}
+
+export function TextField({
+  value,
+  focused,
+  placeholder,
+}: {
+  value: string;
+  focused: boolean;
+  placeholder?: string;
+}) {
   if (!value && !focused && placeholder) return h(Text, { dimColor: true }, placeholder);
   return h(Text, null, value, focused ? h(Text, { inverse: true }, " ") : null);
 }

@@ -5,6 +5,7 @@
 import type { CairnClient, Memory } from "cairn-client";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { describeError } from "./describe-error.ts";
+import { useRefState } from "./use-ref-state.ts";
 
 export type FoundMemory = Memory & { score?: number };
 
@@ -26,7 +27,7 @@ export interface MemoryDetail {
 const searchDelayMs = 150;
 
 export function useMemory(client: CairnClient, active: boolean) {
-  const [query, setQuery] = useState("");
+  const [query, setQuery, queryRef] = useRefState("");
   const [results, setResults] = useState<FoundMemory[]>([]);
   /** The query the shown results answer; until it equals the typed one, the screen says it is searching. */
   const [resultsQuery, setResultsQuery] = useState<string | null>(null);
@@ -117,5 +118,5 @@ export function useMemory(client: CairnClient, active: boolean) {
   );
 
   const searching = loading || resultsQuery !== query.trim();
-  return { query, setQuery, results, searching, error, detail, refresh, open, close, forget };
+  return { query, queryRef, setQuery, results, searching, error, detail, refresh, open, close, forget };
 }
