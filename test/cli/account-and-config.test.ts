@@ -4,6 +4,7 @@
  * (credentials asked every time), and the exit code of each error class.
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
@@ -226,5 +227,37 @@ describe("config", () => {
     expect(unreachable.code).toBe(9);
     expect(unreachable.stderr).toMatch(/^Network error: /);
     expect(unreachable.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("maps a server failure to exit 8, whether or not its body is the error envelope", async () => {
+    // A stand-in for a broken deployment: a real server cannot be made to fail on purpose.
+    const broken = createServer((request, response) => {
+      if (request.url === "/v1/account") {
+        response.writeHead(500, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({
+            error: { code: "internal_error", message: "Internal server error", retryable: true },
+          }),
+        );
+      } else {
+        response.writeHead(502, { "content-type": "text/html" });
+        response.end("<html>Bad gateway</html>");
+      }
+    });
+    await new Promise<void>((resolve) => broken.listen(0, "127.0.0.1", resolve));
+    const address = broken.address() as { port: number };
+    try {
+      const cli = await home();
+      const env = cli.environment({
+        CAIRN_BASE_URL: `http://127.0.0.1:${address.port}`,
+        CAIRN_API_KEY: "cairn_x",
+      });
+      expectFailure(await runCairn(["whoami"], { env }), 8, "internal_error");
+      const gateway = await runCairn(["session", "ls"], { env });
+      expectFailure(gateway, 8, "error");
+      expect(gateway.stderr).toContain("Error: HTTP 502 [error]");
+    } finally {
+      broken.close();
+    }
   });
 });

@@ -3,8 +3,10 @@
  * the only active one), exec's output and exit code, files, the allowlist, images with --wait,
  * volumes and secrets, each error class with its exit code.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { CairnClient } from "cairn-client";
+import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
 import {
@@ -26,7 +28,11 @@ const json = <T = Record<string, unknown>>(args: string[], input?: string) =>
   runJson<T>(args, { env, input });
 
 beforeAll(async () => {
-  server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" });
+  server = await startLiveServer({
+    SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+    SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: "100",
+    SVC_VOLUME_RATE_LIMIT_PER_MINUTE: "100",
+  });
   cli = await createHome();
   env = cli.environment();
   await signUpThroughCli(cli, server.baseUrl);
@@ -220,5 +226,41 @@ describe("images, volumes and secrets", () => {
     expectFailure(taken, 6, "secret_name_taken");
     await ok(["secrets", "rm", secrets[0].id]);
     expect(await json(["secrets", "ls"])).toEqual([]);
+  });
+
+  it("starts a session from an image, with a mounted volume, a secret and an MCP connection", async () => {
+    const image = JSON.parse((await ok(["images", "build", "--label", "base", "--wait", "--json"])).stdout);
+    expect(image.status).toBe("completed");
+    const volume = await json<{ id: string; status: string }>(["volumes", "create", "--size-gb", "0.1"]);
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if ((await json<{ status: string }>(["volumes", "get", volume.id])).status === "ready") break;
+    }
+    await ok(["secrets", "create", "API_TOKEN", "--value", "token", "--allowed-hosts", "api.github.com"]);
+    // The CLI has no command for MCP connections (CONTRACT §10); the SDK makes one.
+    const apiKey = parse(await readFile(cli.configFile, "utf8")).api_key as string;
+    await new CairnClient({ baseUrl: server.baseUrl, apiKey }).createMcpConnection({
+      catalogId: "github",
+      label: "gh",
+    });
+
+    const session = await json<Session>([
+      "session",
+      "create",
+      "--image-id",
+      image.id,
+      "--volume-mounts",
+      `${volume.id}=/data`,
+      "--secret-names",
+      "API_TOKEN",
+      "--mcp-connections",
+      "gh",
+    ]);
+    expect(session.status).toBe("active");
+    expect(
+      (await ok(["exec", "--session", session.id, "echo kept > /data/file && cat /data/file"])).stdout,
+    ).toBe("kept\n");
+    expectFailure(await run(["volumes", "rm", volume.id]), 6, "volume_in_use");
+    await ok(["session", "rm", session.id]);
+    await ok(["volumes", "rm", volume.id]);
   });
 });
