@@ -93,7 +93,10 @@ describe("the memory screen", () => {
     const lines = Array.from({ length: 80 }, (_, index) => `runbook step ${index + 1}: check the queue`);
     const long = await client.remember(lines.join("\n"), { kind: "note" });
     await press(app, "3");
-    await waitForFrame(app, "1 most recent");
+    const listed = await waitForFrame(app, "1 most recent");
+    // In the list it is one row, its line breaks turned into spaces.
+    expect(listed).toMatch(/› note\s+runbook step 1: check the queue runbook step 2: check/);
+    expect(listed).not.toContain("runbook step 2: check the queue\n");
     await press(app, keys.enter);
     const detail = await waitForFrame(app, "Relations (0)");
     expect(detail).toContain(`id ${long.id}`);

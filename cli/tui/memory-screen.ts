@@ -15,6 +15,9 @@ const h = React.createElement;
 
 type MemoryMode = "browse" | "search" | "detail" | "confirm-forget";
 
+/** A memory's text on one row of a list: its line breaks and runs of spaces become single spaces. */
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
 const toMemoryMode = (mode: MemoryMode): Mode => `memory:${mode}`;
 
 export function MemoryScreen({ client, active, isShown, width, height, onModeChange }: ScreenProps) {
@@ -75,7 +78,11 @@ export function MemoryScreen({ client, active, isShown, width, height, onModeCha
   const status = memory.error
     ? h(Text, { color: "red", wrap: "truncate-end" }, `Error: ${memory.error}`)
     : mode === "confirm-forget" && target
-      ? h(Text, { color: "red", bold: true, wrap: "truncate-end" }, `Forget "${target.content}"? (y/n)`)
+      ? h(
+          Text,
+          { color: "red", bold: true, wrap: "truncate-end" },
+          `Forget "${oneLine(target.content)}"? (y/n)`,
+        )
       : h(
           Text,
           { dimColor: true },
@@ -122,7 +129,11 @@ export function MemoryScreen({ client, active, isShown, width, height, onModeCha
         { key: item.id },
         h(Text, { inverse: isSelected }, isSelected ? "›" : " "),
         h(Box, { width: 12, flexShrink: 0 }, h(Text, { color: "magenta" }, ` ${item.kind}`)),
-        h(Box, { flexGrow: 1 }, h(Text, { inverse: isSelected, wrap: "truncate-end" }, item.content)),
+        h(
+          Box,
+          { flexGrow: 1 },
+          h(Text, { inverse: isSelected, wrap: "truncate-end" }, oneLine(item.content)),
+        ),
         item.score === undefined
           ? null
           : h(Box, { flexShrink: 0 }, h(Text, { dimColor: true }, ` ${item.score.toFixed(2)}`)),

@@ -52,7 +52,7 @@ describe("the sessions screen", () => {
     await press(app, "c");
     const listed = await waitForFrame(app, "1 active");
     const [session] = await client.listSandboxes({ activeOnly: true });
-    expect(listed).toContain(`› ${session.id}  tui`);
+    expect(listed).toMatch(new RegExp(`› ${session.id}  tui  \\d\\d:\\d\\d–\\d\\d:\\d\\d UTC`));
 
     const output = await runCommand(app, "printf 'alpha\\nbeta\\n'; echo warned >&2; exit 4", 4);
     expect(output).toMatch(/alpha\n\s*beta\n\s*warned/);

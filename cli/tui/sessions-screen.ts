@@ -11,7 +11,7 @@ import { type ScreenProps, useReportMode, useScreenMode } from "./screen-props.t
 import { editLine, TextField } from "./text-input.ts";
 import { useRefState } from "./use-ref-state.ts";
 import { useSessionFiles, workspaceRoot } from "./use-session-files.ts";
-import { useSessions } from "./use-sessions.ts";
+import { type Session, useSessions } from "./use-sessions.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
 
 const h = React.createElement;
@@ -19,6 +19,11 @@ const h = React.createElement;
 type SessionsMode = "list" | "command" | "confirm-destroy" | "files";
 
 const maxListRows = 6;
+
+/** When a session started and when it expires, as UTC clock times. */
+function lifetime(session: Session): string {
+  return `${session.created_at.slice(11, 16)}–${session.expires_at.slice(11, 16)} UTC`;
+}
 
 const toSessionsMode = (mode: SessionsMode): Mode => `sessions:${mode}`;
 
@@ -44,6 +49,11 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
       setSelectAfterRefresh(null);
     } else if (selected >= sessions.length) setSelected(Math.max(0, sessions.length - 1));
   }, [sessions, selected, selectAfterRefresh]);
+
+  // A session that ended elsewhere while its files were open takes the browser with it.
+  useEffect(() => {
+    if (mode === "files" && !session) setMode("list");
+  }, [mode, session, setMode]);
 
   useInput((input, key) => {
     if (!isShown()) return;
@@ -129,7 +139,7 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
       return h(
         Text,
         { key: item.id, inverse: isSelected, wrap: "truncate-end" },
-        `${isSelected ? "›" : " "} ${item.id}  ${item.label ?? ""}  ${item.created_at.slice(11, 19)}`,
+        `${isSelected ? "›" : " "} ${item.id}  ${item.label ?? ""}  ${lifetime(item)}`,
       );
     }),
     h(Box, { marginTop: 1 }, commandLine),
