@@ -190,7 +190,12 @@ export function addMemoryCommands(program: Command): void {
       };
       validateInput("list_memories", query);
       const { client } = await authenticatedClient();
-      const list = await client.listMemories({ ...options });
+      const list = await client.listMemories({
+        scope: options.scope,
+        includeSuperseded: options.includeSuperseded,
+        limit: options.limit,
+        offset: options.offset,
+      });
       if (options.json) return printJson(list);
       printTable(memoryHeaders, memoryRows(list), "No memories.");
     });
