@@ -7,6 +7,9 @@ import { render } from "ink-testing-library";
 import React from "react";
 import { App } from "../../cli/tui/app.ts";
 
+/** Bound for one live test: the whole suite shares two cores, so one may run much slower than alone. */
+export const liveTestTimeoutMs = 180_000;
+
 export const keys = {
   enter: "\r",
   escape: "\u001B",

@@ -12,6 +12,7 @@ import { CairnClient } from "cairn-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEntry, type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
 import { type LiveAccount, signUpWithKey } from "../support/processes.ts";
+import { liveTestTimeoutMs } from "./ink-harness.ts";
 import { startTmux, type TmuxTerminal } from "./tmux-terminal.ts";
 
 const run = promisify(execFile);
@@ -55,93 +56,97 @@ function expectFullScreen(screen: string, helpStart: string) {
 }
 
 describe("cairn tui in tmux", () => {
-  it("starts from saved config, searches memory, runs a command in a session, destroys it and quits", async () => {
-    const client = new CairnClient({ baseUrl: server.baseUrl, apiKey: account.key });
-    await client.remember("The deploy script lives in ops/deploy.sh");
-    await client.remember("The deploy script lives in ops/deploy.sh and needs bash 5");
-    await client.remember("Alice prefers tabs over spaces", { kind: "preference" });
+  it(
+    "starts from saved config, searches memory, runs a command in a session, destroys it and quits",
+    async () => {
+      const client = new CairnClient({ baseUrl: server.baseUrl, apiKey: account.key });
+      await client.remember("The deploy script lives in ops/deploy.sh");
+      await client.remember("The deploy script lives in ops/deploy.sh and needs bash 5");
+      await client.remember("Alice prefers tabs over spaces", { kind: "preference" });
 
-    // CI=true would make Ink draw only its last frame; the CAIRN_ variables would bypass the saved config.
-    const command = [
-      "env -u CI -u CAIRN_BASE_URL -u CAIRN_API_KEY TERM=xterm-256color",
-      `XDG_CONFIG_HOME=${quote(configHome)}`,
-      quote(process.execPath),
-      quote(cliEntry),
-      "tui; echo cairn exited with $?; sleep 600",
-    ].join(" ");
-    terminal = await startTmux(command);
+      // CI=true would make Ink draw only its last frame; the CAIRN_ variables would bypass the saved config.
+      const command = [
+        "env -u CI -u CAIRN_BASE_URL -u CAIRN_API_KEY TERM=xterm-256color",
+        `XDG_CONFIG_HOME=${quote(configHome)}`,
+        quote(process.execPath),
+        quote(cliEntry),
+        "tui; echo cairn exited with $?; sleep 600",
+      ].join(" ");
+      terminal = await startTmux(command);
 
-    const account_ = await terminal.waitFor("Sandboxes created in total: 0");
-    expect(account_).toContain(account.email);
-    expect(account_).toContain(server.baseUrl);
-    expectFullScreen(account_, "r reload");
-    await saveCapture("account", account_);
+      const account_ = await terminal.waitFor("Sandboxes created in total: 0");
+      expect(account_).toContain(account.email);
+      expect(account_).toContain(server.baseUrl);
+      expectFullScreen(account_, "r reload");
+      await saveCapture("account", account_);
 
-    await terminal.sendKeys("3");
-    await terminal.waitFor("3 most recent");
-    await terminal.sendKeys("/");
-    await terminal.waitFor("esc done");
-    await terminal.type("deploy bash");
-    const search = await terminal.waitFor(/Search: deploy bash\s*\n\s*\d+ found/);
-    expect(search).toMatch(/› fact\s+The deploy script lives in ops\/deploy\.sh and needs bash 5/);
-    expectFullScreen(search, "type search");
-    await saveCapture("memory-search", search);
-    await terminal.sendKeys("Enter");
-    const detail = await terminal.waitFor("Relations (1)");
-    expect(detail).toMatch(/→ extends \d\.\d\d The deploy script lives in ops\/deploy\.sh/);
-    await saveCapture("memory-detail", detail);
-    await terminal.sendKeys("Escape");
-    await terminal.waitFor("/ search");
+      await terminal.sendKeys("3");
+      await terminal.waitFor("3 most recent");
+      await terminal.sendKeys("/");
+      await terminal.waitFor("esc done");
+      await terminal.type("deploy bash");
+      const search = await terminal.waitFor(/Search: deploy bash\s*\n\s*\d+ found/);
+      expect(search).toMatch(/› fact\s+The deploy script lives in ops\/deploy\.sh and needs bash 5/);
+      expectFullScreen(search, "type search");
+      await saveCapture("memory-search", search);
+      await terminal.sendKeys("Enter");
+      const detail = await terminal.waitFor("Relations (1)");
+      expect(detail).toMatch(/→ extends \d\.\d\d The deploy script lives in ops\/deploy\.sh/);
+      await saveCapture("memory-detail", detail);
+      await terminal.sendKeys("Escape");
+      await terminal.waitFor("/ search");
 
-    await terminal.sendKeys("2");
-    await terminal.waitFor("No active sessions");
-    await terminal.sendKeys("c");
-    await terminal.waitFor("1 active");
-    const [session] = await client.listSandboxes({ activeOnly: true });
-    expect(session.label).toBe("tui");
-    await terminal.sendKeys("Enter");
-    await terminal.waitFor("esc cancel");
-    await terminal.type("echo hello from $(uname -s) | tee hello.txt && ls -a");
-    await terminal.waitFor("$ echo hello from $(uname -s) | tee hello.txt && ls -a");
-    await terminal.sendKeys("Enter");
-    const ran = await terminal.waitFor(/exit 0 · \d+ ms/);
-    expect(ran).toContain("hello from Linux");
-    expect(ran).toContain(session.id);
-    expectFullScreen(ran, "↑↓ move");
-    await saveCapture("sessions", ran);
-    await terminal.sendKeys("f");
-    const files = await terminal.waitFor(/Files in \/workspace\/\s*\n[\s\S]*› hello\.txt\s+17 B/);
-    await saveCapture("files", files);
-    await terminal.sendKeys("Enter");
-    await terminal.waitFor(/\/workspace\/hello\.txt {2}\(lines 1-1 of 1\)[\s\S]*hello from Linux/);
-    await terminal.sendKeys("Escape");
-    await terminal.waitFor("Files in /workspace/");
-    await terminal.sendKeys("Escape");
-    await terminal.waitFor("Press enter to run a command.");
+      await terminal.sendKeys("2");
+      await terminal.waitFor("No active sessions");
+      await terminal.sendKeys("c");
+      await terminal.waitFor("1 active");
+      const [session] = await client.listSandboxes({ activeOnly: true });
+      expect(session.label).toBe("tui");
+      await terminal.sendKeys("Enter");
+      await terminal.waitFor("esc cancel");
+      await terminal.type("echo hello from $(uname -s) | tee hello.txt && ls -a");
+      await terminal.waitFor("$ echo hello from $(uname -s) | tee hello.txt && ls -a");
+      await terminal.sendKeys("Enter");
+      const ran = await terminal.waitFor(/exit 0 · \d+ ms/);
+      expect(ran).toContain("hello from Linux");
+      expect(ran).toContain(session.id);
+      expectFullScreen(ran, "↑↓ move");
+      await saveCapture("sessions", ran);
+      await terminal.sendKeys("f");
+      const files = await terminal.waitFor(/Files in \/workspace\/\s*\n[\s\S]*› hello\.txt\s+17 B/);
+      await saveCapture("files", files);
+      await terminal.sendKeys("Enter");
+      await terminal.waitFor(/\/workspace\/hello\.txt {2}\(lines 1-1 of 1\)[\s\S]*hello from Linux/);
+      await terminal.sendKeys("Escape");
+      await terminal.waitFor("Files in /workspace/");
+      await terminal.sendKeys("Escape");
+      await terminal.waitFor("Press enter to run a command.");
 
-    await terminal.sendKeys("d");
-    await terminal.waitFor(`Destroy session ${session.id}? (y/n)`);
-    await terminal.sendKeys("y");
-    await terminal.waitFor("0 active");
-    expect((await client.getSandbox(session.id)).status).toBe("destroyed");
+      await terminal.sendKeys("d");
+      await terminal.waitFor(`Destroy session ${session.id}? (y/n)`);
+      await terminal.sendKeys("y");
+      await terminal.waitFor("0 active");
+      expect((await client.getSandbox(session.id)).status).toBe("destroyed");
 
-    // A narrower, shorter terminal gets a fresh full frame, not leftovers of the wide one.
-    await terminal.resize(60, 16);
-    const rowsOf = (screen: string) => screen.replace(/\n$/, "").split("\n");
-    const narrow = await terminal.waitFor((screen) => {
-      const rows = rowsOf(screen);
-      return rows.length === 16 && /^cairn\s+1 Account/.test(rows[0]) && rows[15].startsWith("↑↓ move");
-    });
-    expect(rowsOf(narrow).filter((row) => row.includes("1 Account"))).toHaveLength(1);
-    expect(rowsOf(narrow).filter((row) => row.includes("0 active"))).toHaveLength(1);
-    await terminal.resize(80, 24);
-    await terminal.waitFor(
-      (screen) => screen.replace(/\n$/, "").split("\n")[23]?.startsWith("↑↓ move") ?? false,
-    );
+      // A narrower, shorter terminal gets a fresh full frame, not leftovers of the wide one.
+      await terminal.resize(60, 16);
+      const rowsOf = (screen: string) => screen.replace(/\n$/, "").split("\n");
+      const narrow = await terminal.waitFor((screen) => {
+        const rows = rowsOf(screen);
+        return rows.length === 16 && /^cairn\s+1 Account/.test(rows[0]) && rows[15].startsWith("↑↓ move");
+      });
+      expect(rowsOf(narrow).filter((row) => row.includes("1 Account"))).toHaveLength(1);
+      expect(rowsOf(narrow).filter((row) => row.includes("0 active"))).toHaveLength(1);
+      await terminal.resize(80, 24);
+      await terminal.waitFor(
+        (screen) => screen.replace(/\n$/, "").split("\n")[23]?.startsWith("↑↓ move") ?? false,
+      );
 
-    await terminal.sendKeys("q");
-    const after = await terminal.waitFor("cairn exited with 0");
-    // The alternate screen is gone: the shell's screen is back, without the TUI's frame.
-    expect(after).not.toContain("1 Account");
-  });
+      await terminal.sendKeys("q");
+      const after = await terminal.waitFor("cairn exited with 0");
+      // The alternate screen is gone: the shell's screen is back, without the TUI's frame.
+      expect(after).not.toContain("1 Account");
+    },
+    liveTestTimeoutMs,
+  );
 });
