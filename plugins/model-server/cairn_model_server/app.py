@@ -43,7 +43,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         # One line saying what to fix, not a traceback through uvicorn.
         print(f"model server: {failure}", file=sys.stderr)
         raise SystemExit(2) from None
-    holder = ModelHolder(settings.model, device)
+    holder = ModelHolder(settings.model, device, settings.threads)
     # Room for the largest valid request (every input at its longest, JSON-escaped) and no more.
     max_body_bytes = settings.max_inputs * (settings.max_input_characters * 6 + 16) + 4096
 

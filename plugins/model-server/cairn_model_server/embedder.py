@@ -13,7 +13,7 @@ from .requests import plan_batches
 class Embedder:
     """A loaded model. `embed` is safe to call from several threads; runs take turns."""
 
-    def __init__(self, files: ModelFiles, providers: tuple[str, ...]) -> None:
+    def __init__(self, files: ModelFiles, providers: tuple[str, ...], threads: int | None = None) -> None:
         self.files = files
         self.tokenizer = Tokenizer.from_file(str(files.tokenizer_file))
         self.tokenizer.no_padding()
@@ -21,6 +21,8 @@ class Embedder:
         self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
+        if threads is not None:
+            options.intra_op_num_threads = threads
         self.session = onnxruntime.InferenceSession(
             str(files.onnx_file), sess_options=options, providers=list(providers)
         )

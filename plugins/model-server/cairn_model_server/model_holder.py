@@ -11,9 +11,10 @@ logger = logging.getLogger("cairn_model_server")
 
 
 class ModelHolder:
-    def __init__(self, model: str, device: DeviceChoice) -> None:
+    def __init__(self, model: str, device: DeviceChoice, threads: int | None = None) -> None:
         self.model = model
         self.device = device
+        self.threads = threads
         self.embedder: Embedder | None = None
         self._load_lock = threading.Lock()
 
@@ -31,7 +32,7 @@ class ModelHolder:
         with self._load_lock:
             if self.embedder is None:
                 files = resolve_model_files(self.model)
-                embedder = Embedder(files, self.device.providers)
+                embedder = Embedder(files, self.device.providers, self.threads)
                 logger.info(
                     "model %s loaded on %s (%d dimensions)",
                     files.model_id,

@@ -63,14 +63,34 @@ def parse_embedding_request(body: Any, *, max_inputs: int, max_input_characters:
     return EmbeddingRequest(inputs, model, dimensions, encoding_format)
 
 
-def plan_batches(lengths: list[int], max_batch_size: int) -> list[list[int]]:
-    """Input positions grouped into batches of at most max_batch_size, similar lengths together.
+# How much padding a batch may carry: its padded size (inputs x longest input) may be at most this
+# many times its real tokens. On a CPU a padded token costs as much as a real one, so one batch of
+# mixed lengths ran slower than the same inputs one by one; grouping like lengths ran 2.5x faster.
+PADDING_ALLOWANCE = 1.25
 
-    Sorting by length first keeps padding (wasted work) small; callers put each result back at
-    its original position, so the order of the response never depends on this grouping.
+
+def plan_batches(lengths: list[int], max_batch_size: int) -> list[list[int]]:
+    """Input positions grouped into model runs: at most max_batch_size each, like lengths together.
+
+    Inputs are taken shortest first; a run closes when it is full or when the next (longer) input
+    would pad it past PADDING_ALLOWANCE. Callers put each vector back at its input's position, so
+    the order of the response never depends on this grouping.
     """
     order = sorted(range(len(lengths)), key=lambda position: lengths[position])
-    return [order[start : start + max_batch_size] for start in range(0, len(order), max_batch_size)]
+    batches: list[list[int]] = []
+    current: list[int] = []
+    real_tokens = 0
+    for position in order:
+        length = lengths[position]
+        too_padded = (len(current) + 1) * length > PADDING_ALLOWANCE * (real_tokens + length)
+        if current and (len(current) >= max_batch_size or too_padded):
+            batches.append(current)
+            current, real_tokens = [], 0
+        current.append(position)
+        real_tokens += length
+    if current:
+        batches.append(current)
+    return batches
 
 
 def fit_dimensions(vectors: np.ndarray, dimensions: int | None) -> np.ndarray:

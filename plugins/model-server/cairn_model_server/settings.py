@@ -22,6 +22,9 @@ class Settings:
     # are 2048 inputs and 8192 tokens; a character bound is checked before any tokenising).
     max_inputs: int = 2048
     max_input_characters: int = 8192
+    # Threads for one model run; None lets ONNX Runtime use every physical core. Fewer keeps a
+    # machine shared with the control plane responsive and steadier under contention.
+    threads: int | None = None
 
 
 def read_settings(environment: Mapping[str, str] = os.environ) -> Settings:
@@ -48,4 +51,5 @@ def read_settings(environment: Mapping[str, str] = os.environ) -> Settings:
         api_key=text("SVC_MODEL_API_KEY"),
         max_inputs=positive("SVC_MODEL_MAX_INPUTS", 2048),
         max_input_characters=positive("SVC_MODEL_MAX_INPUT_CHARACTERS", 8192),
+        threads=positive("SVC_MODEL_THREADS", 0) or None,
     )

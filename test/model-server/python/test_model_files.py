@@ -61,3 +61,9 @@ def test_text_past_the_models_token_limit_is_truncated_not_refused():
     vectors, tokens, _ = embedder.embed(["river " * 300 + "alpha", "river " * 300 + "omega"], 2)
     np.testing.assert_allclose(vectors[0], vectors[1], atol=1e-6)
     assert tokens == 2 * 256
+
+
+def test_the_thread_setting_reaches_onnx_runtime():
+    files = resolve_model_files("all-MiniLM-L6-v2")
+    assert Embedder(files, CPU, threads=1).session.get_session_options().intra_op_num_threads == 1
+    assert Embedder(files, CPU).session.get_session_options().intra_op_num_threads == 0

@@ -48,13 +48,21 @@ def test_bad_requests_are_refused_with_a_reason(body, code):
 
 
 def test_batches_hold_at_most_the_maximum_and_cover_every_position_once():
-    batches = plan_batches([5, 1, 9, 3, 7], 2)
+    batches = plan_batches([10] * 5, 2)
     assert [len(batch) for batch in batches] == [2, 2, 1]
     assert sorted(position for batch in batches for position in batch) == [0, 1, 2, 3, 4]
 
 
-def test_batches_group_inputs_of_similar_length():
-    assert plan_batches([5, 1, 9, 3, 7], 2) == [[1, 3], [0, 4], [2]]
+def test_batches_take_inputs_shortest_first():
+    assert plan_batches([11, 10, 12, 10, 11], 2) == [[1, 3], [0, 4], [2]]
+
+
+def test_a_batch_closes_before_padding_would_exceed_the_allowance():
+    # Ten inputs of 10 tokens and two of 40: one batch of all twelve would be 480 padded tokens
+    # for 180 real ones; the long inputs run on their own.
+    assert plan_batches([10] * 10 + [40, 40], 128) == [list(range(10)), [10, 11]]
+    # Within the allowance lengths share a batch (5 x 12 = 60 <= 1.25 x 56).
+    assert plan_batches([11, 12, 11, 10, 12], 128) == [[3, 0, 2, 1, 4]]
 
 
 def test_smaller_dimensions_truncate_and_renormalise():

@@ -12,6 +12,7 @@ def test_defaults():
     assert settings.eager_load is False
     assert settings.max_batch_size == 128
     assert settings.api_key is None
+    assert settings.threads is None
 
 
 def test_values_are_read():
@@ -22,10 +23,11 @@ def test_values_are_read():
             "SVC_EAGER_LOAD": "true",
             "SVC_MODEL_MAX_BATCH_SIZE": "16",
             "SVC_MODEL_API_KEY": "secret",
+            "SVC_MODEL_THREADS": "1",
         }
     )
     assert (settings.model, settings.device, settings.eager_load) == ("/models/bge", "cpu", True)
-    assert (settings.max_batch_size, settings.api_key) == (16, "secret")
+    assert (settings.max_batch_size, settings.api_key, settings.threads) == (16, "secret", 1)
 
 
 @pytest.mark.parametrize(
