@@ -77,6 +77,43 @@ const mcpCatalog = z
     return catalog;
   });
 
+/** Managed embedding providers (docs/configuration.md#embeddings-semantic-search). */
+export const embeddingProviders = ["openai", "openai-compatible"] as const;
+
+/** Trimmed text, with empty meaning unset (so `SVC_X=` in a compose file names nothing). */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+/** An http(s) base URL without credentials, query or fragment, returned without a trailing slash. */
+const embeddingBaseUrl = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined) return undefined;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      context.addIssue({ code: "custom", message: `expected an http(s) URL, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    const problem =
+      url.protocol !== "http:" && url.protocol !== "https:"
+        ? "expected an http:// or https:// URL"
+        : url.username !== "" || url.password !== ""
+          ? "must not contain credentials; set SVC_MEMORY_EMBEDDING_API_KEY instead"
+          : url.search !== "" || url.hash !== ""
+            ? "must not have a query or fragment"
+            : null;
+    if (problem !== null) {
+      context.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }
+    return url.href.replace(/\/+$/, "");
+  });
+
 const schema = z.object({
   SVC_HOST: z.string().default("127.0.0.1"),
   SVC_PORT: integer(8090),
@@ -152,12 +189,20 @@ const schema = z.object({
   SVC_ALLOW_PRIVATE_EGRESS: boolean(false),
 
   SVC_MEMORY_EMBEDDINGS_ENABLED: boolean(false),
-  SVC_MEMORY_EMBEDDING_PROVIDER: z.string().optional(),
-  SVC_MEMORY_EMBEDDING_BASE_URL: z.string().default("http://127.0.0.1:8000/v1"),
-  SVC_MEMORY_EMBEDDING_API_KEY: z.string().optional(),
-  SVC_MEMORY_EMBEDDING_MODEL: z.string().optional(),
+  // Unset or empty: the self-hosted model server; a managed provider only when named here.
+  SVC_MEMORY_EMBEDDING_PROVIDER: optionalText.pipe(z.enum(embeddingProviders).optional()),
+  // Unset: the provider's default (plugins/embeddings/embedding-settings.ts applies it).
+  SVC_MEMORY_EMBEDDING_BASE_URL: optionalText.pipe(embeddingBaseUrl),
+  SVC_MEMORY_EMBEDDING_API_KEY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, "expected printable ASCII without spaces (it travels in a header)")
+      .optional(),
+  ),
+  SVC_MEMORY_EMBEDDING_MODEL: optionalText,
   SVC_MEMORY_EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().optional(),
-  SVC_MEMORY_EMBEDDING_TIMEOUT_SECONDS: number(10),
+  // Bounded so the timer never overflows (timers past 2^31 ms fire at once).
+  SVC_MEMORY_EMBEDDING_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(10),
   SVC_MEMORY_VECTOR_FALLBACK_LIMIT: integer(2000, 1),
   SVC_MEMORY_HNSW_EF_SEARCH: integer(200, 1),
   /** Above this many of an account's memories, a search term counts as common (docs/memory.md#search). */
