@@ -1,8 +1,10 @@
 /**
  * The model server's throughput on this machine: embeddings per second for single inputs and for
  * batches of 32 and 128, one request at a time, default model and settings (eager load, CPU).
- * Prints figures; run with `npx node test/bench/model-server.ts`.
+ * Prints figures; run with `npx node test/bench/model-server.ts` (SVC_MODEL_* settings such as
+ * SVC_MODEL_THREADS pass through to the server).
  */
+import { cpus, loadavg } from "node:os";
 import {
   ensureModelServerEnvironment,
   type RunningModelServer,
@@ -45,6 +47,8 @@ try {
   await measure(server, 8, 4); // warm-up: first runs allocate ONNX Runtime's buffers
   const health = await (await fetch(`${server.url}/health`)).json();
   console.log(`model server: ${health.model} on ${health.device}, max batch ${health.max_batch_size}`);
+  // Other work on the machine moves these figures a lot: print how busy it was.
+  console.log(`machine: ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)} (1 min)`);
   for (const [batchSize, requests] of [
     [1, 200],
     [32, 16],
