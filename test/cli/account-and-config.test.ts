@@ -5,9 +5,11 @@
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import { cliEntry, type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
 import {
   type CliHome,
   createHome,
@@ -258,6 +260,26 @@ describe("config", () => {
       expect(gateway.stderr).toContain("Error: HTTP 502 [error]");
     } finally {
       broken.close();
+    }
+  });
+
+  it("lets mcp serve run on the saved settings alone", async () => {
+    const cli = await home();
+    await signUpThroughCli(cli, server.baseUrl);
+    const client = new Client({ name: "cli-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliEntry, "mcp", "serve", "--tools", "memory"],
+        env: cli.environment(),
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain("recall");
+    } finally {
+      await client.close();
     }
   });
 });
