@@ -85,6 +85,16 @@ describe("lazy loading, batches of two", () => {
     }
   });
 
+  it("sends the same vector as little-endian float32 in base64 when asked", async () => {
+    const text = "a note about base64";
+    const floats = (await embed(server, { input: text })).body.data[0].embedding;
+    const { body } = await embed(server, { input: text, encoding_format: "base64" });
+    const bytes = Buffer.from(body.data[0].embedding as unknown as string, "base64");
+    const decoded = Array.from({ length: bytes.length / 4 }, (_, index) => bytes.readFloatLE(index * 4));
+    expect(decoded).toHaveLength(384);
+    for (const [position, value] of decoded.entries()) expect(value).toBeCloseTo(floats[position], 6);
+  });
+
   it("truncates and renormalises to smaller dimensions and refuses larger ones", async () => {
     const text = "memories of a summer by the lake";
     const native = (await embed(server, { input: text })).body.data[0].embedding;
