@@ -10,6 +10,7 @@ import logging
 import sys
 from contextlib import asynccontextmanager
 
+import numpy as np
 import onnxruntime
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -19,7 +20,7 @@ from starlette.routing import Route
 
 from .devices import DeviceUnavailableError, choose_device
 from .model_holder import ModelHolder
-from .requests import InvalidRequestError, fit_dimensions, parse_embedding_request
+from .requests import EmbeddingRequest, InvalidRequestError, fit_dimensions, parse_embedding_request
 from .settings import Settings, SettingsError, read_settings
 
 logger = logging.getLogger("cairn_model_server")
@@ -106,21 +107,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         except Exception as failure:
             logger.exception("embedding failed")
             return error(503, "model_failure", f"the model failed: {failure}")
-        vectors = fit_dimensions(vectors, parsed.dimensions)
-        data = [
-            {"object": "embedding", "embedding": _encode(vector, parsed.encoding_format), "index": index}
-            for index, vector in enumerate(vectors)
-        ]
-        return JSONResponse(
-            {
-                "object": "list",
-                "data": data,
-                "model": model_id,
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-            },
-            # How many model runs served this request: batching made visible to operators and tests.
-            headers={"X-Model-Batches": str(batches)},
-        )
+        # Shaping and rendering thousands of floats takes a while: off the event loop, like the model.
+        return await run_in_threadpool(_embedding_response, vectors, parsed, model_id, tokens, batches)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
@@ -144,12 +132,32 @@ def create_app(settings: Settings | None = None) -> Starlette:
     )
 
 
+def _embedding_response(
+    vectors: np.ndarray, parsed: EmbeddingRequest, model_id: str, tokens: int, batches: int
+) -> JSONResponse:
+    vectors = fit_dimensions(vectors, parsed.dimensions)
+    data = [
+        {"object": "embedding", "embedding": _encode(vector, parsed.encoding_format), "index": index}
+        for index, vector in enumerate(vectors)
+    ]
+    return JSONResponse(
+        {
+            "object": "list",
+            "data": data,
+            "model": model_id,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        },
+        # How many model runs served this request: batching made visible to operators and tests.
+        headers={"X-Model-Batches": str(batches)},
+    )
+
+
 def _bearer_matches(request: Request, api_key: str) -> bool:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     return scheme.lower() == "bearer" and hmac.compare_digest(token.encode(), api_key.encode())
 
 
-def _encode(vector, encoding_format: str):
+def _encode(vector: np.ndarray, encoding_format: str) -> list[float] | str:
     if encoding_format == "base64":
         return base64.b64encode(vector.astype("<f4").tobytes()).decode("ascii")
     return [float(value) for value in vector]
