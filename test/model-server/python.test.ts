@@ -1,6 +1,6 @@
 /**
  * The model server's Python checks, run from vitest so the one test command reaches them: ruff
- * (format and lint) and the pytest suite in ./python (device rules with the provider list as
+ * (format and lint), pyright (types) and the pytest suite in ./python (device rules with the provider list as
  * input, request validation, batch planning, settings, models served by path).
  */
 import { spawnSync } from "node:child_process";
@@ -36,3 +36,11 @@ it("is formatted and lint-clean (ruff, configured in plugins/model-server/pyproj
   const lint = spawnSync(ruff, ["check", ...options, ...paths], { encoding: "utf8" });
   expect(lint.status, lint.stdout + lint.stderr).toBe(0);
 });
+
+it("type-checks (pyright, configured in plugins/model-server/pyproject.toml)", () => {
+  const pyright = resolve(repositoryRoot, "node_modules/.bin/pyright");
+  const options = ["-p", resolve(modelServerFolder, "pyproject.toml"), "--pythonpath", testPython];
+  const check = spawnSync(pyright, options, { encoding: "utf8" });
+  expect(check.status, check.stdout + check.stderr).toBe(0);
+  expect(check.stdout).toContain("0 errors");
+}, 60_000);

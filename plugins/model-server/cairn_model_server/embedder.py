@@ -57,7 +57,8 @@ class Embedder:
         if "token_type_ids" in self.input_names:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
         feeds = {name: feeds[name] for name in self.input_names}
-        (output,) = self.session.run([self.output_name], feeds)
+        # A dense output for an embedding model; asarray also tells the type checker so.
+        output = np.asarray(self.session.run([self.output_name], feeds)[0])
         pooled = output if output.ndim == 2 else self._pool(output, attention_mask)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
