@@ -59,7 +59,7 @@ export function AccountScreen({ client, active, width, onModeChange }: ScreenPro
           h(Text, null, `Sandboxes created in total: ${usage.total_sandboxes_created}`),
         )
       : null,
-    loading && !usage ? h(Text, { dimColor: true }, "Loading…") : null,
-    error ? h(Text, { color: "red" }, `Error: ${error}`) : null,
+    loading && !usage && !error ? h(Text, { dimColor: true }, "Loading…") : null,
+    error ? h(Text, { color: "red" }, error) : null,
   );
 }

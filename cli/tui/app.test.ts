@@ -70,6 +70,15 @@ describe("the TUI's frame", () => {
     liveTestTimeoutMs,
   );
 
+  it(
+    "without an API key, says so and how to log in, in the CLI's words",
+    async () => {
+      app = renderApp(server.baseUrl).app;
+      await waitForFrame(app, /Error: .* \[missing_credentials\] — Hint: Log in again with\s+`cairn login`/);
+    },
+    liveTestTimeoutMs,
+  );
+
   // Keys written back to back reach Ink before React has re-rendered: they used to go to the
   // old mode (a "q" typed just after "/" quit the TUI; a command typed just after enter vanished).
   it(

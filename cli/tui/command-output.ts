@@ -26,7 +26,7 @@ export function outputTail(run: CommandRun, rows: number): OutputLine[] {
 
 function ending(run: CommandRun): React.ReactNode {
   if (run.running) return h(Text, { color: "yellow" }, "running…");
-  if (run.error) return h(Text, { color: "red" }, `Error: ${run.error}`);
+  if (run.error) return h(Text, { color: "red" }, "failed");
   if (!run.result) return null;
   const { exit_code, duration_ms, timed_out, truncated } = run.result;
   const notes = [timed_out ? "timed out" : null, truncated ? "output truncated" : null].filter(Boolean);
@@ -49,6 +49,7 @@ export function CommandOutput({ run, rows }: { run: CommandRun | undefined; rows
       h(Box, { flexShrink: 1 }, h(Text, { bold: true, wrap: "truncate-end" }, `$ ${run.command}`)),
       h(Box, { flexShrink: 0, marginLeft: 2 }, ending(run)),
     ),
+    run.error ? h(Text, { color: "red" }, run.error) : null,
     ...lines.map((line, index) =>
       h(
         Text,

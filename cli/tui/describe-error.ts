@@ -1,8 +1,9 @@
-/** One line for a failed call, in the CLI's words: `message [code]`, or `Network error: …`. */
-import { CairnApiError, CairnConnectionError } from "cairn-client";
+/**
+ * One line for a failed call, in the CLI's own words (cli/errors.ts): `Error: <message> [<code>]`
+ * or `Network error: …`, with its hint (e.g. how to log in again) after a dash.
+ */
+import { describeError as describeForCli } from "../errors.ts";
 
 export function describeError(error: unknown): string {
-  if (error instanceof CairnApiError) return `${error.message} [${error.code}]`;
-  if (error instanceof CairnConnectionError) return `Network error: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return describeForCli(error).lines.join(" — ");
 }

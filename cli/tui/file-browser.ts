@@ -50,7 +50,7 @@ export function FileBrowser({ sessionId, files, active, height, onBack }: FileBr
   );
 
   const status = files.error
-    ? h(Text, { color: "red", wrap: "truncate-end" }, `Error: ${files.error}`)
+    ? h(Text, { color: "red", wrap: "truncate-end" }, files.error)
     : h(Text, { dimColor: true }, files.loading ? "Loading…" : " ");
   if (file) {
     const shown = contentLines.slice(scroll, scroll + rows);

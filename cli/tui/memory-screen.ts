@@ -76,7 +76,7 @@ export function MemoryScreen({ client, active, isShown, width, height, onModeCha
   });
 
   const status = memory.error
-    ? h(Text, { color: "red", wrap: "truncate-end" }, `Error: ${memory.error}`)
+    ? h(Text, { color: "red", wrap: "truncate-end" }, memory.error)
     : mode === "confirm-forget" && target
       ? h(
           Text,

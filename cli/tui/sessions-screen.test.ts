@@ -120,7 +120,10 @@ describe("the sessions screen", () => {
       await waitForFrame(app, "esc cancel");
       await type(app, "ls /");
       await press(app, keys.enter);
-      await waitForFrame(app, /\$ ls \/\s+Error: .*\[command_not_allowed\]/);
+      await waitForFrame(
+        app,
+        /\$ ls \/\s+failed\n\s*Error: ls is not in the command allowlist \[command_not_allowed\]/,
+      );
     },
     liveTestTimeoutMs,
   );

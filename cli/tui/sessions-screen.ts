@@ -109,7 +109,7 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
   const status = busy
     ? h(Text, { color: "yellow" }, busy)
     : error
-      ? h(Text, { color: "red", wrap: "truncate-end" }, `Error: ${error}`)
+      ? h(Text, { color: "red", wrap: "truncate-end" }, error)
       : h(Text, { dimColor: true }, loading ? "Loading…" : " ");
 
   let commandLine: React.ReactNode;

@@ -21,7 +21,7 @@ export const keys = {
 
 export type RenderedApp = ReturnType<typeof render>;
 
-export function renderApp(baseUrl: string, apiKey: string): { app: RenderedApp; client: CairnClient } {
+export function renderApp(baseUrl: string, apiKey?: string): { app: RenderedApp; client: CairnClient } {
   const client = new CairnClient({ baseUrl, apiKey });
   const app = render(React.createElement(App, { client, baseUrl }));
   return { app, client };
