@@ -58,7 +58,7 @@ export class EmbeddingFailure extends Error {
   readonly destination: EmbeddingDestination;
   /** The HTTP status of a `rejected` answer, else null. */
   readonly status: number | null;
-  /** True when the same call may succeed later (unreachable, timeout, 429 and 5xx answers). */
+  /** True when the same call may succeed later (unreachable, timeout, 408, 429 and 5xx answers). */
   readonly retryable: boolean;
 
   constructor(
@@ -74,6 +74,8 @@ export class EmbeddingFailure extends Error {
     this.retryable =
       kind === "unreachable" ||
       kind === "timeout" ||
-      (kind === "rejected" && this.status !== null && (this.status === 429 || this.status >= 500));
+      (kind === "rejected" &&
+        this.status !== null &&
+        (this.status === 408 || this.status === 429 || this.status >= 500));
   }
 }

@@ -110,6 +110,21 @@ describe("OpenAI-compatible embeddings client", () => {
     expect((server.requests[0].body as EmbeddingsRequestBody).input).toEqual(["0123456789", "short"]);
   });
 
+  it("never cuts a text between the two halves of a surrogate pair", async () => {
+    await client({ maxInputCharacters: 3 }).embed(["ab\u{1F426}c"]);
+    expect((server.requests[0].body as EmbeddingsRequestBody).input).toEqual(["ab"]);
+  });
+
+  it("refuses an answer larger than maxAnswerBytes", async () => {
+    server.answer = () => ({
+      status: 200,
+      body: { data: [{ index: 0, embedding: new Array(5000).fill(0.5) }] },
+    });
+    const failure = await failureOf(client({ maxAnswerBytes: 10_000 }).embed(["a"]));
+    expect(failure.kind).toBe("bad_answer");
+    expect(failure.message).toBe("the embedding model server answered with more than 10000 bytes");
+  });
+
   it("refuses no texts or a blank text without sending anything", async () => {
     expect((await failureOf(client().embed([]))).kind).toBe("invalid_input");
     expect((await failureOf(client().embed(["fine", "  "]))).kind).toBe("invalid_input");
