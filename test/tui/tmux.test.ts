@@ -1,6 +1,7 @@
 /**
  * The TUI in a real terminal (tmux, 80×24): `cairn tui` started from a config saved by `cairn
- * config`, searching memory, running a command in a new session and destroying it, a resize, quit.
+ * config`, searching memory, running a command in a new session and destroying it, a resize, quit;
+ * and `cairn` with no arguments opening it.
  * With TUI_CAPTURE_DIR set it also writes each screen there (docs/tui.md shows them).
  */
 import { execFile } from "node:child_process";
@@ -21,7 +22,7 @@ const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 let server: LiveServer;
 let account: LiveAccount;
 let configHome: string;
-let terminal: TmuxTerminal | undefined;
+const terminals: TmuxTerminal[] = [];
 
 beforeAll(async () => {
   server = await startLiveServer();
@@ -34,10 +35,25 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await terminal?.close();
+  for (const terminal of terminals) await terminal.close();
   await server?.close();
   if (configHome) await rm(configHome, { recursive: true, force: true });
 });
+
+/** `cairn <args>` in a fresh 80×24 tmux window, from the saved config; the window stays after it exits. */
+async function startCairn(args: string): Promise<TmuxTerminal> {
+  // CI=true would make Ink draw only its last frame; the CAIRN_ variables would bypass the saved config.
+  const command = [
+    "env -u CI -u CAIRN_BASE_URL -u CAIRN_API_KEY TERM=xterm-256color",
+    `XDG_CONFIG_HOME=${quote(configHome)}`,
+    quote(process.execPath),
+    quote(cliEntry),
+    `${args}; echo cairn exited with $?; sleep 600`,
+  ].join(" ");
+  const terminal = await startTmux(command);
+  terminals.push(terminal);
+  return terminal;
+}
 
 async function saveCapture(name: string, screen: string) {
   const directory = process.env.TUI_CAPTURE_DIR;
@@ -64,15 +80,7 @@ describe("cairn tui in tmux", () => {
       await client.remember("The deploy script lives in ops/deploy.sh and needs bash 5");
       await client.remember("Alice prefers tabs over spaces", { kind: "preference" });
 
-      // CI=true would make Ink draw only its last frame; the CAIRN_ variables would bypass the saved config.
-      const command = [
-        "env -u CI -u CAIRN_BASE_URL -u CAIRN_API_KEY TERM=xterm-256color",
-        `XDG_CONFIG_HOME=${quote(configHome)}`,
-        quote(process.execPath),
-        quote(cliEntry),
-        "tui; echo cairn exited with $?; sleep 600",
-      ].join(" ");
-      terminal = await startTmux(command);
+      const terminal = await startCairn("tui");
 
       const account_ = await terminal.waitFor("Sandboxes created in total: 0");
       expect(account_).toContain(account.email);
@@ -146,6 +154,18 @@ describe("cairn tui in tmux", () => {
       const after = await terminal.waitFor("cairn exited with 0");
       // The alternate screen is gone: the shell's screen is back, without the TUI's frame.
       expect(after).not.toContain("1 Account");
+    },
+    liveTestTimeoutMs,
+  );
+
+  it(
+    "opens from `cairn` with no arguments in a terminal",
+    async () => {
+      const terminal = await startCairn("");
+      const screen = await terminal.waitFor("Account id");
+      expect(screen).toContain(account.email);
+      await terminal.sendKeys("q");
+      await terminal.waitFor("cairn exited with 0");
     },
     liveTestTimeoutMs,
   );
