@@ -11,6 +11,18 @@ venv="${1:-$repo/.test-data/model-server-venv}"
 with_tests=$([[ $# -eq 0 ]] && echo yes || echo no)
 python="${SVC_MODEL_PYTHON:-python3}"
 
+fail() {
+  printf 'plugins/model-server/setup.sh: ERROR: %s\n' "$*" >&2
+  exit 1
+}
+# Never skipped: a missing Python fails with the command that installs it.
+command -v "$python" >/dev/null 2>&1 ||
+  fail "$python is not installed. Install it with: apt-get install -y python3 python3-venv"
+"$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' ||
+  fail "$python is $("$python" -V 2>&1); the model server needs 3.10 or newer (Debian 12 ships 3.11)"
+"$python" -c 'import venv, ensurepip' 2>/dev/null ||
+  fail "$python's venv module is missing. Install it with: apt-get install -y python3-venv"
+
 mkdir -p "$(dirname "$venv")"
 # One set-up of an environment at a time (parallel test files, or start.sh twice), where flock
 # exists (util-linux; macOS lacks it, and there one start at a time is the operator's affair).
@@ -20,15 +32,16 @@ if command -v flock >/dev/null; then
 fi
 
 # cksum is POSIX (sha256sum is not on macOS); this detects edits, it is no security check.
-checksum="$(cat "$here"/*requirements.txt | cksum | tr ' ' -)"
+checksum="$({ "$python" -V 2>&1; cat "$here"/*requirements.txt; } | cksum | tr ' ' -)"
 stamp="$venv/.cairn-requirements"
 # A test environment also serves start.sh; a plain one does not serve the tests.
 if [[ -f $stamp && -x $venv/bin/python ]] &&
   { [[ "$(cat "$stamp")" == "$checksum tests=yes" ]] || [[ "$(cat "$stamp")" == "$checksum tests=$with_tests" ]]; }; then
+  printf 'plugins/model-server/setup.sh: python environment ready (%s)\n' "$venv" >&2
   exit 0
 fi
 
-echo "model server: creating its Python environment in $venv" >&2
+printf 'plugins/model-server/setup.sh: creating the python environment in %s\n' "$venv" >&2
 rm -rf "$venv"
 "$python" -m venv "$venv"
 pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
@@ -39,3 +52,4 @@ if [[ $with_tests == yes ]]; then
   "${pip[@]}" --requirement "$here/test-requirements.txt"
 fi
 echo "$checksum tests=$with_tests" >"$stamp"
+printf 'plugins/model-server/setup.sh: python environment built (%s)\n' "$venv" >&2
