@@ -43,11 +43,11 @@ describe("the memory screen", () => {
     async () => {
       const { app, client } = await freshApp();
       await client.remember("The deploy script lives in ops/deploy.sh");
-      await client.remember("Alice prefers tabs over spaces", { kind: "preference" });
+      await client.remember("Alice prefers tabs over spaces", { kind: "preference", scope: "team" });
       await press(app, "3");
       const recent = await waitForFrame(app, "2 most recent");
-      expect(recent).toContain("Alice prefers tabs over spaces");
-      expect(recent).toContain("preference");
+      expect(recent).toMatch(/preference\s+\[team\] Alice prefers tabs over spaces/);
+      expect(recent).toMatch(/fact\s+The deploy script lives in ops\/deploy\.sh/);
 
       await press(app, "/");
       await waitForFrame(app, "esc done");

@@ -132,7 +132,12 @@ export function MemoryScreen({ client, active, isShown, width, height, onModeCha
         h(
           Box,
           { flexGrow: 1 },
-          h(Text, { inverse: isSelected, wrap: "truncate-end" }, oneLine(item.content)),
+          h(
+            Text,
+            { inverse: isSelected, wrap: "truncate-end" },
+            // Memories from every scope are listed; the default one goes unnamed.
+            `${item.scope === "default" ? "" : `[${item.scope}] `}${oneLine(item.content)}`,
+          ),
         ),
         item.score === undefined
           ? null
