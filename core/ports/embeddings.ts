@@ -15,7 +15,7 @@ export interface EmbeddingProvider {
   readonly destination: EmbeddingDestination;
   /** SVC_MEMORY_EMBEDDING_MODEL, or null when the model server's own model is used (its name comes back with each answer). */
   readonly modelId: string | null;
-  /** SVC_MEMORY_EMBEDDING_DIMENSIONS, or null for the model's native width (known from the first answer). */
+  /** SVC_MEMORY_EMBEDDING_DIMENSIONS, or null for the model's native width (each `Embeddings` says what it was). */
   readonly dimensions: number | null;
   /** Most texts sent in one request; `embed` splits a longer list into requests of this size, one after another. */
   readonly maxBatchSize: number;
