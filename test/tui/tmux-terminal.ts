@@ -3,6 +3,8 @@
  * command, keys sent with send-keys and the screen read with capture-pane.
  */
 import { execFile } from "node:child_process";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -60,6 +62,9 @@ export async function startTmux(command: string, columns = 80, rows = 24): Promi
       await tmux("kill-server").catch(() => {
         // already gone with its last window
       });
+      // tmux leaves the socket file behind; it names a server that no longer exists.
+      const socketDirectory = join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`);
+      await rm(join(socketDirectory, socket), { force: true });
     },
   };
 }
