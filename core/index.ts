@@ -13,6 +13,7 @@ export * from "./memory/memory-writer.ts";
 export type * from "./platform.ts";
 export * from "./ports/clock.ts";
 export type * from "./ports/egress.ts";
+export * from "./ports/embeddings.ts";
 export * from "./ports/logger.ts";
 export type * from "./ports/memory-search.ts";
 export type * from "./ports/memory-store.ts";

@@ -23,6 +23,7 @@ import type { ImageBuilder } from "../core/ports/image-builder.ts";
 import { createSecretCipher } from "../core/sandboxes/broker/secrets.ts";
 import { createImageBuilds } from "../core/sandboxes/images/images.ts";
 import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
+import { resolveEmbeddingSettings } from "../plugins/embeddings/index.ts";
 import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
 import { createLocalImageBuilder } from "../plugins/image-builder-local/index.ts";
 import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";
@@ -118,6 +119,10 @@ export async function createPlatform(
   overrides: PlatformOverrides = {},
 ): Promise<NodePlatform> {
   const logger = overrides.logger ?? silentLogger;
+  // Where memory content would go for embeddings is decided (and a destination outside the
+  // deployment without SVC_MEMORY_EMBEDDING_PROVIDER refused) before anything starts; nothing
+  // calls the provider yet (docs/configuration.md#embeddings-semantic-search).
+  resolveEmbeddingSettings(config);
   await mkdir(config.SVC_DATA_DIR, { recursive: true, mode: 0o700 });
   const sqlitePath = join(config.SVC_DATA_DIR, "cairn.db");
   const storage = await createStorage({ databaseUrl: config.SVC_DATABASE_URL, sqlitePath, logger });
