@@ -130,6 +130,14 @@ describe("cairn tui in tmux", () => {
       await terminal.sendKeys("Escape");
       await terminal.waitFor("Press enter to run a command.");
 
+      // The account's gauges count the running session.
+      await terminal.sendKeys("1");
+      const inUse = await terminal.waitFor(/Concurrent sandboxes\s+█+░*\s+1 \/ \d+/);
+      expect(inUse).toContain("Sandboxes created in total: 1");
+      await saveCapture("account-in-use", inUse);
+      await terminal.sendKeys("2");
+      await terminal.waitFor("Press enter to run a command.");
+
       await terminal.sendKeys("d");
       await terminal.waitFor(`Destroy session ${session.id}? (y/n)`);
       await terminal.sendKeys("y");
