@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "./support/processes.ts";
+import { type RunningServer, signUpWithKey, startServer } from "./support/processes.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -33,6 +33,17 @@ describe("examples", () => {
     expect(stdout).toContain("recalled: The team prefers pnpm over npm for new projects.");
     expect(stdout).toContain("sandbox said: hello from sandbox (exit 0)");
     expect(stdout).toContain("sandbox destroyed");
+  });
+
+  it("js-sdk: the JavaScript SDK's quickstart, with an API key", async () => {
+    const { key } = await signUpWithKey(server.baseUrl);
+    const { stdout } = await run(process.execPath, [join(root, "examples/js-sdk/quickstart.ts")], {
+      env: { ...process.env, CAIRN_BASE_URL: server.baseUrl, CAIRN_API_KEY: key },
+    });
+    expect(stdout).toContain("recalled: The release train leaves every second Wednesday.");
+    expect(stdout).toContain("sandbox said: 55 (exit 0)");
+    expect(stdout).toMatch(/sandbox [0-9a-f-]{36} destroyed: true/);
+    expect(stdout).toContain("forgot the fact");
   });
 
   it("quickstart refuses a plain-http base URL that is not local", async () => {
