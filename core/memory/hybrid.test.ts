@@ -1,0 +1,146 @@
+/**
+ * The fusion of lexical and vector rankings: a purely semantic match reaches the top, a keyword
+ * match is never lost whatever the vectors say (adversarial lists included), phrase matches stay
+ * first, and the result is deterministic with scores in [0, 1) at 6 decimal places.
+ */
+import { describe, expect, it } from "vitest";
+import type { NearestMemory } from "../ports/memory-store.ts";
+import { fuseRankings, type LexicalHit } from "./hybrid.ts";
+
+const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
+
+/** A deterministic pseudo-random sequence, so the adversarial cases are reproducible. */
+function sequence(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+
+describe("fuseRankings", () => {
+  it("puts a semantic match with no shared words in the top two above many keyword rows", () => {
+    const lexical = Array.from({ length: 20 }, (_, index) => ({
+      id: `lex-${index}`,
+      score: 0.4 - index / 100,
+    }));
+    const fused = fuseRankings(lexical, [
+      { id: "paraphrase", similarity: 0.71 },
+      { id: "lex-7", similarity: 0.3 },
+    ]);
+    expect(ids(fused).slice(0, 2).sort()).toEqual(["lex-0", "paraphrase"]);
+    expect(ids(fused)).toHaveLength(21);
+  });
+
+  it("keeps the lexical leader in the top two when every vector points elsewhere", () => {
+    const lexical: LexicalHit[] = Array.from({ length: 10 }, (_, index) => ({
+      id: `row-${index}`,
+      score: 0.3 - index / 1000,
+    }));
+    // The adversary: the other keyword rows are also the nearest vectors, in lexical order.
+    const semantic = lexical.slice(1).map((hit, index) => ({ id: hit.id, similarity: 0.99 - index / 1000 }));
+    const fused = fuseRankings(lexical, semantic);
+    expect(ids(fused).slice(0, 2)).toEqual(["row-1", "row-0"]);
+    expect(fused[1]?.score).toBeGreaterThan(fused[2]?.score ?? 1);
+  });
+
+  it("keeps a phrase match first whatever the vectors say", () => {
+    const lexical: LexicalHit[] = [
+      { id: "phrase", score: 0.56, phrase: true },
+      { id: "words", score: 0.44 },
+    ];
+    const semantic = [
+      { id: "words", similarity: 1 },
+      { id: "other", similarity: 0.99 },
+    ];
+    const fused = fuseRankings(lexical, semantic);
+    expect(ids(fused)).toEqual(["phrase", "words", "other"]);
+    expect(fused[0]?.score).toBeGreaterThan(fused[1]?.score ?? 1);
+  });
+
+  it("holds both seats against random adversarial lists", () => {
+    const random = sequence(42);
+    for (let round = 0; round < 500; round++) {
+      const size = 1 + Math.floor(random() * 30);
+      const lexical = Array.from({ length: size }, (_, index) => ({
+        id: `m${index}`,
+        score: random() * 0.999,
+      }));
+      const semantic: NearestMemory[] = Array.from({ length: 1 + Math.floor(random() * 30) }, () => ({
+        id: `m${Math.floor(random() * 60)}`,
+        similarity: random() * 2 - 1,
+      }));
+      const fused = fuseRankings(lexical, semantic);
+      const lexicalLeader = lexical.toSorted((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))[0]?.id;
+      expect(ids(fused).slice(0, 2)).toContain(lexicalLeader);
+      const aboveFloor = semantic.filter((near) => near.similarity > 0.2);
+      const best = Math.max(...aboveFloor.map((near) => near.similarity));
+      const nearest = aboveFloor
+        .filter((near) => near.similarity === best)
+        .map((near) => near.id)
+        .sort()[0];
+      if (nearest !== undefined) expect(ids(fused).slice(0, 2)).toContain(nearest);
+      for (let position = 1; position < fused.length; position++) {
+        expect(fused[position]?.score).toBeLessThanOrEqual(fused[position - 1]?.score ?? 0);
+      }
+      for (const row of fused) {
+        expect(row.score).toBeGreaterThan(0);
+        expect(row.score).toBeLessThan(1);
+        expect(Math.round(row.score * 1_000_000) / 1_000_000).toBe(row.score);
+      }
+    }
+  });
+
+  it("is deterministic: input order and duplicates do not change the result, ties go to the smaller id", () => {
+    const lexical = [
+      { id: "b", score: 0.2 },
+      { id: "a", score: 0.2 },
+      { id: "c", score: 0.1 },
+    ];
+    const semantic = [
+      { id: "d", similarity: 0.5 },
+      { id: "c", similarity: 0.5 },
+    ];
+    const fused = fuseRankings(lexical, semantic);
+    expect(
+      fuseRankings(lexical.toReversed(), [...semantic.toReversed(), semantic[0] as NearestMemory]),
+    ).toEqual(fused);
+    // "a" leads the lexical list by id; "c" and "d" tie on similarity, so "c" leads the vectors by id.
+    expect(ids(fused)).toEqual(["c", "a", "d", "b"]);
+  });
+
+  it("leaves out neighbours below the floor and ranks lexical alone when no vector is close", () => {
+    const fused = fuseRankings(
+      [
+        { id: "second", score: 0.1 },
+        { id: "first", score: 0.3 },
+      ],
+      [{ id: "unrelated", similarity: 0.15 }],
+    );
+    expect(fused).toEqual([
+      { id: "first", score: 0.165 },
+      { id: "second", score: 0.055 },
+    ]);
+  });
+
+  it("blends the evidence: words and meaning together outrank either alone", () => {
+    const fused = fuseRankings(
+      [
+        { id: "leader", score: 0.3 },
+        { id: "both", score: 0.2 },
+        { id: "words", score: 0.2 },
+      ],
+      [
+        { id: "nearest", similarity: 0.9 },
+        { id: "both", similarity: 0.6 },
+        { id: "close", similarity: 0.6 },
+      ],
+    );
+    expect(ids(fused)).toEqual(["nearest", "leader", "both", "close", "words"]);
+    expect(fused.find((row) => row.id === "both")?.score).toBe(0.335);
+  });
+
+  it("returns nothing for nothing", () => {
+    expect(fuseRankings([], [])).toEqual([]);
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * Hybrid ranking: fuses recall's lexical ranking with the vector ranking of the same query into
+ * one list, best first. Pure and deterministic, so both databases rank alike.
+ *
+ * The rule:
+ * 1. Evidence per row, each in [0, 1]: lexical = recall's score (0 when the row is not in the
+ *    lexical list); semantic = (similarity - floor) / (1 - floor), clamped (0 when the row is not
+ *    in the vector list or below the floor: the nearest rows of an unrelated query are not
+ *    matches). The floor (default 0.2) sits above what unrelated texts reach with common models.
+ * 2. Fused = 0.55 * lexical + 0.45 * semantic, in [0, 1) since lexical < 1. Rows with neither
+ *    kind of evidence are left out.
+ * 3. Seats, so neither list can bury the other's best answer:
+ *    - tier 0: rows the caller marks as phrase matches, in the lexical list's order (recall puts
+ *      an exact or near phrase match first, and fusion keeps it first);
+ *    - tier 1: the lexical leader and the semantic leader (the nearest row above the floor), by
+ *      fused score;
+ *    - tier 2: every other row, by fused score.
+ *    Ties within a tier go to the smaller id. So the lexical leader is always within the first
+ *    two rows (first when it is a phrase match), whatever the vectors say, and the nearest row
+ *    is within the first two after the phrase matches, even with no word in common.
+ * 4. Scores follow the order: a seated row below the best row of a lower tier is raised just
+ *    above it (by 0.000001 steps), never past 0.999999; every score is rounded to 6 decimal
+ *    places and at least 0.000001, like recall's.
+ */
+
+import type { NearestMemory } from "../ports/memory-store.ts";
+
+export interface LexicalHit {
+  id: string;
+  /** Recall's score, in [0, 1). */
+  score: number;
+  /** The row matches the query's phrase (exact or near): it keeps first place. */
+  phrase?: boolean;
+}
+
+export interface FusedMemory {
+  id: string;
+  /** In [0, 1), 6 decimal places. */
+  score: number;
+}
+
+export interface FusionOptions {
+  /** Cosine similarity at or below which a vector neighbour is no evidence (default 0.2). */
+  semanticFloor?: number;
+}
+
+export const lexicalShare = 0.55;
+export const semanticShare = 0.45;
+export const defaultSemanticFloor = 0.2;
+const step = 0.000001;
+const highestScore = 0.999999;
+
+interface Row {
+  id: string;
+  tier: number;
+  /** Position in the lexical list, for phrase matches (tier 0 keeps that order). */
+  lexicalPosition: number;
+  fused: number;
+}
+
+function unit(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+}
+
+function round(value: number): number {
+  return Math.min(highestScore, Math.max(step, Math.round(value * 1_000_000) / 1_000_000));
+}
+
+function compareIds(first: string, second: string): number {
+  return first < second ? -1 : first > second ? 1 : 0;
+}
+
+/** Rows best first: ids stable whatever order equal scores arrived in. */
+function bestFirst<T extends { id: string }>(rows: readonly T[], value: (row: T) => number): T[] {
+  return rows.toSorted((first, second) => value(second) - value(first) || compareIds(first.id, second.id));
+}
+
+export function fuseRankings(
+  lexical: readonly LexicalHit[],
+  semantic: readonly NearestMemory[],
+  options: FusionOptions = {},
+): FusedMemory[] {
+  const floor = options.semanticFloor ?? defaultSemanticFloor;
+  const lexicalById = new Map<string, LexicalHit>();
+  for (const hit of lexical) if (!lexicalById.has(hit.id)) lexicalById.set(hit.id, hit);
+  const semanticById = new Map<string, number>();
+  for (const near of semantic) {
+    const evidence = unit((near.similarity - floor) / (1 - floor));
+    if (evidence > (semanticById.get(near.id) ?? 0)) semanticById.set(near.id, evidence);
+  }
+  const lexicalOrder = bestFirst([...lexicalById.values()], (hit) => unit(hit.score));
+  const lexicalPosition = new Map(lexicalOrder.map((hit, position) => [hit.id, position]));
+  const lexicalLeader = lexicalOrder[0]?.id;
+  const semanticLeader = bestFirst(
+    [...semanticById].map(([id, evidence]) => ({ id, evidence })),
+    (row) => row.evidence,
+  )[0]?.id;
+
+  const rows: Row[] = [];
+  for (const id of new Set([...lexicalById.keys(), ...semanticById.keys()])) {
+    const hit = lexicalById.get(id);
+    const fused =
+      lexicalShare * Math.min(unit(hit?.score ?? 0), highestScore) +
+      semanticShare * (semanticById.get(id) ?? 0);
+    const tier = hit?.phrase === true ? 0 : id === lexicalLeader || id === semanticLeader ? 1 : 2;
+    if (fused <= 0 && tier === 2) continue;
+    rows.push({ id, tier, lexicalPosition: lexicalPosition.get(id) ?? -1, fused });
+  }
+  rows.sort(
+    (first, second) =>
+      first.tier - second.tier ||
+      (first.tier === 0 ? first.lexicalPosition - second.lexicalPosition : second.fused - first.fused) ||
+      compareIds(first.id, second.id),
+  );
+
+  // From the bottom up: each row scores at least a step above the row below it in a lower tier.
+  const fused: FusedMemory[] = rows.map((row) => ({ id: row.id, score: round(row.fused) }));
+  for (let position = fused.length - 2; position >= 0; position--) {
+    const row = fused[position] as FusedMemory;
+    const below = fused[position + 1] as FusedMemory;
+    const sameTier = rows[position]?.tier === rows[position + 1]?.tier && rows[position]?.tier !== 0;
+    const least = sameTier ? below.score : round(below.score + step);
+    if (row.score < least) row.score = least;
+  }
+  return fused;
+}
