@@ -1,0 +1,264 @@
+/**
+ * The background embedder of semantic memory search: gives every live memory a vector on the
+ * current embedding path, and embeds search queries on that same path.
+ *
+ * The queue is derived, hence durable: the work is whatever `embeddingWork` finds (live rows
+ * without a vector on the path for their current content), so a restart, a crash, an edit or a
+ * new model resumes by itself with no queue table. One loop runs at a time; `wake()` (called
+ * after each write) starts it and never waits for it, so a write never blocks on embeddings.
+ *
+ * The path is the model id and width the provider answers with (learned from its first answer,
+ * a fixed probe text when the settings do not name both) plus `embeddingPathVersion`. Every
+ * answer, query or batch, says its model again, so a model change is noticed on the next call.
+ *
+ * The rule for a model change ("queries never mix spaces"): a query is embedded by the current
+ * model, so it is compared only with vectors on the current path, never with the old path's.
+ * Rows not yet embedded on the new path are found lexically until the background catches up;
+ * the old path's vectors stay untouched until the new path covers every live row, then
+ * `dropOtherEmbeddingPaths` deletes them.
+ *
+ * Failures never escape: a retryable EmbeddingFailure (or a store error) backs off 1 s doubling
+ * to 60 s, jittered, and retries; a non-retryable one is logged and backs off the same way, so a
+ * misconfiguration never turns into a hot loop. `close()` aborts the call in flight.
+ */
+
+import type { Clock } from "../ports/clock.ts";
+import type { EmbeddingFailure, EmbeddingProvider, Embeddings } from "../ports/embeddings.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { EmbeddingPath, EmbeddingWork, MemoryStore } from "../ports/memory-store.ts";
+
+/** Bumped when how texts are prepared for the model changes: every row is then embedded again. */
+export const embeddingPathVersion = 1;
+/** The text embedded to learn the model and width when the settings do not name both; no memory content. */
+export const embeddingProbeText = "Cairn embedding probe";
+const firstDelayMilliseconds = 1_000;
+const longestDelayMilliseconds = 60_000;
+/** Old-path vectors deleted per statement once the current path covers every live row. */
+const dropChunk = 500;
+
+export interface MemoryEmbedderOptions {
+  memories: MemoryStore;
+  provider: EmbeddingProvider;
+  logger: Logger;
+  clock: Clock;
+  /** Default `embeddingPathVersion`. */
+  pathVersion?: number;
+  /** 0–1, for the backoff's jitter (default Math.random). */
+  random?: () => number;
+}
+
+export type QueryEmbedding = { path: EmbeddingPath; vector: Float32Array } | { warning: string };
+
+export interface MemoryEmbedder {
+  /** Starts the background loop if it is not running (or runs it once more after its current pass). */
+  wake(): void;
+  /** The current path, or null before the provider has answered once. */
+  path(): EmbeddingPath | null;
+  /** Embeds until no work is left; rejects with the failure that stopped it (the loop still retries later). */
+  drain(): Promise<void>;
+  /** The query's vector on the current path, or a warning for clients; never throws. */
+  embedQuery(text: string, signal?: AbortSignal): Promise<QueryEmbedding>;
+  /** Stops the loop and aborts the call in flight; later wakes do nothing. */
+  close(): Promise<void>;
+}
+
+export function samePath(first: EmbeddingPath, second: EmbeddingPath): boolean {
+  return (
+    first.modelId === second.modelId &&
+    first.dimensions === second.dimensions &&
+    first.version === second.version
+  );
+}
+
+/** Core may import the port's types only, so an EmbeddingFailure is recognised by its shape. */
+export function asEmbeddingFailure(error: unknown): EmbeddingFailure | null {
+  if (!(error instanceof Error) || error.name !== "EmbeddingFailure") return null;
+  const failure = error as Partial<EmbeddingFailure>;
+  return typeof failure.kind === "string" && typeof failure.retryable === "boolean"
+    ? (error as EmbeddingFailure)
+    : null;
+}
+
+/** Words for clients: the failure's kind (and HTTP status), never the texts or the message. */
+export function semanticWarning(error: unknown): string {
+  const failure = asEmbeddingFailure(error);
+  if (failure === null) return "semantic search unavailable: internal error; results are lexical only";
+  const status = failure.status === null ? "" : ` (HTTP ${failure.status})`;
+  return `semantic search unavailable: ${failure.kind}${status}; results are lexical only`;
+}
+
+export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbedder {
+  const { memories, provider, clock } = options;
+  const logger = options.logger.child({ component: "memory-embedder" });
+  const version = options.pathVersion ?? embeddingPathVersion;
+  const random = options.random ?? Math.random;
+  const stopping = new AbortController();
+  let current: EmbeddingPath | null = null;
+  /** The path whose older siblings were last dropped: dropping runs once per path, not every idle pass. */
+  let cleanedFor: EmbeddingPath | null = null;
+  let running: Promise<unknown> | null = null;
+  let wokenWhileRunning = false;
+  let failures = 0;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Takes the path an answer belongs to as the current one; true when it is new. */
+  function learn(answer: Embeddings): boolean {
+    const answered = { modelId: answer.modelId, dimensions: answer.dimensions, version };
+    if (current !== null && samePath(current, answered)) return false;
+    if (current !== null)
+      logger.info({ from: current, to: answered }, "embedding model changed; re-embedding");
+    current = answered;
+    return true;
+  }
+
+  function pathOf(answer: Embeddings): EmbeddingPath {
+    return { modelId: answer.modelId, dimensions: answer.dimensions, version };
+  }
+
+  async function knownPath(): Promise<EmbeddingPath> {
+    if (current !== null) return current;
+    if (provider.modelId !== null && provider.dimensions !== null) {
+      current = { modelId: provider.modelId, dimensions: provider.dimensions, version };
+      return current;
+    }
+    const answer = await provider.embed([embeddingProbeText], stopping.signal);
+    learn(answer);
+    return pathOf(answer);
+  }
+
+  async function dropOlderPaths(path: EmbeddingPath): Promise<void> {
+    let dropped = 0;
+    for (;;) {
+      const count = await memories.dropOtherEmbeddingPaths(path, dropChunk);
+      dropped += count;
+      if (count < dropChunk || stopping.signal.aborted) break;
+    }
+    if (dropped > 0) logger.info({ path, dropped }, "dropped vectors of older embedding paths");
+    cleanedFor = path;
+  }
+
+  /** One batch; false when there was no work. */
+  async function embedBatch(): Promise<boolean> {
+    const path = await knownPath();
+    const work = (await memories.embeddingWork(path, provider.maxBatchSize, clock.now())).filter(
+      (item) => item.content.trim() !== "",
+    );
+    if (work.length === 0) {
+      if (cleanedFor === null || !samePath(cleanedFor, path)) await dropOlderPaths(path);
+      return false;
+    }
+    const answer = await provider.embed(
+      work.map((item) => item.content),
+      stopping.signal,
+    );
+    learn(answer);
+    await memories.putEmbeddings(pathOf(answer), stored(work, answer.vectors));
+    return true;
+  }
+
+  async function loop(): Promise<unknown> {
+    try {
+      for (;;) {
+        wokenWhileRunning = false;
+        while (!stopping.signal.aborted && (await embedBatch())) failures = 0;
+        if (stopping.signal.aborted || !wokenWhileRunning) break;
+      }
+      failures = 0;
+      return null;
+    } catch (error) {
+      if (stopping.signal.aborted) return null;
+      scheduleRetry(error);
+      return error;
+    }
+  }
+
+  function scheduleRetry(error: unknown): void {
+    const failure = asEmbeddingFailure(error);
+    const delay = Math.min(longestDelayMilliseconds, firstDelayMilliseconds * 2 ** failures);
+    failures++;
+    // Half to all of the delay, so replicas that failed together do not retry together.
+    const jittered = Math.round(delay * (0.5 + random() / 2));
+    const facts = { retryInMilliseconds: jittered, failures };
+    if (failure === null) logger.error({ ...facts, err: error }, "embedding work failed; retrying later");
+    else if (failure.retryable)
+      logger.warn(
+        { ...facts, kind: failure.kind, status: failure.status },
+        "embeddings unavailable; retrying later",
+      );
+    else
+      logger.error(
+        { ...facts, kind: failure.kind, status: failure.status, message: failure.message },
+        "embeddings refused; check the SVC_MEMORY_EMBEDDING_* settings; retrying later",
+      );
+    if (retryTimer !== null) clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      wake();
+    }, jittered);
+  }
+
+  function start(): Promise<unknown> {
+    if (running !== null) return running;
+    const pass = loop().finally(() => {
+      if (running === pass) running = null;
+    });
+    running = pass;
+    return pass;
+  }
+
+  function wake(): void {
+    if (stopping.signal.aborted) return;
+    if (running !== null) {
+      wokenWhileRunning = true;
+      return;
+    }
+    // A wake during a backoff waits for it: a write must not defeat the backoff.
+    if (retryTimer !== null) return;
+    void start();
+  }
+
+  return {
+    wake,
+    path: () => current,
+    async drain() {
+      if (stopping.signal.aborted) return;
+      if (retryTimer !== null) {
+        clearTimeout(retryTimer);
+        retryTimer = null;
+      }
+      // A pass already running may have looked for work before the caller's writes: run once more.
+      if (running !== null) {
+        wokenWhileRunning = true;
+        await running;
+      }
+      const outcome = await start();
+      if (outcome !== null) throw outcome;
+    },
+    async embedQuery(text, signal) {
+      try {
+        const answer = await provider.embed([text], signal);
+        // A new model seen first by a query: the rows are re-embedded on its path from now on.
+        if (learn(answer)) wake();
+        return { path: pathOf(answer), vector: answer.vectors[0] as Float32Array };
+      } catch (error) {
+        if (asEmbeddingFailure(error) === null) logger.error({ err: error }, "query embedding failed");
+        return { warning: semanticWarning(error) };
+      }
+    },
+    async close() {
+      stopping.abort();
+      if (retryTimer !== null) clearTimeout(retryTimer);
+      retryTimer = null;
+      await running;
+    },
+  };
+}
+
+function stored(work: readonly EmbeddingWork[], vectors: readonly Float32Array[]) {
+  return work.map((item, index) => ({
+    accountId: item.accountId,
+    memoryId: item.memoryId,
+    contentHash: item.contentHash,
+    vector: vectors[index] as Float32Array,
+  }));
+}
