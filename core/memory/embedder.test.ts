@@ -1,0 +1,283 @@
+/**
+ * The embedder's loop against an in-memory store of the four embedding calls and a scripted
+ * provider (the real store and model server are in test/memory/embedder.test.ts): the path it
+ * learns, batches, backoff without a hot loop, a model change, dropping old paths only once the
+ * new one is complete, close aborting the call in flight, and query warnings.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createManualClock } from "../ports/clock.ts";
+import { EmbeddingFailure, type EmbeddingProvider, type Embeddings } from "../ports/embeddings.ts";
+import { silentLogger } from "../ports/logger.ts";
+import type { EmbeddingPath, MemoryStore, StoredEmbedding } from "../ports/memory-store.ts";
+import { createMemoryEmbedder, embeddingProbeText } from "./embedder.ts";
+
+const key = (path: EmbeddingPath) => `${path.modelId}/${path.dimensions}/${path.version}`;
+
+/** The embedding part of a store: rows, and per path the content hash each row's vector is for. */
+function createEmbeddingStore() {
+  const rows = new Map<string, { content: string; contentHash: string }>();
+  const vectors = new Map<string, Map<string, string>>();
+  const store = {
+    async embeddingWork(path: EmbeddingPath, limit: number) {
+      const done = vectors.get(key(path));
+      return [...rows]
+        .filter(([id, row]) => done?.get(id) !== row.contentHash)
+        .slice(0, limit)
+        .map(([memoryId, row]) => ({ accountId: "account", memoryId, ...row }));
+    },
+    async putEmbeddings(path: EmbeddingPath, embeddings: StoredEmbedding[]) {
+      const onPath = vectors.get(key(path)) ?? new Map<string, string>();
+      vectors.set(key(path), onPath);
+      for (const embedding of embeddings) {
+        expect(embedding.vector).toHaveLength(path.dimensions);
+        if (rows.get(embedding.memoryId)?.contentHash === embedding.contentHash)
+          onPath.set(embedding.memoryId, embedding.contentHash);
+      }
+    },
+    dropOtherEmbeddingPaths: vi.fn(async (keep: EmbeddingPath, limit: number) => {
+      let dropped = 0;
+      for (const [path, onPath] of vectors) {
+        if (path === key(keep)) continue;
+        for (const id of onPath.keys()) {
+          if (dropped === limit) return dropped;
+          onPath.delete(id);
+          dropped++;
+        }
+      }
+      return dropped;
+    }),
+  };
+  return {
+    memories: store as unknown as MemoryStore,
+    store,
+    vectors,
+    add(id: string, content: string) {
+      rows.set(id, { content, contentHash: `hash:${content}` });
+    },
+  };
+}
+
+type Answer = (texts: readonly string[], signal?: AbortSignal) => Promise<Embeddings>;
+
+/** A provider whose answers a test scripts; every call's texts are recorded. */
+function createScriptedProvider(settings: { modelId?: string | null; dimensions?: number | null } = {}) {
+  const calls: string[][] = [];
+  let model = "model-a";
+  const answerWith = (texts: readonly string[]): Embeddings => ({
+    modelId: model,
+    dimensions: 3,
+    vectors: texts.map(() => new Float32Array([1, 0, 0])),
+  });
+  const scripted = { answer: (async (texts) => answerWith(texts)) as Answer };
+  const provider: EmbeddingProvider = {
+    destination: "model_server",
+    modelId: settings.modelId ?? null,
+    dimensions: settings.dimensions ?? null,
+    maxBatchSize: 2,
+    embed(texts, signal) {
+      calls.push([...texts]);
+      return scripted.answer(texts, signal);
+    },
+  };
+  return {
+    provider,
+    calls,
+    scripted,
+    answerWith,
+    useModel(name: string) {
+      model = name;
+    },
+  };
+}
+
+const unreachable = () =>
+  new EmbeddingFailure("unreachable", "connection refused", { destination: "model_server" });
+const pathA = { modelId: "model-a", dimensions: 3, version: 1 };
+
+function setUp(settings?: Parameters<typeof createScriptedProvider>[0]) {
+  const store = createEmbeddingStore();
+  const scripted = createScriptedProvider(settings);
+  const embedder = createMemoryEmbedder({
+    memories: store.memories,
+    provider: scripted.provider,
+    logger: silentLogger,
+    clock: createManualClock(),
+    random: () => 0,
+  });
+  return { ...store, ...scripted, embedder };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("createMemoryEmbedder", () => {
+  it("learns the path with a probe, then embeds every row in batches and stores them on it", async () => {
+    const { embedder, add, calls, vectors, store } = setUp();
+    for (const id of ["m1", "m2", "m3"]) add(id, `content of ${id}`);
+    expect(embedder.path()).toBeNull();
+    await embedder.drain();
+    expect(embedder.path()).toEqual(pathA);
+    expect(calls).toEqual([[embeddingProbeText], ["content of m1", "content of m2"], ["content of m3"]]);
+    expect([...(vectors.get(key(pathA))?.keys() ?? [])]).toEqual(["m1", "m2", "m3"]);
+    await embedder.drain();
+    expect(calls).toHaveLength(3);
+    // Older paths are cleaned once per path, not on every idle pass.
+    expect(store.dropOtherEmbeddingPaths).toHaveBeenCalledTimes(1);
+    await embedder.close();
+  });
+
+  it("needs no probe when the settings name the model and the width", async () => {
+    const { embedder, add, calls } = setUp({ modelId: "model-a", dimensions: 3 });
+    add("m1", "one");
+    await embedder.drain();
+    expect(calls).toEqual([["one"]]);
+    await embedder.close();
+  });
+
+  it("backs off 1 s doubling on failures, ignores wakes meanwhile, and resumes when the provider answers", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { embedder, add, calls, scripted, answerWith, vectors } = setUp({
+      modelId: "model-a",
+      dimensions: 3,
+    });
+    add("m1", "one");
+    scripted.answer = async () => {
+      throw unreachable();
+    };
+    await expect(embedder.drain()).rejects.toMatchObject({ kind: "unreachable" });
+    expect(calls).toHaveLength(1);
+    embedder.wake();
+    // Jitter at its least (random 0) halves the delays: 0.5 s, then 1 s, then 2 s.
+    await vi.advanceTimersByTimeAsync(499);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(3);
+    scripted.answer = async (texts) => answerWith(texts);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(calls).toHaveLength(4);
+    expect(vectors.get(key(pathA))?.has("m1")).toBe(true);
+    await embedder.close();
+  });
+
+  it("backs off on a refusal too, never looping hot, and caps the delay at a minute", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { embedder, add, calls, scripted } = setUp({ modelId: "model-a", dimensions: 3 });
+    add("m1", "one");
+    scripted.answer = async () => {
+      throw new EmbeddingFailure("rejected", "401", { destination: "model_server", status: 401 });
+    };
+    embedder.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toHaveLength(1);
+    // Delays of 0.5, 1, 2, 4, 8, 16, then 30 s each (jitter at its least halves the 60 s cap):
+    // 7 retries in the first 61.5 s and 17 more by ten minutes, not a hot loop's thousands.
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(calls).toHaveLength(25);
+    await embedder.close();
+  });
+
+  it("moves to a new model's path, re-embeds every row, and drops the old path only once complete", async () => {
+    const { embedder, add, useModel, vectors, store } = setUp();
+    for (const id of ["m1", "m2", "m3"]) add(id, `content of ${id}`);
+    await embedder.drain();
+    expect(store.dropOtherEmbeddingPaths).toHaveBeenCalledTimes(1);
+    useModel("model-b");
+    const query = await embedder.embedQuery("a question");
+    const pathB = { ...pathA, modelId: "model-b" };
+    expect(query).toMatchObject({ path: pathB });
+    expect(embedder.path()).toEqual(pathB);
+    await embedder.drain();
+    expect([...(vectors.get(key(pathB))?.keys() ?? [])]).toEqual(["m1", "m2", "m3"]);
+    expect(store.dropOtherEmbeddingPaths).toHaveBeenLastCalledWith(pathB, 500);
+    expect(vectors.get(key(pathA))?.size).toBe(0);
+    await embedder.close();
+  });
+
+  it("keeps the old path while the new one is incomplete", async () => {
+    const { embedder, add, useModel, scripted, answerWith, vectors, store } = setUp();
+    for (const id of ["m1", "m2", "m3"]) add(id, `content of ${id}`);
+    await embedder.drain();
+    useModel("model-b");
+    let answers = 0;
+    // The query answers, and so does the first batch on the new path; the next one fails.
+    scripted.answer = async (texts) => {
+      if (++answers > 2) throw unreachable();
+      return answerWith(texts);
+    };
+    expect(await embedder.embedQuery("a question")).toHaveProperty("vector");
+    await expect(embedder.drain()).rejects.toMatchObject({ kind: "unreachable" });
+    expect(vectors.get(key({ ...pathA, modelId: "model-b" }))?.size).toBe(2);
+    expect(vectors.get(key(pathA))?.size).toBe(3);
+    expect(store.dropOtherEmbeddingPaths).toHaveBeenCalledTimes(1);
+    await embedder.close();
+  });
+
+  it("embeds rows written while a batch is in flight without another wake", async () => {
+    const { embedder, add, scripted, answerWith, vectors, calls } = setUp({
+      modelId: "model-a",
+      dimensions: 3,
+    });
+    add("m1", "one");
+    let release = () => {};
+    scripted.answer = (texts) =>
+      new Promise((resolve) => {
+        release = () => resolve(answerWith(texts));
+      });
+    embedder.wake();
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    add("m2", "two");
+    embedder.wake();
+    scripted.answer = async (texts) => answerWith(texts);
+    release();
+    await vi.waitFor(() => expect(vectors.get(key(pathA))?.size).toBe(2));
+    await embedder.close();
+  });
+
+  it("close aborts the call in flight and stores nothing after it", async () => {
+    const { embedder, add, scripted, calls, vectors } = setUp({ modelId: "model-a", dimensions: 3 });
+    add("m1", "one");
+    let seen: AbortSignal | undefined;
+    scripted.answer = (_texts, signal) =>
+      new Promise((_resolve, reject) => {
+        seen = signal;
+        signal?.addEventListener("abort", () =>
+          reject(new EmbeddingFailure("aborted", "cancelled", { destination: "model_server" })),
+        );
+      });
+    embedder.wake();
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await embedder.close();
+    expect(seen?.aborted).toBe(true);
+    expect(vectors.size).toBe(0);
+    embedder.wake();
+    await embedder.drain();
+    expect(calls).toHaveLength(1);
+  });
+
+  it("turns every query failure into words for clients, never the text", async () => {
+    const { embedder, scripted } = setUp();
+    const secret = "my bank PIN is 4821";
+    scripted.answer = async () => {
+      throw new EmbeddingFailure("rejected", `refused ${secret}`, {
+        destination: "model_server",
+        status: 503,
+      });
+    };
+    expect(await embedder.embedQuery(secret)).toEqual({
+      warning: "semantic search unavailable: rejected (HTTP 503); results are lexical only",
+    });
+    scripted.answer = async () => {
+      throw new TypeError(secret);
+    };
+    const unexpected = await embedder.embedQuery(secret);
+    expect(unexpected).toEqual({
+      warning: "semantic search unavailable: internal error; results are lexical only",
+    });
+    await embedder.close();
+  });
+});
