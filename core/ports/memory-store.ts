@@ -104,6 +104,59 @@ export interface MemoryMetrics {
   embedded: number;
 }
 
+/**
+ * Where a vector lives: one model, one width, one version of how texts are prepared for it. Search
+ * compares a query only with vectors of the same path, so two embedding spaces never mix; a new
+ * model (or version) is a new path, filled in the background while the old one still answers.
+ */
+export interface EmbeddingPath {
+  modelId: string;
+  dimensions: number;
+  version: number;
+}
+
+/** A live memory without a vector on a path for its current content: work for the embedder. */
+export interface EmbeddingWork {
+  accountId: string;
+  memoryId: string;
+  content: string;
+  contentHash: string;
+}
+
+/** A memory's vector on a path, for the content it was computed from. */
+export interface StoredEmbedding {
+  accountId: string;
+  memoryId: string;
+  contentHash: string;
+  /** Unit length, `path.dimensions` long. */
+  vector: Float32Array;
+}
+
+export interface NearestRequest {
+  path: EmbeddingPath;
+  /** Unit length, `path.dimensions` long. */
+  vector: Float32Array;
+  /** Undefined = every scope. */
+  scope?: string;
+  /** Rows to return, most similar first. */
+  limit: number;
+  /** Superseded rows too (a question about the past). */
+  includeSuperseded: boolean;
+  /**
+   * SQLite: the exact scan covers only this many of the account's newest live rows
+   * (SVC_MEMORY_VECTOR_FALLBACK_LIMIT), a development fallback. PostgreSQL ignores it.
+   */
+  fallbackLimit: number;
+  /** PostgreSQL: HNSW's candidate list size (SVC_MEMORY_HNSW_EF_SEARCH). SQLite ignores it. */
+  efSearch: number;
+}
+
+/** A live memory near the query vector: cosine similarity in [-1, 1]. */
+export interface NearestMemory {
+  id: string;
+  similarity: number;
+}
+
 export interface MemoryStore {
   /** Finds the row with this identity key (account, scope, kind, content hash), live or not. */
   findByIdentity(
@@ -172,7 +225,13 @@ export interface MemoryStore {
    */
   postings(accountId: string, request: PostingsRequest): Promise<Posting[]>;
   recordAccess(accountId: string, ids: string[], now: Date): Promise<void>;
-  metrics(accountId: string, scope: string | undefined, now: Date): Promise<MemoryMetrics>;
+  /** `embedded` is `embeddedCount` on `path`, the path search uses; 0 without one (embeddings off). */
+  metrics(
+    accountId: string,
+    scope: string | undefined,
+    now: Date,
+    path?: EmbeddingPath,
+  ): Promise<MemoryMetrics>;
   /** Live rows (superseded included) for export, oldest first, at most `limit`. */
   exportRows(accountId: string, scope: string | undefined, limit: number, now: Date): Promise<MemoryRecord[]>;
   /** Edges whose two ends are both in `ids`. */
@@ -184,6 +243,41 @@ export interface MemoryStore {
   addTombstone(accountId: string, digest: string, at: Date): Promise<void>;
   clearTombstones(accountId: string, digests: string[]): Promise<void>;
   tombstoned(accountId: string, digests: string[]): Promise<Set<string>>;
+  /**
+   * Embeddings (semantic search; docs/memory.md#embeddings). `delete` removes a row's vectors in
+   * its own transaction. Live rows of any account (superseded ones too: a question about the past
+   * searches them) lacking a vector on `path` for their current content hash, oldest update
+   * first, at most `limit`. Outside a transaction only.
+   */
+  embeddingWork(path: EmbeddingPath, limit: number, now: Date): Promise<EmbeddingWork[]>;
+  /**
+   * Stores vectors on `path`, replacing an older vector of the same memory and path. A vector
+   * whose memory is gone or whose content hash no longer matches is dropped, so an embedding that
+   * finishes after a forget or an edit never brings old content back. A vector of the wrong width
+   * or with a non-finite value throws. Outside a transaction only (it takes each account's write
+   * lock itself).
+   */
+  putEmbeddings(path: EmbeddingPath, embeddings: StoredEmbedding[]): Promise<void>;
+  /**
+   * Deletes at most `limit` vectors on paths other than `keep` (call it once `keep` covers every
+   * live row, again until it returns 0); returns how many. Outside a transaction only.
+   */
+  dropOtherEmbeddingPaths(keep: EmbeddingPath, limit: number): Promise<number>;
+  /**
+   * The account's live rows nearest to the vector on `path`, most similar first, ties by id
+   * (PostgreSQL: the path's HNSW index; SQLite: exact over the newest `fallbackLimit` rows).
+   */
+  nearest(accountId: string, request: NearestRequest, now: Date): Promise<NearestMemory[]>;
+  /**
+   * How many of the account's live, not superseded rows (in `scope`) have a vector on `path` for
+   * their current content: the rows `metrics` counts in `total`.
+   */
+  embeddedCount(
+    accountId: string,
+    scope: string | undefined,
+    path: EmbeddingPath,
+    now: Date,
+  ): Promise<number>;
   /** Runs `work` in one transaction. */
   transaction<T>(work: (store: MemoryStore) => Promise<T>): Promise<T>;
 }

@@ -20,18 +20,19 @@ export function lockingPerAccount(store: MemoryStore, execute: Execute): MemoryS
     locked = accountId;
     await execute("select pg_advisory_xact_lock(?, hashtext(?))", [memoryLockClass, accountId]);
   };
+  // Not per account: these refuse to run in a transaction (and putEmbeddings locks each account itself).
+  const unlocked = new Set(["transaction", "embeddingWork", "putEmbeddings", "dropOtherEmbeddingPaths"]);
   const wrapped: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(store) as [
     string,
     (...args: unknown[]) => Promise<unknown>,
   ][]) {
-    wrapped[name] =
-      name === "transaction"
-        ? method
-        : async (accountId: string, ...rest: unknown[]) => {
-            await lock(accountId);
-            return method(accountId, ...rest);
-          };
+    wrapped[name] = unlocked.has(name)
+      ? method
+      : async (accountId: string, ...rest: unknown[]) => {
+          await lock(accountId);
+          return method(accountId, ...rest);
+        };
   }
   return wrapped as unknown as MemoryStore;
 }

@@ -9,6 +9,7 @@ import { indexTermCounts } from "../../core/memory/index.ts";
 type IndexTerms = ReturnType<typeof indexTermCounts>;
 
 import { lockingPerAccount, memoryLockClass } from "./memory-account-lock.ts";
+import { createEmbeddingMethods } from "./memory-embeddings.ts";
 import { createMemoryRowCodec, memoryColumns } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
 
@@ -51,6 +52,8 @@ export function createSqlMemoryStore(
   const postingChunk = 150;
   // Ids per IN list (far below both databases' parameter limits).
   const idChunk = 500;
+  // PostgreSQL: the embedding paths whose HNSW index exists, shared by every transaction's store.
+  const indexedPaths = new Set<string>();
 
   /** `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
   function build(
@@ -140,7 +143,18 @@ export function createSqlMemoryStore(
       time(write.updatedAt),
     ];
 
+    const embeddings = createEmbeddingMethods({
+      dialect,
+      run,
+      execute,
+      runTransaction,
+      inTransaction,
+      time,
+      indexedPaths,
+    });
+
     const store: MemoryStore = {
+      ...embeddings,
       async findByIdentity(accountId, scope, kind, contentHash) {
         const rows = await run(
           `select ${columns} from memories where account_id = ? and scope = ? and kind = ? and content_hash = ?`,
@@ -402,6 +416,8 @@ export function createSqlMemoryStore(
       async delete(accountId, id) {
         // Postings first: the row's delete would cascade to them without counting terms down.
         await unpost(accountId, id);
+        // Vectors explicitly, not only by the cascade (secure_delete overwrites them on SQLite).
+        await run("delete from memory_embeddings where memory_id = ? and account_id = ?", [id, accountId]);
         const deleted = await run<{ id: string; scope: string; index_length: number | string | null }>(
           "delete from memories where id = ? and account_id = ? returning id, scope, index_length",
           [id, accountId],
@@ -412,7 +428,6 @@ export function createSqlMemoryStore(
           "delete from memory_relations where account_id = ? and (source_memory_id = ? or target_memory_id = ?)",
           [accountId, id, id],
         );
-        await run("delete from memory_embeddings where memory_id = ?", [id]);
         return true;
       },
 
@@ -485,7 +500,7 @@ export function createSqlMemoryStore(
         });
       },
 
-      async metrics(accountId, scope, now) {
+      async metrics(accountId, scope, now, path) {
         const parameters: unknown[] = [accountId, time(now)];
         const scoped = scope === undefined ? "" : " and scope = ?";
         if (scope !== undefined) parameters.push(scope);
@@ -493,14 +508,11 @@ export function createSqlMemoryStore(
           `select kind, count(*) as total from memories where account_id = ? and ${live} and superseded_at is null${scoped} group by kind`,
           parameters,
         );
-        const [embedded] = await run<{ total: number | string }>(
-          `select count(distinct e.memory_id) as total from memory_embeddings e join memories m on m.id = e.memory_id
-           where m.account_id = ? and (m.expires_at is null or m.expires_at > ?) and m.superseded_at is null${scoped.replace("scope", "m.scope")}`,
-          parameters,
-        );
         const byKind = Object.fromEntries(rows.map((row) => [row.kind, Number(row.total)]));
         const total = Object.values(byKind).reduce((sum, count) => sum + count, 0);
-        return { total, byKind, embedded: Number(embedded.total) };
+        // Without a path (embeddings off) nothing counts as embedded.
+        const embedded = path === undefined ? 0 : await embeddings.embeddedCount(accountId, scope, path, now);
+        return { total, byKind, embedded };
       },
 
       async exportRows(accountId, scope, limit, now) {

@@ -13,6 +13,7 @@ import { dropOldSearchIndex } from "./0007-drop-old-search-index.ts";
 import { memoryLinkJobs } from "./0008-memory-link-jobs.ts";
 import { volumesAndMcpConnections } from "./0009-volumes-and-mcp-connections.ts";
 import { sandboxImages } from "./0010-sandbox-images.ts";
+import { memoryEmbeddings } from "./0011-memory-embeddings.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -33,6 +34,7 @@ export const migrationSources: MigrationSource[] = [
   memoryLinkJobs,
   volumesAndMcpConnections,
   sandboxImages,
+  memoryEmbeddings,
 ];
 
 export function migrationsFor(dialect: Dialect) {

@@ -1,0 +1,97 @@
+/**
+ * An embedding path as SQL: checked, then written into statements as literals. PostgreSQL's
+ * HNSW index of a path is a partial expression index whose predicate names the path, and the
+ * planner uses it only for a query whose WHERE clause names the same constants; the model id
+ * comes from configuration or a model server's answer, so it is checked and quoted, never trusted.
+ */
+import { createHash } from "node:crypto";
+import pgvector from "pgvector";
+import type { EmbeddingPath } from "../../core/index.ts";
+
+// What model ids look like (`org/name`, `name:tag`, `name@rev`), within the column's 200 characters.
+const modelIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$/;
+// pgvector's `vector` holds up to 16,000 dimensions; its HNSW index up to 2,000.
+const maximumDimensions = 16_000;
+const maximumIndexedDimensions = 2_000;
+
+export function checkedPath(path: EmbeddingPath): EmbeddingPath {
+  if (!modelIdPattern.test(path.modelId)) throw new Error(`unusable embedding model id: ${path.modelId}`);
+  if (!Number.isInteger(path.dimensions) || path.dimensions < 1 || path.dimensions > maximumDimensions) {
+    throw new Error(`unusable embedding dimensions: ${path.dimensions}`);
+  }
+  if (!Number.isInteger(path.version) || path.version < 0 || path.version > 2_147_483_647) {
+    throw new Error(`unusable embedding version: ${path.version}`);
+  }
+  return path;
+}
+
+/** The path's rows as a WHERE condition with literals (`alias` = the table's alias, or none). */
+export function pathCondition(path: EmbeddingPath, alias = ""): string {
+  const { modelId, dimensions, version } = checkedPath(path);
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `${column("model_id")} = '${modelId.replaceAll("'", "''")}' and ${column("dimensions")} = ${dimensions} and ${column("version")} = ${version}`;
+}
+
+/** The expression an HNSW index of the path is built on and a search orders by. */
+export function pathVector(path: EmbeddingPath, alias = ""): string {
+  return `(${alias ? `${alias}.` : ""}embedding::vector(${checkedPath(path).dimensions}))`;
+}
+
+const indexPrefix = "memory_embeddings_hnsw_";
+
+/** A stable index name per path (a hash: model ids hold characters identifiers cannot). */
+export function hnswIndexName(path: EmbeddingPath): string {
+  const { modelId, dimensions, version } = checkedPath(path);
+  const digest = createHash("sha256")
+    .update(JSON.stringify([modelId, dimensions, version]))
+    .digest("hex");
+  return `${indexPrefix}${digest.slice(0, 24)}`;
+}
+
+/** The statement creating the path's index, or null for a width HNSW cannot index (an exact scan then). */
+export function hnswIndexStatement(path: EmbeddingPath): string | null {
+  if (checkedPath(path).dimensions > maximumIndexedDimensions) return null;
+  return `create index if not exists ${hnswIndexName(path)} on memory_embeddings using hnsw (${pathVector(path)} vector_cosine_ops) where ${pathCondition(path)}`;
+}
+
+/** The names of every path's index but `keep`'s, as PostgreSQL lists them. */
+export const otherIndexesQuery = `select indexname from pg_indexes where tablename = 'memory_embeddings' and indexname like '${indexPrefix}%' and indexname <> ?`;
+
+/**
+ * A vector as pgvector's text form, `[1,2,3]`: each float32 value is written as the shortest
+ * decimal of its double, which PostgreSQL reads back as the same float32.
+ */
+export function vectorLiteral(vector: Float32Array): string {
+  return pgvector.toSql(Array.from(vector)) as string;
+}
+
+/** A vector as SQLite stores it: float32, little-endian. */
+export function vectorBytes(vector: Float32Array): Uint8Array {
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (const [index, value] of vector.entries()) view.setFloat32(index * 4, value, true);
+  return bytes;
+}
+
+/** Cosine similarity of `query` and a stored float32 little-endian vector of the same width. */
+export function cosineWithBytes(query: Float32Array, queryNorm: number, stored: Uint8Array): number {
+  const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
+  let dot = 0;
+  let norm = 0;
+  for (let index = 0; index < query.length; index++) {
+    const value = view.getFloat32(index * 4, true);
+    dot += value * query[index];
+    norm += value * value;
+  }
+  return norm === 0 || queryNorm === 0 ? 0 : dot / Math.sqrt(norm * queryNorm);
+}
+
+/** Checks a vector against its path before it is stored or searched with. */
+export function checkedVector(path: EmbeddingPath, vector: Float32Array): Float32Array {
+  if (vector.length !== path.dimensions) {
+    throw new Error(`a vector of ${vector.length} dimensions on a path of ${path.dimensions}`);
+  }
+  for (const value of vector)
+    if (!Number.isFinite(value)) throw new Error("a vector holds a non-finite value");
+  return vector;
+}

@@ -1,0 +1,230 @@
+/**
+ * The memory store's vectors (semantic search), for both dialects: SQLite keeps float32 BLOBs
+ * and scans the account's newest rows exactly in JS; PostgreSQL keeps pgvector values and asks
+ * the path's HNSW index. A vector belongs to the content hash it was computed from: one whose
+ * memory changed or went away is never stored, never counted and never returned.
+ */
+import type { EmbeddingPath, MemoryStore, NearestMemory, StoredEmbedding } from "../../core/index.ts";
+import {
+  checkedVector,
+  cosineWithBytes,
+  hnswIndexName,
+  hnswIndexStatement,
+  otherIndexesQuery,
+  pathCondition,
+  pathVector,
+  vectorBytes,
+  vectorLiteral,
+} from "./embedding-paths.ts";
+import { memoryLockClass } from "./memory-account-lock.ts";
+import type { Execute, RunTransaction } from "./memory-store.ts";
+import type { Dialect } from "./migrations/index.ts";
+
+type EmbeddingMethods = Pick<
+  MemoryStore,
+  "embeddingWork" | "putEmbeddings" | "dropOtherEmbeddingPaths" | "nearest" | "embeddedCount"
+>;
+
+export interface EmbeddingSettings {
+  dialect: Dialect;
+  /** Statements of the store: a transaction's when `inTransaction`. */
+  run: Execute;
+  /** Statements outside any transaction (an index is created there). */
+  execute: Execute;
+  runTransaction: RunTransaction;
+  inTransaction: boolean;
+  time: (date: Date) => unknown;
+  /** Paths whose HNSW index this process has made sure of. */
+  indexedPaths: Set<string>;
+}
+
+// Memories' liveness, as the lexical candidates check it.
+const liveMemory = "(m.expires_at is null or m.expires_at > ?)";
+
+export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMethods {
+  const { dialect, run, execute, runTransaction, inTransaction, time, indexedPaths } = settings;
+  const sqlite = dialect === "sqlite";
+
+  const outsideTransaction = (method: string) => {
+    if (inTransaction) throw new Error(`${method} runs outside a transaction only`);
+  };
+
+  /** PostgreSQL: the path's HNSW index, created at its first use (outside a transaction: it locks the table briefly). */
+  async function ensureIndex(path: EmbeddingPath) {
+    const statement = hnswIndexStatement(path);
+    if (sqlite || statement === null || indexedPaths.has(statement)) return;
+    try {
+      await execute(statement);
+    } catch (error) {
+      // Another process created it at the same moment: the name is taken, which is what we want.
+      const code = (error as { code?: string }).code;
+      if (code !== "23505" && code !== "42P07") throw error;
+    }
+    indexedPaths.add(statement);
+  }
+
+  /** Inserts or replaces the vectors whose memory still holds the content they were computed from. */
+  async function store(transaction: Execute, path: EmbeddingPath, embeddings: StoredEmbedding[], at: Date) {
+    const pathValues = [path.modelId, path.dimensions, path.version];
+    const upsert =
+      "on conflict (memory_id, model_id, dimensions, version) do update set content_hash = excluded.content_hash, embedding = excluded.embedding, created_at = excluded.created_at";
+    if (sqlite) {
+      for (const embedding of embeddings) {
+        await transaction(
+          `insert into memory_embeddings (account_id, memory_id, model_id, dimensions, version, content_hash, embedding, created_at)
+           select m.account_id, m.id, ?, ?, ?, m.content_hash, ?, ? from memories m where m.id = ? and m.account_id = ? and m.content_hash = ? ${upsert}`,
+          [
+            ...pathValues,
+            vectorBytes(embedding.vector),
+            time(at),
+            embedding.memoryId,
+            embedding.accountId,
+            embedding.contentHash,
+          ],
+        );
+      }
+    } else {
+      await transaction(
+        `insert into memory_embeddings (account_id, memory_id, model_id, dimensions, version, content_hash, embedding, created_at)
+         select m.account_id, m.id, ?, ?, ?, m.content_hash, t.embedding::vector, ?
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) as t(account_id, memory_id, content_hash, embedding)
+         join memories m on m.id = t.memory_id and m.account_id = t.account_id and m.content_hash = t.content_hash ${upsert}`,
+        [
+          ...pathValues,
+          time(at),
+          embeddings.map((embedding) => embedding.accountId),
+          embeddings.map((embedding) => embedding.memoryId),
+          embeddings.map((embedding) => embedding.contentHash),
+          embeddings.map((embedding) => vectorLiteral(embedding.vector)),
+        ],
+      );
+    }
+    // A vector of content its memory no longer holds goes, whichever vector it was.
+    const ids = embeddings.map((embedding) => embedding.memoryId);
+    await transaction(
+      `delete from memory_embeddings where memory_id in (${ids.map(() => "?").join(", ")}) and ${pathCondition(path)}
+       and not exists (select 1 from memories m where m.id = memory_embeddings.memory_id and m.content_hash = memory_embeddings.content_hash)`,
+      ids,
+    );
+  }
+
+  return {
+    async embeddingWork(path, limit, now) {
+      outsideTransaction("embeddingWork");
+      const rows = await run<{ account_id: string; id: string; content: string; content_hash: string }>(
+        `select m.account_id, m.id, m.content, m.content_hash from memories m where ${liveMemory}
+         and not exists (select 1 from memory_embeddings e where e.memory_id = m.id and ${pathCondition(path, "e")} and e.content_hash = m.content_hash)
+         order by m.updated_at, m.id limit ?`,
+        [time(now), limit],
+      );
+      return rows.map((row) => ({
+        accountId: row.account_id,
+        memoryId: row.id,
+        content: row.content,
+        contentHash: row.content_hash.trim(),
+      }));
+    },
+
+    async putEmbeddings(path, embeddings) {
+      outsideTransaction("putEmbeddings");
+      for (const embedding of embeddings) checkedVector(path, embedding.vector);
+      // The last vector of a memory wins (one statement cannot write a row twice).
+      const latest = [...new Map(embeddings.map((embedding) => [embedding.memoryId, embedding])).values()];
+      if (latest.length === 0) return;
+      const at = new Date();
+      if (sqlite) {
+        await runTransaction((transaction) => store(transaction, path, latest, at));
+        return;
+      }
+      await ensureIndex(path);
+      // Per account under its write lock, so a forget or a write of the account is never half seen.
+      for (const [accountId, ofAccount] of Map.groupBy(latest, (embedding) => embedding.accountId)) {
+        await runTransaction(async (transaction) => {
+          await transaction("select pg_advisory_xact_lock(?, hashtext(?))", [memoryLockClass, accountId]);
+          await store(transaction, path, ofAccount, at);
+        });
+      }
+    },
+
+    async dropOtherEmbeddingPaths(keep, limit) {
+      outsideTransaction("dropOtherEmbeddingPaths");
+      const deleted = await run<{ memory_id: string }>(
+        `delete from memory_embeddings where (memory_id, model_id, dimensions, version) in
+         (select memory_id, model_id, dimensions, version from memory_embeddings where not (${pathCondition(keep)}) limit ?)
+         returning memory_id`,
+        [limit],
+      );
+      if (!sqlite && deleted.length < limit) {
+        // No other path has vectors left: their indexes go too.
+        const indexes = await run<{ indexname: string }>(otherIndexesQuery, [hnswIndexName(keep)]);
+        for (const { indexname } of indexes) await run(`drop index if exists ${indexname}`);
+      }
+      return deleted.length;
+    },
+
+    async nearest(accountId, request, now) {
+      const { path } = request;
+      const query = checkedVector(path, request.vector);
+      const parameters: unknown[] = [accountId, time(now)];
+      let filter = "";
+      if (request.scope !== undefined) {
+        filter += " and m.scope = ?";
+        parameters.push(request.scope);
+      }
+      if (!request.includeSuperseded) filter += " and m.superseded_at is null";
+      const joined = `from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
+        where e.account_id = ? and ${pathCondition(path, "e")} and ${liveMemory}${filter}`;
+      if (sqlite) {
+        const rows = await run<{ id: string; embedding: Uint8Array }>(
+          `select m.id, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ?`,
+          [...parameters, request.fallbackLimit],
+        );
+        const queryNorm = query.reduce((sum, value) => sum + value * value, 0);
+        const scored: NearestMemory[] = rows.map((row) => ({
+          id: row.id,
+          similarity: cosineWithBytes(query, queryNorm, row.embedding),
+        }));
+        scored.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        return scored.slice(0, request.limit);
+      }
+      const distance = `${pathVector(path, "e")} <=> ?::vector(${path.dimensions})`;
+      const literal = vectorLiteral(query);
+      const search = async (transaction: Execute) => {
+        // HNSW's candidate list, and pgvector 0.8's iterative scan: it keeps walking the graph
+        // while the account and liveness filters reject rows, so other accounts' rows never starve
+        // the answer. Relaxed order can return rows slightly out of order: sorted exactly after.
+        await transaction("select set_config('hnsw.ef_search', ?, true)", [
+          String(efSearch(request.efSearch)),
+        ]);
+        await transaction("select set_config('hnsw.iterative_scan', 'relaxed_order', true)");
+        return transaction<{ memory_id: string; distance: number | string }>(
+          `with nearest as materialized (select e.memory_id, ${distance} as distance ${joined} order by ${distance} limit ?)
+           select memory_id, distance from nearest order by distance, memory_id`,
+          [literal, ...parameters, literal, request.limit],
+        );
+      };
+      const rows = inTransaction ? await search(run) : await runTransaction(search);
+      return rows.map((row) => ({ id: row.memory_id, similarity: 1 - Number(row.distance) }));
+    },
+
+    async embeddedCount(accountId, scope, path, now) {
+      const parameters: unknown[] = [accountId, time(now)];
+      let scoped = "";
+      if (scope !== undefined) {
+        scoped = " and m.scope = ?";
+        parameters.push(scope);
+      }
+      const [row] = await run<{ total: number | string }>(
+        `select count(*) as total from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
+         where e.account_id = ? and ${pathCondition(path, "e")} and ${liveMemory} and m.superseded_at is null${scoped}`,
+        parameters,
+      );
+      return Number(row.total);
+    },
+  };
+}
+
+/** hnsw.ef_search's range is 1…1000. */
+function efSearch(value: number): number {
+  return Math.min(1000, Math.max(1, Math.trunc(Number.isFinite(value) ? value : 40)));
+}
