@@ -1,0 +1,523 @@
+/**
+ * The memory store's vectors on both databases: storing guarded by the memory's content, the
+ * embedder's work list, nearest rows (exact on SQLite; the path's HNSW index on PostgreSQL, which
+ * must give the exact answer on a small set and never another account's rows), paths kept apart,
+ * old paths dropped, and forget removing the vectors down to the bytes on disk.
+ */
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EmbeddingPath, MemoryStore, MemoryWrite } from "../../core/index.ts";
+import { type PgPool, postgresBoundSql } from "../../plugins/storage/bound-sql.ts";
+import { hnswIndexName, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
+import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
+import {
+  createAccountWithKey,
+  createTestDatabase,
+  createTestPlatform,
+  storageTargets,
+  type TestPlatform,
+} from "../support/platforms.ts";
+
+const dimensions = 16;
+const pathA: EmbeddingPath = { modelId: "cairn/test-model", dimensions, version: 1 };
+const pathB: EmbeddingPath = { modelId: "cairn/test-model", dimensions, version: 2 };
+const hash = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** A deterministic unit vector per seed (a small linear congruential generator). */
+function unitVector(seed: number, width = dimensions): Float32Array {
+  let state = seed * 7919 + 17;
+  const values = Array.from({ length: width }, () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648 - 0.5;
+  });
+  return normalized(values);
+}
+
+function normalized(values: ArrayLike<number>): Float32Array {
+  const norm = Math.sqrt(Array.from(values).reduce((sum, value) => sum + value * value, 0));
+  return Float32Array.from(values, (value) => value / norm);
+}
+
+/** `base` moved a little towards `towards`: close to it, and closer the smaller `weight`. */
+function near(base: Float32Array, towards: Float32Array, weight: number): Float32Array {
+  return normalized(Array.from(base, (value, index) => value + weight * towards[index]));
+}
+
+const cosine = (a: Float32Array, b: Float32Array) =>
+  a.reduce((sum, value, index) => sum + value * b[index], 0);
+
+function write(content: string, scope = "default", updatedAt = new Date()): MemoryWrite {
+  return {
+    scope,
+    kind: "fact",
+    content,
+    contentHash: hash(content),
+    metadata: {},
+    sourceSessionId: null,
+    sourceContent: null,
+    documentDate: null,
+    eventDates: [],
+    importance: 0.5,
+    expiresAt: null,
+    createdAt: updatedAt,
+    updatedAt,
+  };
+}
+
+describe.each(storageTargets)("memory vectors on %s", (target) => {
+  let test: TestPlatform;
+  let memories: MemoryStore;
+  const now = () => new Date();
+
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+
+  beforeAll(async () => {
+    // PostgreSQL plans a few hundred rows as a scan and a sort (exact); with sorts priced out,
+    // the only plan left for the nearest rows is the path's HNSW index, which is what is tested.
+    if (target === "postgresql") {
+      database = await createTestDatabase();
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await client.query(`alter database ${new URL(database.url).pathname.slice(1)} set enable_sort = off`);
+      await client.end();
+    }
+    test = await createTestPlatform(target, {
+      databaseUrl: database?.url,
+      environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
+    });
+    memories = test.platform.storage.memories;
+  });
+  afterAll(async () => {
+    await test?.close();
+    await database?.drop();
+  });
+
+  /** A fresh account with `count` memories, each updated a second after the one before. */
+  async function accountWith(count: number, scope = "default") {
+    const account = await createAccountWithKey(test);
+    const start = Date.now() - count * 1000 - 60_000;
+    const writes = Array.from({ length: count }, (_, index) =>
+      write(`memory ${index} of ${account.accountId}`, scope, new Date(start + index * 1000)),
+    );
+    const ids = (await memories.insertMany(account.accountId, writes)).map((row) => row.id);
+    const rows = ids.map((id, index) => ({ id, contentHash: writes[index].contentHash }));
+    return { ...account, rows };
+  }
+
+  const stored = (
+    accountId: string,
+    rows: Array<{ id: string; contentHash: string }>,
+    vectors: Float32Array[],
+  ) =>
+    rows.map((row, index) => ({
+      accountId,
+      memoryId: row.id,
+      contentHash: row.contentHash,
+      vector: vectors[index],
+    }));
+
+  const nearest = (
+    accountId: string,
+    vector: Float32Array,
+    options: Partial<Parameters<MemoryStore["nearest"]>[1]> = {},
+  ) =>
+    memories.nearest(
+      accountId,
+      {
+        path: pathA,
+        vector,
+        limit: 10,
+        includeSuperseded: false,
+        fallbackLimit: 2000,
+        efSearch: 40,
+        ...options,
+      },
+      now(),
+    );
+
+  /** The exact answer: every candidate's cosine with the query, most similar first, ties by id. */
+  function exact(
+    query: Float32Array,
+    candidates: Array<{ id: string; vector: Float32Array }>,
+    limit: number,
+  ) {
+    return candidates
+      .map((candidate) => ({ id: candidate.id, similarity: cosine(query, candidate.vector) }))
+      .sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : 1))
+      .slice(0, limit);
+  }
+
+  const vectorRows = async (memoryId: string) =>
+    Number(
+      (
+        await test.platform.storage.execute<{ total: number | string }>(
+          "select count(*) as total from memory_embeddings where memory_id = ?",
+          [memoryId],
+        )
+      )[0].total,
+    );
+
+  it("lists work, stores and replaces vectors, and drops those of changed or forgotten memories", async () => {
+    const account = await accountWith(4);
+    const [first, second, third, fourth] = account.rows;
+    const work = async () =>
+      (await memories.embeddingWork(pathA, 10_000, now())).filter(
+        (item) => item.accountId === account.accountId,
+      );
+    expect((await work()).map((item) => item.memoryId)).toEqual(account.rows.map((row) => row.id));
+    expect((await work())[0]).toMatchObject({
+      content: `memory 0 of ${account.accountId}`,
+      contentHash: first.contentHash,
+    });
+
+    await memories.putEmbeddings(
+      pathA,
+      stored(account.accountId, [first, second], [unitVector(1), unitVector(2)]),
+    );
+    expect((await work()).map((item) => item.memoryId)).toEqual([third.id, fourth.id]);
+    expect(await memories.embeddedCount(account.accountId, undefined, pathA, now())).toBe(2);
+    expect(await memories.embeddedCount(account.accountId, undefined, pathB, now())).toBe(0);
+    expect((await memories.metrics(account.accountId, undefined, now(), pathA)).embedded).toBe(2);
+    expect((await memories.metrics(account.accountId, undefined, now())).embedded).toBe(0);
+
+    // A second vector for the same memory and path replaces the first.
+    await memories.putEmbeddings(pathA, stored(account.accountId, [first], [unitVector(3)]));
+    expect(await vectorRows(first.id)).toBe(1);
+    const replaced = await nearest(account.accountId, unitVector(3), { limit: 1 });
+    expect(replaced[0].id).toBe(first.id);
+    expect(replaced[0].similarity).toBeCloseTo(1, 5);
+
+    // A vector computed from content the memory no longer holds is never stored, and the old
+    // vector of that memory goes: it no longer describes the memory.
+    await test.platform.storage.execute("update memories set content_hash = ? where id = ?", [
+      hash("edited"),
+      second.id,
+    ]);
+    await memories.putEmbeddings(pathA, stored(account.accountId, [second], [unitVector(4)]));
+    expect(await vectorRows(second.id)).toBe(0);
+    expect((await work()).find((item) => item.memoryId === second.id)?.contentHash).toBe(hash("edited"));
+
+    // A vector finishing after its memory was forgotten is dropped, without an error.
+    const forgotten = await test.request(`/v1/memory/${third.id}`, {
+      method: "DELETE",
+      credential: account.key,
+    });
+    expect(forgotten.status).toBe(204);
+    await memories.putEmbeddings(pathA, stored(account.accountId, [third], [unitVector(5)]));
+    expect(await vectorRows(third.id)).toBe(0);
+    // Another account's id never takes a vector either.
+    const other = await createAccountWithKey(test);
+    await memories.putEmbeddings(pathA, stored(other.accountId, [fourth], [unitVector(6)]));
+    expect(await vectorRows(fourth.id)).toBe(0);
+
+    await expect(
+      memories.putEmbeddings(pathA, stored(account.accountId, [fourth], [unitVector(6, dimensions + 1)])),
+    ).rejects.toThrow(/dimensions/);
+    await expect(
+      memories.putEmbeddings(
+        { ...pathA, modelId: "x' or '1'='1" },
+        stored(account.accountId, [fourth], [unitVector(6)]),
+      ),
+    ).rejects.toThrow(/model id/);
+  });
+
+  it("forget removes the memory's vectors in its transaction", async () => {
+    const account = await accountWith(2);
+    await memories.putEmbeddings(
+      pathA,
+      stored(account.accountId, account.rows, [unitVector(7), unitVector(8)]),
+    );
+    await memories.putEmbeddings(
+      pathB,
+      stored(account.accountId, account.rows, [unitVector(9), unitVector(10)]),
+    );
+    expect(await vectorRows(account.rows[0].id)).toBe(2);
+    const forgotten = await test.request(`/v1/memory/${account.rows[0].id}`, {
+      method: "DELETE",
+      credential: account.key,
+    });
+    expect(forgotten.status).toBe(204);
+    expect(await vectorRows(account.rows[0].id)).toBe(0);
+    expect(await vectorRows(account.rows[1].id)).toBe(2);
+    expect(await memories.embeddedCount(account.accountId, undefined, pathA, now())).toBe(1);
+  });
+
+  it("nearest gives the exact order, within scope, live rows and the superseded rule", async () => {
+    const account = await accountWith(40);
+    const scoped = await memories.insertMany(account.accountId, [
+      write(`elsewhere ${account.accountId}`, "work"),
+    ]);
+    const vectors = account.rows.map((_, index) => unitVector(100 + index));
+    await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
+    const query = unitVector(99);
+    const candidates = account.rows.map((row, index) => ({ id: row.id, vector: vectors[index] }));
+    const answer = await nearest(account.accountId, query, { limit: 10 });
+    const expected = exact(query, candidates, 10);
+    expect(answer.map((row) => row.id)).toEqual(expected.map((row) => row.id));
+    for (const [index, row] of answer.entries())
+      expect(row.similarity).toBeCloseTo(expected[index].similarity, 5);
+
+    // The scope's rows only: a row of another scope, closest of all, stays out of "default".
+    const scopedRow = { id: scoped[0].id, contentHash: hash(`elsewhere ${account.accountId}`) };
+    await memories.putEmbeddings(pathA, stored(account.accountId, [scopedRow], [query]));
+    expect(
+      (await nearest(account.accountId, query, { scope: "default" })).map((row) => row.id),
+    ).not.toContain(scopedRow.id);
+    expect((await nearest(account.accountId, query, { scope: "work" })).map((row) => row.id)).toEqual([
+      scopedRow.id,
+    ]);
+    expect((await nearest(account.accountId, query))[0].id).toBe(scopedRow.id);
+
+    // Superseded rows only when asked for; expired rows never.
+    const [best, second] = expected;
+    await memories.supersede(account.accountId, [best.id], second.id, now());
+    expect(
+      (await nearest(account.accountId, query, { scope: "default", limit: 2 })).map((row) => row.id),
+    ).not.toContain(best.id);
+    expect(
+      (await nearest(account.accountId, query, { scope: "default", limit: 2, includeSuperseded: true }))[0]
+        .id,
+    ).toBe(best.id);
+    const past = new Date(Date.now() - 60_000);
+    await test.platform.storage.execute("update memories set expires_at = ? where id = ?", [
+      target === "sqlite" ? past.getTime() : past,
+      second.id,
+    ]);
+    const live = await nearest(account.accountId, query, {
+      scope: "default",
+      limit: 40,
+      includeSuperseded: true,
+    });
+    expect(live.map((row) => row.id)).not.toContain(second.id);
+    expect(live).toHaveLength(39);
+  });
+
+  it("nearest never returns another account's rows, even when most rows and the closest are theirs", async () => {
+    const query = unitVector(500);
+    const crowd = await accountWith(300);
+    await memories.putEmbeddings(
+      pathA,
+      stored(
+        crowd.accountId,
+        crowd.rows,
+        crowd.rows.map((_, index) => near(query, unitVector(600 + index), 0.3)),
+      ),
+    );
+    const account = await accountWith(6);
+    const vectors = account.rows.map((_, index) => near(query, unitVector(1000 + index), 2));
+    await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
+    // A small candidate list: only the iterative scan reaches this account's rows on PostgreSQL.
+    const answer = await nearest(account.accountId, query, { limit: 5, efSearch: 10 });
+    const expected = exact(
+      query,
+      account.rows.map((row, index) => ({ id: row.id, vector: vectors[index] })),
+      5,
+    );
+    expect(answer.map((row) => row.id)).toEqual(expected.map((row) => row.id));
+  });
+
+  it("a query on one path never sees another path's vectors", async () => {
+    const account = await accountWith(3);
+    const query = unitVector(700);
+    const [onBoth, onlyB, onlyA] = account.rows;
+    await memories.putEmbeddings(
+      pathA,
+      stored(account.accountId, [onBoth, onlyA], [unitVector(701), unitVector(702)]),
+    );
+    await memories.putEmbeddings(pathB, stored(account.accountId, [onBoth, onlyB], [query, query]));
+    const onA = await nearest(account.accountId, query);
+    expect(onA.map((row) => row.id).sort()).toEqual([onBoth.id, onlyA.id].sort());
+    expect(onA.find((row) => row.id === onBoth.id)?.similarity).toBeCloseTo(
+      cosine(query, unitVector(701)),
+      5,
+    );
+    const onB = await nearest(account.accountId, query, { path: pathB });
+    expect(onB.map((row) => row.id).sort()).toEqual([onBoth.id, onlyB.id].sort());
+    expect(onB[0].similarity).toBeCloseTo(1, 5);
+    // Another width is another path too.
+    const wide = { ...pathA, dimensions: dimensions * 2 };
+    expect(await nearest(account.accountId, unitVector(703, dimensions * 2), { path: wide })).toEqual([]);
+  });
+
+  it.runIf(target === "postgresql")(
+    "answers through the path's HNSW index, with the iterative scan on",
+    async () => {
+      const account = await accountWith(20);
+      await memories.putEmbeddings(
+        pathA,
+        stored(
+          account.accountId,
+          account.rows,
+          account.rows.map((_, index) => unitVector(2000 + index)),
+        ),
+      );
+      // A store on the same database whose transactions record what they run.
+      const pool = new pg.Pool({ connectionString: test.databaseUrl, max: 2 });
+      try {
+        const bound = postgresBoundSql(pool as unknown as PgPool);
+        const statements: Array<{ sql: string; parameters: unknown[] }> = [];
+        const recording = createSqlMemoryStore("postgresql", bound.execute, (work) =>
+          bound.runTransaction((execute) =>
+            work(((sql: string, parameters: unknown[] = []) => {
+              statements.push({ sql, parameters });
+              return execute(sql, parameters);
+            }) as typeof execute),
+          ),
+        );
+        const request = {
+          path: pathA,
+          vector: unitVector(1999),
+          limit: 5,
+          includeSuperseded: false,
+          fallbackLimit: 10,
+          efSearch: 64,
+        };
+        expect(await recording.nearest(account.accountId, request, now())).toHaveLength(5);
+        const settings = statements.filter((statement) => statement.sql.includes("set_config"));
+        expect(settings.map((statement) => [statement.sql, statement.parameters])).toEqual([
+          ["select set_config('hnsw.ef_search', ?, true)", ["64"]],
+          ["select set_config('hnsw.iterative_scan', 'relaxed_order', true)", []],
+        ]);
+        const search = statements.find((statement) => statement.sql.includes("nearest"));
+        if (!search) throw new Error("no search statement recorded");
+        const plan = await bound.runTransaction(async (execute) => {
+          for (const setting of settings) await execute(setting.sql, setting.parameters);
+          const rows = await execute<{ "QUERY PLAN": unknown }>(
+            `explain (format json) ${search.sql}`,
+            search.parameters,
+          );
+          return JSON.stringify(rows[0]["QUERY PLAN"]);
+        });
+        expect(plan).toContain(`"Index Name":"${hnswIndexName(pathA)}"`);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  it("drops the vectors of every other path in chunks", async () => {
+    const account = await accountWith(3);
+    await memories.putEmbeddings(
+      pathA,
+      stored(
+        account.accountId,
+        account.rows,
+        account.rows.map((_, index) => unitVector(800 + index)),
+      ),
+    );
+    await memories.putEmbeddings(
+      pathB,
+      stored(
+        account.accountId,
+        account.rows,
+        account.rows.map((_, index) => unitVector(900 + index)),
+      ),
+    );
+    const countOn = async (path: EmbeddingPath) =>
+      Number(
+        (
+          await test.platform.storage.execute<{ total: number | string }>(
+            "select count(*) as total from memory_embeddings where model_id = ? and dimensions = ? and version = ?",
+            [path.modelId, path.dimensions, path.version],
+          )
+        )[0].total,
+      );
+    const before = await countOn(pathA);
+    expect(before).toBeGreaterThanOrEqual(3);
+    let dropped = 0;
+    for (
+      let chunk = await memories.dropOtherEmbeddingPaths(pathB, 2);
+      chunk > 0;
+      chunk = await memories.dropOtherEmbeddingPaths(pathB, 2)
+    ) {
+      expect(chunk).toBeLessThanOrEqual(2);
+      dropped += chunk;
+    }
+    expect(dropped).toBeGreaterThanOrEqual(before);
+    expect(await countOn(pathA)).toBe(0);
+    expect(await memories.embeddedCount(account.accountId, undefined, pathB, now())).toBe(3);
+    if (target === "postgresql") {
+      const indexes = (
+        await test.platform.storage.execute<{ indexname: string }>(
+          "select indexname from pg_indexes where tablename = 'memory_embeddings' and indexname like 'memory_embeddings_hnsw_%'",
+        )
+      ).map((row) => row.indexname);
+      expect(indexes).toEqual([hnswIndexName(pathB)]);
+    }
+  });
+});
+
+/** SQLite: every file under the data directory after a checkpoint; PostgreSQL: every table and index file after VACUUM FULL. */
+async function storedFiles(test: TestPlatform): Promise<string[]> {
+  if (!test.databaseUrl) {
+    await test.platform.storage.execute("pragma wal_checkpoint(TRUNCATE)");
+    const entries = await readdir(test.dataDir, { withFileTypes: true, recursive: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  }
+  const client = new pg.Client({ connectionString: test.databaseUrl });
+  await client.connect();
+  try {
+    await client.query("vacuum full");
+    await client.query("checkpoint");
+    const directory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]
+      .data_directory;
+    const relations = await client.query<{ path: string }>(
+      "select pg_relation_filepath(c.oid) as path from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind in ('r', 'i', 't') and pg_relation_filepath(c.oid) is not null",
+    );
+    return relations.rows.map((row) => join(directory, row.path));
+  } finally {
+    await client.end();
+  }
+}
+
+async function filesHolding(files: string[], needle: Uint8Array): Promise<string[]> {
+  const holding: string[] = [];
+  for (const file of files) {
+    const bytes = await readFile(file).catch(() => Buffer.alloc(0));
+    if (bytes.includes(Buffer.from(needle))) holding.push(file);
+  }
+  return holding;
+}
+
+describe.each(storageTargets)("forget leaves no vector byte behind on %s", (target) => {
+  it("no stored file holds the forgotten memory's vector, while a kept one's is still found", async () => {
+    const test = await createTestPlatform(target);
+    try {
+      const account = await createAccountWithKey(test);
+      const memories = test.platform.storage.memories;
+      const contents = [`vault entry ${crypto.randomUUID()}`, `greenhouse entry ${crypto.randomUUID()}`];
+      const rows = await memories.insertMany(
+        account.accountId,
+        contents.map((content) => write(content)),
+      );
+      // Random floats: their 64 bytes occur nowhere else.
+      const [forgotten, kept] = [0, 1].map(() =>
+        normalized(Array.from({ length: dimensions }, () => Math.random() - 0.5)),
+      );
+      await memories.putEmbeddings(
+        pathA,
+        rows.map((row, index) => ({
+          accountId: account.accountId,
+          memoryId: row.id,
+          contentHash: hash(contents[index]),
+          vector: [forgotten, kept][index],
+        })),
+      );
+      const needle = vectorBytes(forgotten);
+      expect((await filesHolding(await storedFiles(test), needle)).length).toBeGreaterThan(0);
+      const response = await test.request(`/v1/memory/${rows[0].id}`, {
+        method: "DELETE",
+        credential: account.key,
+      });
+      expect(response.status).toBe(204);
+      const files = await storedFiles(test);
+      expect(await filesHolding(files, needle)).toEqual([]);
+      expect((await filesHolding(files, vectorBytes(kept))).length).toBeGreaterThan(0);
+    } finally {
+      await test.close();
+    }
+  });
+});
