@@ -181,6 +181,46 @@ describe("createMemoryEmbedder", () => {
     await embedder.close();
   });
 
+  it("sets aside a text the provider refuses, embeds the rest, and keeps the old paths", async () => {
+    const { embedder, add, scripted, answerWith, vectors, store, calls } = setUp();
+    for (const id of ["m1", "m2", "m3", "m4"])
+      add(id, id === "m2" ? "too long for the model" : `content of ${id}`);
+    scripted.answer = async (texts) => {
+      if (texts.includes("too long for the model"))
+        throw new EmbeddingFailure("rejected", "400", { destination: "model_server", status: 400 });
+      return answerWith(texts);
+    };
+    await embedder.drain();
+    expect([...(vectors.get(key(pathA))?.keys() ?? [])].sort()).toEqual(["m1", "m3", "m4"]);
+    // The probe, the refused pair, each of the pair alone, then the last pair; m2 is not tried again.
+    expect(calls).toHaveLength(5);
+    await embedder.drain();
+    expect(calls).toHaveLength(5);
+    // m2 has no vector on the path, so the path does not cover every row: older paths stay.
+    expect(store.dropOtherEmbeddingPaths).not.toHaveBeenCalled();
+    // A new content is new work.
+    add("m2", "shorter");
+    await embedder.drain();
+    expect(vectors.get(key(pathA))?.has("m2")).toBe(true);
+    expect(store.dropOtherEmbeddingPaths).toHaveBeenCalledTimes(1);
+    await embedder.close();
+  });
+
+  it("takes a refusal of every text for a setting: backs off and sets nothing aside", async () => {
+    const { embedder, add, scripted, answerWith, vectors } = setUp({ modelId: "model-a", dimensions: 3 });
+    for (const id of ["m1", "m2", "m3"]) add(id, `content of ${id}`);
+    const refusal = () =>
+      new EmbeddingFailure("rejected", "400", { destination: "model_server", status: 400 });
+    scripted.answer = async () => {
+      throw refusal();
+    };
+    await expect(embedder.drain()).rejects.toMatchObject({ kind: "rejected", status: 400 });
+    scripted.answer = async (texts) => answerWith(texts);
+    await embedder.drain();
+    expect(vectors.get(key(pathA))?.size).toBe(3);
+    await embedder.close();
+  });
+
   it("moves to a new model's path, re-embeds every row, and drops the old path only once complete", async () => {
     const { embedder, add, useModel, vectors, store } = setUp();
     for (const id of ["m1", "m2", "m3"]) add(id, `content of ${id}`);

@@ -19,7 +19,9 @@
  *
  * Failures never escape: a retryable EmbeddingFailure (or a store error) backs off 1 s doubling
  * to 60 s, jittered, and retries; a non-retryable one is logged and backs off the same way, so a
- * misconfiguration never turns into a hot loop. `close()` aborts the call in flight.
+ * misconfiguration never turns into a hot loop. A text the provider refuses on its own (a 400
+ * for that row while the others embed) is set aside, logged by id, so one row cannot hold up the
+ * queue; it is found lexically. `close()` aborts the call in flight.
  */
 
 import type { Clock } from "../ports/clock.ts";
@@ -35,6 +37,8 @@ const firstDelayMilliseconds = 1_000;
 const longestDelayMilliseconds = 60_000;
 /** Old-path vectors deleted per statement once the current path covers every live row. */
 const dropChunk = 500;
+/** Most rows set aside as refused; past it the refusals are taken for a setting and backed off. */
+const maxSetAside = 1000;
 
 export interface MemoryEmbedderOptions {
   memories: MemoryStore;
@@ -79,12 +83,27 @@ export function asEmbeddingFailure(error: unknown): EmbeddingFailure | null {
     : null;
 }
 
+/** The failure's kind and HTTP status, never its message (which may quote the provider). */
+function describeFailure(failure: EmbeddingFailure): string {
+  return failure.status === null ? failure.kind : `${failure.kind} (HTTP ${failure.status})`;
+}
+
 /** Words for clients: the failure's kind (and HTTP status), never the texts or the message. */
 export function semanticWarning(error: unknown): string {
   const failure = asEmbeddingFailure(error);
-  if (failure === null) return "semantic search unavailable: internal error; results are lexical only";
-  const status = failure.status === null ? "" : ` (HTTP ${failure.status})`;
-  return `semantic search unavailable: ${failure.kind}${status}; results are lexical only`;
+  const reason = failure === null ? "internal error" : describeFailure(failure);
+  return `semantic search unavailable: ${reason}; results are lexical only`;
+}
+
+/** A refusal of the texts themselves (too long, malformed for the model), not of the call. */
+function refusesText(error: unknown): boolean {
+  const failure = asEmbeddingFailure(error);
+  if (failure === null) return false;
+  if (failure.kind === "invalid_input" || failure.kind === "bad_answer") return true;
+  return (
+    failure.kind === "rejected" &&
+    (failure.status === 400 || failure.status === 413 || failure.status === 422)
+  );
 }
 
 export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbedder {
@@ -100,6 +119,9 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   let wokenWhileRunning = false;
   let failures = 0;
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let answeredOnce = false;
+  /** Rows the provider refused as input: memory id → the content hash refused. */
+  const setAsideRows = new Map<string, string>();
 
   /** Takes the path an answer belongs to as the current one; true when it is new. */
   function learn(answer: Embeddings): boolean {
@@ -122,6 +144,7 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
       return current;
     }
     const answer = await provider.embed([embeddingProbeText], stopping.signal);
+    answeredOnce = true;
     learn(answer);
     return pathOf(answer);
   }
@@ -137,22 +160,71 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     cleanedFor = path;
   }
 
-  /** One batch; false when there was no work. */
-  async function embedBatch(): Promise<boolean> {
-    const path = await knownPath();
-    const work = (await memories.embeddingWork(path, provider.maxBatchSize, clock.now())).filter(
-      (item) => item.content.trim() !== "",
-    );
-    if (work.length === 0) {
-      if (cleanedFor === null || !samePath(cleanedFor, path)) await dropOlderPaths(path);
-      return false;
-    }
+  /** Embeds and stores one batch. */
+  async function embedAndStore(work: readonly EmbeddingWork[]): Promise<void> {
     const answer = await provider.embed(
       work.map((item) => item.content),
       stopping.signal,
     );
+    answeredOnce = true;
     learn(answer);
     await memories.putEmbeddings(pathOf(answer), stored(work, answer.vectors));
+  }
+
+  function setAside(item: EmbeddingWork, reason: string): void {
+    setAsideRows.set(item.memoryId, item.contentHash);
+    logger.warn(
+      { accountId: item.accountId, memoryId: item.memoryId, reason },
+      "a memory cannot be embedded; it is found by lexical search only",
+    );
+  }
+
+  /**
+   * A batch the provider refused as input: each row alone, so one text it cannot take does not
+   * hold up the others. Refused rows are set aside (until their content changes or the process
+   * restarts) only when the provider embeds other texts: a refusal of every row, or before the
+   * provider has embedded anything, is taken for a setting and backed off like any failure.
+   */
+  async function isolate(work: readonly EmbeddingWork[], failure: EmbeddingFailure): Promise<void> {
+    const refused: EmbeddingWork[] = work.length === 1 ? [...work] : [];
+    let embedded = 0;
+    for (const item of work.length > 1 ? work : []) {
+      try {
+        await embedAndStore([item]);
+        embedded++;
+      } catch (error) {
+        if (!refusesText(error)) throw error;
+        refused.push(item);
+      }
+    }
+    const everyRowRefused = work.length > 1 && embedded === 0;
+    if (!answeredOnce || everyRowRefused || setAsideRows.size + refused.length > maxSetAside) throw failure;
+    for (const item of refused) setAside(item, describeFailure(failure));
+  }
+
+  /** One batch; false when there was no work. */
+  async function embedBatch(): Promise<boolean> {
+    const path = await knownPath();
+    const found = await memories.embeddingWork(path, provider.maxBatchSize + setAsideRows.size, clock.now());
+    const work: EmbeddingWork[] = [];
+    for (const item of found) {
+      if (setAsideRows.get(item.memoryId) === item.contentHash) continue;
+      if (item.content.trim() === "") setAside(item, "blank content");
+      else if (work.length < provider.maxBatchSize) work.push(item);
+    }
+    if (work.length === 0) {
+      // Covered: every live row has a vector on the path (rows set aside keep the old paths).
+      if (found.length === 0 && (cleanedFor === null || !samePath(cleanedFor, path)))
+        await dropOlderPaths(path);
+      return false;
+    }
+    try {
+      await embedAndStore(work);
+    } catch (error) {
+      const failure = asEmbeddingFailure(error);
+      if (failure === null || !refusesText(failure)) throw error;
+      await isolate(work, failure);
+    }
     return true;
   }
 
