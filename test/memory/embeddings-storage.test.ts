@@ -319,6 +319,23 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     expect(answer.map((row) => row.id)).toEqual(expected.map((row) => row.id));
   });
 
+  it("on SQLite the exact scan covers the newest fallbackLimit rows only; PostgreSQL searches them all", async () => {
+    const account = await accountWith(12);
+    const query = unitVector(1500);
+    // The oldest row is the closest: outside a scan of the 5 newest rows.
+    const vectors = account.rows.map((_, index) => (index === 0 ? query : unitVector(1501 + index)));
+    await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
+    const answer = await nearest(account.accountId, query, { limit: 12, fallbackLimit: 5 });
+    if (target === "sqlite") {
+      const newest = account.rows.slice(-5);
+      const candidates = newest.map((row) => ({ id: row.id, vector: vectors[account.rows.indexOf(row)] }));
+      expect(answer.map((row) => row.id)).toEqual(exact(query, candidates, 12).map((row) => row.id));
+    } else {
+      expect(answer).toHaveLength(12);
+      expect(answer[0].id).toBe(account.rows[0].id);
+    }
+  });
+
   it("a query on one path never sees another path's vectors", async () => {
     const account = await accountWith(3);
     const query = unitVector(700);
