@@ -4,6 +4,7 @@
  */
 import type { DashboardTokens } from "./auth/dashboard-tokens.ts";
 import type { Config } from "./config.ts";
+import type { MemoryEmbedder } from "./memory/embedder.ts";
 import type { MemoryWriter } from "./memory/memory-writer.ts";
 import type { Clock } from "./ports/clock.ts";
 import type { Egress } from "./ports/egress.ts";
@@ -26,6 +27,8 @@ export interface Platform {
   readonly memoryWriter: MemoryWriter;
   /** Where recall ranks: in process, or on worker threads. */
   readonly memorySearch: MemorySearch;
+  /** Semantic search's background embedder and query embeddings; null when SVC_MEMORY_EMBEDDINGS_ENABLED is false. */
+  readonly memoryEmbedder: MemoryEmbedder | null;
   readonly passwords: PasswordHasher;
   readonly dashboardTokens: DashboardTokens;
   readonly rateLimits: TokenBucketStore;

@@ -18,12 +18,13 @@ import {
   silentLogger,
   systemClock,
 } from "../core/index.ts";
+import { createMemoryEmbedder } from "../core/memory/embedder.ts";
 import { recallMemories } from "../core/memory/recall.ts";
 import type { ImageBuilder } from "../core/ports/image-builder.ts";
 import { createSecretCipher } from "../core/sandboxes/broker/secrets.ts";
 import { createImageBuilds } from "../core/sandboxes/images/images.ts";
 import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
-import { resolveEmbeddingSettings } from "../plugins/embeddings/index.ts";
+import { createEmbeddingProvider } from "../plugins/embeddings/index.ts";
 import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
 import { createLocalImageBuilder } from "../plugins/image-builder-local/index.ts";
 import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";
@@ -119,10 +120,10 @@ export async function createPlatform(
   overrides: PlatformOverrides = {},
 ): Promise<NodePlatform> {
   const logger = overrides.logger ?? silentLogger;
-  // Where memory content would go for embeddings is decided (and a destination outside the
-  // deployment without SVC_MEMORY_EMBEDDING_PROVIDER refused) before anything starts; nothing
-  // calls the provider yet (docs/configuration.md#embeddings-semantic-search).
-  resolveEmbeddingSettings(config);
+  // Where memory content goes for embeddings is decided (and a destination outside the deployment
+  // without SVC_MEMORY_EMBEDDING_PROVIDER refused) before anything starts
+  // (docs/configuration.md#embeddings-semantic-search); null when semantic search is off.
+  const embeddingProvider = createEmbeddingProvider(config);
   await mkdir(config.SVC_DATA_DIR, { recursive: true, mode: 0o700 });
   const sqlitePath = join(config.SVC_DATA_DIR, "cairn.db");
   const storage = await createStorage({ databaseUrl: config.SVC_DATABASE_URL, sqlitePath, logger });
@@ -146,7 +147,14 @@ export async function createPlatform(
     storage.dialect === "sqlite" && config.SVC_MEMORY_SEARCH_THREADS > 0
       ? await startSqliteCheckpoints({ sqlitePath, execute: (sql) => storage.execute(sql), logger })
       : async () => {};
-  const memoryWriter = createMemoryWriter({ memories: storage.memories, logger });
+  const memoryEmbedder = embeddingProvider
+    ? createMemoryEmbedder({ memories: storage.memories, provider: embeddingProvider, logger, clock })
+    : null;
+  const memoryWriter = createMemoryWriter({
+    memories: storage.memories,
+    logger,
+    afterWrite: () => memoryEmbedder?.wake(),
+  });
   const memorySearch: MemorySearch =
     config.SVC_MEMORY_SEARCH_THREADS > 0
       ? createMemorySearchThreads({
@@ -169,6 +177,8 @@ export async function createPlatform(
   if (config.SVC_IMAGE_BUILDER_ENABLED) await imageBuilds.resume();
   // Relation detection a previous run queued but did not finish (a crash): linked before serving.
   await memoryWriter.linkAll();
+  // Memories written while semantic search was off, or before a crash, get their vectors now.
+  memoryEmbedder?.wake();
   return {
     config,
     clock,
@@ -176,6 +186,7 @@ export async function createPlatform(
     storage,
     memoryWriter,
     memorySearch,
+    memoryEmbedder,
     passwords: overrides.passwords ?? createArgon2Hasher(),
     dashboardTokens: createDashboardTokens({
       secret: await serverSecret(config, "SVC_JWT_SECRET", "jwt-secret"),
@@ -193,6 +204,7 @@ export async function createPlatform(
     async close() {
       await imageBuilds.close();
       await memoryWriter.close();
+      await memoryEmbedder?.close();
       await memorySearch.close();
       await sandboxRuntime.close();
       await loginGuard.close();

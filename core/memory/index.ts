@@ -6,8 +6,17 @@
  */
 
 export { extractEventDates, maxEventDates, unionDates } from "./dates.ts";
+export {
+  createMemoryEmbedder,
+  embeddingPathVersion,
+  type MemoryEmbedder,
+  type MemoryEmbedderOptions,
+  type QueryEmbedding,
+} from "./embedder.ts";
 export { extractEntities, sharedEntities } from "./entities.ts";
 export { asksForHistory } from "./history.ts";
+export { type FusedMemory, type FusionOptions, fuseRankings, type LexicalHit } from "./hybrid.ts";
+export { type HybridRecall, type HybridRecallSettings, hybridRecall } from "./hybrid-recall.ts";
 export {
   classifyKind,
   type ExtractedMemory,

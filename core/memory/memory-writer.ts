@@ -63,7 +63,12 @@ const nextTurn: (run: () => void) => void =
     ? (run) => globalThis.setImmediate(run)
     : (run) => setTimeout(run, 0);
 
-export function createMemoryWriter(settings: { memories: MemoryStore; logger: Logger }): MemoryWriter {
+export function createMemoryWriter(settings: {
+  memories: MemoryStore;
+  logger: Logger;
+  /** Called after every committed write (semantic search's embedder wakes on it). */
+  afterWrite?: () => void;
+}): MemoryWriter {
   const { memories, logger } = settings;
   const waiting = new Map<string, PendingRemember[]>();
   const writing = new Set<Promise<void>>();
@@ -157,6 +162,7 @@ export function createMemoryWriter(settings: { memories: MemoryStore; logger: Lo
   /** Links queued writes of every account, a chunk per turn of the event loop. */
   function written(): void {
     if (closed) return;
+    settings.afterWrite?.();
     if (sweep !== null) {
       sweepAgain = true;
       return;

@@ -21,8 +21,15 @@ export const memoryMetrics = defineTool({
   bucket: null,
   http: { method: "GET", path: "/v1/memory/metrics", status: 200 },
   async handler(context, input) {
-    const { config, storage } = context.platform;
-    const metrics = await storage.memories.metrics(await settledAccount(context), input.scope, context.now);
+    const { memoryEmbedder, storage } = context.platform;
+    // Coverage counts vectors on the path queries use now (null until the provider first answers).
+    const path = memoryEmbedder?.path() ?? undefined;
+    const metrics = await storage.memories.metrics(
+      await settledAccount(context),
+      input.scope,
+      context.now,
+      path,
+    );
     const coverage =
       metrics.total === 0 ? 0 : Math.round((metrics.embedded / metrics.total) * 1_000_000) / 1_000_000;
     return {
@@ -30,9 +37,7 @@ export const memoryMetrics = defineTool({
       by_kind: metrics.byKind,
       embedded_memories: metrics.embedded,
       embedding_coverage: coverage,
-      embedding_model_id: config.SVC_MEMORY_EMBEDDINGS_ENABLED
-        ? (config.SVC_MEMORY_EMBEDDING_MODEL ?? null)
-        : null,
+      embedding_model_id: path?.modelId ?? null,
     };
   },
 });

@@ -1,0 +1,79 @@
+/**
+ * Recall with semantic search on (docs/memory.md#embeddings): the lexical pipeline and the query's
+ * embedding run side by side, the account's nearest vectors join the lexical ranking through
+ * `fuseRankings`, and the best `limit` rows are returned. An embedding that fails (model server
+ * down, slow, refusing) never fails the recall: the lexical results come back with a warning.
+ */
+import type { MemorySearch } from "../ports/memory-search.ts";
+import type { MemoryStore } from "../ports/memory-store.ts";
+import type { MemoryEmbedder } from "./embedder.ts";
+import { asksForHistory } from "./history.ts";
+import { fuseRankings } from "./hybrid.ts";
+import type { RecalledMemory, RecallRequest } from "./recall.ts";
+import { phraseMatches } from "./scoring.ts";
+
+/** Rows each side brings to the fusion: the lexical ranking's and the vectors' best. */
+const candidateDepth = 50;
+
+export interface HybridRecallSettings {
+  memories: MemoryStore;
+  search: MemorySearch;
+  embedder: MemoryEmbedder;
+  /** SVC_MEMORY_VECTOR_FALLBACK_LIMIT (SQLite's exact scan). */
+  fallbackLimit: number;
+  /** SVC_MEMORY_HNSW_EF_SEARCH (PostgreSQL). */
+  efSearch: number;
+}
+
+export interface HybridRecall {
+  recalled: RecalledMemory[];
+  /** Why the results are lexical only, for clients; empty when semantic search took part. */
+  warnings: string[];
+}
+
+export async function hybridRecall(
+  settings: HybridRecallSettings,
+  accountId: string,
+  request: RecallRequest,
+  signal?: AbortSignal,
+): Promise<HybridRecall> {
+  const [lexical, query] = await Promise.all([
+    settings.search.recall(accountId, { ...request, limit: Math.max(request.limit, candidateDepth) }),
+    settings.embedder.embedQuery(request.query, signal),
+  ]);
+  if ("warning" in query) return { recalled: lexical.slice(0, request.limit), warnings: [query.warning] };
+  const nearest = await settings.memories.nearest(
+    accountId,
+    {
+      path: query.path,
+      vector: query.vector,
+      scope: request.scope,
+      limit: candidateDepth,
+      includeSuperseded: asksForHistory(request.query),
+      fallbackLimit: settings.fallbackLimit,
+      efSearch: settings.efSearch,
+    },
+    request.now,
+  );
+  const fused = fuseRankings(
+    lexical.map(({ record, score }) => ({
+      id: record.id,
+      score,
+      phrase: phraseMatches(request.query, record.content) !== null,
+    })),
+    nearest,
+  ).slice(0, request.limit);
+  const records = new Map(lexical.map(({ record }) => [record.id, record]));
+  const missing = fused.map((row) => row.id).filter((id) => !records.has(id));
+  if (missing.length > 0)
+    for (const record of await settings.memories.getMany(accountId, missing, request.now))
+      records.set(record.id, record);
+  // A row that expired between the vector search and this read is left out.
+  return {
+    recalled: fused.flatMap(({ id, score }) => {
+      const record = records.get(id);
+      return record ? [{ record, score }] : [];
+    }),
+    warnings: [],
+  };
+}
