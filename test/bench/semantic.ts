@@ -1,0 +1,196 @@
+/**
+ * Semantic search benchmark on PostgreSQL (issue 13). Loads --memories (default 100,000) corpus
+ * memories into one account of a fresh database, embeds them with the real embedder and model
+ * server, then prints: the model server's embeddings per second (batches as the embedder sends
+ * them), the HNSW index build time, HNSW recall@10 against exact search at several ef_search
+ * values, recall query latency through GET /v1/memory/search on a server with embeddings on
+ * (query embedding included), and that server's RSS. Vectors are cached under
+ * .test-data/bench-semantic by corpus seed and model id, so reruns skip the embedding (the output
+ * says so). Run: `source .test-data/env && export SVC_TEST_DATABASE_URL &&
+ * npx node test/bench/semantic.ts [--memories 10000] [--queries 200]`. Exits 0 whatever the figures.
+ */
+import { cpus, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { silentLogger } from "../../core/index.ts";
+import { createMemoryEmbedder } from "../../core/memory/embedder.ts";
+import { createEmbeddingProvider } from "../../plugins/embeddings/index.ts";
+import { hnswIndexName, hnswIndexStatement } from "../../plugins/storage/embedding-paths.ts";
+import { ensureModelServerEnvironment, startModelServer } from "../model-server/model-server-process.ts";
+import { createAccountWithKey, createTestDatabase, createTestPlatform } from "../support/platforms.ts";
+import { type RunningServer, startServer } from "../support/processes.ts";
+import { createCorpus } from "./memory-corpus.ts";
+import { percentiles, residentMegabytes } from "./semantic/figures.ts";
+import { exactNearest, hnswRecall } from "./semantic/hnsw-recall.ts";
+import { cachingProvider, loadVectorCache, saveVectorCache } from "./semantic/vector-cache.ts";
+
+const { values: options } = parseArgs({
+  options: {
+    memories: { type: "string", default: "100000" },
+    queries: { type: "string", default: "200" },
+    "ef-search": { type: "string", default: "40,100,200,400" },
+    latency: { type: "string", default: "500" },
+  },
+});
+const memoryCount = Number(options.memories);
+const queryCount = Number(options.queries);
+const efSearchValues = options["ef-search"].split(",").map(Number);
+const latencyQueries = Number(options.latency);
+const seed = 42;
+const importBatch = 500;
+const secrets = {
+  SVC_JWT_SECRET: "bench-secret-bench-secret-bench-secret-0123",
+  SVC_SECRETS_KEY: "bench-secrets-key-bench-secrets-key-0123456",
+  SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000000",
+  SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+};
+const load = () => `load average ${loadavg()[0].toFixed(1)} (1 min) on ${cpus().length} cores`;
+
+console.log(`semantic bench on ${new Date().toISOString()}, node ${process.version}, ${load()}`);
+ensureModelServerEnvironment();
+const modelServer = await startModelServer({ environment: { SVC_EAGER_LOAD: "true" } });
+const database = await createTestDatabase();
+let server: RunningServer | undefined;
+try {
+  const health = (await (await fetch(`${modelServer.url}/health`)).json()) as {
+    model: string;
+    device: string;
+  };
+  console.log(`model server: ${health.model} on ${health.device}`);
+  const corpus = createCorpus(seed);
+  const memories = Array.from({ length: memoryCount }, () => corpus.memory());
+  const queries = Array.from({ length: Math.max(queryCount, latencyQueries) }, () => corpus.query());
+
+  // Loading: in process, embeddings off, so nothing embeds while the import runs.
+  const loader = await createTestPlatform("postgresql", { databaseUrl: database.url, environment: secrets });
+  const account = await createAccountWithKey(loader);
+  let started = performance.now();
+  for (let start = 0; start < memoryCount; start += importBatch) {
+    const response = await loader.request("/v1/memory/import", {
+      method: "POST",
+      credential: account.key,
+      json: { memories: memories.slice(start, start + importBatch) },
+    });
+    if (!response.ok) throw new Error(`import failed: ${response.status} ${await response.text()}`);
+  }
+  console.log(`import: ${memoryCount} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  // Embedding: the real embedder drains the real queue; the provider answers from the cache when it can.
+  const embeddingConfig = {
+    ...loader.config,
+    SVC_MEMORY_EMBEDDINGS_ENABLED: true,
+    SVC_MEMORY_EMBEDDING_BASE_URL: `${modelServer.url}/v1`,
+    SVC_MEMORY_EMBEDDING_TIMEOUT_SECONDS: 120,
+  };
+  const realProvider = createEmbeddingProvider(embeddingConfig);
+  if (realProvider === null) throw new Error("embeddings are off");
+  const cache = await loadVectorCache(seed, health.model);
+  const { provider, counts } = cachingProvider(realProvider, cache);
+  const embedder = createMemoryEmbedder({
+    memories: loader.platform.storage.memories,
+    provider,
+    logger: silentLogger,
+    clock: loader.platform.clock,
+  });
+  console.log(`embedding ${memoryCount} memories (${load()})`);
+  started = performance.now();
+  await embedder.drain();
+  const drainSeconds = (performance.now() - started) / 1000;
+  const path = embedder.path();
+  if (path === null) throw new Error("the embedder learned no path");
+  await embedder.close();
+  if (counts.computed > 0) {
+    const perSecond = (counts.computed * 1000) / counts.milliseconds;
+    console.log(
+      `model server: ${counts.computed} texts in ${counts.requests} requests of up to ${realProvider.maxBatchSize} = ${perSecond.toFixed(0)} embeddings/s (${load()})`,
+    );
+    await saveVectorCache(cache);
+  }
+  if (counts.fromCache > 0) {
+    console.log(`  ${counts.fromCache} vectors loaded from the cache ${cache.file}.f32 (not measured again)`);
+  }
+  console.log(
+    `embedder drain (embedding + storing, HNSW index kept up row by row): ${drainSeconds.toFixed(1)} s = ${(memoryCount / drainSeconds).toFixed(0)} memories/s`,
+  );
+
+  // The index built in one go over every row, as after a restore or a model change.
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  try {
+    const settings = await admin.query(
+      "select current_setting('maintenance_work_mem') as memory, current_setting('max_parallel_maintenance_workers') as workers",
+    );
+    await admin.query(`drop index ${hnswIndexName(path)}`);
+    started = performance.now();
+    await admin.query(hnswIndexStatement(path) as string);
+    const buildSeconds = (performance.now() - started) / 1000;
+    const size = await admin.query("select pg_size_pretty(pg_relation_size($1)) as size", [
+      hnswIndexName(path),
+    ]);
+    console.log(
+      `HNSW index build over ${memoryCount} rows: ${buildSeconds.toFixed(1)} s, ${size.rows[0].size} (maintenance_work_mem ${settings.rows[0].memory}, ${settings.rows[0].workers} parallel workers)`,
+    );
+  } finally {
+    await admin.end();
+  }
+
+  const queryTexts = queries.slice(0, queryCount).map((query) => query.q);
+  const queryVectors = (await realProvider.embed(queryTexts)).vectors;
+  const exact = await exactNearest(database.url, account.accountId, path, queryVectors);
+  for (const efSearch of efSearchValues) {
+    const recall = await hnswRecall(loader.platform.storage.memories, {
+      accountId: account.accountId,
+      path,
+      queries: queryVectors,
+      exact,
+      efSearch,
+    });
+    console.log(
+      `HNSW recall@10 vs exact, ef_search ${efSearch}: ${recall.toFixed(4)} over ${queryCount} queries`,
+    );
+  }
+  await loader.close();
+
+  // The real path: a server with embeddings on, one query at a time, its embedding included.
+  const embeddingLatencies: number[] = [];
+  for (const { q } of queries.slice(0, 200)) {
+    const begin = performance.now();
+    await realProvider.embed([q]);
+    embeddingLatencies.push(performance.now() - begin);
+  }
+  console.log(`query embedding alone (model server round trip): ${percentiles(embeddingLatencies)}`);
+  server = await startServer(process.execPath, ["platform/serve.ts"], {
+    ...secrets,
+    SVC_DATA_DIR: loader.dataDir,
+    SVC_DATABASE_URL: database.url,
+    SVC_LOG_LEVEL: "warn",
+    SVC_MEMORY_EMBEDDINGS_ENABLED: "true",
+    SVC_MEMORY_EMBEDDING_BASE_URL: `${modelServer.url}/v1`,
+  });
+  const search = async (q: string, scope?: string) => {
+    const parameters = new URLSearchParams({ q, ...(scope ? { scope } : {}) });
+    const response = await fetch(`${server?.baseUrl}/v1/memory/search?${parameters}`, {
+      headers: { authorization: `Bearer ${account.key}` },
+    });
+    const body = (await response.json()) as { memories?: unknown[]; warnings?: string[] };
+    if (!response.ok) throw new Error(`search failed: ${response.status} ${JSON.stringify(body)}`);
+    if (body.warnings?.length) throw new Error(`search warned: ${body.warnings.join("; ")}`);
+    return body.memories?.length ?? 0;
+  };
+  for (const { q, scope } of queries.slice(0, 50)) await search(q, scope);
+  const latencies: number[] = [];
+  let answered = 0;
+  for (const { q, scope } of queries.slice(0, latencyQueries)) {
+    const begin = performance.now();
+    if ((await search(q, scope)) > 0) answered++;
+    latencies.push(performance.now() - begin);
+  }
+  console.log(
+    `recall (GET /v1/memory/search, hybrid, sequential, query embedding included): ${percentiles(latencies)} over ${latencyQueries} queries, ${answered} with results (${load()})`,
+  );
+  console.log(`server RSS: ${await residentMegabytes(server.process.pid)}`);
+} finally {
+  await server?.stop();
+  await database.drop();
+  await modelServer.stop();
+}

@@ -1,0 +1,96 @@
+/**
+ * HNSW recall@10 against exact search, for the semantic benchmark: each query asks the store's
+ * real `nearest` (the path's HNSW index, iterative scan, the given ef_search) and the same rows
+ * ordered by exact cosine distance with index scans off, and counts how many of the exact ten the
+ * index found. A row tied with the exact tenth (duplicate texts have equal distances) counts.
+ */
+import pg from "pg";
+import type { EmbeddingPath, MemoryStore } from "../../../core/index.ts";
+import {
+  hnswIndexName,
+  pathCondition,
+  pathVector,
+  vectorLiteral,
+} from "../../../plugins/storage/embedding-paths.ts";
+
+const tieTolerance = 1e-6;
+
+export interface ExactAnswer {
+  ids: Set<string>;
+  /** The tenth distance: anything as close is as good an answer. */
+  farthest: number;
+}
+
+/** The exact ten nearest of every query (a sequential scan: the HNSW index is not used). */
+export async function exactNearest(
+  databaseUrl: string,
+  accountId: string,
+  path: EmbeddingPath,
+  queries: Float32Array[],
+): Promise<ExactAnswer[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const distance = `${pathVector(path, "e")} <=> $1::vector(${path.dimensions})`;
+    const statement = `select e.memory_id, ${distance} as distance
+      from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
+      where e.account_id = $2 and ${pathCondition(path, "e")} and (m.expires_at is null or m.expires_at > now())
+      order by distance, e.memory_id limit 10`;
+    await client.query("begin");
+    await client.query("set local enable_indexscan = off");
+    const plan = await client.query(`explain ${statement}`, [vectorLiteral(queries[0]), accountId]);
+    const planText = plan.rows.map((row) => row["QUERY PLAN"]).join("\n");
+    if (planText.includes(hnswIndexName(path)))
+      throw new Error(`the exact query used the index:\n${planText}`);
+    const answers: ExactAnswer[] = [];
+    for (const query of queries) {
+      const { rows } = await client.query<{ memory_id: string; distance: number }>(statement, [
+        vectorLiteral(query),
+        accountId,
+      ]);
+      answers.push({
+        ids: new Set(rows.map((row) => row.memory_id)),
+        farthest: Number(rows.at(-1)?.distance ?? Number.POSITIVE_INFINITY),
+      });
+    }
+    await client.query("commit");
+    return answers;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Mean recall@10 of the store's HNSW search at `efSearch` against the exact answers. */
+export async function hnswRecall(
+  memories: MemoryStore,
+  options: {
+    accountId: string;
+    path: EmbeddingPath;
+    queries: Float32Array[];
+    exact: ExactAnswer[];
+    efSearch: number;
+  },
+): Promise<number> {
+  let found = 0;
+  let wanted = 0;
+  for (const [index, vector] of options.queries.entries()) {
+    const exact = options.exact[index] as ExactAnswer;
+    const nearest = await memories.nearest(
+      options.accountId,
+      {
+        path: options.path,
+        vector,
+        limit: 10,
+        includeSuperseded: true,
+        fallbackLimit: 0,
+        efSearch: options.efSearch,
+      },
+      new Date(),
+    );
+    wanted += exact.ids.size;
+    found += nearest.filter(
+      (row) => exact.ids.has(row.id) || 1 - row.similarity <= exact.farthest + tieTolerance,
+    ).length;
+  }
+  return wanted === 0 ? 0 : found / wanted;
+}
