@@ -1,12 +1,15 @@
 /**
- * Recall quality on long multi-session conversations: recall@10 for Cairn and for plain Okapi
- * BM25 over the same turns, side by side, in one run.
+ * Recall quality on long multi-session conversations: recall@10 for plain Okapi BM25, Cairn's
+ * lexical recall and Cairn's hybrid recall (semantic search on) over the same turns, side by
+ * side, in one run.
  *
  * Usage:
  *   npx node test/bench/recall-quality.ts [--target sqlite|postgresql] [--conversations 24]
- *     [--seed 20261124] [--examples]
+ *     [--seed 20261124] [--examples] [--hybrid true|false] [--dump candidates.json]
  * PostgreSQL needs SVC_TEST_DATABASE_URL (`source .test-data/env`); a fresh database is created
- * and dropped. Exits 0 whatever the figures: it prints them, it does not judge them.
+ * and dropped per Cairn column. `--hybrid false` skips the model server and the hybrid column.
+ * Exits 0 whatever the figures: it prints them, it does not judge them. The recall figures are
+ * deterministic for a seed; the timings are wall clock on whatever else the machine runs.
  *
  * Dataset (recall-quality/dataset.ts, seeded, no network): 24 conversations between two
  * speakers, each 12–28 dated sessions (5–45 days apart) of 10–30 turns. Most turns are small
@@ -18,11 +21,17 @@
  * quarter of the sessions sharing only common words with the question, e.g. "What does Maya do
  * for work?" against "Maya: Another night shift in the ER tomorrow …").
  *
- * Cairn: an in-process platform as the tests build it; every turn imported as a memory
+ * Cairn (recall-quality/cairn-run.ts): an in-process platform as the tests build it, once with
+ * semantic search off (lexical) and once on (hybrid); every turn imported as a memory
  * ("Speaker: text", kind note, one scope per conversation, turn id in metadata, session date as
  * document_date, session date plus a minute per turn as created_at) through
  * POST /v1/memory/import in batches of 500, every question asked through
- * GET /v1/memory/search?q=…&scope=…&limit=10.
+ * GET /v1/memory/search?q=…&scope=…&limit=10. Hybrid: the real model server
+ * (test/model-server/model-server-process.ts, all-MiniLM-L6-v2) started for the run, the platform
+ * with SVC_MEMORY_EMBEDDINGS_ENABLED=true pointing at it, and the questions asked only once
+ * GET /v1/memory/metrics counts every memory embedded; the time that took and the model id are
+ * printed. `--dump` also writes each question's deeper lexical and vector candidates to a file
+ * (recall-quality/candidate-dump.ts) for recall-quality/fusion-sweep.ts.
  * BM25: k1 1.2, b 0.75, per conversation over the same "Speaker: text" strings; tokens are
  * lowercase letter/digit runs, no stemming, minus a small English stopword list
  * (recall-quality/bm25.ts).
@@ -30,8 +39,11 @@
  * category and overall.
  */
 import { parseArgs } from "node:util";
-import { createAccountWithKey, createTestPlatform, type StorageTarget } from "../support/platforms.ts";
+import { ensureModelServerEnvironment, startModelServer } from "../model-server/model-server-process.ts";
+import type { StorageTarget } from "../support/platforms.ts";
 import { Bm25Index } from "./recall-quality/bm25.ts";
+import { type CairnRun, runCairn } from "./recall-quality/cairn-run.ts";
+import { dumpCandidates } from "./recall-quality/candidate-dump.ts";
 import { type Category, categories, generateDataset, type Question } from "./recall-quality/dataset.ts";
 
 const { values } = parseArgs({
@@ -40,12 +52,14 @@ const { values } = parseArgs({
     conversations: { type: "string", default: "24" },
     seed: { type: "string", default: "20261124" },
     examples: { type: "boolean", default: false },
+    hybrid: { type: "string", default: "true" },
+    dump: { type: "string" },
   },
 });
 const target = values.target as StorageTarget;
 if (target !== "sqlite" && target !== "postgresql") throw new Error("--target is sqlite or postgresql");
+if (values.hybrid !== "true" && values.hybrid !== "false") throw new Error("--hybrid is true or false");
 const limit = 10;
-const batchSize = 500;
 
 const generationStart = performance.now();
 const dataset = generateDataset({ conversations: Number(values.conversations), seed: Number(values.seed) });
@@ -53,7 +67,6 @@ const generationMs = performance.now() - generationStart;
 const turns = dataset.flatMap((conversation) => conversation.turns);
 const questions = dataset.flatMap((conversation) => conversation.questions);
 const textOf = new Map(turns.map((turn) => [turn.id, `${turn.speaker}: ${turn.text}`]));
-const scopeOf = (conversation: number) => `conversation-${conversation}`;
 
 const sessions = dataset.reduce(
   (sum, conversation) => sum + new Set(conversation.turns.map((turn) => turn.session)).size,
@@ -90,75 +103,51 @@ for (const conversation of dataset) {
 }
 const bm25Ms = performance.now() - bm25Start;
 
-// Cairn over REST, in process.
-const test = await createTestPlatform(target, {
-  environment: { SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000000" },
-});
-const cairnFound = new Map<Question, string[]>();
-let importMs = 0;
-let searchMs = 0;
-try {
-  const { key } = await createAccountWithKey(test);
-  const importStart = performance.now();
-  for (let start = 0; start < turns.length; start += batchSize) {
-    const memories = turns.slice(start, start + batchSize).map((turn) => ({
-      content: textOf.get(turn.id),
-      scope: scopeOf(turn.conversation),
-      kind: "note",
-      metadata: {
-        turn_id: turn.id,
-        conversation: turn.conversation,
-        session: turn.session,
-        speaker: turn.speaker,
-      },
-      source_session_id: `c${turn.conversation}-s${turn.session}`,
-      document_date: turn.sessionDate,
-      created_at: turn.at,
-      updated_at: turn.at,
-    }));
-    const response = await test.request("/v1/memory/import", {
-      method: "POST",
-      json: { memories },
-      credential: key,
+// Cairn over REST, in process: lexical, then hybrid against the real model server.
+const lexical = await runCairn({ target, turns, questions, textOf, limit });
+let hybrid: CairnRun | undefined;
+if (values.hybrid !== "false") {
+  ensureModelServerEnvironment();
+  const modelServer = await startModelServer();
+  try {
+    hybrid = await runCairn({
+      target,
+      turns,
+      questions,
+      textOf,
+      limit,
+      embeddingBaseUrl: `${modelServer.url}/v1`,
+      afterQuestions: values.dump
+        ? (test, _key, accountId) => dumpCandidates(test, accountId, questions, values.dump as string)
+        : undefined,
     });
-    if (response.status !== 201) throw new Error(`import: ${response.status} ${await response.text()}`);
-    const body = (await response.json()) as { memories: unknown[] };
-    if (body.memories.length !== memories.length)
-      console.log(`   note: import kept ${body.memories.length} of ${memories.length} memories in one batch`);
+  } finally {
+    await modelServer.stop();
   }
-  importMs = performance.now() - importStart;
-
-  const searchStart = performance.now();
-  for (const question of questions) {
-    const query = new URLSearchParams({
-      q: question.question,
-      scope: scopeOf(question.conversation),
-      limit: String(limit),
-    });
-    const response = await test.request(`/v1/memory/search?${query}`, { credential: key });
-    if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
-    const body = (await response.json()) as { memories: Array<{ metadata: { turn_id?: string } }> };
-    cairnFound.set(
-      question,
-      body.memories.map((memory) => memory.metadata.turn_id).filter((id): id is string => id !== undefined),
-    );
-  }
-  searchMs = performance.now() - searchStart;
-} finally {
-  await test.close();
 }
 
 const mean = (numbers: number[]) =>
   numbers.reduce((sum, value) => sum + value, 0) / Math.max(1, numbers.length);
+const recallFor = (found: Map<Question, string[]>, subset: Question[]) =>
+  mean(subset.map((question) => recallOf(question, found.get(question) ?? [])));
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
 const row = (label: string, subset: Question[]) => {
-  const cairn = mean(subset.map((question) => recallOf(question, cairnFound.get(question) ?? [])));
-  const bm25 = mean(subset.map((question) => recallOf(question, bm25Found.get(question) ?? [])));
-  const delta = cairn - bm25;
-  return `${label.padEnd(18)} ${String(subset.length).padStart(5)}   ${cairn.toFixed(3)}   ${bm25.toFixed(3)}   ${delta >= 0 ? "+" : ""}${delta.toFixed(3)}`;
+  const bm25 = recallFor(bm25Found, subset);
+  const cairn = recallFor(lexical.found, subset);
+  const cells = [label.padEnd(18), String(subset.length).padStart(5), bm25.toFixed(3), cairn.toFixed(3)];
+  if (hybrid) {
+    const fused = recallFor(hybrid.found, subset);
+    cells.push(fused.toFixed(3), signed(cairn - bm25).padStart(7), signed(fused - cairn).padStart(7));
+  } else cells.push(signed(cairn - bm25).padStart(7));
+  return cells.join("   ");
 };
 
 console.log(`\n== recall@${limit} (${target})`);
-console.log(`${"category".padEnd(18)} ${"n".padStart(5)}   cairn   bm25    cairn−bm25`);
+console.log(
+  hybrid
+    ? `${"category".padEnd(18)}   ${"n".padStart(5)}   bm25    lexical   hybrid   lex−bm25   hyb−lex`
+    : `${"category".padEnd(18)}   ${"n".padStart(5)}   bm25    lexical   lex−bm25`,
+);
 for (const category of categories)
   console.log(
     row(
@@ -167,14 +156,25 @@ for (const category of categories)
     ),
   );
 console.log(row("overall", questions));
+if (hybrid?.warned) console.log(`   warning: ${hybrid.warned} hybrid questions were answered lexically only`);
 
-console.log(`\n== timing`);
-console.log(
-  `cairn import: ${turns.length} memories in ${(importMs / 1000).toFixed(1)} s (${((turns.length / importMs) * 1000).toFixed(0)} per s)`,
-);
-console.log(
-  `cairn search: ${questions.length} queries in ${(searchMs / 1000).toFixed(1)} s (${(searchMs / questions.length).toFixed(1)} ms each)`,
-);
+console.log(`\n== timing (wall clock on a shared machine: not deterministic, unlike the recall figures)`);
+const timing = (label: string, run: CairnRun) => {
+  console.log(
+    `${label} import: ${turns.length} memories in ${(run.importMs / 1000).toFixed(1)} s (${((turns.length / run.importMs) * 1000).toFixed(0)} per s)`,
+  );
+  console.log(
+    `${label} search: ${questions.length} queries in ${(run.searchMs / 1000).toFixed(1)} s (${(run.searchMs / questions.length).toFixed(1)} ms each)`,
+  );
+};
+timing("cairn lexical", lexical);
+if (hybrid) {
+  timing("cairn hybrid", hybrid);
+  const embeddedAfter = (hybrid.embeddedAfterMs ?? 0) / 1000;
+  console.log(
+    `cairn hybrid embedding: ${turns.length} memories embedded ${embeddedAfter.toFixed(1)} s after the import began (${(turns.length / embeddedAfter).toFixed(0)} per s), ${((hybrid.embeddingTailMs ?? 0) / 1000).toFixed(1)} s after its last answer; model ${hybrid.modelId}`,
+  );
+}
 console.log(
   `bm25 index + search: ${(bm25Ms / 1000).toFixed(2)} s (${(bm25Ms / questions.length).toFixed(2)} ms per query, index build included)`,
 );
@@ -190,7 +190,7 @@ if (values.examples) {
     console.log(`[${category satisfies Category}] ${question.question}  (answer: ${question.answer})`);
     for (const id of question.evidence)
       console.log(
-        `   ${id} cairn ${show(cairnFound.get(question) ?? [], id)}, bm25 ${show(bm25Found.get(question) ?? [], id)}: ${textOf.get(id)}`,
+        `   ${id} bm25 ${show(bm25Found.get(question) ?? [], id)}, lexical ${show(lexical.found.get(question) ?? [], id)}${hybrid ? `, hybrid ${show(hybrid.found.get(question) ?? [], id)}` : ""}: ${textOf.get(id)}`,
       );
   }
 }
