@@ -70,6 +70,8 @@ type ListMemoriesOptions struct {
 type RecallResult struct {
 	Query    string         `json:"query"`
 	Memories []ScoredMemory `json:"memories"`
+	// Warnings is set only when semantic search could not take part: the results are lexical only.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MemoryProfile is what the account knows: lasting facts, preferences and instructions

@@ -247,9 +247,14 @@ class MemoryHit(Memory):
     score: float
 
 
-class SearchResult(TypedDict):
+class _SearchResultBase(TypedDict):
     query: str
     memories: List[MemoryHit]
+
+
+class SearchResult(_SearchResultBase, total=False):
+    warnings: List[str]
+    """Present only when semantic search could not take part: the results are lexical only."""
 
 
 class MemoryProfile(TypedDict):
