@@ -9,6 +9,7 @@
  * says so). Run: `source .test-data/env && export SVC_TEST_DATABASE_URL &&
  * npx node test/bench/semantic.ts [--memories 10000] [--queries 200]`. Exits 0 whatever the figures.
  */
+import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -21,7 +22,7 @@ import { createAccountWithKey, createTestDatabase, createTestPlatform } from "..
 import { type RunningServer, startServer } from "../support/processes.ts";
 import { createCorpus } from "./memory-corpus.ts";
 import { percentiles, residentMegabytes } from "./semantic/figures.ts";
-import { exactNearest, hnswRecall } from "./semantic/hnsw-recall.ts";
+import { exactNearest, hnswRecall, indexScans } from "./semantic/hnsw-recall.ts";
 import { cachingProvider, loadVectorCache, saveVectorCache } from "./semantic/vector-cache.ts";
 
 const { values: options } = parseArgs({
@@ -51,6 +52,7 @@ ensureModelServerEnvironment();
 const modelServer = await startModelServer({ environment: { SVC_EAGER_LOAD: "true" } });
 const database = await createTestDatabase();
 let server: RunningServer | undefined;
+let dataDir: string | undefined;
 try {
   const health = (await (await fetch(`${modelServer.url}/health`)).json()) as {
     model: string;
@@ -64,6 +66,7 @@ try {
   // Loading: in process, embeddings off, so nothing embeds while the import runs.
   const loader = await createTestPlatform("postgresql", { databaseUrl: database.url, environment: secrets });
   const account = await createAccountWithKey(loader);
+  dataDir = loader.dataDir;
   let started = performance.now();
   for (let start = 0; start < memoryCount; start += importBatch) {
     const response = await loader.request("/v1/memory/import", {
@@ -137,6 +140,7 @@ try {
   const queryTexts = queries.slice(0, queryCount).map((query) => query.q);
   const queryVectors = (await realProvider.embed(queryTexts)).vectors;
   const exact = await exactNearest(database.url, account.accountId, path, queryVectors);
+  const scansBefore = await indexScans(database.url, path);
   for (const efSearch of efSearchValues) {
     const recall = await hnswRecall(loader.platform.storage.memories, {
       accountId: account.accountId,
@@ -149,6 +153,10 @@ try {
       `HNSW recall@10 vs exact, ef_search ${efSearch}: ${recall.toFixed(4)} over ${queryCount} queries`,
     );
   }
+  const scans = (await indexScans(database.url, path)) - scansBefore;
+  console.log(
+    `  the HNSW index was scanned ${scans} times for ${queryCount * efSearchValues.length} searches`,
+  );
   await loader.close();
 
   // The real path: a server with embeddings on, one query at a time, its embedding included.
@@ -159,38 +167,47 @@ try {
     embeddingLatencies.push(performance.now() - begin);
   }
   console.log(`query embedding alone (model server round trip): ${percentiles(embeddingLatencies)}`);
-  server = await startServer(process.execPath, ["platform/serve.ts"], {
-    ...secrets,
-    SVC_DATA_DIR: loader.dataDir,
-    SVC_DATABASE_URL: database.url,
-    SVC_LOG_LEVEL: "warn",
-    SVC_MEMORY_EMBEDDINGS_ENABLED: "true",
-    SVC_MEMORY_EMBEDDING_BASE_URL: `${modelServer.url}/v1`,
-  });
-  const search = async (q: string, scope?: string) => {
-    const parameters = new URLSearchParams({ q, ...(scope ? { scope } : {}) });
-    const response = await fetch(`${server?.baseUrl}/v1/memory/search?${parameters}`, {
-      headers: { authorization: `Bearer ${account.key}` },
+  // Twice on the same rows: embeddings on (the figure), then off (the lexical part alone).
+  for (const embeddings of [true, false]) {
+    server = await startServer(process.execPath, ["platform/serve.ts"], {
+      ...secrets,
+      SVC_DATA_DIR: dataDir,
+      SVC_DATABASE_URL: database.url,
+      SVC_LOG_LEVEL: "warn",
+      SVC_MEMORY_EMBEDDINGS_ENABLED: String(embeddings),
+      SVC_MEMORY_EMBEDDING_BASE_URL: `${modelServer.url}/v1`,
     });
-    const body = (await response.json()) as { memories?: unknown[]; warnings?: string[] };
-    if (!response.ok) throw new Error(`search failed: ${response.status} ${JSON.stringify(body)}`);
-    if (body.warnings?.length) throw new Error(`search warned: ${body.warnings.join("; ")}`);
-    return body.memories?.length ?? 0;
-  };
-  for (const { q, scope } of queries.slice(0, 50)) await search(q, scope);
-  const latencies: number[] = [];
-  let answered = 0;
-  for (const { q, scope } of queries.slice(0, latencyQueries)) {
-    const begin = performance.now();
-    if ((await search(q, scope)) > 0) answered++;
-    latencies.push(performance.now() - begin);
+    const baseUrl = server.baseUrl;
+    const search = async (q: string, scope?: string) => {
+      const parameters = new URLSearchParams({ q, ...(scope ? { scope } : {}) });
+      const response = await fetch(`${baseUrl}/v1/memory/search?${parameters}`, {
+        headers: { authorization: `Bearer ${account.key}` },
+      });
+      const body = (await response.json()) as { memories?: unknown[]; warnings?: string[] };
+      if (!response.ok) throw new Error(`search failed: ${response.status} ${JSON.stringify(body)}`);
+      if (body.warnings?.length) throw new Error(`search warned: ${body.warnings.join("; ")}`);
+      return body.memories?.length ?? 0;
+    };
+    for (const { q, scope } of queries.slice(0, 50)) await search(q, scope);
+    const latencies: number[] = [];
+    let answered = 0;
+    for (const { q, scope } of queries.slice(0, latencyQueries)) {
+      const begin = performance.now();
+      if ((await search(q, scope)) > 0) answered++;
+      latencies.push(performance.now() - begin);
+    }
+    const what = embeddings
+      ? "hybrid, query embedding included"
+      : "embeddings off: lexical only, for comparison";
+    console.log(
+      `recall (GET /v1/memory/search, ${what}), sequential: ${percentiles(latencies)} over ${latencyQueries} queries, ${answered} with results (${load()})`,
+    );
+    console.log(`  server RSS: ${await residentMegabytes(server.process.pid)}`);
+    await server.stop();
   }
-  console.log(
-    `recall (GET /v1/memory/search, hybrid, sequential, query embedding included): ${percentiles(latencies)} over ${latencyQueries} queries, ${answered} with results (${load()})`,
-  );
-  console.log(`server RSS: ${await residentMegabytes(server.process.pid)}`);
 } finally {
   await server?.stop();
   await database.drop();
   await modelServer.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }

@@ -60,6 +60,26 @@ export async function exactNearest(
   }
 }
 
+/**
+ * How many scans PostgreSQL counted on the path's HNSW index: read before and after the HNSW
+ * queries, it proves they used the index (an exact scan would make recall 1 whatever the index).
+ */
+export async function indexScans(databaseUrl: string, path: EmbeddingPath): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Backends report their counters at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { rows } = await client.query<{ scans: string }>(
+      "select coalesce(sum(idx_scan), 0) as scans from pg_stat_user_indexes where indexrelname = $1",
+      [hnswIndexName(path)],
+    );
+    return Number(rows[0]?.scans ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Mean recall@10 of the store's HNSW search at `efSearch` against the exact answers. */
 export async function hnswRecall(
   memories: MemoryStore,
