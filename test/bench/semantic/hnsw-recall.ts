@@ -26,7 +26,7 @@ export async function exactNearest(
   databaseUrl: string,
   accountId: string,
   path: EmbeddingPath,
-  queries: Float32Array[],
+  queries: { vector: Float32Array; scope?: string }[],
 ): Promise<ExactAnswer[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -35,18 +35,24 @@ export async function exactNearest(
     const statement = `select e.memory_id, ${distance} as distance
       from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
       where e.account_id = $2 and ${pathCondition(path, "e")} and (m.expires_at is null or m.expires_at > now())
+      and ($3::text is null or m.scope = $3)
       order by distance, e.memory_id limit 10`;
     await client.query("begin");
     await client.query("set local enable_indexscan = off");
-    const plan = await client.query(`explain ${statement}`, [vectorLiteral(queries[0]), accountId]);
+    const plan = await client.query(`explain ${statement}`, [
+      vectorLiteral((queries[0] as { vector: Float32Array }).vector),
+      accountId,
+      null,
+    ]);
     const planText = plan.rows.map((row) => row["QUERY PLAN"]).join("\n");
     if (planText.includes(hnswIndexName(path)))
       throw new Error(`the exact query used the index:\n${planText}`);
     const answers: ExactAnswer[] = [];
     for (const query of queries) {
       const { rows } = await client.query<{ memory_id: string; distance: number }>(statement, [
-        vectorLiteral(query),
+        vectorLiteral(query.vector),
         accountId,
+        query.scope ?? null,
       ]);
       answers.push({
         ids: new Set(rows.map((row) => row.memory_id)),
@@ -80,26 +86,26 @@ export async function indexScans(databaseUrl: string, path: EmbeddingPath): Prom
   }
 }
 
-/** Mean recall@10 of the store's HNSW search at `efSearch` against the exact answers. */
+/** Recall@10 of the store's HNSW search at `efSearch` against the exact answers, per query. */
 export async function hnswRecall(
   memories: MemoryStore,
   options: {
     accountId: string;
     path: EmbeddingPath;
-    queries: Float32Array[];
+    queries: { vector: Float32Array; scope?: string }[];
     exact: ExactAnswer[];
     efSearch: number;
   },
-): Promise<number> {
-  let found = 0;
-  let wanted = 0;
-  for (const [index, vector] of options.queries.entries()) {
+): Promise<number[]> {
+  const recalls: number[] = [];
+  for (const [index, { vector, scope }] of options.queries.entries()) {
     const exact = options.exact[index] as ExactAnswer;
     const nearest = await memories.nearest(
       options.accountId,
       {
         path: options.path,
         vector,
+        scope,
         limit: 10,
         includeSuperseded: true,
         fallbackLimit: 0,
@@ -107,10 +113,10 @@ export async function hnswRecall(
       },
       new Date(),
     );
-    wanted += exact.ids.size;
-    found += nearest.filter(
+    const found = nearest.filter(
       (row) => exact.ids.has(row.id) || 1 - row.similarity <= exact.farthest + tieTolerance,
     ).length;
+    recalls.push(exact.ids.size === 0 ? 1 : found / exact.ids.size);
   }
-  return wanted === 0 ? 0 : found / wanted;
+  return recalls;
 }
