@@ -1,19 +1,44 @@
 import { defineConfig } from "vitest/config";
 
+// The memory suite runs twice: lexically in "default", and again with semantic search on against
+// one real model server (test/memory/embeddings-model-server.ts; test/support/platforms.ts reads
+// CAIRN_TEST_EMBEDDINGS). The embedder's own suites start their own model servers and are left out.
+const memoryEmbeddings = {
+  name: "memory (embeddings)",
+  include: ["test/memory/**/*.test.ts"],
+  exclude: [
+    "**/node_modules/**",
+    "test/memory/embedder.test.ts",
+    "test/memory/embeddings-storage.test.ts",
+    "test/memory/semantic-search.test.ts",
+  ],
+  env: { CAIRN_TEST_EMBEDDINGS: "on" },
+  globalSetup: ["test/memory/embeddings-model-server.ts"],
+};
+
 export default defineConfig({
   test: {
-    include: [
-      "core/**/*.test.ts",
-      "transports/**/*.test.ts",
-      "plugins/**/*.test.ts",
-      "platform/**/*.test.ts",
-      "test/**/*.test.ts",
-      "cli/**/*.test.ts",
-      "sdks/js/**/*.test.ts",
-    ],
-    exclude: ["**/node_modules/**", "test/bench/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "default",
+          include: [
+            "core/**/*.test.ts",
+            "transports/**/*.test.ts",
+            "plugins/**/*.test.ts",
+            "platform/**/*.test.ts",
+            "test/**/*.test.ts",
+            "cli/**/*.test.ts",
+            "sdks/js/**/*.test.ts",
+          ],
+          exclude: ["**/node_modules/**", "test/bench/**"],
+        },
+      },
+      { extends: true, test: memoryEmbeddings },
+    ],
   },
 });

@@ -11,7 +11,12 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { createTestDatabase, type StorageTarget, storageTargets } from "../support/platforms.ts";
+import {
+  createTestDatabase,
+  embeddingsEnvironment,
+  type StorageTarget,
+  storageTargets,
+} from "../support/platforms.ts";
 import { signUpWithKey, startServer } from "../support/processes.ts";
 
 const entry = join(import.meta.dirname, "../../platform/serve.ts");
@@ -63,6 +68,7 @@ describe.each(storageTargets)("crash durability on %s", (target: StorageTarget) 
       SVC_DATA_DIR: dataDir,
       SVC_LOG_LEVEL: "warn",
       ...(database ? { SVC_DATABASE_URL: database.url } : {}),
+      ...(await embeddingsEnvironment()),
     };
     try {
       const first = await startServer(process.execPath, [entry], environment);
@@ -106,6 +112,7 @@ describe.each(storageTargets)("crash durability on %s", (target: StorageTarget) 
       SVC_DATA_DIR: dataDir,
       SVC_LOG_LEVEL: "warn",
       ...(database ? { SVC_DATABASE_URL: database.url } : {}),
+      ...(await embeddingsEnvironment()),
     };
     try {
       const first = await startServer(process.execPath, [entry], environment);

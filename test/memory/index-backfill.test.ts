@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { storageTargets } from "../support/platforms.ts";
-import { createMemoryPlatform, type MemoryOut, newAccount } from "./memory-client.ts";
+import { createMemoryPlatform, embeddingsMode, type MemoryOut, newAccount } from "./memory-client.ts";
 
 describe.each(storageTargets)("index backfill on %s", (target) => {
   it("indexes rows that have no postings and answers as before", async () => {
@@ -33,7 +33,9 @@ describe.each(storageTargets)("index backfill on %s", (target) => {
       ]) {
         await execute(statement);
       }
-      expect((await memory.search("boiler March")).memories).toEqual([]);
+      // Lexically the rows are gone from search; with embeddings on their vectors still find them
+      // (the missing postings are counted by indexUnposted just below, in both modes).
+      if (!embeddingsMode) expect((await memory.search("boiler March")).memories).toEqual([]);
       expect(await memories.indexUnposted()).toBe(3);
       expect(await memories.indexUnposted()).toBe(0);
       expect(strip(await memory.search("boiler March"))).toEqual(before);

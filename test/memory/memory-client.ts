@@ -1,15 +1,45 @@
 /**
  * Helpers for the memory suites: one platform per suite on a real database, accounts with API
  * keys, and a small typed client over the REST routes of docs/api.md#memory.
+ *
+ * The suite runs in two modes (vitest.config.ts): lexical, and with embeddings on
+ * (`embeddingsMode`, CAIRN_TEST_EMBEDDINGS=on). A test that measures the lexical ranking itself
+ * is declared with `lexicalOnly`, so it exists only in the lexical run (it is never skipped).
  */
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import type { Clock } from "../../core/index.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
+  embeddingsMode,
   type StorageTarget,
   type TestPlatform,
 } from "../support/platforms.ts";
+
+export { embeddingsMode };
+
+/** A test of the lexical ranking itself: declared in the lexical run only. */
+export const lexicalOnly: typeof it = embeddingsMode ? (((..._arguments: unknown[]) => {}) as typeof it) : it;
+
+/** The embedding figures metrics reports for `total` live memories, every write embedded. */
+export function embeddingFigures(total: number, embedded = total) {
+  return embeddingsMode
+    ? {
+        embedded_memories: embedded,
+        embedding_coverage: total === 0 ? 0 : Math.round((embedded / total) * 1_000_000) / 1_000_000,
+        embedding_model_id: "all-MiniLM-L6-v2",
+      }
+    : { embedded_memories: 0, embedding_coverage: 0, embedding_model_id: null };
+}
+
+/**
+ * The rows of a search for a word no memory holds any more that would be wrong: lexically any row
+ * at all; with embeddings on, fusion always seats the nearest row above the similarity floor,
+ * so only a row that still holds the word is wrong.
+ */
+export function rowsHolding(memories: readonly MemoryOut[], word: string): MemoryOut[] {
+  return memories.filter((row) => !embeddingsMode || JSON.stringify(row).includes(word));
+}
 
 export interface MemoryOut {
   id: string;

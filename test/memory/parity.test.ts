@@ -7,7 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createManualClock } from "../../core/index.ts";
-import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../support/platforms.ts";
+import {
+  createAccountWithKey,
+  createTestPlatform,
+  embeddingsMode,
+  type TestPlatform,
+} from "../support/platforms.ts";
 import { generateQueries, generateWrites, type ParityQuery } from "./parity-corpus.ts";
 
 type MemoryOut = Record<string, unknown> & { id: string; scope: string; kind: string; content: string };
@@ -40,6 +45,28 @@ function portable(side: Side, row: MemoryOut) {
     identity: side.identities.get(id) ?? `unknown ${id}`,
     superseded_by: successor === null ? null : (side.identities.get(successor as string) ?? "unknown"),
   };
+}
+
+/**
+ * Two stores' answers to one search: equal; with embeddings on, the same rows in the same order
+ * and scores within 0.00001 (SQLite's cosine in doubles and pgvector's in floats differ in the
+ * last place of a float32 vector's similarity).
+ */
+function expectSameAnswer(actual: { hits: unknown }, expected: { hits: unknown }, query: string) {
+  const message = `answer to ${query}`;
+  if (!embeddingsMode || !Array.isArray(actual.hits) || !Array.isArray(expected.hits))
+    return expect(actual, message).toEqual(expected);
+  const scores = (hits: { score: number }[]) => hits.map((hit) => hit.score);
+  const withoutScores = (answer: { hits: { score: number }[] }) => ({
+    ...answer,
+    hits: answer.hits.map(({ score: _score, ...rest }) => rest),
+  });
+  expect(withoutScores(actual as { hits: { score: number }[] }), message).toEqual(
+    withoutScores(expected as { hits: { score: number }[] }),
+  );
+  const expectedScores = scores(expected.hits);
+  for (const [position, score] of scores(actual.hits).entries())
+    expect(Math.abs(score - (expectedScores[position] as number)), message).toBeLessThanOrEqual(0.00001);
 }
 
 function searchPath(query: ParityQuery) {
@@ -122,8 +149,7 @@ describe("memory parity between SQLite and PostgreSQL", () => {
       // Any query text is valid; only a scope holding U+0000 (which no store can hold) is refused.
       const expected = query.scope?.includes("\u0000") ? 422 : 200;
       expect(answers[0].status, `status of ${JSON.stringify(query)}`).toBe(expected);
-      for (const answer of answers.slice(1))
-        expect(answer, `answer to ${JSON.stringify(query)}`).toEqual(answers[0]);
+      for (const answer of answers.slice(1)) expectSameAnswer(answer, answers[0], JSON.stringify(query));
       if (expected !== 200) continue;
       const hits = answers[0].hits as unknown as { score: number; superseded_at: unknown }[];
       if (hits.length > 0) nonEmpty++;

@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
-import { createMemoryPlatform, type ExportPayload, errorCode, newAccount } from "./memory-client.ts";
+import {
+  createMemoryPlatform,
+  type ExportPayload,
+  embeddingFigures,
+  errorCode,
+  newAccount,
+} from "./memory-client.ts";
 
 /** An export with every id replaced by the identity (scope, kind, content) it stands for, sorted. */
 function portable(payload: ExportPayload) {
@@ -92,9 +98,7 @@ describe.each(storageTargets)("memory profile, metrics, export and import on %s"
     expect(await memory.metrics()).toEqual({
       total_memories: 0,
       by_kind: {},
-      embedded_memories: 0,
-      embedding_coverage: 0,
-      embedding_model_id: null,
+      ...embeddingFigures(0),
     });
     await memory.remember({ content: "The deployment uses blue-green rollout.", scope: "ops" });
     clock.advance(1000);
@@ -110,11 +114,13 @@ describe.each(storageTargets)("memory profile, metrics, export and import on %s"
     expect(await memory.metrics("ops")).toMatchObject({
       total_memories: 2,
       by_kind: { fact: 1, instruction: 1 },
+      ...embeddingFigures(2),
     });
     expect(await memory.metrics("app")).toMatchObject({ total_memories: 2, by_kind: { goal: 2 } });
     expect(await memory.metrics()).toMatchObject({
       total_memories: 4,
       by_kind: { fact: 1, instruction: 1, goal: 2 },
+      ...embeddingFigures(4),
     });
     expect((await memory.metrics("nothing-here")).total_memories).toBe(0);
   });

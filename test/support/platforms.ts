@@ -2,6 +2,11 @@
  * Test platforms on real databases: a fresh SQLite file per platform, or a fresh PostgreSQL
  * database (created from SVC_TEST_DATABASE_URL, dropped at close). Suites that run "on both
  * stores" loop over `storageTargets`; a missing PostgreSQL is a failure, never a skip.
+ *
+ * With CAIRN_TEST_EMBEDDINGS=on (the vitest project "memory (embeddings)") every platform runs
+ * semantic search against the project's shared model server, and recall first drains the
+ * embedder, and so does a metrics request, so a read sees its own writes' vectors (production
+ * never waits for them).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +20,7 @@ import {
   type SandboxRuntime,
   silentLogger,
 } from "../../core/index.ts";
+import type { MemoryEmbedder } from "../../core/memory/embedder.ts";
 import type { ImageBuilder } from "../../core/ports/image-builder.ts";
 import { type CairnApp, createCairnApp } from "../../platform/create-cairn-app.ts";
 import { createPlatform, type NodePlatform } from "../../platform/create-platform.ts";
@@ -25,6 +31,36 @@ export const storageTargets: StorageTarget[] = ["sqlite", "postgresql"];
 
 // Light argon2 settings keep suites fast; the production parameters have their own test.
 export const fastPasswords = createArgon2Hasher({ memoryCost: 1024, timeCost: 1 });
+
+/** The memory suite's second mode: semantic search on, against a real model server. */
+export const embeddingsMode = process.env.CAIRN_TEST_EMBEDDINGS === "on";
+
+/** The settings that turn semantic search on (none outside the embeddings mode), for platforms and servers. */
+export async function embeddingsEnvironment(): Promise<Record<string, string>> {
+  if (!embeddingsMode) return {};
+  // Imported here, not at the top: the benchmarks load this file outside vitest.
+  const { inject } = await import("vitest");
+  return {
+    SVC_MEMORY_EMBEDDINGS_ENABLED: "true",
+    SVC_MEMORY_EMBEDDING_BASE_URL: `${inject("modelServerUrl")}/v1`,
+  };
+}
+
+/**
+ * The embedder with a query that first embeds every pending write. Writes only wake the
+ * background loop, so without this a recall right after a remember would race it; draining in the
+ * test harness keeps recall's production behaviour (never waiting) and makes results
+ * deterministic. A drain that fails (the model server down) leaves the query to warn as usual.
+ */
+function settledBeforeQueries(embedder: MemoryEmbedder): MemoryEmbedder {
+  return {
+    ...embedder,
+    async embedQuery(text, signal) {
+      await embedder.drain().catch(() => {});
+      return embedder.embedQuery(text, signal);
+    },
+  };
+}
 
 export function testDatabaseUrl(): string {
   const url = process.env.SVC_TEST_DATABASE_URL;
@@ -106,15 +142,20 @@ export async function createTestPlatform(
     // Ranking in process: a pair of search threads per test platform costs more than it saves
     // (the servers the end-to-end tests start rank on threads).
     SVC_MEMORY_SEARCH_THREADS: "0",
+    ...(await embeddingsEnvironment()),
     ...options.environment,
   });
-  const platform = await createPlatform(config, {
+  const created = await createPlatform(config, {
     clock: options.clock,
     logger: options.logger ?? silentLogger,
     passwords: fastPasswords,
     sandboxRuntime: options.sandboxRuntime,
     imageBuilder: options.imageBuilder,
   });
+  const platform: NodePlatform =
+    embeddingsMode && created.memoryEmbedder
+      ? { ...created, memoryEmbedder: settledBeforeQueries(created.memoryEmbedder) }
+      : created;
   const cairn = createCairnApp(platform, {
     clientIp: (request) => request.headers.get("x-test-client-ip") ?? "203.0.113.7",
   });
@@ -126,7 +167,10 @@ export async function createTestPlatform(
     call: createCaller(platform),
     databaseUrl,
     dataDir,
-    request(path, init = {}) {
+    async request(path, init = {}) {
+      // The embedding coverage a test reads counts its own writes (see settledBeforeQueries).
+      if (embeddingsMode && path.startsWith("/v1/memory/metrics"))
+        await platform.memoryEmbedder?.drain().catch(() => {});
       const headers = new Headers(init.headers);
       if (init.credential) headers.set("Authorization", `Bearer ${init.credential}`);
       if (init.ip) headers.set("x-test-client-ip", init.ip);
@@ -135,7 +179,7 @@ export async function createTestPlatform(
         body = JSON.stringify(init.json);
         headers.set("content-type", "application/json");
       }
-      return Promise.resolve(app.request(path, { ...init, headers, body }));
+      return app.request(path, { ...init, headers, body });
     },
     async close() {
       await cairn.close();
