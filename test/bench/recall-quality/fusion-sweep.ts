@@ -1,0 +1,124 @@
+/**
+ * Compares fusion variants offline on a candidate dump (recall-quality.ts --dump file): recall@10
+ * per category and overall for the current rule (core's fuseRankings at recall's depth of 50)
+ * and for variants of its weights, semantic floor, candidate depth and lexical normalisation,
+ * plus reciprocal-rank fusion. Deterministic; no model server, no database.
+ *
+ * Usage: npx node test/bench/recall-quality/fusion-sweep.ts candidates.json [wide]
+ * (`wide`: the normalised variants with higher lexical shares and floors, depths 50 to 200).
+ */
+import { readFile } from "node:fs/promises";
+import { fuseRankings } from "../../../core/memory/hybrid.ts";
+import type { DumpedQuestion } from "./candidate-dump.ts";
+import { categories } from "./dataset.ts";
+
+const file = process.argv[2];
+if (!file) throw new Error("usage: fusion-sweep.ts candidates.json");
+const dumped = JSON.parse(await readFile(file, "utf8")) as DumpedQuestion[];
+const limit = 10;
+
+type Ranker = (question: DumpedQuestion) => string[];
+
+interface Variant {
+  lexicalShare: number;
+  floor: number;
+  depth: number;
+  /** Lexical scores divided by the list's best, so the lexical leader has 1 like a perfect vector. */
+  normalise: boolean;
+  /** The lexical and semantic leaders seated in the first two places (tier 1), as core does. */
+  seats: boolean;
+}
+
+/** Core's rule with its constants as parameters (tier 0 phrase matches, tier 1 leaders, fused). */
+function weighted(variant: Variant): Ranker {
+  return (question) => {
+    const lexical = question.lexical.slice(0, variant.depth);
+    const best = Math.max(1e-9, ...lexical.map((hit) => hit.score));
+    const lexicalScore = new Map(
+      lexical.map((hit) => [hit.turn, variant.normalise ? hit.score / best : hit.score]),
+    );
+    const phrase = new Set(lexical.filter((hit) => hit.phrase).map((hit) => hit.turn));
+    const semantic = new Map<string, number>();
+    for (const near of question.nearest.slice(0, variant.depth))
+      semantic.set(near.turn, Math.max(0, (near.similarity - variant.floor) / (1 - variant.floor)));
+    const semanticLeader = [...semantic].filter(([, value]) => value > 0).sort((a, b) => b[1] - a[1])[0]?.[0];
+    const lexicalLeader = lexical[0]?.turn;
+    const rows = [...new Set([...lexicalScore.keys(), ...semantic.keys()])].map((turn) => {
+      const fused =
+        variant.lexicalShare * (lexicalScore.get(turn) ?? 0) +
+        (1 - variant.lexicalShare) * (semantic.get(turn) ?? 0);
+      const leader = variant.seats && (turn === lexicalLeader || turn === semanticLeader);
+      const tier = phrase.has(turn) ? 0 : leader ? 1 : 2;
+      return { turn, fused, tier, position: lexical.findIndex((hit) => hit.turn === turn) };
+    });
+    rows.sort((a, b) => a.tier - b.tier || (a.tier === 0 ? a.position - b.position : b.fused - a.fused));
+    return rows.filter((row) => row.fused > 0 || row.tier < 2).map((row) => row.turn);
+  };
+}
+
+/** Reciprocal-rank fusion: the sum of weight / (k + rank) over both lists. */
+function reciprocalRank(k: number, lexicalWeight: number, depth: number, floor: number): Ranker {
+  return (question) => {
+    const score = new Map<string, number>();
+    question.lexical.slice(0, depth).forEach((hit, rank) => {
+      score.set(hit.turn, (score.get(hit.turn) ?? 0) + lexicalWeight / (k + rank + 1));
+    });
+    question.nearest
+      .slice(0, depth)
+      .filter((near) => near.similarity > floor)
+      .forEach((near, rank) => {
+        score.set(near.turn, (score.get(near.turn) ?? 0) + (1 - lexicalWeight) / (k + rank + 1));
+      });
+    return [...score].sort((a, b) => b[1] - a[1]).map(([turn]) => turn);
+  };
+}
+
+const current: Ranker = (question) => {
+  const turnOf = (turn: string) => turn;
+  return fuseRankings(
+    question.lexical
+      .slice(0, 50)
+      .map((hit) => ({ id: turnOf(hit.turn), score: hit.score, phrase: hit.phrase })),
+    question.nearest.slice(0, 50).map((near) => ({ id: near.turn, similarity: near.similarity })),
+  ).map((row) => row.id);
+};
+
+function recallAt(ranker: Ranker, subset: DumpedQuestion[]): number {
+  let sum = 0;
+  for (const question of subset) {
+    const top = ranker(question).slice(0, limit);
+    sum += question.evidence.filter((turn) => top.includes(turn)).length / question.evidence.length;
+  }
+  return sum / Math.max(1, subset.length);
+}
+
+function line(label: string, ranker: Ranker): void {
+  const cells = categories.map((category) =>
+    recallAt(
+      ranker,
+      dumped.filter((question) => question.category === category),
+    ).toFixed(3),
+  );
+  console.log(`${label.padEnd(44)} ${cells.join("  ")}   ${recallAt(ranker, dumped).toFixed(3)}`);
+}
+
+console.log(
+  `${"variant".padEnd(44)} ${categories.map((category) => category.slice(0, 5)).join("  ")}   overall`,
+);
+line("lexical only", (question) => question.lexical.map((hit) => hit.turn));
+line("vectors only", (question) => question.nearest.map((near) => near.turn));
+line("current rule (core fuseRankings, depth 50)", current);
+const grid = process.argv[3] === "wide";
+for (const depth of grid ? [50, 100, 150, 200] : [50, 100, 200])
+  for (const normalise of grid ? [true] : [false, true])
+    for (const lexicalShare of grid ? [0.7, 0.75, 0.8, 0.85, 0.9] : [0.35, 0.45, 0.55, 0.65, 0.75])
+      for (const floor of grid ? [0.2, 0.3, 0.4, 0.5] : [0.2, 0.3, 0.4])
+        for (const seats of grid ? [true] : [true, false])
+          line(
+            `w${lexicalShare} f${floor} d${depth}${normalise ? " norm" : ""}${seats ? "" : " noseats"}`,
+            weighted({ lexicalShare, floor, depth, normalise, seats }),
+          );
+for (const depth of [50, 100])
+  for (const lexicalWeight of [0.4, 0.5, 0.6])
+    for (const k of [10, 60])
+      line(`rrf k${k} w${lexicalWeight} d${depth}`, reciprocalRank(k, lexicalWeight, depth, 0.2));
