@@ -172,7 +172,7 @@ if (hybrid) {
   timing("cairn hybrid", hybrid);
   const embeddedAfter = (hybrid.embeddedAfterMs ?? 0) / 1000;
   console.log(
-    `cairn hybrid embedding: ${turns.length} memories embedded ${embeddedAfter.toFixed(1)} s after the import began (${(turns.length / embeddedAfter).toFixed(0)} per s), ${((hybrid.embeddingTailMs ?? 0) / 1000).toFixed(1)} s after its last answer; model ${hybrid.modelId}`,
+    `cairn hybrid embedding: all ${hybrid.embedded} current memories embedded ${embeddedAfter.toFixed(1)} s after the import began (${((hybrid.embedded ?? 0) / embeddedAfter).toFixed(0)} per s), ${((hybrid.embeddingTailMs ?? 0) / 1000).toFixed(1)} s after its last answer; model ${hybrid.modelId}`,
   );
 }
 console.log(

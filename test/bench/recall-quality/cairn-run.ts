@@ -33,6 +33,8 @@ export interface CairnRun {
   /** The part of it after the import's last answer. */
   embeddingTailMs?: number;
   modelId?: string | null;
+  /** Live, current memories with a vector when the questions began (superseded ones not counted). */
+  embedded?: number;
   searchMs: number;
   /** Questions answered lexically with a warning (the query could not be embedded). */
   warned: number;
@@ -100,6 +102,7 @@ export async function runCairn(options: CairnRunOptions): Promise<CairnRun> {
       run.embeddedAfterMs = performance.now() - importStart;
       run.embeddingTailMs = run.embeddedAfterMs - run.importMs;
       run.modelId = metrics.embedding_model_id;
+      run.embedded = metrics.embedded_memories;
     }
 
     const searchStart = performance.now();
