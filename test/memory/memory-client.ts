@@ -3,10 +3,9 @@
  * keys, and a small typed client over the REST routes of docs/api.md#memory.
  *
  * The suite runs in two modes (vitest.config.ts): lexical, and with embeddings on
- * (`embeddingsMode`, CAIRN_TEST_EMBEDDINGS=on). A test that measures the lexical ranking itself
- * is declared with `lexicalOnly`, so it exists only in the lexical run (it is never skipped).
+ * (`embeddingsMode`, CAIRN_TEST_EMBEDDINGS=on); the helpers below state what differs.
  */
-import { expect, it } from "vitest";
+import { expect } from "vitest";
 import type { Clock } from "../../core/index.ts";
 import {
   createAccountWithKey,
@@ -18,15 +17,12 @@ import {
 
 export { embeddingsMode };
 
-/** A test of the lexical ranking itself: declared in the lexical run only. */
-export const lexicalOnly: typeof it = embeddingsMode ? (((..._arguments: unknown[]) => {}) as typeof it) : it;
-
-/** The embedding figures metrics reports for `total` live memories, every write embedded. */
-export function embeddingFigures(total: number, embedded = total) {
+/** The embedding figures metrics reports for `total` live memories (with embeddings on, all embedded). */
+export function embeddingFigures(total: number) {
   return embeddingsMode
     ? {
-        embedded_memories: embedded,
-        embedding_coverage: total === 0 ? 0 : Math.round((embedded / total) * 1_000_000) / 1_000_000,
+        embedded_memories: total,
+        embedding_coverage: total === 0 ? 0 : 1,
         embedding_model_id: "all-MiniLM-L6-v2",
       }
     : { embedded_memories: 0, embedding_coverage: 0, embedding_model_id: null };
