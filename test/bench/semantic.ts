@@ -3,7 +3,8 @@
  * memories into one account of a fresh database, embeds them with the real embedder and model
  * server, then prints: the model server's embeddings per second (batches as the embedder sends
  * them), the HNSW index build time, HNSW recall@10 against exact search at several ef_search
- * values, recall query latency through GET /v1/memory/search on a server with embeddings on
+ * values (the store's query, and a proposed rewrite that keeps the HNSW scan once the tables are
+ * analysed), recall query latency through GET /v1/memory/search on a server with embeddings on
  * (query embedding included), and that server's RSS. Vectors are cached under
  * .test-data/bench-semantic by corpus seed and model id, so reruns skip the embedding (the output
  * says so). Run: `source .test-data/env && export SVC_TEST_DATABASE_URL &&
@@ -23,6 +24,7 @@ import { type RunningServer, startServer } from "../support/processes.ts";
 import { createCorpus } from "./memory-corpus.ts";
 import { percentiles, residentMegabytes } from "./semantic/figures.ts";
 import { exactNearest, hnswRecall, indexScans } from "./semantic/hnsw-recall.ts";
+import { proposedNearestRecall } from "./semantic/proposed-nearest.ts";
 import { cachingProvider, loadVectorCache, saveVectorCache } from "./semantic/vector-cache.ts";
 
 const { values: options } = parseArgs({
@@ -167,6 +169,18 @@ try {
   console.log(
     `  the HNSW index was scanned ${scans} times for ${queryCount * efSearchValues.length} searches`,
   );
+  for (const efSearch of efSearchValues) {
+    const proposed = await proposedNearestRecall(database.url, {
+      accountId: account.accountId,
+      path,
+      queries: vectorQueries,
+      exact,
+      efSearch,
+    });
+    console.log(
+      `proposed nearest (exists … offset 0), ef_search ${efSearch}: recall@10 ${mean(proposed.recalls).toFixed(4)} (within one scope ${mean(scoped.map((index) => proposed.recalls[index] as number)).toFixed(4)}), ${proposed.planUsesIndex ? "HNSW scan" : "NO HNSW scan"}, SQL ${percentiles(proposed.latencies)}`,
+    );
+  }
   await loader.close();
 
   // The real path: a server with embeddings on, one query at a time, its embedding included.
