@@ -105,8 +105,9 @@ describe("fuseRankings", () => {
     expect(
       fuseRankings(lexical.toReversed(), [...semantic.toReversed(), semantic[0] as NearestMemory]),
     ).toEqual(fused);
-    // "a" leads the lexical list by id; "c" and "d" tie on similarity, so "c" leads the vectors by id.
-    expect(ids(fused)).toEqual(["c", "a", "d", "b"]);
+    // "a" leads the lexical list by id; "c" and "d" tie on similarity, so "c" leads the vectors by
+    // id. Both are seated, "a" first by fused score; then "b" (words) before "d" (meaning alone).
+    expect(ids(fused)).toEqual(["a", "c", "b", "d"]);
   });
 
   it("leaves out neighbours below the floor and ranks lexical alone when no vector is close", () => {
@@ -117,9 +118,11 @@ describe("fuseRankings", () => {
       ],
       [{ id: "unrelated", similarity: 0.15 }],
     );
+    // Lexical scores count relative to the best (capped just below 1): 0.85 × 0.999999 and
+    // 0.85 × 0.1 / 0.3.
     expect(fused).toEqual([
-      { id: "first", score: 0.165 },
-      { id: "second", score: 0.055 },
+      { id: "first", score: 0.849999 },
+      { id: "second", score: 0.283333 },
     ]);
   });
 
@@ -136,8 +139,9 @@ describe("fuseRankings", () => {
         { id: "close", similarity: 0.6 },
       ],
     );
-    expect(ids(fused)).toEqual(["nearest", "leader", "both", "close", "words"]);
-    expect(fused.find((row) => row.id === "both")?.score).toBe(0.335);
+    expect(ids(fused)).toEqual(["leader", "nearest", "both", "words", "close"]);
+    // 0.85 × 0.2 / 0.3 + 0.15 × (0.6 - 0.2) / 0.8.
+    expect(fused.find((row) => row.id === "both")?.score).toBe(0.641667);
   });
 
   it("returns nothing for nothing", () => {

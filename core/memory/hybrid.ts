@@ -3,12 +3,16 @@
  * one list, best first. Pure and deterministic, so both databases rank alike.
  *
  * The rule:
- * 1. Evidence per row, each in [0, 1]: lexical = recall's score (0 when the row is not in the
- *    lexical list); semantic = (similarity - floor) / (1 - floor), clamped (0 when the row is not
- *    in the vector list or below the floor: the nearest rows of an unrelated query are not
- *    matches). The floor (default 0.2) sits above what unrelated texts reach with common models.
- * 2. Fused = 0.55 * lexical + 0.45 * semantic, in [0, 1) since lexical < 1. Rows with neither
- *    kind of evidence are left out.
+ * 1. Evidence per row, each in [0, 1]: lexical = recall's score divided by the best lexical
+ *    score of the list (0 when the row is not in the lexical list); semantic = (similarity -
+ *    floor) / (1 - floor), clamped (0 when the row is not in the vector list or below the floor:
+ *    the nearest rows of an unrelated query are not matches). The floor (default 0.2; recall
+ *    passes 0.3) sits above what unrelated texts reach with common models.
+ * 2. Fused = 0.85 * lexical + 0.15 * semantic, capped below 1. Recall's scores are small and
+ *    close together while a model's similarities are high and spread out: on raw scores the
+ *    vectors would decide the order, and test/bench/recall-quality.ts measured hybrid no better
+ *    than lexical (0.545 against 0.549); relative lexical scores weighted 0.85 measured 0.644.
+ *    Rows with neither kind of evidence are left out.
  * 3. Seats, so neither list can bury the other's best answer:
  *    - tier 0: rows the caller marks as phrase matches, in the lexical list's order (recall puts
  *      an exact or near phrase match first, and fusion keeps it first);
@@ -42,10 +46,12 @@ export interface FusedMemory {
 export interface FusionOptions {
   /** Cosine similarity at or below which a vector neighbour is no evidence (default 0.2). */
   semanticFloor?: number;
+  /** Order of rows with equal evidence (default: the smaller id). Ids differ between databases. */
+  tieBreak?: (first: string, second: string) => number;
 }
 
-export const lexicalShare = 0.55;
-export const semanticShare = 0.45;
+export const lexicalShare = 0.85;
+export const semanticShare = 0.15;
 export const defaultSemanticFloor = 0.2;
 const step = 0.000001;
 const highestScore = 0.999999;
@@ -71,8 +77,12 @@ function compareIds(first: string, second: string): number {
 }
 
 /** Rows best first: ids stable whatever order equal scores arrived in. */
-function bestFirst<T extends { id: string }>(rows: readonly T[], value: (row: T) => number): T[] {
-  return rows.toSorted((first, second) => value(second) - value(first) || compareIds(first.id, second.id));
+function bestFirst<T extends { id: string }>(
+  rows: readonly T[],
+  value: (row: T) => number,
+  tieBreak: (first: string, second: string) => number = compareIds,
+): T[] {
+  return rows.toSorted((first, second) => value(second) - value(first) || tieBreak(first.id, second.id));
 }
 
 export function fuseRankings(
@@ -81,6 +91,7 @@ export function fuseRankings(
   options: FusionOptions = {},
 ): FusedMemory[] {
   const floor = options.semanticFloor ?? defaultSemanticFloor;
+  const tieBreak = options.tieBreak ?? compareIds;
   const lexicalById = new Map<string, LexicalHit>();
   for (const hit of lexical) if (!lexicalById.has(hit.id)) lexicalById.set(hit.id, hit);
   const semanticById = new Map<string, number>();
@@ -88,19 +99,23 @@ export function fuseRankings(
     const evidence = unit((near.similarity - floor) / (1 - floor));
     if (evidence > (semanticById.get(near.id) ?? 0)) semanticById.set(near.id, evidence);
   }
-  const lexicalOrder = bestFirst([...lexicalById.values()], (hit) => unit(hit.score));
+  const lexicalOrder = bestFirst([...lexicalById.values()], (hit) => unit(hit.score), tieBreak);
+  // Relative to the list's best: recall's scores are small and close together, a model's
+  // similarities high and spread out, so raw scores would let the vectors decide the order.
+  const lexicalBest = Math.max(step, unit(lexicalOrder[0]?.score ?? 0));
   const lexicalPosition = new Map(lexicalOrder.map((hit, position) => [hit.id, position]));
   const lexicalLeader = lexicalOrder[0]?.id;
   const semanticLeader = bestFirst(
     [...semanticById].map(([id, evidence]) => ({ id, evidence })),
     (row) => row.evidence,
+    tieBreak,
   )[0]?.id;
 
   const rows: Row[] = [];
   for (const id of new Set([...lexicalById.keys(), ...semanticById.keys()])) {
     const hit = lexicalById.get(id);
     const fused =
-      lexicalShare * Math.min(unit(hit?.score ?? 0), highestScore) +
+      lexicalShare * Math.min(unit(hit?.score ?? 0) / lexicalBest, highestScore) +
       semanticShare * (semanticById.get(id) ?? 0);
     const tier = hit?.phrase === true ? 0 : id === lexicalLeader || id === semanticLeader ? 1 : 2;
     if (fused <= 0 && tier === 2) continue;
@@ -110,7 +125,7 @@ export function fuseRankings(
     (first, second) =>
       first.tier - second.tier ||
       (first.tier === 0 ? first.lexicalPosition - second.lexicalPosition : second.fused - first.fused) ||
-      compareIds(first.id, second.id),
+      tieBreak(first.id, second.id),
   );
 
   // From the bottom up: each row scores at least a step above the row below it in a lower tier.

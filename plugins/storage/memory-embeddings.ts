@@ -189,7 +189,22 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       }
       const distance = `${pathVector(path, "e")} <=> ?::vector(${path.dimensions})`;
       const literal = vectorLiteral(query);
+      const exact = async (transaction: Execute) => {
+        const [counted] = await transaction<{ total: number | string }>(
+          `select count(*) as total from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")}`,
+          [accountId],
+        );
+        if (Number(counted?.total ?? 0) > request.fallbackLimit) return null;
+        // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
+        return transaction<{ memory_id: string; distance: number | string }>(
+          `with candidates as materialized (select e.memory_id, ${distance} as distance ${joined})
+           select memory_id, distance from candidates order by distance, memory_id limit ?`,
+          [literal, ...parameters, request.limit],
+        );
+      };
       const search = async (transaction: Execute) => {
+        const few = await exact(transaction);
+        if (few !== null) return few;
         // HNSW's candidate list, and pgvector 0.8's iterative scan: it keeps walking the graph
         // while the account and liveness filters reject rows, so other accounts' rows never starve
         // the answer. Relaxed order can return rows slightly out of order: sorted exactly after.

@@ -529,7 +529,13 @@ describe.each(storageTargets)("forget leaves no vector byte behind on %s", (targ
         credential: account.key,
       });
       expect(response.status).toBe(204);
-      const files = await storedFiles(test);
+      // PostgreSQL's VACUUM FULL keeps a deleted row while any transaction of the cluster (other
+      // suites run beside this one) may still see it: rewritten again until the horizon passes it.
+      let files = await storedFiles(test);
+      for (let attempt = 1; attempt < 30 && (await filesHolding(files, needle)).length > 0; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        files = await storedFiles(test);
+      }
       expect(await filesHolding(files, needle)).toEqual([]);
       expect((await filesHolding(files, vectorBytes(kept))).length).toBeGreaterThan(0);
     } finally {
