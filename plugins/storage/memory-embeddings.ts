@@ -188,6 +188,13 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         return scored.slice(0, request.limit);
       }
       const distance = `${pathVector(path, "e")} <=> ?::vector(${path.dimensions})`;
+      // The memories checks stay a filter of the HNSW scan (same parameters as `joined`): as a
+      // join, the planner estimates them at one row once memory_embeddings is analysed and answers
+      // with an exact scan of every vector (test/bench/semantic.ts found it; "offset 0" keeps the
+      // subquery from being turned into that join).
+      const filtered = `from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")}
+        and exists (select 1 from memories m where m.id = e.memory_id and m.content_hash = e.content_hash
+          and ${liveMemory}${filter} offset 0)`;
       const literal = vectorLiteral(query);
       const exact = async (transaction: Execute) => {
         const [counted] = await transaction<{ total: number | string }>(
@@ -213,7 +220,7 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         ]);
         await transaction("select set_config('hnsw.iterative_scan', 'relaxed_order', true)");
         return transaction<{ memory_id: string; distance: number | string }>(
-          `with nearest as materialized (select e.memory_id, ${distance} as distance ${joined} order by ${distance} limit ?)
+          `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
            select memory_id, distance from nearest order by distance, memory_id`,
           [literal, ...parameters, literal, request.limit],
         );
