@@ -2,7 +2,7 @@
  * cairn-client: the JavaScript SDK for Cairn's REST API (memory, sandboxes, keys, images, volumes,
  * secrets, MCP connections). ESM, no dependencies, web-standard fetch: Node, Deno and browsers.
  */
-export { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
+export { type BaseUrlProblem, checkBaseUrl, defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
 export { CairnClient, type CairnClientOptions, SandboxSession } from "./client.ts";
 export {
   type ApiErrorType,
