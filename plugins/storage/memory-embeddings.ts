@@ -197,9 +197,10 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
           and ${liveMemory}${filter} offset 0)`;
       const literal = vectorLiteral(query);
       const exact = async (transaction: Execute) => {
+        // Counted only up to one past the limit: a large account costs the same as a small one here.
         const [counted] = await transaction<{ total: number | string }>(
-          `select count(*) as total from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")}`,
-          [accountId],
+          `select count(*) as total from (select 1 from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")} limit ?) as counted`,
+          [accountId, request.fallbackLimit + 1],
         );
         if (Number(counted?.total ?? 0) > request.fallbackLimit) return null;
         // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
