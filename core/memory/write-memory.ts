@@ -29,6 +29,8 @@ export interface MemoryInput {
   documentDate: Date | null;
   eventDates: string[];
   importance: number;
+  /** Its `contentHashOf`, when the caller already has it (for the identity digest). */
+  contentHash?: string;
   /** Import only: timestamps carried over from an export. */
   createdAt?: Date;
   updatedAt?: Date;
@@ -39,10 +41,13 @@ export async function identityDigest(
   keyed: { digest(text: string): Promise<string> },
   scope: string,
   kind: MemoryKind,
-  content: string,
+  contentHash: string,
 ): Promise<string> {
-  return keyed.digest(`${scope}\n${kind}\n${await sha256Hex(content)}`);
+  return keyed.digest(`${scope}\n${kind}\n${contentHash}`);
 }
+
+/** The SHA-256 (hex) of a memory's content: its row's hash and the root of its identity digest. */
+export const contentHashOf = (content: string): Promise<string> => sha256Hex(content);
 
 // Relation detection compares a row with this many most recently updated rows written before it.
 export const relationWindow = 100;
@@ -79,7 +84,7 @@ export async function prepareMemories(inputs: MemoryInput[], now: Date): Promise
         scope: input.scope,
         kind: input.kind,
         content: input.content,
-        contentHash: await sha256Hex(input.content),
+        contentHash: input.contentHash ?? (await contentHashOf(input.content)),
         metadata: input.metadata,
         sourceSessionId: input.sourceSessionId,
         sourceContent: input.sourceContent,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { identityDigest } from "../../memory/write-memory.ts";
+import { contentHashOf, identityDigest } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { memoryNotFound } from "./get-memory.ts";
 import { memoryIdParameter } from "./schemas.ts";
@@ -24,7 +24,12 @@ export const forgetMemory = defineTool({
       if (!row) return false;
       await store.addTombstone(
         accountId,
-        await identityDigest(context.platform.secretCipher, row.scope, row.kind, row.content),
+        await identityDigest(
+          context.platform.secretCipher,
+          row.scope,
+          row.kind,
+          await contentHashOf(row.content),
+        ),
         context.now,
       );
       return store.delete(accountId, input.memory_id);

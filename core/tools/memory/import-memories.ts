@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { identityDigest, prepareMemories, writeMemories } from "../../memory/write-memory.ts";
+import { contentHashOf, identityDigest, prepareMemories, writeMemories } from "../../memory/write-memory.ts";
 import type { RelationRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import {
@@ -64,15 +64,18 @@ export const importMemories = defineTool({
   async handler(context, input) {
     const accountId = requireAccount(context);
     const now = context.now;
+    // Each content hashed once: for its row and for its identity digest.
+    const hashes = await Promise.all(input.memories.map((memory) => contentHashOf(memory.content)));
     const [digests, prepared] = await Promise.all([
       Promise.all(
-        input.memories.map((memory) =>
-          identityDigest(context.platform.secretCipher, memory.scope, memory.kind, memory.content),
+        input.memories.map((memory, index) =>
+          identityDigest(context.platform.secretCipher, memory.scope, memory.kind, hashes[index]),
         ),
       ),
       prepareMemories(
-        input.memories.map((memory) => ({
+        input.memories.map((memory, index) => ({
           ...toMemoryInput(memory),
+          contentHash: hashes[index],
           createdAt: memory.created_at ?? undefined,
           updatedAt: memory.updated_at ?? undefined,
         })),

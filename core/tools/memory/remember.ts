@@ -1,4 +1,4 @@
-import { identityDigest } from "../../memory/write-memory.ts";
+import { contentHashOf, identityDigest } from "../../memory/write-memory.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { memoryCreateRequest, memoryOut, toMemoryInput, toMemoryOut } from "./schemas.ts";
 
@@ -20,10 +20,11 @@ export const remember = defineTool({
   },
   async handler(context, input) {
     const accountId = requireAccount(context);
+    const contentHash = await contentHashOf(input.content);
     const record = await context.platform.memoryWriter.remember(
       accountId,
-      toMemoryInput(input),
-      await identityDigest(context.platform.secretCipher, input.scope, input.kind, input.content),
+      { ...toMemoryInput(input), contentHash },
+      await identityDigest(context.platform.secretCipher, input.scope, input.kind, contentHash),
       context.now,
     );
     return toMemoryOut(record);
