@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set-up step of `npm test`: makes a fresh Debian 12 machine ready for the test suite.
-# Installs bubblewrap, Chromium and tmux (for the browser and real-terminal tests), PostgreSQL 15 and pgvector (Debian 12 has no pgvector package, so it is built
+# Installs bubblewrap, Chromium and tmux (for the browser and real-terminal tests), redis-server (the
+# Redis rate-limit store's tests start their own), PostgreSQL 15 and pgvector (Debian 12 has no pgvector package, so it is built
 # from Debian 13's source package), starts a throwaway PostgreSQL cluster for this checkout and
 # writes .test-data/env (`source` it to get SVC_TEST_DATABASE_URL). Idempotent: a warm run only
 # checks and reuses. One line per step on stdout; command output goes to .test-data/setup.log and is
@@ -92,8 +93,9 @@ if [[ -n ${SVC_TEST_DATABASE_URL:-} ]]; then use_external_database=true; fi
 
 missing_packages=()
 command -v bwrap >/dev/null 2>&1 || missing_packages+=(bubblewrap)
-# The JavaScript SDK's browser test drives Debian's Chromium; the TUI's real-terminal test, tmux.
-tool_packages=(chromium tmux)
+# The JavaScript SDK's browser test drives Debian's Chromium; the TUI's real-terminal test, tmux;
+# the Redis rate-limit store's tests, a redis-server of their own (the package's service stays unused).
+tool_packages=(chromium tmux redis-server)
 for package in "${tool_packages[@]}"; do
   command -v "$package" >/dev/null 2>&1 || missing_packages+=("$package")
 done
@@ -131,7 +133,7 @@ else
   say "bubblewrap: installed ($(bwrap --version 2>/dev/null | head -n 1))"
 fi
 
-# --- 3. Chromium and tmux ---
+# --- 3. Chromium, tmux and redis-server ---
 
 missing_tools=()
 for package in "${tool_packages[@]}"; do
@@ -141,7 +143,7 @@ if ((${#missing_tools[@]} > 0)); then
   apt_install "${missing_tools[@]}"
   say "installed ${missing_tools[*]}"
 else
-  say "chromium and tmux: present"
+  say "${tool_packages[*]}: present"
 fi
 
 # --- 4. PostgreSQL 15 + pgvector ---
@@ -149,7 +151,7 @@ fi
 install_postgres_packages() {
   local wanted=()
   for package in "${missing_packages[@]}"; do
-    [[ $package == bubblewrap || $package == chromium || $package == tmux ]] || wanted+=("$package")
+    [[ $package == bubblewrap || " ${tool_packages[*]} " == *" $package "* ]] || wanted+=("$package")
   done
   if ((${#wanted[@]} == 0)); then
     say "postgresql $pg_major: packages present"
