@@ -165,4 +165,26 @@ describe("keyed digests", () => {
     expect(await second.digest("forgotten sentence")).not.toBe(digest);
     expect(await first.digest("another sentence")).not.toBe(digest);
   });
+
+  it("are HMAC-SHA256 under the HKDF key WebCrypto derives, so tombstones stored earlier still match", async () => {
+    const key = "a configured SVC_SECRETS_KEY value";
+    const encoder = new TextEncoder();
+    const material = await crypto.subtle.importKey("raw", encoder.encode(key), "HKDF", false, ["deriveKey"]);
+    const macKey = await crypto.subtle.deriveKey(
+      {
+        name: "HKDF",
+        hash: "SHA-256",
+        salt: encoder.encode("cairn/secrets/v1"),
+        info: encoder.encode("cairn keyed digests hmac-sha256"),
+      },
+      material,
+      { name: "HMAC", hash: "SHA-256", length: 256 },
+      false,
+      ["sign"],
+    );
+    for (const text of [`default\nfact\n${"ab".repeat(32)}`, "", "pässwörd ✓ ".repeat(500)]) {
+      const expected = new Uint8Array(await crypto.subtle.sign("HMAC", macKey, encoder.encode(text)));
+      expect(await createSecretCipher(key).digest(text)).toBe(Buffer.from(expected).toString("hex"));
+    }
+  });
 });
