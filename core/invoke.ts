@@ -121,15 +121,20 @@ async function takeToken(
   now: Date,
 ): Promise<RateLimitState | null> {
   if (!tool.bucket) return null;
-  const limit = bucketLimit(platform.config, tool.bucket);
-  const decision = await platform.rateLimits.consume(`${tool.bucket}:${subject}`, limit, now);
+  // A built-in bucket's limit is configuration; a plugin's was settled when the plugin loaded.
+  const bucket =
+    typeof tool.bucket === "string"
+      ? { name: tool.bucket, perMinute: bucketLimit(platform.config, tool.bucket) }
+      : tool.bucket;
+  const limit = bucket.perMinute;
+  const decision = await platform.rateLimits.consume(`${bucket.name}:${subject}`, limit, now);
   const rateLimit = { limit, remaining: decision.remaining, retryAfterSeconds: decision.retryAfterSeconds };
   if (decision.allowed) return rateLimit;
   throw new ServiceError(
     "rate_limited",
-    `Rate limit exceeded for ${tool.bucket}; retry in ${decision.retryAfterSeconds} s`,
+    `Rate limit exceeded for ${bucket.name}; retry in ${decision.retryAfterSeconds} s`,
     {
-      details: { bucket: tool.bucket, limit, retry_after_seconds: decision.retryAfterSeconds },
+      details: { bucket: bucket.name, limit, retry_after_seconds: decision.retryAfterSeconds },
       rateLimit: { ...rateLimit, remaining: 0 },
     },
   );

@@ -14,12 +14,15 @@ import type { PasswordHasher } from "./ports/passwords.ts";
 import type { LoginGuard, TokenBucketStore } from "./ports/rate-limit.ts";
 import type { SandboxRuntime } from "./ports/sandbox-runtime.ts";
 import type { Storage } from "./ports/storage.ts";
+import type { ToolRegistry } from "./registry.ts";
 import type { SecretCipher } from "./sandboxes/broker/secrets.ts";
 import type { ImageBuilds } from "./sandboxes/images/images.ts";
 import type { LanguageServers } from "./sandboxes/lsp/language-servers.ts";
 
 export interface Platform {
   readonly config: Config;
+  /** The operations this deployment serves: built-ins and loaded plugins' tools. */
+  readonly tools: ToolRegistry;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly storage: Storage;

@@ -124,3 +124,23 @@ export const allOperations: readonly AnyTool[] = operations;
 export function findOperation(name: string): AnyTool | undefined {
   return Object.hasOwn(registry, name) ? (registry[name as OperationName] as AnyTool) : undefined;
 }
+
+/**
+ * The operations a deployment serves: the built-in ones above, then those of the plugins it
+ * loaded at start (docs/plugins.md). The platform holds one; every transport walks it.
+ */
+export interface ToolRegistry {
+  /** In order: built-ins as above, then each plugin's tools in the order it declares them. */
+  readonly tools: readonly AnyTool[];
+  /** The names of the loaded plugins, in load order. */
+  readonly plugins: readonly string[];
+  find(name: string): AnyTool | undefined;
+}
+
+/** The registry of the built-ins and the given plugin operations (already checked for collisions). */
+export function createToolRegistry(pluginTools: readonly AnyTool[] = []): ToolRegistry {
+  const tools = [...allOperations, ...pluginTools];
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const plugins = [...new Set(pluginTools.flatMap((tool) => (tool.plugin ? [tool.plugin] : [])))];
+  return { tools, plugins, find: (name) => byName.get(name) };
+}

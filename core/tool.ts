@@ -22,6 +22,15 @@ export type BucketName =
   | "volume_ops"
   | "memory_ops";
 
+/**
+ * A bucket a plugin declares for its tools: a name (namespaced by the plugin when it loads, so
+ * no plugin shares a built-in's or another plugin's tokens) and the requests per minute it allows.
+ */
+export interface DeclaredBucket {
+  name: string;
+  perMinute: number;
+}
+
 /** Where an operation belongs: tool profiles, CLI command groups and SDK modules follow it. */
 export type ToolGroup =
   | "auth"
@@ -35,7 +44,8 @@ export type ToolGroup =
   | "volumes"
   | "mcp_connections"
   | "lsp"
-  | "memory";
+  | "memory"
+  | "plugins";
 
 /** What a client (a model first of all) may assume about calling the operation. */
 export interface ToolAnnotations {
@@ -109,7 +119,9 @@ export interface ToolDefinition<
   input: Input;
   output: Output;
   auth: CredentialKind;
-  bucket: BucketName | null;
+  bucket: BucketName | DeclaredBucket | null;
+  /** The plugin that contributed the operation (docs/plugins.md); absent for built-in ones. */
+  plugin?: string;
   http?: HttpBinding;
   /** Present when the operation is an MCP tool. */
   mcp?: McpBinding<Input>;

@@ -10,6 +10,7 @@ import {
   createDashboardTokens,
   createMemoryTokenBucketStore,
   createMemoryWriter,
+  createToolRegistry,
   type Logger,
   type MemorySearch,
   type PasswordHasher,
@@ -31,8 +32,11 @@ import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts
 import {
   createMemoryLoginGuard,
   createPostgresLoginGuard,
+  createRedisLoginGuard,
 } from "../plugins/rate-limit/create-login-guard.ts";
 import { createPostgresTokenBucketStore } from "../plugins/rate-limit/create-postgres-token-bucket-store.ts";
+import { createRedisTokenBucketStore } from "../plugins/rate-limit/create-redis-token-bucket-store.ts";
+import { connectRedis } from "../plugins/rate-limit/redis-connection.ts";
 import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
 import { createStorage, isPostgresUrl, type SqlStorage } from "../plugins/storage/create-storage.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
@@ -115,6 +119,24 @@ async function createImageBuilder(config: Config, logger: Logger): Promise<Image
   });
 }
 
+/** Where token buckets and failed-login counts live: this process, or PostgreSQL or Redis (shared by replicas). */
+async function createRateLimits(config: Config, storage: SqlStorage, logger: Logger) {
+  if (config.SVC_RATE_LIMIT_STORE === "postgres") {
+    if (!isPostgresUrl(config.SVC_DATABASE_URL))
+      throw new Error("SVC_RATE_LIMIT_STORE=postgres needs SVC_DATABASE_URL to point at PostgreSQL");
+    return {
+      buckets: createPostgresTokenBucketStore(storage.execute),
+      loginGuard: await createPostgresLoginGuard(config.SVC_DATABASE_URL as string),
+    };
+  }
+  if (config.SVC_RATE_LIMIT_STORE === "redis") {
+    if (!config.SVC_REDIS_URL) throw new Error("SVC_RATE_LIMIT_STORE=redis needs SVC_REDIS_URL");
+    const redis = await connectRedis(config.SVC_REDIS_URL, logger);
+    return { buckets: createRedisTokenBucketStore(redis), loginGuard: createRedisLoginGuard(redis) };
+  }
+  return { buckets: createMemoryTokenBucketStore(), loginGuard: createMemoryLoginGuard() };
+}
+
 export async function createPlatform(
   config: Config,
   overrides: PlatformOverrides = {},
@@ -127,15 +149,7 @@ export async function createPlatform(
   await mkdir(config.SVC_DATA_DIR, { recursive: true, mode: 0o700 });
   const sqlitePath = join(config.SVC_DATA_DIR, "cairn.db");
   const storage = await createStorage({ databaseUrl: config.SVC_DATABASE_URL, sqlitePath, logger });
-  const sharedLimits = config.SVC_RATE_LIMIT_STORE === "postgres";
-  if (sharedLimits && !isPostgresUrl(config.SVC_DATABASE_URL)) {
-    throw new Error("SVC_RATE_LIMIT_STORE=postgres needs SVC_DATABASE_URL to point at PostgreSQL");
-  }
-  if (config.SVC_RATE_LIMIT_STORE === "redis")
-    throw new Error("SVC_RATE_LIMIT_STORE=redis is not available yet; use memory or postgres");
-  const loginGuard = sharedLimits
-    ? await createPostgresLoginGuard(config.SVC_DATABASE_URL as string)
-    : createMemoryLoginGuard();
+  const { buckets, loginGuard } = await createRateLimits(config, storage, logger);
   const languageServers = createLanguageServers({ logger });
   // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language servers.
   const sandboxRuntime = languageServers.endingWithSessions(
@@ -181,6 +195,7 @@ export async function createPlatform(
   memoryEmbedder?.wake();
   return {
     config,
+    tools: createToolRegistry(),
     clock,
     logger,
     storage,
@@ -192,9 +207,7 @@ export async function createPlatform(
       secret: await serverSecret(config, "SVC_JWT_SECRET", "jwt-secret"),
       ttlMinutes: config.SVC_ACCESS_TOKEN_TTL_MINUTES,
     }),
-    rateLimits: sharedLimits
-      ? createPostgresTokenBucketStore(storage.execute)
-      : createMemoryTokenBucketStore(),
+    rateLimits: buckets,
     loginGuard,
     sandboxRuntime,
     egress: createHttpEgress(),

@@ -82,8 +82,8 @@ function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: 
 }
 
 export function createMcpServer(platform: Platform, options: McpServerOptions): Server {
-  const tools = mcpTools().filter(
-    (tool) => inProfile(options.profile, tool.operation.group) && isEnabled(tool.operation, platform.config),
+  const tools = mcpTools(platform.tools.tools).filter(
+    (tool) => inProfile(options.profile, tool.operation) && isEnabled(tool.operation, platform.config),
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server(

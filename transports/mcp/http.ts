@@ -7,7 +7,7 @@
  * A POST that initializes opens a session (the `Mcp-Session-Id` header names it; GET opens its
  * event stream, DELETE ends it); the session belongs to the key that opened it, and any other
  * credential is told it does not exist. A POST without a session is served statelessly.
- * `?tools=memory|sandbox|all` picks the tool profile (a session keeps the one it opened with).
+ * `?tools=memory|sandbox|all|<plugin>` picks the tool profile (a session keeps the one it opened with).
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -32,13 +32,13 @@ interface Session {
   lastSeen: number;
 }
 
-function profileOf(value: string | undefined): ToolProfile {
+/** The profile `?tools=` names: a fixed one or a loaded plugin's. */
+function profileOf(value: string | undefined, plugins: readonly string[]): ToolProfile {
   if (value === undefined || value === "") return "all";
-  if ((toolProfiles as readonly string[]).includes(value)) return value as ToolProfile;
+  const known = [...toolProfiles, ...plugins];
+  if (known.includes(value)) return value;
   throw new ServiceError("validation_error", "Invalid request", {
-    details: [
-      { type: "invalid_value", loc: ["query", "tools"], msg: `Must be one of ${toolProfiles.join(", ")}` },
-    ],
+    details: [{ type: "invalid_value", loc: ["query", "tools"], msg: `Must be one of ${known.join(", ")}` }],
   });
 }
 
@@ -131,7 +131,7 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
         `${method} /mcp needs the Mcp-Session-Id of an open session`,
       );
     }
-    const profile = profileOf(context.req.query("tools"));
+    const profile = profileOf(context.req.query("tools"), platform.tools.plugins);
     const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
     if (initializes) {
       const transport = await openSession(principal, profile);

@@ -209,12 +209,16 @@ function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
   };
 }
 
-let built: McpTool[] | undefined;
+const built = new WeakMap<readonly AnyTool[], readonly McpTool[]>();
 
-/** Every MCP tool, in registry order. */
-export function mcpTools(): readonly McpTool[] {
-  built ??= allOperations.flatMap((operation) =>
-    operation.mcp ? [createMcpTool(operation, operation.mcp as McpBinding)] : [],
-  );
-  return built;
+/** Every MCP tool of the built-in operations, or of the given ones (a platform's), in their order. */
+export function mcpTools(operations: readonly AnyTool[] = allOperations): readonly McpTool[] {
+  let tools = built.get(operations);
+  if (!tools) {
+    tools = operations.flatMap((operation) =>
+      operation.mcp ? [createMcpTool(operation, operation.mcp as McpBinding)] : [],
+    );
+    built.set(operations, tools);
+  }
+  return tools;
 }

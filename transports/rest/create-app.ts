@@ -14,11 +14,12 @@ import {
   version,
 } from "../../core/index.ts";
 import { isClientAbort } from "./client-abort.ts";
-import { docsPage } from "./docs-page.ts";
+import { mountDocs } from "./docs-page.ts";
 import { idempotency } from "./idempotency.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createOpenApiDocument } from "./openapi.ts";
 import { httpOperations, mountOperationRoutes, rateLimitHeaders, routePattern } from "./operation-routes.ts";
+import { mountToolRoutes, toolRoutePaths } from "./tool-routes.ts";
 
 /** How a runtime learns the client address (Node: the socket; Deno: the connection info). */
 export type ClientAddress = (request: Request, environment: unknown) => string | undefined;
@@ -54,10 +55,16 @@ function errorResponse(error: ServiceError, requestId: string): Response {
   });
 }
 
+const storageGauges = {
+  cairn_sandboxes_active: "Sandbox sessions active now.",
+  cairn_memories_stored: "Memories stored, across accounts.",
+  cairn_memory_link_jobs_queued: "Written memories whose relation detection has not run yet.",
+};
+
 export function createApp(platform: Platform, options: AppOptions = {}) {
   const app = new Hono<{ Variables: Variables }>();
   const metrics = options.metrics ?? createMetrics();
-  metrics.gauges(async () => {
+  metrics.gauges(storageGauges, async () => {
     const gauges = await platform.storage.gauges(platform.clock.now());
     return {
       cairn_sandboxes_active: gauges.activeSandboxes,
@@ -67,9 +74,12 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     };
   });
   const { config } = platform;
-  const knownRoutes = httpOperations()
-    .filter((tool) => isEnabled(tool, config))
-    .map((tool) => routePattern(tool.http.path));
+  const knownRoutes = [
+    ...toolRoutePaths,
+    ...httpOperations(platform.tools.tools)
+      .filter((tool) => isEnabled(tool, config))
+      .map((tool) => tool.http.path),
+  ].map(routePattern);
   const clientIp = (request: Request, environment: unknown) =>
     options.clientIp?.(request, environment) ?? "unknown";
 
@@ -132,7 +142,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
   });
   if (config.SVC_METRICS_ENABLED) {
     app.get("/metrics", async (context) =>
-      context.text(await metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
+      context.text(await metrics.render(), 200, { "content-type": metrics.contentType }),
     );
   }
   app.use("/v1/*", idempotency(platform, clientIp));
@@ -140,10 +150,15 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     app.use(path, idempotency(platform, clientIp));
     app.route(path, mount);
   }
-  const openApiDocument = createOpenApiDocument(version, (tool) => isEnabled(tool, config));
+  const openApiDocument = createOpenApiDocument(
+    version,
+    (tool) => isEnabled(tool, config),
+    platform.tools.tools,
+  );
   app.get("/v1/openapi.json", (context) => context.json(openApiDocument));
-  if (config.SVC_API_DOCS) app.get("/docs", (context) => context.html(docsPage));
+  if (config.SVC_API_DOCS) mountDocs(app);
 
+  mountToolRoutes(app, platform, { clientIp });
   mountOperationRoutes(app, platform, { clientIp });
 
   app.notFound((context) => {

@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document of every /v1 route, generated from the registry's zod schemas. */
 import { z } from "zod";
-import { errorCodes } from "../../core/index.ts";
+import { type AnyTool, errorCodes } from "../../core/index.ts";
 import { type HttpOperation, httpOperations, pathParameters } from "./operation-routes.ts";
 
 const errorEnvelope = {
@@ -21,7 +21,8 @@ const errorEnvelope = {
   },
 };
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output") {
+/** A zod schema as JSON Schema (without the dialect), as the document and GET /v1/tools show it. */
+export function jsonSchema(schema: z.ZodType, io: "input" | "output") {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
     string,
     unknown
@@ -87,14 +88,21 @@ function operation(tool: HttpOperation) {
   };
 }
 
-/** The document of every route, or of those `include` keeps (a server leaves out switched-off ones). */
+/** A route's path as OpenAPI writes it: `/v1/memory/{memory_id}`. */
+export const openApiPath = (path: string) => path.replace(/:([a-z_]+)/g, "{$1}");
+
+/**
+ * The document of every route, or of those `include` keeps (a server leaves out switched-off
+ * ones), of the built-in operations or of the given ones (a server's, with its plugins' tools).
+ */
 export function createOpenApiDocument(
   version: string,
   include: (tool: HttpOperation) => boolean = () => true,
+  operations?: readonly AnyTool[],
 ) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const tool of httpOperations().filter(include)) {
-    const path = tool.http.path.replace(/:([a-z_]+)/g, "{$1}");
+  for (const tool of httpOperations(operations).filter(include)) {
+    const path = openApiPath(tool.http.path);
     paths[path] ??= {};
     paths[path][tool.http.method.toLowerCase()] = operation(tool);
   }

@@ -37,8 +37,8 @@ export function routePattern(path: string): RegExp {
  * Routes in the order they must be tried: at the first segment where two paths differ, a fixed
  * segment comes before a parameter, so /v1/memory/search is never taken for /v1/memory/:memory_id.
  */
-export function httpOperations(): HttpOperation[] {
-  const withBinding = allOperations.filter((tool): tool is HttpOperation => tool.http !== undefined);
+export function httpOperations(operations: readonly AnyTool[] = allOperations): HttpOperation[] {
+  const withBinding = operations.filter((tool): tool is HttpOperation => tool.http !== undefined);
   return withBinding.toSorted((first, second) => {
     const a = first.http.path.split("/");
     const b = second.http.path.split("/");
@@ -94,25 +94,21 @@ async function readInput(
     }
     return { ...query, ...parameters };
   }
-  // Hono caches the text, so the idempotency layer and this read share one body.
-  const text = await context.req.text();
-  if (text.trim() === "") return { ...parameters };
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ServiceError("invalid_json", "Request body is not valid JSON");
-  }
+  const body = await readJsonBody(context);
   // A non-object body is left to the schema, which reports it as a validation error.
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
   return { ...body, ...parameters };
 }
 
-/** Core locates a bad field as ["input", field, …]; REST says where the client sent it. */
-function locateIssues(error: ServiceError, tool: HttpOperation): ServiceError {
+/**
+ * Core locates a bad field as ["input", field, …]; REST says where the client sent it: in the
+ * path, the query string or the body of the operation's own route, or (`fromBody`) all in the
+ * body of POST /v1/tools/{name}.
+ */
+function locateIssues(error: ServiceError, tool: AnyTool, fromBody: boolean): ServiceError {
   if (error.code !== "validation_error" || !Array.isArray(error.details)) return error;
-  const inPath = new Set(pathParameters(tool.http.path));
-  const source: Source = usesQuery(tool.http) ? "query" : "body";
+  const inPath = new Set(fromBody || !tool.http ? [] : pathParameters(tool.http.path));
+  const source: Source = !fromBody && tool.http && usesQuery(tool.http) ? "query" : "body";
   const details = (error.details as ValidationIssue[]).map((issue) => {
     if (issue.loc[0] !== "input") return issue;
     const field = issue.loc[1];
@@ -142,35 +138,64 @@ export interface OperationRouteOptions {
   clientIp(request: Request, environment: unknown): string;
 }
 
+/**
+ * Runs an operation for a request through core's pipeline and answers as REST does: the
+ * operation's status and JSON output with rate-limit headers, or (`asJson`, POST /v1/tools/{name})
+ * always 200, with `{}` where the route itself answers 204.
+ */
+export async function answerOperation(
+  context: Context<{ Variables: { requestId: string } }>,
+  platform: Platform,
+  tool: AnyTool,
+  input: unknown,
+  options: OperationRouteOptions & { asJson: boolean },
+): Promise<Response> {
+  let result: Awaited<ReturnType<typeof invoke>>;
+  try {
+    result = await invoke(platform, tool, {
+      authorization: context.req.header("Authorization") ?? null,
+      clientIp: options.clientIp(context.req.raw, context.env),
+      requestId: context.get("requestId"),
+      signal: context.req.raw.signal,
+      input,
+    });
+  } catch (error) {
+    throw error instanceof ServiceError ? locateIssues(error, tool, options.asJson) : error;
+  }
+  for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) {
+    context.header(name, value);
+  }
+  if (options.asJson) return context.json((result.output ?? {}) as object, 200);
+  const status = tool.http?.status ?? 200;
+  if (status === 204) return context.body(null, 204);
+  return context.json(result.output as object, status as 200);
+}
+
+/** A POST body as an operation's input: JSON, where empty is `{}`. */
+export async function readJsonBody(context: Context): Promise<unknown> {
+  // Hono caches the text, so the idempotency layer and this read share one body.
+  const text = await context.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ServiceError("invalid_json", "Request body is not valid JSON");
+  }
+}
+
 export function mountOperationRoutes(
   app: Hono<{ Variables: { requestId: string } }>,
   platform: Platform,
   options: OperationRouteOptions,
 ): void {
-  for (const tool of httpOperations()) {
+  for (const tool of httpOperations(platform.tools.tools)) {
     // A switched-off operation gets no route: it answers 404 like any unknown path.
     if (!isEnabled(tool, platform.config)) continue;
     const fieldTypes = usesQuery(tool.http) ? queryFieldTypes(tool) : new Map<string, Set<string>>();
     const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
     app[method](tool.http.path, async (context) => {
       const input = await readInput(context, tool, fieldTypes);
-      let result: Awaited<ReturnType<typeof invoke>>;
-      try {
-        result = await invoke(platform, tool, {
-          authorization: context.req.header("Authorization") ?? null,
-          clientIp: options.clientIp(context.req.raw, context.env),
-          requestId: context.get("requestId"),
-          signal: context.req.raw.signal,
-          input,
-        });
-      } catch (error) {
-        throw error instanceof ServiceError ? locateIssues(error, tool) : error;
-      }
-      for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) {
-        context.header(name, value);
-      }
-      if (tool.http.status === 204) return context.body(null, 204);
-      return context.json(result.output as object, tool.http.status as 200);
+      return answerOperation(context, platform, tool, input, { ...options, asJson: false });
     });
   }
 }
