@@ -1,12 +1,20 @@
 /**
  * One rate-limit mechanism for every route (docs/rate-limits.md), on an injected clock: the limit
  * passes, the next request is 429 with Retry-After 1, a token returns after 60/limit seconds,
- * and another account's bucket is untouched. Runs on the in-process and the PostgreSQL store.
+ * and another account's bucket is untouched. Runs on every store: in-process, PostgreSQL and
+ * Redis (a private redis-server); the shared ones also across two replicas, and Redis going away
+ * is a 503, not a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createManualClock, defineTool, invoke, ServiceError } from "../../core/index.ts";
-import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../support/platforms.ts";
+import {
+  createAccountWithKey,
+  createTestPlatform,
+  type StorageTarget,
+  type TestPlatform,
+} from "../support/platforms.ts";
+import { startTestRedis, type TestRedis } from "../support/redis.ts";
 
 // A probe operation in the memory_ops bucket: the pipeline under test is the real one.
 const probe = defineTool({
@@ -22,14 +30,40 @@ const probe = defineTool({
   handler: async () => ({ ok: true }),
 });
 
-const stores = [
-  { name: "in-process store", target: "sqlite" as const, environment: {} as Record<string, string> },
-  {
-    name: "PostgreSQL store",
-    target: "postgresql" as const,
-    environment: { SVC_RATE_LIMIT_STORE: "postgres" },
-  },
-];
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(() => redis?.stop());
+
+interface Store {
+  name: string;
+  /** The database a single platform uses (the shared stores' replicas are on PostgreSQL). */
+  target: StorageTarget;
+  environment: () => Record<string, string>;
+}
+
+const inProcess: Store = { name: "in-process store", target: "sqlite", environment: () => ({}) };
+const postgresStore: Store = {
+  name: "PostgreSQL store",
+  target: "postgresql",
+  environment: () => ({ SVC_RATE_LIMIT_STORE: "postgres" }),
+};
+const redisStore: Store = {
+  name: "Redis store",
+  target: "sqlite",
+  environment: () => ({ SVC_RATE_LIMIT_STORE: "redis", SVC_REDIS_URL: redis.url }),
+};
+const stores = [inProcess, postgresStore, redisStore];
+
+const probeCall = (test: TestPlatform, key: string, clientIp = "198.51.100.1") =>
+  invoke(test.platform, probe, {
+    authorization: `Bearer ${key}`,
+    clientIp,
+    requestId: "r",
+    signal: new AbortController().signal,
+    input: {},
+  });
 
 describe.each(stores)("token buckets on the $name", ({ target, environment }) => {
   const clock = createManualClock();
@@ -38,20 +72,13 @@ describe.each(stores)("token buckets on the $name", ({ target, environment }) =>
   let second: string;
 
   beforeAll(async () => {
-    test = await createTestPlatform(target, { clock, environment });
+    test = await createTestPlatform(target, { clock, environment: environment() });
     first = (await createAccountWithKey(test)).key;
     second = (await createAccountWithKey(test)).key;
   });
-  afterAll(() => test.close());
+  afterAll(() => test?.close());
 
-  const call = (key: string) =>
-    invoke(test.platform, probe, {
-      authorization: `Bearer ${key}`,
-      clientIp: "198.51.100.1",
-      requestId: "r",
-      signal: new AbortController().signal,
-      input: {},
-    });
+  const call = (key: string) => probeCall(test, key);
 
   it("allows the limit, refuses the next with Retry-After 1, refills at limit/60 per second", async () => {
     const limit = 120;
@@ -82,13 +109,13 @@ describe.each(stores)("token buckets on the $name", ({ target, environment }) =>
   });
 });
 
-describe("per-IP buckets for signup and login", () => {
+describe.each(stores)("per-IP buckets for signup and login on the $name", ({ target, environment }) => {
   let test: TestPlatform;
   const clock = createManualClock();
   beforeAll(async () => {
-    test = await createTestPlatform("sqlite", { clock });
+    test = await createTestPlatform(target, { clock, environment: environment() });
   });
-  afterAll(() => test.close());
+  afterAll(() => test?.close());
 
   it("limits signups per client IP over HTTP, with the rate-limit headers", async () => {
     const signup = (ip: string) =>
@@ -134,39 +161,81 @@ describe("per-IP buckets for signup and login", () => {
   });
 });
 
-describe("replicas share PostgreSQL buckets", () => {
+describe.each([postgresStore, redisStore])("replicas share the $name's buckets", ({ environment }) => {
   it("two platforms on one database draw from one bucket", async () => {
     const clock = createManualClock();
-    const environment = { SVC_RATE_LIMIT_STORE: "postgres", SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "4" };
-    const first = await createTestPlatform("postgresql", { clock, environment });
+    const shared = { ...environment(), SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "4" };
+    const first = await createTestPlatform("postgresql", { clock, environment: shared });
     const second = await createTestPlatform("postgresql", {
       clock,
-      environment,
+      environment: shared,
       databaseUrl: first.databaseUrl,
     });
     try {
       const { key } = await createAccountWithKey(first);
-      const call = (test: TestPlatform) =>
-        invoke(test.platform, probe, {
-          authorization: `Bearer ${key}`,
-          clientIp: "x",
-          requestId: "r",
-          signal: new AbortController().signal,
-          input: {},
-        });
-      const outcomes = await Promise.allSettled([
-        call(first),
-        call(second),
-        call(first),
-        call(second),
-        call(first),
-        call(second),
-      ]);
+      const outcomes = await Promise.allSettled(
+        [first, second, first, second, first, second].map((replica) => probeCall(replica, key, "x")),
+      );
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(4);
       expect(outcomes.filter((outcome) => outcome.status === "rejected")).toHaveLength(2);
     } finally {
       await second.close();
       await first.close();
     }
+  });
+});
+
+describe("Redis going away", () => {
+  it("answers 503 service_unavailable with Retry-After while Redis is down, and recovers without a restart", async () => {
+    const own = await startTestRedis();
+    const test = await createTestPlatform("sqlite", {
+      environment: { SVC_RATE_LIMIT_STORE: "redis", SVC_REDIS_URL: own.url },
+    });
+    try {
+      const { key, email } = await createAccountWithKey(test);
+      const remember = () =>
+        test.request("/v1/memory", { method: "POST", credential: key, json: { content: "Redis is down" } });
+      expect((await remember()).status).toBe(201);
+
+      await own.stop();
+      const refused = await remember();
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+      expect(((await refused.json()) as { error: { code: string } }).error).toMatchObject({
+        code: "service_unavailable",
+        retryable: true,
+      });
+      // The failed-login guard and the per-IP login bucket live there too.
+      const login = await test.request("/v1/auth/login", {
+        method: "POST",
+        json: { email, password: "correct horse battery" },
+      });
+      expect(login.status).toBe(503);
+      await expect(probeCall(test, key)).rejects.toMatchObject({ code: "service_unavailable" });
+
+      await own.restart();
+      let status = 0;
+      for (let attempt = 0; attempt < 100 && status !== 201; attempt++) {
+        status = (await remember()).status;
+        if (status !== 201) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(201);
+    } finally {
+      await test.close();
+      await own.stop();
+    }
+  });
+
+  it("refuses to start when SVC_REDIS_URL is missing or unreachable", async () => {
+    await expect(
+      createTestPlatform("sqlite", { environment: { SVC_RATE_LIMIT_STORE: "redis" } }),
+    ).rejects.toThrow(/SVC_REDIS_URL/);
+    const gone = await startTestRedis();
+    await gone.stop();
+    await expect(
+      createTestPlatform("sqlite", {
+        environment: { SVC_RATE_LIMIT_STORE: "redis", SVC_REDIS_URL: gone.url },
+      }),
+    ).rejects.toThrow(/SVC_REDIS_URL: cannot reach Redis/);
   });
 });
