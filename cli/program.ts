@@ -13,6 +13,7 @@ import { addMcpCommands } from "./commands/mcp.ts";
 import { addMemoryCommands } from "./commands/memory.ts";
 import { addSecretAndAllowlistCommands } from "./commands/secrets-and-allowlist.ts";
 import { addSessionCommands } from "./commands/sessions.ts";
+import { addToolCommands } from "./commands/tools.ts";
 import { addTuiCommand } from "./commands/tui.ts";
 import { exitCodes } from "./errors.ts";
 
@@ -45,7 +46,9 @@ function parserError(command: Command, text: string): string {
 
 export function buildProgram(): Command {
   const program = new Command("cairn")
-    .description("Cairn from the terminal: memory, sandboxes, files, images, volumes, secrets and MCP set-up")
+    .description(
+      "Cairn from the terminal: memory, sandboxes, files, images, volumes, secrets, tools and MCP set-up",
+    )
     .version(version, "-V, --version")
     .enablePositionalOptions()
     .showSuggestionAfterError(false)
@@ -68,6 +71,7 @@ export function buildProgram(): Command {
   addSecretAndAllowlistCommands(program);
   addImageAndVolumeCommands(program);
   addMemoryCommands(program);
+  addToolCommands(program);
   addMcpCommands(program);
   addTuiCommand(program);
   for (const command of [program, ...descendants(program)]) {

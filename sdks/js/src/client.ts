@@ -17,6 +17,7 @@ import {
 } from "./transport.ts";
 import type {
   AllowedCommandRule,
+  CallToolOptions,
   CreateImageOptions,
   CreateSandboxOptions,
   HttpRequestOptions,
@@ -27,6 +28,7 @@ import type {
   Output,
   RememberOptions,
   Sandbox,
+  ToolList,
 } from "./types.ts";
 
 export interface CairnClientOptions {
@@ -392,6 +394,30 @@ export class CairnClient {
   }
   memoryMetrics(options: { scope?: string } = {}) {
     return this.#get<Output<"memory_metrics">>("/v1/memory/metrics", { scope: options.scope });
+  }
+
+  // Tools by name: the built-in operations and what plugins add, through one generic route.
+  /** Every tool this server offers, built-in and from plugins, with its input and output JSON Schemas. */
+  listTools() {
+    return this.#get<ToolList>("/v1/tools");
+  }
+  /**
+   * Calls a tool by its name (`recall`, `<plugin>.<tool>`) with its wire input; the server runs it
+   * through the same checks as its own route and answers its output (`{}` for a route that answers
+   * nothing). The result type is the caller's to assert: plugin tools are not known here.
+   */
+  callTool<Result = unknown>(
+    name: string,
+    input: Record<string, unknown> = {},
+    options: CallToolOptions = {},
+  ): Promise<Result> {
+    return this.#send<Result>({
+      method: "POST",
+      path: `/v1/tools/${segment(name)}`,
+      body: input,
+      timeoutMs: options.timeoutMs,
+      headers: options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : undefined,
+    });
   }
 
   /** Creates a sandbox, runs `work` with it, and destroys it afterwards, whatever `work` did. */

@@ -36,6 +36,8 @@ export interface HttpCall {
   credential?: string | null;
   /** Overrides the client's timeout (exec waits for its command). */
   timeoutMs?: number;
+  /** Extra request headers (an `Idempotency-Key`). */
+  headers?: Record<string, string>;
 }
 
 const idempotentMethods = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
@@ -61,7 +63,7 @@ function urlOf(transport: Transport, call: HttpCall): string {
 }
 
 async function attempt(transport: Transport, call: HttpCall): Promise<Response> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { ...call.headers, accept: "application/json" };
   if (call.credential) headers.authorization = `Bearer ${call.credential}`;
   if (call.body !== undefined) headers["content-type"] = "application/json";
   const timeoutMs = call.timeoutMs ?? transport.timeoutMs;

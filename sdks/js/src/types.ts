@@ -66,3 +66,33 @@ export interface CreateImageOptions {
   aptPackages?: string[];
   npmPackages?: string[];
 }
+
+/** One tool of `listTools()`: a built-in operation or a plugin's (`<plugin>.<tool>`). */
+export interface ToolDescription {
+  /** The name `callTool` takes: `recall`, or `<plugin>.<tool>`. */
+  name: string;
+  /** The plugin that contributes it; null for a built-in tool. */
+  plugin: string | null;
+  group: string;
+  title: string;
+  description: string;
+  annotations: { read_only: boolean; destructive: boolean; idempotent: boolean; open_world: boolean };
+  /** JSON Schema of the input `callTool` sends. */
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  /** The tool's MCP name; null when MCP does not offer it. */
+  mcp_name: string | null;
+  /** Its own REST route; null when it has none. */
+  http: { method: string; path: string } | null;
+}
+
+export interface ToolList {
+  tools: ToolDescription[];
+}
+
+export interface CallToolOptions {
+  /** Sent as `Idempotency-Key`: a repeat with the same key and input replays the first answer. */
+  idempotencyKey?: string;
+  /** Overrides the client's timeout (a long `exec` through `callTool`). */
+  timeoutMs?: number;
+}

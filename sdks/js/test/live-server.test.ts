@@ -8,7 +8,13 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../../../test/mcp/mcp-harness.ts";
-import { CairnApiError, CairnClient, CapabilityDeniedError, QuotaExceededError } from "../src/index.ts";
+import {
+  CairnApiError,
+  CairnClient,
+  CapabilityDeniedError,
+  type Memory,
+  QuotaExceededError,
+} from "../src/index.ts";
 import { runConformance } from "./conformance-runner.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -85,6 +91,42 @@ describe("cairn-client against a live server", () => {
       retryable: false,
       apiErrorType: null,
     });
+  });
+
+  it("lists the tools and calls built-in ones by name", async () => {
+    const { tools } = await client.listTools();
+    const recall = tools.find((tool) => tool.name === "recall");
+    expect(recall).toMatchObject({ plugin: null, annotations: { read_only: true } });
+    expect(recall?.input_schema).toMatchObject({ type: "object", properties: { q: {} } });
+
+    const stored = await client.callTool<Memory>("remember", { content: "Tools answer by their name." });
+    const found = await client.callTool<{ memories: Memory[] }>("recall", { q: "answer by name", limit: 3 });
+    expect(found.memories.map((memory) => memory.id)).toEqual([stored.id]);
+    // A route that answers 204 answers {} through the tool route.
+    expect(await client.callTool("forget_memory", { memory_id: stored.id })).toEqual({});
+
+    const idempotencyKey = crypto.randomUUID();
+    const first = await client.callTool<Memory>(
+      "remember",
+      { content: "Replayed once." },
+      { idempotencyKey },
+    );
+    const again = await client.callTool<Memory>(
+      "remember",
+      { content: "Replayed once." },
+      { idempotencyKey },
+    );
+    expect(again).toEqual(first);
+    const reuse = await client
+      .callTool("remember", { content: "Another body." }, { idempotencyKey })
+      .catch((error: unknown) => error);
+    expect(reuse).toMatchObject({ statusCode: 422, code: "idempotency_key_reuse" });
+
+    const unknown = await client.callTool("no_such_tool").catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(CairnApiError);
+    expect(unknown).toMatchObject({ statusCode: 404, code: "not_found" });
+    const invalid = await client.callTool("recall", { q: "" }).catch((error: unknown) => error);
+    expect(invalid).toMatchObject({ statusCode: 422, code: "validation_error" });
   });
 
   it("turns the server's refusals into typed errors", async () => {

@@ -1,0 +1,147 @@
+/**
+ * `cairn tools …` against a live server: the list, calls by name with the input as JSON, a file
+ * and stdin, each tool's help drawn from its schema (and its example line run as printed), and
+ * the exit codes of an unknown tool, a bad input and the tool's own refusals.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import {
+  type CliHome,
+  createHome,
+  expectFailure,
+  runCairn,
+  runJson,
+  runOk,
+  signUpThroughCli,
+} from "./cli-harness.ts";
+
+let server: LiveServer;
+let cli: CliHome;
+let env: Record<string, string>;
+
+interface ToolOut {
+  name: string;
+  plugin: string | null;
+  title: string;
+  input_schema: { properties: Record<string, unknown>; required?: string[] };
+}
+
+beforeAll(async () => {
+  server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" });
+  cli = await createHome();
+  env = cli.environment();
+  await signUpThroughCli(cli, server.baseUrl);
+});
+afterAll(async () => {
+  await server.close();
+  await cli.remove();
+});
+
+/** Splits a shell line the way the help prints it: words, and one single-quoted argument. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map(
+    (match) => match[1]?.replaceAll("'\\''", "'") ?? match[2],
+  );
+}
+
+describe("cairn tools", () => {
+  it("lists every tool with its plugin and title, as a table and as JSON", async () => {
+    const table = await runOk(["tools", "ls"], { env });
+    expect(table.stdout).toMatch(/^NAME\s+PLUGIN\s+TITLE$/m);
+    expect(table.stdout).toMatch(/^recall\s+-\s+\S/m);
+    const listing = await runJson<{ tools: ToolOut[] }>(["tools", "ls"], { env });
+    const recall = listing.tools.find((tool) => tool.name === "recall");
+    expect(recall?.input_schema.properties).toHaveProperty("q");
+    expect(listing.tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(["remember", "create_sandbox", "exec"]),
+    );
+    const none = await runOk(["tools", "ls", "--plugin", "no-such-plugin"], { env });
+    expect(none.stdout).toContain("No tools from plugin no-such-plugin");
+    expect(await runJson(["tools", "ls", "--plugin", "no-such-plugin"], { env })).toEqual({ tools: [] });
+  });
+
+  it("calls a tool with the input as JSON, from a file and from stdin", async () => {
+    const stored = await runJson<{ id: string; content: string }>(
+      ["tools", "call", "remember", "--input", '{"content": "The CLI calls tools by name"}'],
+      { env },
+    );
+    expect(stored.content).toBe("The CLI calls tools by name");
+    const inputFile = join(cli.home, "recall.json");
+    await writeFile(inputFile, JSON.stringify({ q: "tools by name", limit: 3 }));
+    const fromFile = await runOk(["tools", "call", "recall", "--input", `@${inputFile}`], { env });
+    expect(JSON.parse(fromFile.stdout).memories[0].id).toBe(stored.id);
+    const fromStdin = await runJson<{ memories: Array<{ id: string }> }>(
+      ["tools", "call", "recall", "--input", "-"],
+      { env, input: '{"q": "calls tools"}' },
+    );
+    expect(fromStdin.memories.map((memory) => memory.id)).toEqual([stored.id]);
+    // A route that answers nothing answers {} by name.
+    expect(
+      await runJson(["tools", "call", "forget_memory", "--input", JSON.stringify({ memory_id: stored.id })], {
+        env,
+      }),
+    ).toEqual({});
+  });
+
+  it("prints a tool's help from its schema, with an example that runs as printed", async () => {
+    const help = await runOk(["tools", "call", "recall", "--help"], { env });
+    expect(help.stdout).toMatch(/^Usage: cairn tools call recall --input JSON\|@file\|-/);
+    expect(help.stdout).toContain("(built in; read-only");
+    expect(help.stdout).toMatch(/^ {2}q\s+string, required\s+\S/m);
+    expect(help.stdout).toMatch(/^ {2}limit\s+integer, optional, default 10\b/m);
+    const example = help.stdout.match(/^ {2}\$ cairn (tools call recall .*)$/m)?.[1];
+    expect(example).toBeDefined();
+    const ran = await runOk(shellWords(example ?? ""), { env });
+    expect(JSON.parse(ran.stdout)).toHaveProperty("memories");
+
+    const generic = await runOk(["tools", "call", "--help"], { env });
+    expect(generic.stdout).toContain("Examples:");
+  });
+
+  it("names close tools for an unknown name (exit 4), also for --help", async () => {
+    const unknown = await runCairn(["tools", "call", "recal", "--input", "{}"], { env });
+    expectFailure(unknown, 4, "not_found");
+    expect(unknown.stderr).toContain('no tool named "recal"; did you mean recall');
+    const help = await runCairn(["tools", "call", "remmber", "--help"], { env });
+    expectFailure(help, 4, "not_found");
+    expect(help.stderr).toContain("did you mean remember");
+  });
+
+  it("refuses an input that is not a JSON object before any request (exit 2)", async () => {
+    // No saved key: a request would fail with exit 3, so exit 2 shows none was made.
+    const empty = await createHome();
+    const bare = empty.environment();
+    const invalid = await runCairn(["tools", "call", "recall", "--input", "{q: 1}"], { env: bare });
+    expectFailure(invalid, 2, "invalid_json");
+    expect(invalid.stderr).toContain("--input is not valid JSON");
+    const missing = await runCairn(["tools", "call", "recall", "--input", "@/no/such/file.json"], {
+      env: bare,
+    });
+    expectFailure(missing, 2, "missing_input");
+    expect(missing.stderr).toContain("cannot read /no/such/file.json");
+    expectFailure(
+      await runCairn(["tools", "call", "recall", "--input", "[1, 2]"], { env: bare }),
+      2,
+      "validation_error",
+    );
+    await empty.remove();
+  });
+
+  it("exits with the class of the tool's own refusal", async () => {
+    expectFailure(
+      await runCairn(["tools", "call", "recall", "--input", '{"q": ""}'], { env }),
+      2,
+      "validation_error",
+    );
+    expectFailure(
+      await runCairn(
+        ["tools", "call", "get_memory", "--input", JSON.stringify({ memory_id: crypto.randomUUID() })],
+        { env },
+      ),
+      4,
+      "memory_not_found",
+    );
+  });
+});
