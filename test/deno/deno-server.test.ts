@@ -92,6 +92,20 @@ describe("Deno runtime", () => {
     // The session stays open: stopping the server below must not wait on its event stream.
   });
 
+  it("serves Prometheus metrics, with the process metrics, and the /docs viewer's assets", async () => {
+    const metrics = await fetch(`${server.baseUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(text).toMatch(
+      /^cairn_http_requests_total\{method="POST",route="\/v1\/auth\/signup",status="201"\} 1$/m,
+    );
+    expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+    const bundle = await fetch(`${server.baseUrl}/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect((await bundle.text()).length).toBeGreaterThan(1_000_000);
+  });
+
   it("stops on SIGTERM with no sandbox disk left mounted", async () => {
     const mounts = defaultMountDirectory(dataDir);
     expect(await readFile("/proc/self/mountinfo", "utf8")).toContain(mounts);

@@ -130,7 +130,29 @@ describe("REST errors and headers", () => {
     expect(metrics).toMatch(/^cairn_sandboxes_active 0$/m);
     expect(metrics).toMatch(/^cairn_memories_stored \d+$/m);
     expect(metrics).toMatch(/^cairn_memory_link_jobs_queued \d+$/m);
+    expect(metrics).toMatch(
+      /^cairn_http_request_duration_seconds_count\{method="GET",route="\/health"\} \d+$/m,
+    );
+    // prom-client's process metrics ride along.
+    expect(metrics).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(metrics).toMatch(/^nodejs_heap_size_used_bytes \d/m);
     expect((await test.request("/docs")).status).toBe(200);
+  });
+
+  it("metrics leave out the storage gauges, and still answer, when storage cannot be read", async () => {
+    const gauges = test.platform.storage.gauges;
+    test.platform.storage.gauges = async () => {
+      throw new Error("database unreachable");
+    };
+    try {
+      const response = await test.request("/metrics");
+      expect(response.status).toBe(200);
+      const metrics = await response.text();
+      expect(metrics).toContain("cairn_http_requests_total");
+      expect(metrics).not.toContain("cairn_sandboxes_active");
+    } finally {
+      test.platform.storage.gauges = gauges;
+    }
   });
 
   it("CORS is closed by default", async () => {

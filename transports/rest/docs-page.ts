@@ -1,28 +1,77 @@
 /**
- * The /docs page: a self-contained HTML reference rendered from /v1/openapi.json in the browser
- * (no CDN assets, so it works offline and under a strict CSP).
+ * The /docs page: Swagger UI, served from the swagger-ui-dist package's own files under
+ * /docs/assets and pointed at /v1/openapi.json, so the page needs no network beyond this server.
  */
-export const docsPage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Cairn API</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1f2328}
-h1{margin-bottom:0}code,pre{font:13px ui-monospace,monospace;background:#f6f8fa;border-radius:4px}
-pre{padding:.6rem;overflow:auto}details{border:1px solid #d0d7de;border-radius:6px;margin:.4rem 0;padding:.3rem .7rem}
-summary{cursor:pointer}.m{display:inline-block;width:4.5rem;font-weight:600}.GET{color:#0969da}.POST{color:#1a7f37}
-.PUT{color:#9a6700}.DELETE{color:#cf222e}.auth{color:#57606a;font-size:13px}
-</style></head><body>
-<h1>Cairn API</h1><p>Generated from <a href="/v1/openapi.json">/v1/openapi.json</a>. Send credentials as
-<code>Authorization: Bearer …</code>: an API key (<code>cairn_…</code>) or, for <code>/v1/api-keys</code>, a dashboard token.</p>
-<div id="routes">Loading…</div>
-<script>
-fetch('/v1/openapi.json').then(r=>r.json()).then(doc=>{
-  const root=document.getElementById('routes');root.textContent='';
-  for(const [path,ops] of Object.entries(doc.paths)){for(const [method,op] of Object.entries(ops)){
-    const d=document.createElement('details');const s=document.createElement('summary');
-    const m=document.createElement('span');m.className='m '+method.toUpperCase();m.textContent=method.toUpperCase();
-    const a=document.createElement('span');a.className='auth';a.textContent=' '+(op.security.length?Object.keys(op.security[0])[0]:'no auth');
-    s.append(m,document.createTextNode(path),a);const p=document.createElement('p');p.textContent=op.summary;
-    const pre=document.createElement('pre');pre.textContent=JSON.stringify({parameters:op.parameters,requestBody:op.requestBody?.content['application/json'].schema,responses:op.responses},null,2);
-    d.append(s,p,pre);root.append(d);}}
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { Hono } from "hono";
+import type { AppEnv } from "./create-app.ts";
+
+/** The package files the page uses, by the name they are served under, with their content types. */
+const packageAssets: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png",
+  "favicon-16x16.png": "image/png",
+};
+
+/**
+ * Starts the viewer from a file rather than an inline script, so the page works under a CSP
+ * without 'unsafe-inline'. No validator: Swagger UI would otherwise send the document to
+ * validator.swagger.io.
+ */
+const initializer = `window.ui = SwaggerUIBundle({
+  url: "/v1/openapi.json",
+  dom_id: "#swagger-ui",
+  deepLinking: true,
+  validatorUrl: null,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: "BaseLayout",
 });
-</script></body></html>`;
+`;
+
+const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Cairn API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32">
+<link rel="icon" type="image/png" href="/docs/assets/favicon-16x16.png" sizes="16x16">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/initializer.js"></script>
+</body>
+</html>
+`;
+
+const assetCache = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+
+/** Read once per process: the bundle is about 1.7 MB and never changes while the server runs. */
+function packageAsset(name: string): Promise<Uint8Array<ArrayBuffer>> {
+  let content = assetCache.get(name);
+  if (!content) {
+    const path = fileURLToPath(import.meta.resolve(`swagger-ui-dist/${name}`));
+    content = readFile(path).then((file) => new Uint8Array(file));
+    assetCache.set(name, content);
+  }
+  return content;
+}
+
+export function mountDocs(app: Hono<AppEnv>) {
+  app.get("/docs", (context) => context.html(page));
+  app.get("/docs/assets/initializer.js", (context) =>
+    context.body(initializer, 200, { "content-type": "text/javascript; charset=utf-8" }),
+  );
+  app.get("/docs/assets/:name", async (context, next) => {
+    const name = context.req.param("name");
+    const contentType = Object.hasOwn(packageAssets, name) ? packageAssets[name] : undefined;
+    if (!contentType) return next();
+    return context.body(await packageAsset(name), 200, {
+      "content-type": contentType,
+      "cache-control": "public, max-age=3600",
+    });
+  });
+}

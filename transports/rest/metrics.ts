@@ -1,54 +1,76 @@
-/** Prometheus text metrics: request counts and latencies per route, kept in process. */
+/**
+ * Prometheus metrics on prom-client: request counts and latencies per route and the app's gauges
+ * in a registry per app, beside the process metrics prom-client collects (CPU, memory, event loop,
+ * file descriptors, GC).
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
-const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+let processMetrics: Registry | undefined;
 
-interface Series {
-  count: number;
-  sum: number;
-  buckets: number[];
+/**
+ * The process metrics live in one registry per process, not per app: they describe the process,
+ * and each collection keeps an event-loop monitor and a GC observer running for good, which a
+ * test process that builds hundreds of apps must not multiply.
+ */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
 }
 
 export function createMetrics() {
-  const requests = new Map<string, number>();
-  const latencies = new Map<string, Series>();
-  const gaugeReaders: Array<() => Promise<Record<string, number>>> = [];
+  const registry = new Registry();
+  const requests = new Counter({
+    name: "cairn_http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status.",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const latencies = new Histogram({
+    name: "cairn_http_request_duration_seconds",
+    help: "HTTP request latency in seconds, by method and route pattern.",
+    labelNames: ["method", "route"] as const,
+    registers: [registry],
+  });
+  const gaugeGroups: Array<{ registry: Registry; read: () => Promise<void> }> = [];
   return {
+    /** The content type of `render()`'s text. */
+    contentType: registry.contentType,
     observe(method: string, route: string, status: number, seconds: number) {
-      const labels = `method="${method}",route="${route}"`;
-      const countKey = `${labels},status="${status}"`;
-      requests.set(countKey, (requests.get(countKey) ?? 0) + 1);
-      const series = latencies.get(labels) ?? { count: 0, sum: 0, buckets: latencyBuckets.map(() => 0) };
-      series.count++;
-      series.sum += seconds;
-      latencyBuckets.forEach((bound, index) => {
-        if (seconds <= bound) series.buckets[index]++;
-      });
-      latencies.set(labels, series);
+      requests.inc({ method, route, status });
+      latencies.observe({ method, route }, seconds);
     },
-    /** Gauges read together at scrape time (sandboxes active, memories stored): name → value. */
-    gauges(read: () => Promise<Record<string, number>>) {
-      gaugeReaders.push(read);
+    /**
+     * Gauges read together at scrape time (sandboxes active, memories stored): `help` names each
+     * gauge, `read` returns name → value. A group whose read fails is left out of that scrape
+     * rather than shown with stale or made-up values.
+     */
+    gauges(help: Record<string, string>, read: () => Promise<Record<string, number>>) {
+      const group = new Registry();
+      const gauges = Object.entries(help).map(
+        ([name, description]) => [name, new Gauge({ name, help: description, registers: [group] })] as const,
+      );
+      gaugeGroups.push({
+        registry: group,
+        read: async () => {
+          const values = await read();
+          for (const [name, gauge] of gauges) gauge.set(values[name] ?? 0);
+        },
+      });
     },
     async render(): Promise<string> {
-      const lines = ["# TYPE cairn_http_requests_total counter"];
-      for (const [labels, count] of requests) lines.push(`cairn_http_requests_total{${labels}} ${count}`);
-      lines.push("# TYPE cairn_http_request_duration_seconds histogram");
-      for (const [labels, series] of latencies) {
-        latencyBuckets.forEach((bound, index) => {
-          lines.push(
-            `cairn_http_request_duration_seconds_bucket{${labels},le="${bound}"} ${series.buckets[index]}`,
-          );
-        });
-        lines.push(`cairn_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${series.count}`);
-        lines.push(`cairn_http_request_duration_seconds_sum{${labels}} ${series.sum}`);
-        lines.push(`cairn_http_request_duration_seconds_count{${labels}} ${series.count}`);
-      }
-      for (const read of gaugeReaders) {
-        const values = await read().catch(() => ({}));
-        for (const [name, value] of Object.entries(values))
-          lines.push(`# TYPE ${name} gauge`, `${name} ${value}`);
-      }
-      return `${lines.join("\n")}\n`;
+      const read = await Promise.all(
+        gaugeGroups.map((group) =>
+          group.read().then(
+            () => group.registry,
+            () => undefined,
+          ),
+        ),
+      );
+      const groups = read.filter((group): group is Registry => group !== undefined);
+      return Registry.merge([processRegistry(), registry, ...groups]).metrics();
     },
   };
 }
