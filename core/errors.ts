@@ -1,8 +1,10 @@
 /**
  * The one error type of Cairn. Every failure a client can see is a ServiceError with a code from
  * the table below; transports render it (REST envelope and headers, MCP isError, CLI exit code)
- * and never invent their own. Anything that is not a ServiceError becomes `internal_error`.
+ * and never invent their own. Anything that is not a ServiceError becomes `internal_error`, or a
+ * 503 when a dependency failed (dependency-failures.ts).
  */
+import { dependencyFailure, dependencyRetryAfterSeconds } from "./dependency-failures.ts";
 
 interface CodeSpec {
   readonly status: number;
@@ -142,9 +144,25 @@ export class ServiceError extends Error {
   }
 }
 
-/** Turns anything thrown into a ServiceError; unknown failures become internal_error, cause kept for logs. */
+const dependencyMessages = {
+  service_unavailable: "The database is unavailable; retry shortly",
+  storage_error: "The server's storage is full or failing; retry later",
+} as const;
+
+/**
+ * Turns anything thrown into a ServiceError: an unreachable database or a full disk becomes a
+ * retryable 503 with Retry-After (dependency-failures.ts); anything else unknown becomes
+ * internal_error. The cause is kept for logs in both cases, never sent.
+ */
 export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
+  const failure = dependencyFailure(error);
+  if (failure) {
+    return new ServiceError(failure, dependencyMessages[failure], {
+      cause: error,
+      retryAfterSeconds: dependencyRetryAfterSeconds[failure],
+    });
+  }
   return new ServiceError("internal_error", "Internal server error", { cause: error });
 }
 

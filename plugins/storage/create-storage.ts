@@ -89,6 +89,14 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   // Raw statements use real bound parameters and cached prepared statements (bound-sql.ts);
   // MikroORM's own queries serve the entity repositories.
   const { execute, runTransaction } = await boundSql(orm, dialect);
+  if (dialect === "postgresql") {
+    // A pooled idle connection the database ends (a restart) is reported on the pool; unheard, that
+    // event would end the process. Queries meanwhile fail as 503s, and the next one reconnects.
+    const native = (connection as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient();
+    ((await native) as { on(event: "error", listener: (error: Error) => void): void }).on("error", (error) =>
+      settings.logger.warn({ reason: error.message }, "database connection lost"),
+    );
+  }
   const memories = createSqlMemoryStore(dialect, execute, runTransaction);
   const indexed = await memories.indexUnposted();
   if (indexed > 0) settings.logger.info({ indexed }, "memories indexed for search");
