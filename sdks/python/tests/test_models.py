@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Union
 import pytest
 
 from cairn._core import Call
-from cairn._operations import account, memory, resources, sandboxes
+from cairn._operations import account, memory, resources, sandboxes, tools
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[2] / "openapi.json").read_text())
 
@@ -35,7 +35,7 @@ RENAMED = {
 
 def sdk_operations() -> Dict[str, Callable[..., Call[Any]]]:
     found: Dict[str, Callable[..., Call[Any]]] = {}
-    for module in (account, memory, resources, sandboxes):
+    for module in (account, memory, resources, sandboxes, tools):
         for name, value in vars(module).items():
             if (
                 callable(value)

@@ -46,6 +46,8 @@ class Call(Generic[T]):
     credential: str | None = None
     #: Overrides the client's timeout (exec waits for its command).
     timeout: float | None = None
+    #: Extra request headers (an ``Idempotency-Key``).
+    headers: Mapping[str, str] | None = None
     convert: Callable[[Any], T] = field(default=cast("Callable[[Any], T]", lambda value: value))  # pyright: ignore[reportUnknownLambdaType]
 
 
@@ -75,7 +77,11 @@ class ClientCore:
         return call.timeout if call.timeout is not None else self.timeout
 
     def request(self, http: httpx.Client | httpx.AsyncClient, call: Call[Any]) -> httpx.Request:
-        headers = {"accept": "application/json", "user-agent": f"cairn-client-python/{__version__}"}
+        headers = {
+            **(call.headers or {}),
+            "accept": "application/json",
+            "user-agent": f"cairn-client-python/{__version__}",
+        }
         credential = self.api_key if call.uses_api_key else call.credential
         if credential:
             headers["authorization"] = f"Bearer {credential}"

@@ -17,6 +17,7 @@ from ._operations import account as _account
 from ._operations import memory as _memory
 from ._operations import resources as _resources
 from ._operations import sandboxes as _sandboxes
+from ._operations import tools as _tools
 from .errors import CairnError
 from .models import SandboxSize
 from .retry import RetryPolicy, seconds_before_retry
@@ -158,3 +159,7 @@ class AsyncCairnClient:
     export_memories = _method(_memory.export_memories)
     import_memories = _method(_memory.import_memories)
     memory_metrics = _method(_memory.memory_metrics)
+
+    # Tools by name: built-in ones and those plugins add.
+    list_tools = _method(_tools.list_tools)
+    call_tool = _method(_tools.call_tool)

@@ -346,3 +346,34 @@ class _ImportRelationRequired(TypedDict):
 
 class ImportRelation(_ImportRelationRequired, total=False):
     confidence: float
+
+
+class ToolAnnotations(TypedDict):
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+
+
+class ToolHttpRoute(TypedDict):
+    method: str
+    path: str
+
+
+class Tool(TypedDict):
+    """One tool the server offers: a built-in operation, or a plugin's (``<plugin>.<tool>``)."""
+
+    name: str
+    plugin: str | None
+    group: str
+    title: str
+    description: str
+    annotations: ToolAnnotations
+    input_schema: Dict[str, Any]
+    output_schema: Dict[str, Any]
+    mcp_name: str | None
+    http: ToolHttpRoute | None
+
+
+class ToolList(TypedDict):
+    tools: List[Tool]
