@@ -26,7 +26,15 @@ const stop = await startCairn(
         { ...address, onListen: ({ port }) => logger.info({ port, runtime: "deno" }, "cairn listening") },
         (request, info) => fetch(request, { remoteAddr: info.remoteAddr }),
       );
-      return { close: () => server.shutdown() };
+      return {
+        // shutdown() refuses new connections and waits for the requests in flight; past the
+        // deadline the process goes on stopping (its exit ends what is left).
+        close: (deadlineMilliseconds) =>
+          Promise.race([
+            server.shutdown(),
+            new Promise<void>((resolve) => setTimeout(resolve, deadlineMilliseconds)),
+          ]),
+      };
     },
   },
 );

@@ -1,7 +1,9 @@
 /**
  * The Node runtime: @hono/node-server serves the app, the socket gives the client address, and
- * SIGINT/SIGTERM stop the server in order. Started by serve.ts.
+ * SIGINT/SIGTERM stop the server in order, draining the requests in flight first. Started by
+ * serve.ts.
  */
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { startCairn } from "./start-cairn.ts";
 
@@ -10,16 +12,28 @@ const stop = await startCairn(process.env, {
   clientIp: (_request, environment) =>
     (environment as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
   listen(fetch, address, logger) {
+    // Plain HTTP/1.1: serve() is given no http2 or https options.
     const server = serve({ fetch, ...address }, (info) => {
       logger.info(
         { address: info.address, port: info.port, startupMs: Math.round(performance.now()) },
         "cairn listening",
       );
-    });
+    }) as Server;
     return {
-      close: async () => {
-        server.close();
-      },
+      close: (deadlineMilliseconds) =>
+        new Promise<void>((resolve) => {
+          // Refuses new connections and closes idle keep-alive ones; calls back when the last
+          // request in flight has been answered.
+          server.close(() => resolve());
+          const deadline = setTimeout(() => {
+            logger.warn(
+              { deadlineMilliseconds },
+              "requests still in flight at the shutdown deadline were cut",
+            );
+            server.closeAllConnections();
+          }, deadlineMilliseconds);
+          deadline.unref();
+        }),
     };
   },
 });

@@ -14,12 +14,16 @@ export type Fetch = (request: Request, environment?: unknown) => Response | Prom
 export interface Runtime {
   name: string;
   clientIp: ClientAddress;
-  /** Starts serving `fetch`; the listener's close stops taking requests. */
+  /**
+   * Starts serving `fetch`. The listener's close stops taking connections at once and resolves
+   * when every request in flight has been answered, or once `deadlineMilliseconds` have passed,
+   * cutting what is still open.
+   */
   listen(
     fetch: Fetch,
     address: { hostname: string; port: number },
     logger: Logger,
-  ): { close(): Promise<void> };
+  ): { close(deadlineMilliseconds: number): Promise<void> };
 }
 
 export async function startCairn(
@@ -39,7 +43,8 @@ export async function startCairn(
       await stopSandboxLifecycle();
       // Open MCP event streams end first, or the listener would wait on them.
       await app.close();
-      await listener.close();
+      // Requests in flight finish (an exec runs to its end) before storage and sandboxes close.
+      await listener.close(config.SVC_SHUTDOWN_TIMEOUT_SECONDS * 1000);
       // Closing the platform unmounts the sandbox disks (left mounted, they would outlive a data
       // directory that is then removed).
       await platform.close();
