@@ -16,6 +16,7 @@ export interface SqliteStatement {
 export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
+  readonly inTransaction: boolean;
 }
 export interface PgClient {
   query(query: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -83,7 +84,9 @@ export function sqliteBoundSql(
           database.exec("commit");
           return result;
         } catch (error) {
-          database.exec("rollback");
+          // SQLite has already rolled back after some failures (SQLITE_FULL, SQLITE_IOERR); a
+          // second rollback would throw and hide the error that says what happened.
+          if (database.inTransaction) database.exec("rollback");
           throw error;
         }
       }),
