@@ -3,7 +3,7 @@
  * DNS, so the answer cannot change between start-up and a request). Without a managed provider,
  * memory content may only go to such a host (docs/configuration.md#embeddings-semantic-search).
  */
-import { isUnsafeAddress, parseIPv4, parseIPv6 } from "../../core/sandboxes/network/network-addresses.ts";
+import { isUnsafeAddress, parseAddress } from "../../core/sandboxes/network/network-addresses.ts";
 
 /**
  * Name suffixes that never resolve on the public internet: RFC 6761/6762 and ICANN's `.internal`
@@ -34,7 +34,7 @@ export function isInsideDeployment(hostname: string): boolean {
     .replace(/^\[|\]$/g, "")
     .replace(/\.$/, "");
   if (host === "") return false;
-  if (parseIPv4(host) !== null || parseIPv6(host) !== null) return isUnsafeAddress(host);
+  if (parseAddress(host) !== null) return isUnsafeAddress(host);
   // The URL parser turns every other numeric form (0x7f.1, 2130706433) into dotted IPv4 already.
   if (!host.includes(".")) return true;
   return internalNameSuffixes.some((suffix) => host === suffix || host.endsWith(`.${suffix}`));

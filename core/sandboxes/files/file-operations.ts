@@ -17,7 +17,7 @@ import {
   statOrNotFound,
   toDirectoryEntry,
 } from "./file-entries.ts";
-import { globToRegExp } from "./glob.ts";
+import { createGlobMatcher } from "./glob.ts";
 import { resolveSandboxPath } from "./paths.ts";
 
 async function readTextFile(files: SandboxFileSystem, path: string): Promise<string> {
@@ -139,9 +139,9 @@ export async function globFiles(
 ): Promise<{ matches: DirectoryEntry[] }> {
   const root = resolveSandboxPath(input.path ?? "/", files.roots());
   if (input.pattern.length === 0) throw invalidField("pattern", "pattern must not be empty");
-  let regex: RegExp;
+  let matches: (path: string) => boolean;
   try {
-    regex = globToRegExp(input.pattern.startsWith("/") ? input.pattern.slice(1) : input.pattern);
+    matches = createGlobMatcher(input.pattern.startsWith("/") ? input.pattern.slice(1) : input.pattern);
   } catch {
     throw invalidField("pattern", "pattern is not a valid glob");
   }
@@ -152,12 +152,13 @@ export async function globFiles(
       : relativeTo(root, path) || path.slice(path.lastIndexOf("/") + 1);
   const stat = await statOrNotFound(files, root);
   const candidates = stat.isDirectory ? await files.walk(root, maxWalkEntries) : [stat];
-  const matches = candidates
-    .filter((entry) => !entry.isDirectory && regex.test(subject(entry.path)))
-    .sort(byPath)
-    .slice(0, maxGlobMatches)
-    .map(toDirectoryEntry);
-  return { matches };
+  return {
+    matches: candidates
+      .filter((entry) => !entry.isDirectory && matches(subject(entry.path)))
+      .sort(byPath)
+      .slice(0, maxGlobMatches)
+      .map(toDirectoryEntry),
+  };
 }
 
 export {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createGlobFilter, globToRegExp } from "./glob.ts";
+import { createGlobFilter, createGlobMatcher } from "./glob.ts";
 
-describe("globToRegExp", () => {
+describe("createGlobMatcher", () => {
   it.each([
     ["*.py", "main.py", true],
     ["*.py", "src/main.py", false],
@@ -25,12 +25,17 @@ describe("globToRegExp", () => {
     ["\\*", "a", false],
     ["x**y", "xay", true],
     ["x**y", "xa/y", false],
+    ["*", ".env", true],
+    ["**/*.ts", ".git/hooks/x.ts", true],
+    ["*.@(js|ts)", "x.ts", true],
+    ["!(*.md)", "x.md", false],
   ])("%s against %s → %s", (glob, path, expected) => {
-    expect(globToRegExp(glob).test(path)).toBe(expected);
+    expect(createGlobMatcher(glob)(path)).toBe(expected);
   });
 
-  it("throws on an unclosed brace", () => {
-    expect(() => globToRegExp("*.{js")).toThrow(SyntaxError);
+  it("throws on an unclosed brace or bracket", () => {
+    expect(() => createGlobMatcher("*.{js")).toThrow(SyntaxError);
+    expect(() => createGlobMatcher("[ab.txt")).toThrow(SyntaxError);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../errors.ts";
-import { checkAllowedHostSyntax, isUnsafeAddress, parseIPv6 } from "./network-addresses.ts";
+import { checkAllowedHostSyntax, isUnsafeAddress, parseAddress } from "./network-addresses.ts";
 
 describe("checkAllowedHostSyntax", () => {
   it.each([
@@ -24,6 +24,8 @@ describe("checkAllowedHostSyntax", () => {
     "api.example.com/path",
     "api.example.com:443",
     "[::1]:8080",
+    "[fe80::1%eth0]",
+    "[1.2.3.4]",
     "api example.com",
     " api.example.com",
     "*.example.com",
@@ -62,6 +64,7 @@ describe("isUnsafeAddress", () => {
     "224.0.0.1",
     "255.255.255.255",
     "198.18.0.1",
+    "192.31.196.1",
     "::",
     "::1",
     "[::1]",
@@ -70,8 +73,10 @@ describe("isUnsafeAddress", () => {
     "::ffff:169.254.169.254",
     "::ffff:0:10.0.0.1",
     "::127.0.0.1",
+    "::8.8.8.8",
     "64:ff9b::10.0.0.1",
     "64:ff9b:1::1",
+    "64:ff9b:1::808:808",
     "2002:0a00:0001::1",
     "fc00::1",
     "fd00:ec2::254",
@@ -107,11 +112,19 @@ describe("isUnsafeAddress", () => {
   });
 });
 
-describe("parseIPv6", () => {
-  it("expands :: and a trailing IPv4", () => {
-    expect(parseIPv6("1::ffff:1.2.3.4")).toEqual([1, 0, 0, 0, 0, 0xffff, 0x102, 0x304]);
-    expect(parseIPv6("::")).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
-    expect(parseIPv6("1::2::3")).toBeNull();
-    expect(parseIPv6(":1")).toBeNull();
+describe("parseAddress", () => {
+  it("reads IPv6 with :: and a trailing IPv4, brackets and a zone", () => {
+    expect(parseAddress("1::ffff:1.2.3.4")?.toNormalizedString()).toBe("1:0:0:0:0:ffff:102:304");
+    expect(parseAddress("[::]")?.toNormalizedString()).toBe("0:0:0:0:0:0:0:0");
+    expect(parseAddress("fe80::1%eth0")?.toNormalizedString()).toBe("fe80:0:0:0:0:0:0:1");
+    expect(parseAddress("1::2::3")).toBeNull();
+    expect(parseAddress(":1")).toBeNull();
+  });
+
+  it("reads only four-part decimal IPv4", () => {
+    expect(parseAddress("203.0.113.9")?.toString()).toBe("203.0.113.9");
+    for (const text of ["127.1", "0x7f.0.0.1", "2130706433", "010.0.0.1", "1.2.3.256", "example.com"]) {
+      expect(parseAddress(text), text).toBeNull();
+    }
   });
 });

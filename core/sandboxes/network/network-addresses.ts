@@ -5,6 +5,7 @@
  * The DNS lookup itself belongs to a port; this only judges the answers.
  */
 
+import ipaddr from "ipaddr.js";
 import { ServiceError } from "../../errors.ts";
 
 const invalidHost = (message: string, index?: number): ServiceError =>
@@ -29,7 +30,10 @@ export function checkAllowedHostSyntax(host: string, index?: number): string {
   const bracketed = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : null;
   const ipv6 = bracketed ?? (host.includes(":") ? host : null);
   if (ipv6 !== null) {
-    if (parseIPv6(ipv6) === null) throw invalidHost(`${where} must not include a port`, index);
+    const address = parseAddress(ipv6);
+    if (address?.kind() !== "ipv6" || ipv6.includes("%")) {
+      throw invalidHost(`${where} must be an IPv6 address without a port or zone`, index);
+    }
     return new URL(`http://[${ipv6}]/`).hostname;
   }
   let hostname: string;
@@ -45,90 +49,54 @@ export function checkAllowedHostSyntax(host: string, index?: number): string {
   return hostname;
 }
 
-export function parseIPv4(text: string): number | null {
-  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (match === null) return null;
-  let value = 0;
-  for (const part of match.slice(1)) {
-    // Leading zeros mean octal to some resolvers: refuse the ambiguity.
-    if ((part.length > 1 && part.startsWith("0")) || Number(part) > 255) return null;
-    value = value * 256 + Number(part);
-  }
-  return value;
-}
-
-/** Parses IPv6 text (brackets, zone and a trailing dotted IPv4 allowed) into eight 16-bit groups. */
-export function parseIPv6(text: string): number[] | null {
+/**
+ * Parses an IP literal: four-part decimal IPv4 (no octal-looking leading zeros, no short forms
+ * such as `127.1`: resolvers disagree about them) or IPv6 (brackets and a zone allowed). Null for
+ * anything else.
+ */
+export function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
   let source = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
   const zone = source.indexOf("%");
   if (zone >= 0) source = source.slice(0, zone);
-  const lastColon = source.lastIndexOf(":");
-  if (lastColon < 0) return null;
-  const tail = source.slice(lastColon + 1);
-  if (tail.includes(".")) {
-    const ipv4 = parseIPv4(tail);
-    if (ipv4 === null) return null;
-    source = `${source.slice(0, lastColon + 1)}${(ipv4 >>> 16).toString(16)}:${(ipv4 & 0xffff).toString(16)}`;
+  if (!source.includes(":")) return null;
+  // The URL parser's canonical form first: ipaddr.js reads `::1.2.3.4` (IPv4-compatible) as
+  // `::ffff:1.2.3.4` (IPv4-mapped).
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${source}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
   }
-  const halves = source.split("::");
-  if (halves.length > 2) return null;
-  const head = halves[0] === "" ? [] : halves[0].split(":");
-  const rest = halves.length === 2 && halves[1] !== "" ? halves[1].split(":") : [];
-  if (halves.length === 1 ? head.length !== 8 : head.length + rest.length > 7) return null;
-  const groups = [...head, ...Array(8 - head.length - rest.length).fill("0"), ...rest];
-  if (!groups.every((group) => /^[0-9a-fA-F]{1,4}$/.test(group))) return null;
-  return groups.map((group) => Number.parseInt(group, 16));
+  return ipaddr.IPv6.isValid(canonical) ? ipaddr.IPv6.parse(canonical) : null;
 }
 
-// [network, prefix length]: private, loopback, link-local (cloud metadata 169.254.169.254),
-// carrier-grade NAT (100.100.100.200 metadata), documentation, benchmarking, multicast, reserved.
-const unsafeIPv4Ranges: Array<[string, number]> = [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
+const cidr = (range: string) => ipaddr.IPv6.parseCIDR(range);
+
+/** IPv6 prefixes that carry an IPv4 address, with the index of its high 16-bit part. */
+const embeddingIPv4: Array<[[ipaddr.IPv6, number], number]> = [
+  [cidr("::ffff:0:0/96"), 6], // IPv4-mapped
+  [cidr("::ffff:0:0:0/96"), 6], // IPv4-translated
+  [cidr("64:ff9b::/96"), 6], // NAT64
+  [cidr("2002::/16"), 1], // 6to4
 ];
+const globalUnicast = cidr("2000::/3");
 
-function isUnsafeIPv4(address: number): boolean {
-  return unsafeIPv4Ranges.some(([network, prefix]) => {
-    const size = 2 ** (32 - prefix);
-    const start = parseIPv4(network)!;
-    return address >= start && address < start + size;
-  });
-}
-
-const embeddedIPv4 = (groups: number[], high: number): number => groups[high] * 65536 + groups[high + 1];
-
-function isUnsafeIPv6(groups: number[]): boolean {
-  const [first, second, third, fourth, fifth, sixth] = groups;
-  const upperZero = first === 0 && second === 0 && third === 0 && fourth === 0;
-  // ::/96 holds the unspecified and loopback addresses and the deprecated IPv4-compatible form.
-  if (upperZero && fifth === 0 && sixth === 0) return true;
-  // ::ffff:0:0/96 (IPv4-mapped) and ::ffff:0:0:0/96 (IPv4-translated) carry an IPv4 address.
-  if (upperZero && ((fifth === 0 && sixth === 0xffff) || (fifth === 0xffff && sixth === 0))) {
-    return isUnsafeIPv4(embeddedIPv4(groups, 6));
+/**
+ * Public means ipaddr.js's `unicast` (every special-purpose range of the IANA registries is named
+ * otherwise: private, loopback, link-local with the 169.254.169.254 metadata address, carrier-grade
+ * NAT with 100.100.100.200, documentation, benchmarking, multicast, reserved …); for IPv6 also
+ * inside global unicast 2000::/3, and an embedded IPv4 address is judged as itself.
+ */
+function isPublic(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === "ipv4") return address.range() === "unicast";
+  const ipv6 = address as ipaddr.IPv6;
+  const embedding = embeddingIPv4.find(([range]) => ipv6.match(range));
+  if (embedding) {
+    const [high, low] = ipv6.parts.slice(embedding[1], embedding[1] + 2);
+    return isPublic(new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]));
   }
-  // 64:ff9b::/96 NAT64 carries an IPv4 address; 64:ff9b:1::/48 is for local use.
-  if (first === 0x64 && second === 0xff9b) {
-    return third !== 0 || fourth !== 0 || fifth !== 0 || sixth !== 0 || isUnsafeIPv4(embeddedIPv4(groups, 6));
-  }
-  if (first === 0x2002) return isUnsafeIPv4(embeddedIPv4(groups, 1)); // 6to4
-  if ((first & 0xe000) !== 0x2000) return true; // outside global unicast 2000::/3: ULA, link-local, multicast, …
-  if (first === 0x2001 && second < 0x200) return true; // 2001::/23 protocol assignments (Teredo, benchmarking)
-  if (first === 0x2001 && second === 0xdb8) return true; // documentation
-  if (first === 0x3fff && second < 0x1000) return true; // documentation 3fff::/20
-  return false;
+  return ipv6.range() === "unicast" && ipv6.match(globalUnicast);
 }
 
 /**
@@ -136,8 +104,6 @@ function isUnsafeIPv6(groups: number[]): boolean {
  * address counts as unsafe, since nothing can be vouched for.
  */
 export function isUnsafeAddress(ip: string): boolean {
-  const ipv4 = parseIPv4(ip);
-  if (ipv4 !== null) return isUnsafeIPv4(ipv4);
-  const ipv6 = parseIPv6(ip);
-  return ipv6 === null || isUnsafeIPv6(ipv6);
+  const address = parseAddress(ip);
+  return address === null || !isPublic(address);
 }
