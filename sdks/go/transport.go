@@ -27,6 +27,8 @@ type call struct {
 	anonymous  bool
 	// timeout overrides the client's timeout (exec waits for its command).
 	timeout time.Duration
+	// headers are extra request headers (an Idempotency-Key).
+	headers map[string]string
 }
 
 var idempotentMethods = map[string]bool{"GET": true, "HEAD": true, "PUT": true, "DELETE": true, "OPTIONS": true}
@@ -105,6 +107,9 @@ func (c *Client) attempt(ctx context.Context, request call, body []byte) (int, h
 	httpRequest, err := http.NewRequestWithContext(attemptContext, request.method, target, reader)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("cairn: building %s %s: %w", request.method, request.path, err)
+	}
+	for name, value := range request.headers {
+		httpRequest.Header.Set(name, value)
 	}
 	httpRequest.Header.Set("Accept", "application/json")
 	httpRequest.Header.Set("User-Agent", "cairn-go/"+Version)

@@ -79,6 +79,7 @@ describe("the Go SDK", () => {
       "TestExecWaitsItsTimeoutPlusFifteenSeconds",
       "TestLiveQuotaCapabilityAndEgressErrors",
       "TestLiveExecTimeoutOutlastsTheClientTimeout",
+      "TestLiveCallToolRemembersThenRecalls",
     ])
       expect(tests.stdout, tests.output).toContain(`--- PASS: ${name} `);
   }, 300_000);

@@ -29,6 +29,7 @@ mod memory;
 mod resources;
 mod retry;
 mod sandboxes;
+mod tools;
 mod transport;
 pub mod types;
 

@@ -38,6 +38,7 @@ pub(crate) struct Call<'a> {
     body: Option<Vec<u8>>,
     credential: Credential<'a>,
     timeout: Option<Duration>,
+    headers: Vec<(&'static str, String)>,
 }
 
 impl<'a> Call<'a> {
@@ -50,6 +51,7 @@ impl<'a> Call<'a> {
             body: None,
             credential: Credential::ApiKey,
             timeout: None,
+            headers: Vec::new(),
         }
     }
 
@@ -79,6 +81,12 @@ impl<'a> Call<'a> {
     /// Overrides the client's timeout (exec and the broker wait for their sandbox-side timeout).
     pub(crate) fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// An extra request header (an `Idempotency-Key`).
+    pub(crate) fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
         self
     }
 
@@ -137,6 +145,9 @@ impl Transport {
             .header(ACCEPT, "application/json")
             .header(USER_AGENT, CLIENT_NAME)
             .timeout(timeout);
+        for (name, value) in &call.headers {
+            request = request.header(*name, value);
+        }
         let credential = match call.credential {
             Credential::ApiKey => self.api_key.as_deref(),
             Credential::Token(token) => Some(token),

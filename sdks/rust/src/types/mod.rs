@@ -8,12 +8,14 @@ mod files;
 mod memory;
 mod resources;
 mod sandboxes;
+mod tools;
 
 pub use account::*;
 pub use files::*;
 pub use memory::*;
 pub use resources::*;
 pub use sandboxes::*;
+pub use tools::*;
 
 /// A JSON object (memory metadata, LSP completion items).
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
