@@ -41,6 +41,8 @@ const calls: Record<string, (client: CairnClient, args: Arguments) => Promise<un
   file_create: (client, args) => client.fileCreate(args.session_id, args.path, args.content),
   view: (client, args) => client.view(args.session_id, args.path),
   str_replace: (client, args) => client.strReplace(args.session_id, args.path, args.old_str, args.new_str),
+  list_tools: (client) => client.listTools(),
+  call_tool: (client, args) => client.callTool(args.name, args.input),
 };
 
 /** `{{name}}` alone is the saved value itself; inside a longer string it is written into the text. */

@@ -50,6 +50,8 @@ CALLS: dict[str, Callable[[CairnClient, Arguments], Any]] = {
     "str_replace": lambda client, args: client.str_replace(
         args["session_id"], args["path"], args["old_str"], args["new_str"]
     ),
+    "list_tools": lambda client, args: client.list_tools(),
+    "call_tool": lambda client, args: client.call_tool(args["name"], args.get("input")),
 }
 
 _WHOLE = re.compile(r"^\{\{(\w+)\}\}$")

@@ -97,6 +97,16 @@ func call(ctx context.Context, client *cairn.Client, name string, args arguments
 		return client.StrReplace(ctx, args.text("session_id"), cairn.StrReplaceRequest{
 			Path: args.text("path"), OldStr: args.text("old_str"), NewStr: args.text("new_str"),
 		})
+	case "list_tools":
+		return client.ListTools(ctx)
+	case "call_tool":
+		input := args.object("input")
+		if input == nil {
+			input = map[string]any{}
+		}
+		var output any
+		err := client.CallTool(ctx, args.text("name"), input, &output)
+		return output, err
 	}
 	return nil, fmt.Errorf("no SDK method for %s", name)
 }

@@ -215,6 +215,13 @@ pub async fn dispatch(
         ),
         "get_memory" => json(client.get_memory(&args.text("memory_id")?).await),
         "forget_memory" => json(client.forget_memory(&args.text("memory_id")?).await),
+        "list_tools" => json(client.list_tools().await),
+        "call_tool" => {
+            let input = args
+                .parse("input")?
+                .unwrap_or_else(|| Value::Object(Default::default()));
+            client.call_tool(&args.text("name")?, input).await
+        }
         other => return crate::sandbox_calls::dispatch(client, other, &args).await,
     })
 }
