@@ -89,6 +89,7 @@ async function createSandboxRuntime(config: Config, logger: Logger): Promise<San
       namespace: config.SVC_KUBE_NAMESPACE,
       image: config.SVC_KUBE_SANDBOX_IMAGE,
       allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS,
+      logger,
     });
   }
   return createLocalSandboxRuntime({

@@ -15,5 +15,4 @@ export {
   createKubernetesSandboxRuntime,
   defaultSandboxImage,
   type KubernetesSandboxRuntimeSettings,
-  type SandboxLogger,
 } from "./runtime.ts";

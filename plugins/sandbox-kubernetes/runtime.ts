@@ -8,6 +8,7 @@
 import { lookup } from "node:dns/promises";
 import { CoreV1Api, KubeConfig, NetworkingV1Api, type V1Pod } from "@kubernetes/client-node";
 import { ServiceError } from "../../core/errors.ts";
+import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
   ExecResult,
   SandboxFileSystem,
@@ -33,10 +34,6 @@ import {
 import { createPodCommandRunner, type ExecWebSocket, PodCommandError } from "./pod-exec.ts";
 import { createPodProcessStarter } from "./pod-process.ts";
 import { waitForRunningPod } from "./wait-for-pod.ts";
-
-export interface SandboxLogger {
-  warn(message: string, fields?: Record<string, unknown>): void;
-}
 
 export interface KubernetesSandboxRuntimeSettings {
   namespace: string;
@@ -66,7 +63,8 @@ export interface KubernetesSandboxRuntimeSettings {
   fileOperationTimeoutMs?: number;
   /** How exec opens its websocket; the library's default handler unless a test injects one. */
   execWebSocket?: ExecWebSocket;
-  logger?: SandboxLogger;
+  /** The platform's logger: warnings about pods it cannot read or clean up (default: silent). */
+  logger?: Logger;
 }
 
 export const defaultSandboxImage = "docker.io/library/debian:bookworm-slim";
@@ -90,6 +88,7 @@ function statusCode(error: unknown): number | undefined {
 
 export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntimeSettings): SandboxRuntime {
   const kubeConfig = settings.kubeConfig ?? defaultKubeConfig();
+  const logger = settings.logger ?? silentLogger;
   const { namespace } = settings;
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const networking = kubeConfig.makeApiClient(NetworkingV1Api);
@@ -151,7 +150,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
           paths.filter((path) => typeof path === "string"),
         );
     } catch {
-      settings.logger?.warn("sandbox pod has an unreadable mount-paths annotation", { sandboxId: id });
+      logger.warn({ sandboxId: id }, "sandbox pod has an unreadable mount-paths annotation");
     }
   };
 
@@ -178,11 +177,10 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
       } catch (error) {
         for (const kind of created.reverse()) {
           await deleteQuietly(kind, name).catch((cleanupError: unknown) =>
-            settings.logger?.warn("could not clean up after a failed sandbox create", {
-              sandboxId: spec.id,
-              kind,
-              error: String(cleanupError),
-            }),
+            logger.warn(
+              { sandboxId: spec.id, kind, error: String(cleanupError) },
+              "could not clean up after a failed sandbox create",
+            ),
           );
         }
         throw operationFailed("Could not create the sandbox", error);
