@@ -11,6 +11,7 @@ import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
 import { createSqlMemoryStore, type SqlMemoryStore } from "./memory-store.ts";
+import { withMigrationLock } from "./migration-lock.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
 import { createAccountRepository, createApiKeyRepository } from "./repositories.ts";
 import {
@@ -83,7 +84,9 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
       await connection.execute(`pragma ${pragma}`);
     }
   }
-  await orm.migrator.up();
+  if (dialect === "postgresql")
+    await withMigrationLock(settings.databaseUrl as string, () => orm.migrator.up());
+  else await orm.migrator.up();
   settings.logger.info({ dialect }, "storage ready");
   const fork = (): EntityManager => orm.em.fork();
   // Raw statements use real bound parameters and cached prepared statements (bound-sql.ts);
