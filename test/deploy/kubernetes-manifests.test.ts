@@ -156,7 +156,10 @@ describe("the control plane matches the server", () => {
     const podLabels = deployment.spec.template.metadata.labels;
     expect(deployment.spec.replicas).toBe(2);
     expect(podLabels).toMatchObject(deployment.spec.selector.matchLabels);
-    expect(podLabels).toMatchObject(find("Service", "cairn-server").spec.selector);
+    const service = find("Service", "cairn-server");
+    expect(podLabels).toMatchObject(service.spec.selector);
+    // MCP sessions are held by one replica (test/scale/replicas.test.ts).
+    expect(service.spec.sessionAffinity).toBe("ClientIP");
     const budget = find("PodDisruptionBudget", "cairn-server");
     expect(budget.spec.minAvailable).toBe(1);
     expect(podLabels).toMatchObject(budget.spec.selector.matchLabels);

@@ -198,9 +198,17 @@ describe("sandboxes across replicas", () => {
         2,
       );
     }
-    // A local sandbox lives on the replica that made it: that replica runs and destroys it.
+    // A local sandbox lives on the replica that made it: that replica runs and destroys it, and
+    // another one refuses it with a clean 404, never a 500 (scaled-out sandboxes are Kubernetes pods).
     for (const answer of created) {
       const id = answer.body.id as string;
+      const elsewhere = await on((answer.replica + 1) % replicaCount, `/v1/sandboxes/${id}/exec`, {
+        method: "POST",
+        key: account.key,
+        json: { command: "echo replica" },
+      });
+      expect(elsewhere.status).toBe(404);
+      expect(elsewhere.body.error.code).toBe("not_found");
       const exec = await on(answer.replica, `/v1/sandboxes/${id}/exec`, {
         method: "POST",
         key: account.key,
