@@ -91,8 +91,11 @@ apt_install() {
 use_external_database=false
 if [[ -n ${SVC_TEST_DATABASE_URL:-} ]]; then use_external_database=true; fi
 
-missing_packages=()
-command -v bwrap >/dev/null 2>&1 || missing_packages+=(bubblewrap)
+# The local sandbox runtime's host tools, as `npm run setup` installs them (scripts/sandbox-host.sh).
+# shellcheck source=scripts/sandbox-host.sh
+source "$script_dir/sandbox-host.sh"
+read -ra sandbox_packages <<<"$(missing_sandbox_host_packages)"
+missing_packages=("${sandbox_packages[@]}")
 # The JavaScript SDK's browser test drives Debian's Chromium; the TUI's real-terminal test, tmux;
 # the Redis rate-limit store's tests, a redis-server of their own (the package's service stays unused).
 tool_packages=(chromium tmux redis-server)
@@ -124,13 +127,13 @@ if ! is_root && { ((${#missing_packages[@]} > 0)) || [[ $need_pgvector == true ]
   exit 1
 fi
 
-# --- 2. bubblewrap ---
+# --- 2. bubblewrap and the sandbox runtime's other host tools ---
 
-if command -v bwrap >/dev/null 2>&1; then
+if ((${#sandbox_packages[@]} == 0)); then
   say "bubblewrap: present ($(bwrap --version 2>/dev/null | head -n 1))"
 else
-  apt_install bubblewrap
-  say "bubblewrap: installed ($(bwrap --version 2>/dev/null | head -n 1))"
+  apt_install "${sandbox_packages[@]}"
+  say "sandbox host tools: installed ${sandbox_packages[*]} ($(bwrap --version 2>/dev/null | head -n 1))"
 fi
 
 # --- 3. Chromium, tmux and redis-server ---
@@ -151,7 +154,7 @@ fi
 install_postgres_packages() {
   local wanted=()
   for package in "${missing_packages[@]}"; do
-    [[ $package == bubblewrap || " ${tool_packages[*]} " == *" $package "* ]] || wanted+=("$package")
+    [[ " ${sandbox_packages[*]} ${tool_packages[*]} " == *" $package "* ]] || wanted+=("$package")
   done
   if ((${#wanted[@]} == 0)); then
     say "postgresql $pg_major: packages present"
@@ -359,22 +362,6 @@ say "env: wrote $env_file: $(sed 's#://\([^:/@]*\):[^@]*@#://\1:***@#' "$env_fil
 
 # --- 7. cgroup v1 controllers used by the sandbox runtime (reported, not required) ---
 
-cgroup_status() {
-  local controller=$1 probe
-  local root="/sys/fs/cgroup/$controller"
-  if [[ ! -d $root ]] || ! grep -qw "$controller" <(awk '$3 == "cgroup" {print $4}' /proc/mounts); then
-    printf '%s: not mounted' "$controller"
-    return
-  fi
-  # Creating (and removing) a child group is the real test; access(2) can say yes and mkdir fail.
-  probe="$root/cairn-setup-probe-$$"
-  if mkdir "$probe" 2>/dev/null; then
-    rmdir "$probe"
-    printf '%s: writable' "$controller"
-  else
-    printf '%s: not writable' "$controller"
-  fi
-}
 say "cgroup v1: $(cgroup_status memory), $(cgroup_status pids)"
 
 say "ready in $((SECONDS - started_at))s"
