@@ -69,11 +69,12 @@ describe.each(stores)("token buckets on the $name", ({ target, environment }) =>
   const clock = createManualClock();
   let test: TestPlatform;
   let first: string;
+  let firstAccount: string;
   let second: string;
 
   beforeAll(async () => {
     test = await createTestPlatform(target, { clock, environment: environment() });
-    first = (await createAccountWithKey(test)).key;
+    ({ key: first, accountId: firstAccount } = await createAccountWithKey(test));
     second = (await createAccountWithKey(test)).key;
   });
   afterAll(() => test?.close());
@@ -106,6 +107,15 @@ describe.each(stores)("token buckets on the $name", ({ target, environment }) =>
 
     clock.advance(60_000); // a full minute refills to capacity, not beyond
     expect((await call(first)).rateLimit?.remaining).toBe(119);
+
+    // The read-only look GET /v1/usage takes sees the same bucket and takes nothing.
+    const peek = () => test.platform.rateLimits.peek(`memory_ops:${firstAccount}`, limit, clock.now());
+    expect(await peek()).toBe(119);
+    clock.advance(250); // half a token
+    expect(await peek()).toBe(119);
+    clock.advance(250);
+    expect(await peek()).toBe(120);
+    expect(await test.platform.rateLimits.peek("memory_ops:nobody", limit, clock.now())).toBe(limit);
   });
 });
 
