@@ -1,19 +1,12 @@
 # The Cairn server image (deploy/kubernetes, README.md#kubernetes): Node 24 runs the TypeScript
 # sources as they are, so the image is the repository with its production dependencies.
 #   docker build -t registry.example.com/cairn/server:0.1.0 .
-FROM node:24-bookworm-slim AS build
-WORKDIR /app
-# better-sqlite3 and argon2 install prebuilt binaries; the compiler is the fallback for a platform
-# without one.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
-COPY . .
-RUN npm ci --omit=dev --no-audit --no-fund
-
 FROM node:24-bookworm-slim
 WORKDIR /app
-COPY --from=build --chown=root:root /app /app
+COPY . .
+# No install scripts: better-sqlite3 and @node-rs/argon2 ship their binaries prebuilt (the one
+# other script is a telemetry ping), so no compiler is needed.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # The data directory (a volume in the Deployment); with PostgreSQL nothing lasting is written there.
 RUN mkdir -p /var/lib/cairn && chown node:node /var/lib/cairn
 # The image's unprivileged `node` user (uid 1000), as the Deployment's securityContext expects.

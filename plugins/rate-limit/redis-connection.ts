@@ -5,10 +5,8 @@
  * client keeps reconnecting in the background, so the server recovers without a restart.
  */
 import { Redis, ReplyError } from "ioredis";
+import { dependencyRetryAfterSeconds } from "../../core/dependency-failures.ts";
 import { type Logger, ServiceError } from "../../core/index.ts";
-
-/** Seconds a refused request is told to wait: about one reconnection attempt. */
-const retryAfterSeconds = 2;
 
 /** Connects (so a wrong SVC_REDIS_URL stops the start) and reports losing and regaining Redis once each. */
 export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
@@ -44,9 +42,14 @@ export async function whileRedisReachable<Result>(work: () => Promise<Result>): 
     return await work();
   } catch (error) {
     if (error instanceof ReplyError || error instanceof ServiceError) throw error;
-    throw new ServiceError("service_unavailable", "The rate-limit store (Redis) is unreachable", {
-      cause: error,
-      retryAfterSeconds,
-    });
+    // The answer an unreachable database gets (core/dependency-failures.ts), Retry-After included.
+    throw new ServiceError(
+      "service_unavailable",
+      "The rate-limit store (Redis) is unavailable; retry shortly",
+      {
+        cause: error,
+        retryAfterSeconds: dependencyRetryAfterSeconds.service_unavailable,
+      },
+    );
   }
 }
