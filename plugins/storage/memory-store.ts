@@ -432,20 +432,28 @@ export function createSqlMemoryStore(
       },
 
       async termStatistics(accountId, terms) {
-        const documentFrequency = new Map<string, number>();
-        if (terms.length > 0) {
-          const rows = await run<{ term: string; df: number | string }>(
-            `select term, df from memory_terms where account_id = ? and term in (${placeholders(terms.length)})`,
-            [accountId, ...terms],
-          );
-          for (const row of rows) documentFrequency.set(row.term, Number(row.df));
-        }
-        const [totals] = await run<{ total: number | string; total_length: number | string }>(
-          "select coalesce(sum(total), 0) as total, coalesce(sum(total_length), 0) as total_length from memory_counts where account_id = ?",
-          [accountId],
+        // One statement for the terms' document frequencies and the account's totals (the
+        // totals row has a null term): a round trip less per recall on PostgreSQL.
+        const rows = await run<{
+          term: string | null;
+          df: number | string;
+          total_length: number | string;
+        }>(
+          `select term, df, 0 as total_length from memory_terms where account_id = ? and term in (${placeholders(Math.max(1, terms.length))})
+           union all
+           select null, coalesce(sum(total), 0), coalesce(sum(total_length), 0) from memory_counts where account_id = ?`,
+          [accountId, ...(terms.length > 0 ? terms : [""]), accountId],
         );
-        const totalDocuments = Number(totals.total);
-        const averageLength = totalDocuments > 0 ? Number(totals.total_length) / totalDocuments : 0;
+        const documentFrequency = new Map<string, number>();
+        let totalDocuments = 0;
+        let totalLength = 0;
+        for (const row of rows) {
+          if (row.term === null) {
+            totalDocuments = Number(row.df);
+            totalLength = Number(row.total_length);
+          } else documentFrequency.set(row.term, Number(row.df));
+        }
+        const averageLength = totalDocuments > 0 ? totalLength / totalDocuments : 0;
         return { documentFrequency, totalDocuments, averageLength };
       },
 
