@@ -4,13 +4,18 @@
  * scripts and programs that embed Cairn.
  */
 import { ServiceError } from "./errors.ts";
-import { invoke } from "./invoke.ts";
+import { invoke, type Principal } from "./invoke.ts";
 import type { Platform } from "./platform.ts";
 import { findOperation, type OperationInput, type OperationName, type OperationOutput } from "./registry.ts";
 
 export interface CallOptions {
   /** An API key or dashboard token, as a client would send it. */
   credential?: string;
+  /**
+   * An account already known to be the caller (the plugin host acting for the account a plugin
+   * tool or hook runs for): operations of its credential kind run for it without a credential.
+   */
+  principal?: Principal;
   clientIp?: string;
   requestId?: string;
   signal?: AbortSignal;
@@ -32,6 +37,7 @@ export function createCaller(platform: Platform): Caller {
       requestId: options.requestId ?? crypto.randomUUID().replaceAll("-", ""),
       signal: options.signal ?? new AbortController().signal,
       input,
+      principal: options.principal,
     });
     return result.output as OperationOutput<typeof name>;
   };

@@ -157,6 +157,8 @@ const schema = z.object({
 
   SVC_SANDBOX_RUNTIME: z.enum(["local", "kubernetes"]).default("local"),
   SVC_KUBE_NAMESPACE: z.string().default("cairn-sandboxes"),
+  /** The local runtime's bubblewrap (`npm run setup` installs Debian's, at the default path). */
+  SVC_BUBBLEWRAP_PATH: z.string().min(1).default("/usr/bin/bwrap"),
   // Host uids (and gids) the local runtime hands out, one per sandbox: "first-last", inclusive.
   SVC_SANDBOX_UID_RANGE: z
     .string()
@@ -211,19 +213,36 @@ const schema = z.object({
   SVC_MEMORY_COMMON_TERM_ROWS: integer(2000, 1),
   /** Worker threads that rank recalls (0: on the thread that serves requests). */
   SVC_MEMORY_SEARCH_THREADS: integer(2, 0),
+
+  /** Plugin modules loaded at start: package names or paths (docs/plugins.md). */
+  SVC_PLUGINS: list,
+  /** Seconds a plugin event waits before delivery (0; tests hold delivery back with it). */
+  SVC_PLUGIN_EVENT_DELAY_SECONDS: integer(0, 0),
 });
 
-export type Config = z.infer<typeof schema>;
+/** `SVC_PLUGIN_<PLUGIN>_<BUCKET>_RATE_LIMIT_PER_MINUTE`: a plugin bucket's limit (docs/plugins.md#rate-limits). */
+const pluginRateLimitName = /^SVC_PLUGIN_[A-Z0-9_]+_RATE_LIMIT_PER_MINUTE$/;
+
+export type Config = z.infer<typeof schema> & {
+  /** Plugin buckets' limits set by the operator, by variable name; checked against the plugins at start. */
+  pluginRateLimits: Readonly<Record<string, number>>;
+};
 
 /** Parses the environment; an invalid value stops start-up with a message naming the variable. */
 export function loadConfig(environment: Record<string, string | undefined>): Config {
-  const relevant = Object.fromEntries(
-    Object.entries(environment).filter(([name, value]) => name.startsWith("SVC_") && value !== undefined),
+  const relevant = Object.entries(environment).filter(
+    (entry): entry is [string, string] => entry[0].startsWith("SVC_") && entry[1] !== undefined,
   );
-  const result = schema.safeParse(relevant);
+  const pluginLimits = relevant.filter(([name]) => pluginRateLimitName.test(name));
+  const result = z
+    .object({ ...schema.shape, ...Object.fromEntries(pluginLimits.map(([name]) => [name, integer(1, 1)])) })
+    .safeParse(Object.fromEntries(relevant));
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }
-  return result.data;
+  const data = result.data as z.infer<typeof schema> & Record<string, unknown>;
+  const pluginRateLimits = Object.fromEntries(pluginLimits.map(([name]) => [name, data[name] as number]));
+  for (const [name] of pluginLimits) delete data[name];
+  return { ...data, pluginRateLimits };
 }

@@ -6,6 +6,7 @@ import type { DashboardTokens } from "./auth/dashboard-tokens.ts";
 import type { Config } from "./config.ts";
 import type { MemoryEmbedder } from "./memory/embedder.ts";
 import type { MemoryWriter } from "./memory/memory-writer.ts";
+import type { PluginHost } from "./plugins/plugin-host.ts";
 import type { Clock } from "./ports/clock.ts";
 import type { Egress } from "./ports/egress.ts";
 import type { Logger } from "./ports/logger.ts";
@@ -23,6 +24,8 @@ export interface Platform {
   readonly config: Config;
   /** The operations this deployment serves: built-ins and loaded plugins' tools. */
   readonly tools: ToolRegistry;
+  /** The loaded plugins' events: enqueued by operations, delivered to hooks (docs/plugins.md#hooks). */
+  readonly plugins: PluginHost;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly storage: Storage;

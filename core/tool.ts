@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import type { Config } from "./config.ts";
 import type { Platform } from "./platform.ts";
+import type { AnyPluginTool, PluginToolDefinition } from "./plugins/define-plugin.ts";
 import type { Logger } from "./ports/logger.ts";
 
 export type CredentialKind = "none" | "dashboard" | "api_key";
@@ -137,9 +138,17 @@ export interface ToolDefinition<
 // biome-ignore lint/suspicious/noExplicitAny: zod object types are invariant in their shape, so only `any` admits every operation.
 export type AnyTool = ToolDefinition<string, any, z.ZodType>;
 
+/**
+ * A built-in operation, or (without group, auth and bindings; with a declared bucket and the
+ * plugin context) a plugin's tool (docs/plugins.md).
+ */
 export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
   definition: ToolDefinition<Name, Input, Output>,
-): ToolDefinition<Name, Input, Output> {
+): ToolDefinition<Name, Input, Output>;
+export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
+  definition: PluginToolDefinition<Name, Input, Output>,
+): PluginToolDefinition<Name, Input, Output>;
+export function defineTool(definition: AnyTool | AnyPluginTool) {
   return definition;
 }
 

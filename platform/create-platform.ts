@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  allOperations,
   type Clock,
   type Config,
   createDashboardTokens,
@@ -21,6 +22,8 @@ import {
 } from "../core/index.ts";
 import { createMemoryEmbedder } from "../core/memory/embedder.ts";
 import { recallMemories } from "../core/memory/recall.ts";
+import { createPluginHost } from "../core/plugins/plugin-host.ts";
+import { pluginOperations } from "../core/plugins/plugin-operations.ts";
 import type { ImageBuilder } from "../core/ports/image-builder.ts";
 import { createSecretCipher } from "../core/sandboxes/broker/secrets.ts";
 import { createImageBuilds } from "../core/sandboxes/images/images.ts";
@@ -39,6 +42,7 @@ import { createRedisTokenBucketStore } from "../plugins/rate-limit/create-redis-
 import { connectRedis } from "../plugins/rate-limit/redis-connection.ts";
 import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
 import { createStorage, isPostgresUrl, type SqlStorage } from "../plugins/storage/create-storage.ts";
+import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
 import { startSqliteCheckpoints } from "./sqlite-checkpoints.ts";
 
@@ -95,6 +99,7 @@ async function createSandboxRuntime(config: Config, logger: Logger): Promise<San
   return createLocalSandboxRuntime({
     dataDir: config.SVC_DATA_DIR,
     logger,
+    bubblewrapPath: config.SVC_BUBBLEWRAP_PATH,
     userIds: config.SVC_SANDBOX_UID_RANGE,
     egress: { allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS },
   });
@@ -143,20 +148,35 @@ export async function createPlatform(
   overrides: PlatformOverrides = {},
 ): Promise<NodePlatform> {
   const logger = overrides.logger ?? silentLogger;
+  // Plugins first: one that cannot load stops the start before anything opens (docs/plugins.md).
+  const loadedPlugins = await loadPlugins(config.SVC_PLUGINS);
+  const tools = createToolRegistry(pluginOperations(loadedPlugins, allOperations, config));
   // Where memory content goes for embeddings is decided (and a destination outside the deployment
   // without SVC_MEMORY_EMBEDDING_PROVIDER refused) before anything starts
   // (docs/configuration.md#embeddings-semantic-search); null when semantic search is off.
   const embeddingProvider = createEmbeddingProvider(config);
   await mkdir(config.SVC_DATA_DIR, { recursive: true, mode: 0o700 });
   const sqlitePath = join(config.SVC_DATA_DIR, "cairn.db");
-  const storage = await createStorage({ databaseUrl: config.SVC_DATABASE_URL, sqlitePath, logger });
+  const openedStorage = await createStorage({ databaseUrl: config.SVC_DATABASE_URL, sqlitePath, logger });
+  const clock = overrides.clock ?? systemClock;
+  const plugins = createPluginHost({
+    plugins: loadedPlugins.map((loaded) => loaded.plugin),
+    storage: openedStorage,
+    clock,
+    logger,
+    delaySeconds: config.SVC_PLUGIN_EVENT_DELAY_SECONDS,
+  });
+  // Whatever ends a sandbox (destroy, the reaper, start-up reconciliation) emits sandbox.destroyed.
+  const storage: SqlStorage = {
+    ...openedStorage,
+    sandboxSessions: plugins.emittingOnEnd(openedStorage.sandboxSessions),
+  };
   const { buckets, loginGuard } = await createRateLimits(config, storage, logger);
   const languageServers = createLanguageServers({ logger });
   // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language servers.
   const sandboxRuntime = languageServers.endingWithSessions(
     overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger)),
   );
-  const clock = overrides.clock ?? systemClock;
   // The Node server (search threads allowed) checkpoints SQLite's log on a thread of its own.
   const stopCheckpoints =
     storage.dialect === "sqlite" && config.SVC_MEMORY_SEARCH_THREADS > 0
@@ -194,9 +214,10 @@ export async function createPlatform(
   await memoryWriter.linkAll();
   // Memories written while semantic search was off, or before a crash, get their vectors now.
   memoryEmbedder?.wake();
-  return {
+  const platform: NodePlatform = {
     config,
-    tools: createToolRegistry(),
+    tools,
+    plugins,
     clock,
     logger,
     storage,
@@ -216,6 +237,7 @@ export async function createPlatform(
     languageServers,
     imageBuilds,
     async close() {
+      await plugins.close();
       await imageBuilds.close();
       await memoryWriter.close();
       await memoryEmbedder?.close();
@@ -226,4 +248,7 @@ export async function createPlatform(
       await storage.close();
     },
   };
+  // Events a previous run left undelivered (a crash) go out now, then each as it is enqueued.
+  plugins.start(platform);
+  return platform;
 }

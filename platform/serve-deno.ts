@@ -2,6 +2,7 @@
  * Deno entry point: `deno task start`. The same composition as the Node entry; only the server,
  * the client address and the signals come from Deno.
  */
+import { PluginLoadError } from "../core/plugins/plugin-operations.ts";
 import { startCairn } from "./start-cairn.ts";
 
 declare const Deno: {
@@ -37,7 +38,12 @@ const stop = await startCairn(
       };
     },
   },
-);
+).catch((error: unknown) => {
+  // A plugin that cannot load stops the start with its one line (docs/plugins.md#enabling).
+  if (!(error instanceof PluginLoadError)) throw error;
+  console.error(error.message);
+  return Deno.exit(1);
+});
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => void stop(signal).then(() => Deno.exit(0)));

@@ -5,6 +5,7 @@
  */
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
+import { PluginLoadError } from "../core/plugins/plugin-operations.ts";
 import { startCairn } from "./start-cairn.ts";
 
 const stop = await startCairn(process.env, {
@@ -36,6 +37,11 @@ const stop = await startCairn(process.env, {
         }),
     };
   },
+}).catch((error: unknown) => {
+  // A plugin that cannot load stops the start with its one line (docs/plugins.md#enabling).
+  if (!(error instanceof PluginLoadError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

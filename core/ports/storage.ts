@@ -1,4 +1,5 @@
 import type { MemoryStore } from "./memory-store.ts";
+import type { PluginEventQueue, PluginStoreRepository, SandboxActivityLog } from "./plugin-storage.ts";
 
 /**
  * Storage ports: what services need from the database, one repository per aggregate. The
@@ -105,6 +106,8 @@ export interface SandboxSessionRepository {
   discard(ids: string[]): Promise<void>;
   setConnection(id: string, podName: string | null, note: string): Promise<void>;
   get(accountId: string, id: string): Promise<SandboxSessionRecord | null>;
+  /** A session by id alone, for background work that acts for no caller (the plugin host's events). */
+  getById(id: string): Promise<SandboxSessionRecord | null>;
   list(accountId: string, activeOnly: boolean): Promise<SandboxSessionRecord[]>;
   /** Marks an active session ended; false when it was not active (another replica or request won). */
   end(id: string, reason: "destroyed" | "expired", at: Date): Promise<boolean>;
@@ -279,6 +282,12 @@ export interface Storage {
   readonly volumes: VolumeRepository;
   readonly mcpConnections: McpConnectionRepository;
   readonly images: ImageRepository;
+  /** Plugins' key-value stores (docs/plugins.md#store). */
+  readonly pluginStore: PluginStoreRepository;
+  /** The durable queue of plugin hook deliveries (docs/plugins.md#hooks). */
+  readonly pluginEvents: PluginEventQueue;
+  /** Sandboxes' recent commands and touched files, for `sandbox.destroyed`. */
+  readonly sandboxActivity: SandboxActivityLog;
   /**
    * Runs a background job on one replica at a time (a PostgreSQL advisory lock; on SQLite there
    * is one process). Returns false without running when another replica holds the job.

@@ -13,6 +13,11 @@ import { sqlTimestamp } from "./memory-rows.ts";
 import { createSqlMemoryStore, type SqlMemoryStore } from "./memory-store.ts";
 import { withMigrationLock } from "./migration-lock.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
+import {
+  createPluginEventQueue,
+  createPluginStoreRepository,
+  createSandboxActivityLog,
+} from "./plugin-repositories.ts";
 import { createAccountRepository, createApiKeyRepository } from "./repositories.ts";
 import {
   createAllowlistRepository,
@@ -117,6 +122,9 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     volumes: createVolumeRepository(execute, runTransaction, dialect),
     mcpConnections: createMcpConnectionRepository(execute, runTransaction, dialect),
     images: createImageRepository(execute, runTransaction, dialect),
+    pluginStore: createPluginStoreRepository(execute, runTransaction, dialect),
+    pluginEvents: createPluginEventQueue(execute, dialect),
+    sandboxActivity: createSandboxActivityLog(runTransaction, dialect),
     async runExclusive(job, work) {
       if (dialect === "sqlite") {
         await work();

@@ -110,6 +110,10 @@ export function createSandboxSessionRepository(fork: Fork, dialect: Dialect): Sa
       );
       return entity ? toRecord(entity) : null;
     },
+    async getById(id) {
+      const entity = await fork().findOne(SandboxSessionEntity, { id }, { disableIdentityMap: true });
+      return entity ? toRecord(entity) : null;
+    },
     async list(accountId, activeOnly) {
       const rows = await fork().find(
         SandboxSessionEntity,

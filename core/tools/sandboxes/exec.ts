@@ -54,6 +54,13 @@ export const exec = defineTool({
         signal: context.signal,
       }),
     );
+    await context.platform.plugins.recordActivity(session.id, {
+      kind: "command",
+      command: input.command,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      at: context.now,
+    });
     return {
       exit_code: result.exitCode,
       stdout: result.stdout,

@@ -24,5 +24,8 @@ export const fileCreate = defineTool({
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   mcp: { omit: ["description"] },
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file create", (files) => createFile(files, input)),
+    withFiles(context, input.session_id, "file create", (files) => createFile(files, input), {
+      path: input.path,
+      operation: "create",
+    }),
 });

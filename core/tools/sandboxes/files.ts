@@ -20,14 +20,24 @@ export const fileEntry = z.object({
   modified_at: z.string(),
 });
 
+/**
+ * Runs a file operation on an active session; one that touches a file (`touched`: create, edit,
+ * view) enters the sandbox's activity log once it succeeded (docs/plugins.md#sandbox-destroyed).
+ */
 export async function withFiles<T>(
   context: ToolContext,
   sessionId: string,
   action: string,
   work: (files: ReturnType<ToolContext["platform"]["sandboxRuntime"]["files"]>) => Promise<T>,
+  touched?: { path: string; operation: "create" | "edit" | "view" },
 ) {
   const session = await requireActiveSession(context, sessionId);
-  return runtimeCall(context, action, () => work(context.platform.sandboxRuntime.files(session.id)));
+  const result = await runtimeCall(context, action, () =>
+    work(context.platform.sandboxRuntime.files(session.id)),
+  );
+  if (touched)
+    await context.platform.plugins.recordActivity(session.id, { kind: "file", ...touched, at: context.now });
+  return result;
 }
 
 /** The REST binding of a file operation: POST /v1/sandboxes/:session_id/files<suffix>. */

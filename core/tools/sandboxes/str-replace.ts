@@ -30,5 +30,8 @@ export const strReplaceTool = defineTool({
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   mcp: { omit: ["description"] },
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file edit", (files) => strReplace(files, input)),
+    withFiles(context, input.session_id, "file edit", (files) => strReplace(files, input), {
+      path: input.path,
+      operation: "edit",
+    }),
 });

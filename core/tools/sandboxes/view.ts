@@ -33,5 +33,8 @@ export const view = defineTool({
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   mcp: { omit: ["description"] },
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file view", (files) => viewFile(files, input)),
+    withFiles(context, input.session_id, "file view", (files) => viewFile(files, input), {
+      path: input.path,
+      operation: "view",
+    }),
 });

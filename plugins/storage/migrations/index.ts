@@ -14,6 +14,9 @@ import { memoryLinkJobs } from "./0008-memory-link-jobs.ts";
 import { volumesAndMcpConnections } from "./0009-volumes-and-mcp-connections.ts";
 import { sandboxImages } from "./0010-sandbox-images.ts";
 import { memoryEmbeddings } from "./0011-memory-embeddings.ts";
+import { pluginStore } from "./0012-plugin-store.ts";
+import { pluginEvents } from "./0013-plugin-events.ts";
+import { memoryPostingsCovering } from "./0014-memory-postings-covering.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -35,6 +38,9 @@ export const migrationSources: MigrationSource[] = [
   volumesAndMcpConnections,
   sandboxImages,
   memoryEmbeddings,
+  pluginStore,
+  pluginEvents,
+  memoryPostingsCovering,
 ];
 
 export function migrationsFor(dialect: Dialect) {

@@ -1,0 +1,24 @@
+/**
+ * The entry a plugin imports (docs/plugins.md): `definePlugin`, the same `defineTool` the
+ * built-in operations use, the zod the host checks schemas with, and the types of the plugin
+ * context and events. Web-standard like core's root entry, so a plugin runs on Node and Deno.
+ */
+export { z } from "zod";
+export { ServiceError } from "./errors.ts";
+export {
+  type AnyPluginTool,
+  definePlugin,
+  type Plugin,
+  type PluginDefinition,
+  type PluginHooks,
+  type PluginToolDefinition,
+} from "./plugins/define-plugin.ts";
+export type { PluginContext, PluginMemory, PluginSandboxes } from "./plugins/plugin-context.ts";
+export type {
+  MemoryRememberedEvent,
+  PluginEventName,
+  PluginEvents,
+  SandboxDestroyedEvent,
+} from "./plugins/plugin-events.ts";
+export type { PluginStore, PluginStoreListOptions } from "./plugins/plugin-store.ts";
+export { defineTool, type ToolAnnotations } from "./tool.ts";

@@ -1,0 +1,249 @@
+/**
+ * The plugin host's running part (docs/plugins.md#hooks): it enqueues events for the plugins that
+ * hook them, durably before the request that caused them answers, and a background worker
+ * delivers them after commit, at least once: a row leaves the queue only when its hook returned;
+ * a hook that throws is logged and tried again with exponential backoff; rows a crash left are
+ * delivered after the restart. Delivery never runs inside, or delays, the causing request.
+ */
+import type { Platform } from "../platform.ts";
+import type { Clock } from "../ports/clock.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { SandboxActivity } from "../ports/plugin-storage.ts";
+import type { SandboxSessionRepository, Storage } from "../ports/storage.ts";
+import type { Plugin } from "./define-plugin.ts";
+import { createPluginContext } from "./plugin-context.ts";
+import {
+  type PluginEventName,
+  type PluginEvents,
+  type SandboxDestroyedEvent,
+  sandboxActivityLimits,
+} from "./plugin-events.ts";
+
+/** Backoff of a failed delivery: 1 s, 2 s, 4 s … at most 10 minutes; dropped (logged) after 20 tries. */
+export const hookRetry = { firstSeconds: 1, maxSeconds: 600, attempts: 20 };
+
+/** How often the worker looks at the queue when nothing woke it (another replica's events). */
+const idlePollMilliseconds = 30_000;
+const batchSize = 50;
+
+export interface PluginHost {
+  readonly plugins: readonly Plugin[];
+  /** Whether a loaded plugin hooks the event (nothing is recorded or enqueued otherwise). */
+  subscribes(event: PluginEventName): boolean;
+  /** Enqueues the event for every plugin that hooks it; resolves once the rows are committed. */
+  emit<Event extends PluginEventName>(
+    event: Event,
+    accountId: string,
+    payload: PluginEvents[Event],
+  ): Promise<void>;
+  /** Adds to a sandbox's activity log, when a plugin hooks `sandbox.destroyed`; a failure is logged, not thrown. */
+  recordActivity(sessionId: string, activity: SandboxActivity): Promise<void>;
+  /** The session repository whose `end`, whatever calls it (destroy, reaper, start-up), emits `sandbox.destroyed`. */
+  emittingOnEnd(sessions: SandboxSessionRepository): SandboxSessionRepository;
+  /** Starts delivering; hooks' contexts reach the platform's operations. */
+  start(platform: Platform): void;
+  /** Stops delivering and waits for the delivery in flight. */
+  close(): Promise<void>;
+}
+
+export interface PluginHostSettings {
+  plugins: readonly Plugin[];
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  /** Seconds an event waits in the queue before it is due (SVC_PLUGIN_EVENT_DELAY_SECONDS; tests pause delivery with it). */
+  delaySeconds: number;
+}
+
+const cut = (text: string, length: number) => (text.length > length ? text.slice(0, length) : text);
+
+function describeError(error: unknown): string {
+  return cut(error instanceof Error ? `${error.name}: ${error.message}` : String(error), 2_000);
+}
+
+export function createPluginHost(settings: PluginHostSettings): PluginHost {
+  const { plugins, storage, clock, logger } = settings;
+  const byName = new Map(plugins.map((plugin) => [plugin.name, plugin]));
+  const hooking = (event: PluginEventName) => plugins.filter((plugin) => plugin.hooks?.[event] !== undefined);
+  const stopping = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let platformForHooks: Platform | undefined;
+
+  async function deliver(
+    platform: Platform,
+    row: Awaited<ReturnType<typeof storage.pluginEvents.due>>[number],
+  ) {
+    const plugin = byName.get(row.plugin) as Plugin;
+    const hook = plugin.hooks?.[row.event as PluginEventName] as
+      | ((event: unknown, context: ReturnType<typeof createPluginContext>) => Promise<void>)
+      | undefined;
+    const attempt = row.attempts + 1;
+    const log = { plugin: row.plugin, event: row.event, eventId: row.id, attempt };
+    if (!hook) {
+      // The plugin no longer hooks the event (a new version): nothing to deliver to.
+      await storage.pluginEvents.remove(row.id);
+      return;
+    }
+    // The event's own account, never another: the context is built from the row alone.
+    const context = createPluginContext(platform, {
+      plugin: row.plugin,
+      accountId: row.accountId,
+      requestId: `event-${row.id}`,
+      signal: stopping.signal,
+    });
+    try {
+      await hook(JSON.parse(row.payload), context);
+      await storage.pluginEvents.remove(row.id);
+      logger.info(log, "plugin hook delivered");
+    } catch (error) {
+      if (attempt >= hookRetry.attempts) {
+        await storage.pluginEvents.remove(row.id);
+        logger.error({ ...log, err: error }, "plugin hook failed for the last time; event dropped");
+        return;
+      }
+      const delaySeconds = Math.min(hookRetry.firstSeconds * 2 ** (attempt - 1), hookRetry.maxSeconds);
+      const dueAt = new Date(clock.now().getTime() + delaySeconds * 1000);
+      await storage.pluginEvents.reschedule(row.id, attempt, dueAt, describeError(error));
+      logger.warn({ ...log, err: error, retryInSeconds: delaySeconds }, "plugin hook failed; will retry");
+    }
+  }
+
+  async function deliverDue(platform: Platform) {
+    const names = [...byName.keys()];
+    await storage.runExclusive("plugin-events", async () => {
+      for (;;) {
+        if (stopping.signal.aborted) return;
+        const rows = await storage.pluginEvents.due(clock.now(), names, batchSize);
+        for (const row of rows) {
+          if (stopping.signal.aborted) return;
+          await deliver(platform, row);
+        }
+        if (rows.length < batchSize) return;
+      }
+    });
+  }
+
+  /** Runs a delivery pass now (or right after the one in flight), then sleeps until the next row is due. */
+  function schedule(platform: Platform) {
+    if (stopping.signal.aborted) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = (async () => {
+      try {
+        await deliverDue(platform);
+      } catch (error) {
+        logger.error({ err: error }, "plugin event delivery failed");
+      }
+      let wait = idlePollMilliseconds;
+      try {
+        const next = await storage.pluginEvents.nextDue([...byName.keys()]);
+        if (next) wait = Math.min(wait, Math.max(0, next.getTime() - clock.now().getTime()));
+      } catch (error) {
+        logger.error({ err: error }, "plugin event queue unreadable");
+      }
+      running = undefined;
+      if (stopping.signal.aborted) return;
+      if (again) {
+        again = false;
+        wait = 0;
+      }
+      timer = setTimeout(() => schedule(platform), wait);
+      (timer as { unref?: () => void }).unref?.();
+    })();
+  }
+
+  async function sandboxEnded(id: string, reason: "destroyed" | "expired", at: Date) {
+    const session = await storage.sandboxSessions.getById(id);
+    if (!session) return;
+    const activity = await storage.sandboxActivity.take(id);
+    const payload: SandboxDestroyedEvent = {
+      sandbox_id: session.id,
+      account_id: session.accountId,
+      reason,
+      created_at: session.createdAt.toISOString(),
+      ended_at: at.toISOString(),
+      commands: activity.flatMap((entry) =>
+        entry.kind === "command"
+          ? [
+              {
+                command: entry.command,
+                exit_code: entry.exitCode,
+                timed_out: entry.timedOut,
+                at: entry.at.toISOString(),
+              },
+            ]
+          : [],
+      ),
+      files: activity.flatMap((entry) =>
+        entry.kind === "file"
+          ? [{ path: entry.path, operation: entry.operation, at: entry.at.toISOString() }]
+          : [],
+      ),
+    };
+    await host.emit("sandbox.destroyed", session.accountId, payload);
+  }
+
+  const host: PluginHost = {
+    plugins,
+    subscribes: (event) => hooking(event).length > 0,
+    async emit(event, accountId, payload) {
+      const targets = hooking(event);
+      if (targets.length === 0) return;
+      const now = clock.now();
+      const dueAt = new Date(now.getTime() + settings.delaySeconds * 1000);
+      const text = JSON.stringify(payload);
+      await storage.pluginEvents.enqueue(
+        targets.map((plugin) => ({
+          id: crypto.randomUUID(),
+          plugin: plugin.name,
+          event,
+          accountId,
+          payload: text,
+          attempts: 0,
+          dueAt,
+          createdAt: now,
+        })),
+      );
+      if (platformForHooks) schedule(platformForHooks);
+    },
+    async recordActivity(sessionId, activity) {
+      if (!host.subscribes("sandbox.destroyed")) return;
+      const bounded: SandboxActivity =
+        activity.kind === "command"
+          ? { ...activity, command: cut(activity.command, sandboxActivityLimits.commandCharacters) }
+          : { ...activity, path: cut(activity.path, sandboxActivityLimits.pathCharacters) };
+      const keep = activity.kind === "command" ? sandboxActivityLimits.commands : sandboxActivityLimits.files;
+      try {
+        await storage.sandboxActivity.record(sessionId, bounded, keep);
+      } catch (error) {
+        logger.warn({ err: error, sessionId }, "sandbox activity not recorded");
+      }
+    },
+    emittingOnEnd(sessions) {
+      return {
+        ...sessions,
+        async end(id, reason, at) {
+          const ended = await sessions.end(id, reason, at);
+          if (ended && host.subscribes("sandbox.destroyed")) await sandboxEnded(id, reason, at);
+          return ended;
+        },
+      };
+    },
+    start(platform) {
+      if (plugins.every((plugin) => Object.keys(plugin.hooks ?? {}).length === 0)) return;
+      platformForHooks = platform;
+      schedule(platform);
+    },
+    async close() {
+      stopping.abort();
+      clearTimeout(timer);
+      await running;
+    },
+  };
+  return host;
+}
