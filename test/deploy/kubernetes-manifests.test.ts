@@ -15,6 +15,14 @@ import * as core from "kubernetes-models/v1";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { loadConfig } from "../../core/index.ts";
+import { buildContainerName, buildImageJob } from "../../plugins/sandbox-kubernetes/image-build-job.ts";
+import {
+  buildNetworkPolicy,
+  buildPod,
+  defaultSizes,
+  type ManifestOptions,
+} from "../../plugins/sandbox-kubernetes/manifests.ts";
+import { defaultSandboxImage } from "../../plugins/sandbox-kubernetes/runtime.ts";
 import { createTestPlatform, type TestPlatform } from "../support/platforms.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -90,6 +98,52 @@ async function apiCalls(files: string[]): Promise<Set<string>> {
     }
   }
   return calls;
+}
+
+// The volume types the restricted Pod Security Standard admits.
+const restrictedVolumeTypes = new Set([
+  "configMap",
+  "csi",
+  "downwardAPI",
+  "emptyDir",
+  "ephemeral",
+  "persistentVolumeClaim",
+  "projected",
+  "secret",
+]);
+
+/**
+ * What the restricted Pod Security Standard (kubernetes.io/docs/concepts/security/pod-security-standards)
+ * would refuse in a pod spec, one line per control: the baseline ones (host namespaces, privileged,
+ * capabilities beyond the default set, host paths and ports) and the restricted ones (volume types,
+ * privilege escalation, non-root, seccomp, dropping ALL capabilities).
+ */
+function restrictedViolations(spec: Manifest): string[] {
+  const violations: string[] = [];
+  for (const field of ["hostNetwork", "hostPID", "hostIPC"]) if (spec[field]) violations.push(field);
+  for (const volume of spec.volumes ?? []) {
+    const type = Object.keys(volume).find((key) => key !== "name") as string;
+    if (!restrictedVolumeTypes.has(type)) violations.push(`volume ${volume.name}: ${type}`);
+  }
+  const pod = spec.securityContext ?? {};
+  for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
+    const context = { ...pod, ...container.securityContext };
+    const where = `container ${container.name}`;
+    if (context.privileged) violations.push(`${where}: privileged`);
+    if (context.allowPrivilegeEscalation !== false) violations.push(`${where}: allowPrivilegeEscalation`);
+    if (context.runAsNonRoot !== true) violations.push(`${where}: runAsNonRoot`);
+    if (context.runAsUser === 0) violations.push(`${where}: runAsUser 0`);
+    if (!["RuntimeDefault", "Localhost"].includes(context.seccompProfile?.type))
+      violations.push(`${where}: seccompProfile`);
+    if (!container.securityContext?.capabilities?.drop?.includes("ALL"))
+      violations.push(`${where}: drop ALL`);
+    const added = container.securityContext?.capabilities?.add ?? [];
+    if (added.some((capability: string) => capability !== "NET_BIND_SERVICE"))
+      violations.push(`${where}: adds ${added}`);
+    if ((container.ports ?? []).some((port: { hostPort?: number }) => port.hostPort))
+      violations.push(`${where}: hostPort`);
+  }
+  return violations;
 }
 
 /** The settings core/config.ts declares, read from its schema's source. */
@@ -233,6 +287,55 @@ describe("the sandbox namespace", () => {
     const policy = find("NetworkPolicy");
     expect(policy.metadata.namespace).toBe(sandboxNamespace());
     expect(policy.spec).toEqual({ podSelector: {}, policyTypes: ["Ingress", "Egress"] });
+  });
+
+  it("admits the pods the runtime creates there, and refuses the image-build Job's (so builds are off)", () => {
+    const options: ManifestOptions = {
+      image: defaultSandboxImage,
+      sizes: defaultSizes,
+      activeDeadlineSeconds: 7200,
+      runtimeClassName: null,
+      egressPorts: [443],
+      allowPrivateEgress: false,
+      volumeClaimName: (volumeId) => `cairn-volume-${volumeId}`,
+      volumeStorageClass: null,
+    };
+    const spec = {
+      id: crypto.randomUUID(),
+      accountId: crypto.randomUUID(),
+      size: "small" as const,
+      storageGb: 2,
+      egressHosts: ["mcp.example.com"],
+      volumeMounts: [{ volumeId: crypto.randomUUID(), mountPath: "/data" }],
+    };
+    const pod = buildPod(spec, options);
+    const policy = buildNetworkPolicy(spec, options, ["203.0.113.9"]);
+    for (const made of [pod, policy]) expect(() => new (modelOf(made))(made).validate()).not.toThrow();
+    expect(restrictedViolations(pod.spec)).toEqual([]);
+    // The control plane's own namespace is restricted too.
+    expect(restrictedViolations(find("Deployment", "cairn-server").spec.template.spec)).toEqual([]);
+
+    const job = buildImageJob(
+      {
+        ...spec,
+        base: "default",
+        pythonPackages: [],
+        aptPackages: ["jq"],
+        npmPackages: [],
+        specHash: "0".repeat(64),
+      },
+      sandboxNamespace(),
+      {
+        baseImages: { default: defaultSandboxImage },
+        builderImage: "gcr.io/kaniko-project/executor:v1.23.2",
+        repository: "registry.example.com/cairn/images",
+        registrySecret: "cairn-registry",
+        timeoutSeconds: 900,
+      },
+    );
+    const refused = restrictedViolations(job.spec?.template.spec);
+    expect(refused).toContain(`container ${buildContainerName}: runAsNonRoot`);
+    expect(loadConfig(find("ConfigMap", "cairn-config").data).SVC_IMAGE_BUILDER_ENABLED).toBe(false);
   });
 
   it("grants the server's service account exactly the API calls the sandbox runtime makes", async () => {
