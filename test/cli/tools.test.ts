@@ -1,12 +1,15 @@
 /**
- * `cairn tools …` against a live server: the list, calls by name with the input as JSON, a file
- * and stdin, each tool's help drawn from its schema (and its example line run as printed), and
- * the exit codes of an unknown tool, a bad input and the tool's own refusals.
+ * `cairn tools …` against a live server that loads the two example plugins (examples/plugins):
+ * the list, calls by name with the input as JSON, a file and stdin, each tool's help drawn from
+ * its schema (and its example line run as printed), the exit codes of an unknown tool, a bad
+ * input and the tool's own refusals, and the plugins' tools reached the same way, with no
+ * command of their own: the todo list, and the session journal after a sandbox session ends.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import { withExamplePlugins } from "../support/example-plugins.ts";
 import {
   type CliHome,
   createHome,
@@ -29,7 +32,7 @@ interface ToolOut {
 }
 
 beforeAll(async () => {
-  server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" });
+  server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000", ...withExamplePlugins });
   cli = await createHome();
   env = cli.environment();
   await signUpThroughCli(cli, server.baseUrl);
@@ -58,7 +61,9 @@ describe("cairn tools", () => {
       expect.arrayContaining(["remember", "create_sandbox", "exec"]),
     );
     const none = await runOk(["tools", "ls", "--plugin", "no-such-plugin"], { env });
-    expect(none.stdout).toContain("No tools from plugin no-such-plugin");
+    expect(none.stdout).toContain(
+      "No tools from plugin no-such-plugin (plugins with tools: session-journal, todo).",
+    );
     expect(await runJson(["tools", "ls", "--plugin", "no-such-plugin"], { env })).toEqual({ tools: [] });
   });
 
@@ -144,4 +149,80 @@ describe("cairn tools", () => {
       "memory_not_found",
     );
   });
+});
+
+interface Task {
+  id: string;
+  text: string;
+  done: boolean;
+}
+
+describe("cairn tools with the example plugins", () => {
+  it("lists a plugin's tools under its name", async () => {
+    const table = await runOk(["tools", "ls", "--plugin", "todo"], { env });
+    expect(table.stdout).toMatch(/^todo\.add\s+todo\s+Add a task$/m);
+    expect(table.stdout).toMatch(/^todo\.done\s+todo\s+/m);
+    expect(table.stdout).not.toContain("recall");
+    const listing = await runJson<{ tools: ToolOut[] }>(["tools", "ls", "--plugin", "session-journal"], {
+      env,
+    });
+    expect(listing.tools.map((tool) => [tool.name, tool.plugin])).toEqual([
+      ["session-journal.recent", "session-journal"],
+    ]);
+  });
+
+  it("adds, lists and finishes a task through todo's tools", async () => {
+    const added = await runJson<Task>(
+      ["tools", "call", "todo.add", "--input", '{"text": "Write the release notes"}'],
+      { env },
+    );
+    expect(added).toMatchObject({ text: "Write the release notes", done: false });
+    const open = await runJson<{ tasks: Task[] }>(["tools", "call", "todo.list"], { env });
+    expect(open.tasks.map((task) => task.id)).toContain(added.id);
+    const finished = await runJson<Task>(
+      ["tools", "call", "todo.done", "--input", JSON.stringify({ id: added.id })],
+      { env },
+    );
+    expect(finished).toMatchObject({ id: added.id, done: true });
+    const still = await runJson<{ tasks: Task[] }>(["tools", "call", "todo.list", "--input", "{}"], { env });
+    expect(still.tasks.map((task) => task.id)).not.toContain(added.id);
+    // The tool's own 404 keeps its exit code and message: the tool exists, the task does not.
+    const missing = await runCairn(["tools", "call", "todo.done", "--input", '{"id": "t-none"}'], { env });
+    expectFailure(missing, 4, "not_found");
+    expect(missing.stderr).toContain("No such task");
+    expectFailure(
+      await runCairn(["tools", "call", "todo.add", "--input", '{"text": ""}'], { env }),
+      2,
+      "validation_error",
+    );
+  });
+
+  it("prints a plugin tool's help from its schema, and names it for a near miss", async () => {
+    const help = await runOk(["tools", "call", "todo.add", "--help"], { env });
+    expect(help.stdout).toContain("Add a task (from plugin todo)");
+    expect(help.stdout).toMatch(/^ {2}text\s+string, required\s+What to do, in one line$/m);
+    const example = help.stdout.match(/^ {2}\$ cairn (tools call todo\.add .*)$/m)?.[1];
+    const ran = await runOk(shellWords(example ?? ""), { env });
+    expect(JSON.parse(ran.stdout)).toMatchObject({ done: false });
+    const near = await runCairn(["tools", "call", "todo.ad", "--input", "{}"], { env });
+    expectFailure(near, 4, "not_found");
+    expect(near.stderr).toContain("did you mean todo.add");
+  });
+
+  it("shows the session journal's record of a session that ended", async () => {
+    const session = await runJson<{ id: string }>(["session", "create", "--label", "journal"], { env });
+    await runOk(["exec", "--session", session.id, "--", "echo journal > notes.txt"], { env });
+    await runOk(["session", "rm", session.id], { env });
+    // The journal hears of the end from the event queue, after the destroy answered: wait for it.
+    let sessions: Array<{ sandbox_id: string; commands: number; files: string[] }> = [];
+    for (let attempt = 0; attempt < 100; attempt++) {
+      ({ sessions } = await runJson<{ sessions: typeof sessions }>(
+        ["tools", "call", "session-journal.recent", "--input", '{"limit": 5}'],
+        { env },
+      ));
+      if (sessions.some((entry) => entry.sandbox_id === session.id)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(sessions.find((entry) => entry.sandbox_id === session.id)).toMatchObject({ commands: 1 });
+  }, 120_000);
 });

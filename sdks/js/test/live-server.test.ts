@@ -1,6 +1,7 @@
 /**
  * The SDK against a live server: the conformance scenario (CONTRACT §7's story) under Node and
- * under Deno, `withSandbox`, the key routes, and the error classes of real refusals.
+ * under Deno, `withSandbox`, the key routes, tools by name, and the error classes of real
+ * refusals; then against a server with the example plugins, their tools through `callTool`.
  */
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -8,6 +9,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../../../test/mcp/mcp-harness.ts";
+import { withExamplePlugins } from "../../../test/support/example-plugins.ts";
 import {
   CairnApiError,
   CairnClient,
@@ -149,4 +151,50 @@ describe("cairn-client against a live server", () => {
     expect(third).toBeInstanceOf(QuotaExceededError);
     expect(third).toMatchObject({ statusCode: 429, details: { limit: 2, active: 2 }, retryable: false });
   }, 60_000);
+});
+
+describe("cairn-client against a live server with the example plugins", () => {
+  let server: LiveServer;
+  let client: CairnClient;
+
+  beforeAll(async () => {
+    server = await startLiveServer(withExamplePlugins);
+    const anonymous = new CairnClient({ baseUrl: server.baseUrl });
+    const { access_token } = await anonymous.signup(
+      `sdk-plugins-${crypto.randomUUID()}@example.com`,
+      "sdk password 3",
+    );
+    const { key } = await anonymous.createApiKey(access_token, "sdk plugin test");
+    client = new CairnClient({ baseUrl: server.baseUrl, apiKey: key });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("lists the plugins' tools beside the built-in ones", async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get("todo.add")).toMatchObject({ plugin: "todo", mcp_name: "todo__add" });
+    expect(byName.get("session-journal.recent")).toMatchObject({
+      plugin: "session-journal",
+      mcp_name: "session_journal__recent",
+    });
+    expect(byName.get("recall")?.plugin).toBeNull();
+  });
+
+  it("calls a plugin's tools by name, with its refusals as the SDK's errors", async () => {
+    type Task = { id: string; text: string; done: boolean };
+    const added = await client.callTool<Task>("todo.add", { text: "Ship the SDK release" });
+    expect(added).toMatchObject({ text: "Ship the SDK release", done: false });
+    const { tasks } = await client.callTool<{ tasks: Task[] }>("todo.list");
+    expect(tasks.map((task) => task.id)).toEqual([added.id]);
+    expect(await client.callTool<Task>("todo.done", { id: added.id })).toMatchObject({ done: true });
+    const missing = await client.callTool("todo.done", { id: "t-none" }).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(CairnApiError);
+    expect(missing).toMatchObject({ statusCode: 404, code: "not_found", message: "No such task" });
+    const { sessions } = await client.callTool<{ sessions: unknown[] }>("session-journal.recent", {
+      limit: 5,
+    });
+    expect(sessions).toEqual([]);
+  });
 });
