@@ -112,6 +112,8 @@ export interface ServiceErrorOptions {
   rateLimit?: RateLimitState;
   /** Whole seconds after which a retry can succeed (a rate limit, the monthly cap). */
   retryAfterSeconds?: number;
+  /** What fixes this failure, when it is more specific than the code's remediation. */
+  remediation?: string;
 }
 
 export class ServiceError extends Error {
@@ -120,6 +122,7 @@ export class ServiceError extends Error {
   readonly details: unknown;
   readonly rateLimit: RateLimitState | null;
   readonly retryAfterSeconds: number | null;
+  readonly remediation: string | null;
 
   constructor(errorCode: ErrorCode, message: string, options: ServiceErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -129,6 +132,7 @@ export class ServiceError extends Error {
     this.details = options.details;
     this.rateLimit = options.rateLimit ?? null;
     this.retryAfterSeconds = options.retryAfterSeconds ?? options.rateLimit?.retryAfterSeconds ?? null;
+    this.remediation = options.remediation ?? errorCodes[errorCode].remediation;
   }
 
   toBody(): ErrorBody {
@@ -137,7 +141,7 @@ export class ServiceError extends Error {
       code: this.code,
       message: this.message,
       retryable: spec.retryable,
-      remediation: spec.remediation,
+      remediation: this.remediation,
     };
     if (this.details !== undefined) body.details = this.details;
     return body;

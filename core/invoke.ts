@@ -8,7 +8,7 @@ import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
 import type { Platform } from "./platform.ts";
 import { bucketLimit } from "./rate-limits.ts";
-import { type AnyTool, type CredentialKind, isEnabled, type ToolContext } from "./tool.ts";
+import { type AnyTool, type CredentialKind, isEnabled, type ToolContext, type ToolGroup } from "./tool.ts";
 
 export interface InvokeRequest {
   /** The credential as an Authorization value (`Bearer …`), if any. */
@@ -54,6 +54,7 @@ export async function invoke<Tool extends AnyTool>(
       ? request.principal
       : await authenticate(platform, tool.auth, request.authorization, now);
   const accountId = principal?.accountId ?? null;
+  await requireSandboxRuntime(platform, tool);
   const rateLimit = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
   const input = validate(tool.input, request.input);
   const context: ToolContext = {
@@ -67,6 +68,27 @@ export async function invoke<Tool extends AnyTool>(
   };
   const output = await tool.handler(context, input);
   return { output: tool.output.parse(output) as z.output<Tool["output"]>, rateLimit };
+}
+
+/** The groups whose operations run in a sandbox, so need a runtime that can run one. */
+const sandboxGroups: ReadonlySet<ToolGroup> = new Set(["sandboxes", "files", "lsp"]);
+
+/**
+ * A machine where the sandbox runtime cannot run (no bubblewrap, not root) still serves memory and
+ * accounts; its sandbox operations answer 503 with the command that fixes it, before any token
+ * is spent.
+ */
+async function requireSandboxRuntime(platform: Platform, tool: AnyTool): Promise<void> {
+  if (tool.group === undefined || !sandboxGroups.has(tool.group)) return;
+  const problem = await platform.sandboxRuntime.unavailable?.();
+  if (!problem) return;
+  throw new ServiceError(
+    "service_unavailable",
+    `Sandboxes are not available on this server: ${problem.lacks}`,
+    {
+      remediation: problem.remediation,
+    },
+  );
 }
 
 function bearerToken(authorization: string | null): string {

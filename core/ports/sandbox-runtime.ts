@@ -111,13 +111,33 @@ export interface SandboxFileSystem {
   walk(path: string, limit: number): Promise<FileStat[]>;
 }
 
+/** Why a runtime cannot run sandboxes on this machine, and what fixes it. */
+export interface RuntimeUnavailable {
+  /** What sandboxes lack, in words: "bubblewrap is not installed (no /usr/bin/bwrap)". */
+  lacks: string;
+  /** The command that fixes it: "sudo npm run setup". */
+  remediation: string;
+}
+
 export interface SandboxRuntime {
   readonly name: "local" | "kubernetes";
+  /**
+   * Null when the runtime can run sandboxes here, else why not (settled once, at start). A runtime
+   * without it always can. While unavailable, every sandbox operation is 503 service_unavailable.
+   */
+  unavailable?(): Promise<RuntimeUnavailable | null>;
   create(spec: SandboxSpec): Promise<SandboxConnectInfo>;
   /** Idempotent: destroying an unknown or already destroyed sandbox succeeds. */
   destroy(id: string): Promise<void>;
   /** Ids of the sandboxes the runtime currently holds (for re-adoption and clean-up at start). */
   list(): Promise<string[]>;
+  /**
+   * True when only this server creates the sandboxes `list` shows (the local runtime: one data
+   * directory, one server), so at start a session from before it whose sandbox is not listed is
+   * certainly gone; absent when replicas share the runtime (Kubernetes), where a young session
+   * may be another replica's sandbox still starting.
+   */
+  readonly createsAlone?: boolean;
   exec(id: string, request: ExecRequest): Promise<ExecResult>;
   files(id: string): SandboxFileSystem;
   /**

@@ -15,6 +15,7 @@ import { ServiceError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
   ProcessRequest,
+  RuntimeUnavailable,
   SandboxConnectInfo,
   SandboxFileSystem,
   SandboxRuntime,
@@ -125,17 +126,21 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   let closed = false;
 
   const ready = (async () => {
-    // Switching to a session's uid, loop-mounting its disk and writing cgroups all need root.
-    if (process.getuid?.() !== 0) {
-      logger.warn({}, notRootReason);
-      return { cgroups: null, spares: null, helperPath: null, spawner: null, unavailable: notRootReason };
-    }
+    const unavailable = (problem: RuntimeUnavailable) => {
+      // One line that says what is missing and what fixes it; memory and accounts work on.
+      logger.warn(
+        problem,
+        `local sandboxes are not available: ${problem.lacks}; fix: ${problem.remediation}`,
+      );
+      return { cgroups: null, spares: null, helperPath: null, spawner: null, unavailable: problem };
+    };
+    const problem = hostProblem(bubblewrapPath);
+    if (problem) return unavailable(problem);
     let helperPath: string;
     try {
       helperPath = await buildSessionHelper();
     } catch (error) {
-      logger.error({ error: String(error) }, "local sandboxes are not available");
-      return { cgroups: null, spares: null, helperPath: null, spawner: null, unavailable: String(error) };
+      return unavailable({ lacks: String(error), remediation: setupCommand });
     }
     await mkdir(sandboxesDirectory, { recursive: true, mode: 0o700 });
     await mkdir(volumesDirectory, { recursive: true, mode: 0o700 });
@@ -159,7 +164,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       if (detection.manager === null) {
         logger.warn(
           { reason: detection.reason },
-          "cgroup v1 is not usable: sandboxes get rlimits only (file size, CPU time, open files, processes per uid, address space); no per-sandbox memory or CPU share limit",
+          `cgroup v1 is not usable (${detection.reason}): sandboxes get rlimits only (file size, CPU time, open files, processes per uid, address space), no per-sandbox memory or CPU share limit; fix: ${cgroupRemediation}`,
         );
       }
     }
@@ -172,14 +177,20 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   async function started(): Promise<AvailableState> {
     const state = await ready;
     if (state.unavailable !== null || state.helperPath === null || state.spawner === null) {
-      throw new ServiceError("sandbox_operation_failed", "The local sandbox runtime is not available", {
-        cause: new Error(state.unavailable ?? "no session helper"),
-      });
+      const problem = state.unavailable ?? { lacks: "no session helper", remediation: setupCommand };
+      throw new ServiceError(
+        "service_unavailable",
+        `Sandboxes are not available on this server: ${problem.lacks}`,
+        {
+          remediation: problem.remediation,
+        },
+      );
     }
     return { cgroups: state.cgroups, helperPath: state.helperPath, spawner: state.spawner };
   }
 
   const diskMount = (id: string) => join(mountDirectory, id);
+  const creatingMarker = (id: string) => join(records.directory(id), "creating");
 
   /**
    * Mounts the disks of the sandboxes found on disk (a restart, or a reboot that emptied /run) and
@@ -188,6 +199,12 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   async function adoptDisks(state: AvailableState): Promise<void> {
     const present = await mountedPaths();
     for (const id of await records.ids()) {
+      if (existsSync(creatingMarker(id))) {
+        // Half made when the last server died: never handed out, so nothing of it is kept.
+        await removeSandbox(id, state.cgroups);
+        logger.info({ sandboxId: id }, "removed a sandbox whose creation a crash interrupted");
+        continue;
+      }
       const record = records.loadSync(id);
       if (record === null || typeof record.uid !== "number" || !existsSync(records.imageFile(id))) continue;
       try {
@@ -326,6 +343,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
   return {
     name: "local",
+    createsAlone: true,
 
     create(spec) {
       const work = createSandbox(spec);
@@ -361,6 +379,10 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     async volumeUsedBytes(id) {
       if (!safeId.test(id) || !existsSync(volumeImage(id))) return null;
       return usedBytes(await volumeSource(id, undefined));
+    },
+
+    async unavailable() {
+      return (await ready).unavailable;
     },
 
     async list() {
@@ -482,11 +504,6 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
     if (!safeId.test(spec.id)) throw new ServiceError("validation_error", "Invalid sandbox id");
     for (const mount of spec.volumeMounts) checkVolumeMount(mount);
-    if (!existsSync(bubblewrapPath)) {
-      throw new ServiceError("sandbox_operation_failed", "The local sandbox runtime is not available", {
-        cause: new Error(`bubblewrap not found at ${bubblewrapPath}`),
-      });
-    }
     const state = await started();
     const { cgroups } = state;
     const { spares } = await ready;
@@ -506,6 +523,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     };
     try {
       await mkdir(records.directory(spec.id), { recursive: true, mode: 0o700 });
+      // Marks a create in progress until the sandbox is whole: a server that dies before then
+      // leaves it, and the next one removes what was made (adoptDisks).
+      await writeFile(creatingMarker(spec.id), "");
       // The record first: it holds the uid, and destroy or a restart can find the disk by it.
       await records.save(record);
       const image = records.imageFile(spec.id);
@@ -520,6 +540,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       if (record.egressHosts.length > 0)
         await mkdir(egressHostDirectory(diskMount(spec.id)), { recursive: true });
       if (cgroups !== null) await ensureCgroups(cgroups, record);
+      await rm(creatingMarker(spec.id));
     } catch (error) {
       await removeSandbox(spec.id).catch(() => {});
       throw new ServiceError("sandbox_operation_failed", "The sandbox could not be created", {
@@ -532,8 +553,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     return { podName: null, note: "Local bubblewrap sandbox; use exec and the file operations." };
   }
 
-  async function removeSandbox(id: string): Promise<void> {
-    const { cgroups } = await ready;
+  /** `cgroups` is given while `ready` is still settling (adoptDisks runs inside it). */
+  async function removeSandbox(id: string, given?: CgroupManager | null): Promise<void> {
+    const cgroups = given === undefined ? (await ready).cgroups : given;
     if (cgroups !== null) await cgroups.destroySandbox(id);
     preparedCgroups.delete(id);
     await unmountDisk(diskMount(id));
@@ -543,8 +565,30 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   }
 }
 
-const notRootReason =
-  "local sandboxes need the server to run as root: each sandbox gets its own host uid, a loop-mounted disk and cgroups (see plugins/sandbox-local/README.md)";
+/** Installs the host tools (scripts/setup.sh); the same words wherever a fix is named. */
+const setupCommand = "sudo npm run setup";
+
+const cgroupRemediation =
+  "run the server as root on a host whose cgroup v1 memory, pids and cpu hierarchies are mounted and writable (npm run setup reports them; plugins/sandbox-local/README.md)";
+
+/**
+ * What this machine lacks for local sandboxes, checked before anything is set up: bubblewrap, and
+ * root (switching to a session's uid, loop-mounting its disk and writing cgroups all need it).
+ */
+function hostProblem(bubblewrapPath: string): RuntimeUnavailable | null {
+  const lacks: string[] = [];
+  const fixes: string[] = [];
+  if (!existsSync(bubblewrapPath)) {
+    lacks.push(`bubblewrap (no ${bubblewrapPath})`);
+    fixes.push(`${setupCommand} (or SVC_BUBBLEWRAP_PATH=<path of bwrap>)`);
+  }
+  if (process.getuid?.() !== 0) {
+    lacks.push("root (each sandbox gets its own host uid, a loop-mounted disk and cgroups)");
+    fixes.push("start the server as root (sudo npm start, or deploy/systemd/cairn.service)");
+  }
+  if (lacks.length === 0) return null;
+  return { lacks: `they need ${lacks.join(" and ")}`, remediation: fixes.join(", then ") };
+}
 
 /** Arguments and variables go to the helper as lines of text: no NUL, no newline in a variable. */
 function checkProcessRequest(request: ProcessRequest): void {

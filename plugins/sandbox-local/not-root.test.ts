@@ -1,14 +1,14 @@
 /**
  * A server that is not root cannot give a sandbox its own uid, disk or cgroups, so it starts none
- * (a weaker sandbox would run as the server's own uid with no disk quota). Run for real: the
- * runtime in a Node process as `nobody`.
+ * (a weaker sandbox would run as the server's own uid with no disk quota) and says why, with the
+ * fix, in one line. Run for real: the runtime in a Node process as `nobody`.
  */
 import { execFile } from "node:child_process";
 import { chmod, chown, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 
-it("refuses to create sandboxes when the server is not root, and holds none", async () => {
+it("refuses to create sandboxes when the server is not root (503, with the fix), and holds none", async () => {
   // World-readable, so `nobody` can use it as its data directory's parent.
   const parent = await mkdtemp(join("/var/tmp", "cairn-not-root-"));
   await chmod(parent, 0o755);
@@ -24,8 +24,10 @@ it("refuses to create sandboxes when the server is not root, and holds none", as
       outcome.create = "created";
     } catch (error) {
       outcome.create = error.code;
-      outcome.reason = String(error.cause);
+      outcome.reason = error.message;
+      outcome.remediation = error.remediation;
     }
+    outcome.unavailable = await runtime.unavailable();
     await runtime.destroy("a1");
     await runtime.close();
     outcome.warnings = warnings;
@@ -54,9 +56,19 @@ it("refuses to create sandboxes when the server is not root, and holds none", as
       ),
     );
     const outcome = JSON.parse(stdout);
-    expect(outcome).toMatchObject({ uid: 65534, list: [], create: "sandbox_operation_failed" });
-    expect(outcome.reason).toContain("need the server to run as root");
-    expect(outcome.warnings).toEqual([expect.stringContaining("need the server to run as root")]);
+    expect(outcome).toMatchObject({ uid: 65534, list: [], create: "service_unavailable" });
+    expect(outcome.reason).toContain("they need root");
+    expect(outcome.remediation).toContain("start the server as root");
+    expect(outcome.unavailable).toEqual({
+      lacks: expect.stringContaining("root"),
+      remediation: outcome.remediation,
+    });
+    // One line at start: what is missing and what fixes it.
+    expect(outcome.warnings).toEqual([
+      expect.stringMatching(
+        /^local sandboxes are not available: they need root .*; fix: start the server as root/,
+      ),
+    ]);
   } finally {
     await rm(parent, { recursive: true, force: true });
   }
