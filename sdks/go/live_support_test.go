@@ -1,5 +1,6 @@
-// Support for the tests against a live server: CAIRN_TEST_BASE_URL names it (the vitest suite
-// test/sdks/go.test.ts starts one and sets it). Without it the live tests skip; the suite runs
+// Support for the tests against a live server: CAIRN_TEST_BASE_URL names it, and
+// CAIRN_TEST_PLUGINS_BASE_URL a second one with the example plugins loaded (the vitest suite
+// test/sdks/go.test.ts starts both and sets them). Without it the live tests skip; the suite runs
 // `go test -v` and fails on any skip, so a live test cannot silently not run there.
 package cairn_test
 
@@ -42,9 +43,20 @@ func liveContext(t *testing.T) context.Context {
 // newLiveAccount signs up a fresh account (so tests never share sandbox caps) with an API key.
 func newLiveAccount(t *testing.T) liveAccount {
 	t.Helper()
-	baseURL := os.Getenv("CAIRN_TEST_BASE_URL")
+	return newAccountOn(t, "CAIRN_TEST_BASE_URL")
+}
+
+// newPluginsAccount is a fresh account on the server with the example plugins.
+func newPluginsAccount(t *testing.T) liveAccount {
+	t.Helper()
+	return newAccountOn(t, "CAIRN_TEST_PLUGINS_BASE_URL")
+}
+
+func newAccountOn(t *testing.T, variable string) liveAccount {
+	t.Helper()
+	baseURL := os.Getenv(variable)
 	if baseURL == "" {
-		t.Skip("CAIRN_TEST_BASE_URL is not set: no live server")
+		t.Skip(variable + " is not set: no live server")
 	}
 	ctx := liveContext(t)
 	anonymous, err := cairn.NewClient(baseURL, "")

@@ -1,7 +1,8 @@
 /**
- * The Go SDK (sdks/go) against one live server: gofmt and go vet find nothing, `go test` passes
- * with CAIRN_TEST_BASE_URL set (the URL table, error parsing, retry, timeouts and the live
- * tests, none skipped), the conformance runner completes test/conformance/scenario.json, and
+ * The Go SDK (sdks/go) against a live server: gofmt and go vet find nothing, `go test` passes
+ * with CAIRN_TEST_BASE_URL set, and CAIRN_TEST_PLUGINS_BASE_URL naming a second server with the
+ * example plugins (the URL table, error parsing, retry, timeouts and the live tests, none
+ * skipped), the conformance runner completes test/conformance/scenario.json, and
  * the example in examples/go-sdk runs. sdks/go/setup.sh prepares the toolchain check and builds.
  */
 import { spawn } from "node:child_process";
@@ -9,6 +10,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, root, startLiveServer } from "../mcp/mcp-harness.ts";
+import { withExamplePlugins } from "../support/example-plugins.ts";
 import { signUpWithKey } from "../support/processes.ts";
 
 const sdkDir = join(root, "sdks/go");
@@ -47,12 +49,16 @@ function runCommand(command: string, args: string[], cwd: string, environment: R
 
 describe("the Go SDK", () => {
   let server: LiveServer;
+  // A second server with the example plugins, so their hooks never touch the first one's accounts.
+  let pluginServer: LiveServer;
 
   beforeAll(async () => {
     server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" });
+    pluginServer = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000", ...withExamplePlugins });
   }, 60_000);
   afterAll(async () => {
     await server?.close();
+    await pluginServer?.close();
   });
 
   it("is gofmt-clean and go vet finds nothing", async () => {
@@ -68,6 +74,7 @@ describe("the Go SDK", () => {
   it("passes go test against the live server, skipping nothing", async () => {
     const tests = await runCommand("go", ["test", "-count=1", "-v", "./..."], sdkDir, {
       CAIRN_TEST_BASE_URL: server.baseUrl,
+      CAIRN_TEST_PLUGINS_BASE_URL: pluginServer.baseUrl,
     });
     expect(tests.code, tests.output).toBe(0);
     expect(tests.stdout, tests.output).not.toContain("--- SKIP");
@@ -80,6 +87,7 @@ describe("the Go SDK", () => {
       "TestLiveQuotaCapabilityAndEgressErrors",
       "TestLiveExecTimeoutOutlastsTheClientTimeout",
       "TestLiveCallToolRemembersThenRecalls",
+      "TestLivePluginToolsByName",
     ])
       expect(tests.stdout, tests.output).toContain(`--- PASS: ${name} `);
   }, 300_000);

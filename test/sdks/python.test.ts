@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, root, startLiveServer } from "../mcp/mcp-harness.ts";
+import { withExamplePlugins } from "../support/example-plugins.ts";
 import { signUpWithKey } from "../support/processes.ts";
 
 const sdk = join(root, "sdks/python");
@@ -41,6 +42,8 @@ function finish(
 
 describe("the Python SDK", () => {
   let server: LiveServer;
+  // A second server with the example plugins, so their hooks never touch the first one's accounts.
+  let pluginServer: LiveServer;
 
   beforeAll(async () => {
     if (!existsSync(python)) throw new Error("No Python environment: run `bash sdks/python/setup.sh` first");
@@ -49,9 +52,11 @@ describe("the Python SDK", () => {
       SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000",
       SVC_ALLOW_PRIVATE_EGRESS: "true",
     });
+    pluginServer = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000", ...withExamplePlugins });
   }, 60_000);
   afterAll(async () => {
     await server?.close();
+    await pluginServer?.close();
   });
 
   it(
@@ -78,6 +83,7 @@ describe("the Python SDK", () => {
         ["-m", "pytest", "-q", "-p", "no:cacheprovider", join(sdk, "tests")],
         {
           CAIRN_TEST_BASE_URL: server.baseUrl,
+          CAIRN_TEST_PLUGINS_BASE_URL: pluginServer.baseUrl,
           CAIRN_BASE_URL: "",
           CAIRN_API_KEY: "",
         },

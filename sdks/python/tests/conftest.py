@@ -1,5 +1,6 @@
-"""Shared fixtures: the live server the vitest suite started (CAIRN_TEST_BASE_URL), a fresh account
-with an API key on it, and scripted local servers (helpers.py)."""
+"""Shared fixtures: the live servers the vitest suite started (CAIRN_TEST_BASE_URL, and
+CAIRN_TEST_PLUGINS_BASE_URL with the example plugins loaded), a fresh account with an API key on
+the first, and scripted local servers (helpers.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,17 @@ def base_url() -> str:
         pytest.fail(
             "CAIRN_TEST_BASE_URL is not set: these tests need a live server "
             "(test/sdks/python.test.ts starts one)"
+        )
+    return url
+
+
+@pytest.fixture(scope="session")
+def plugins_base_url() -> str:
+    url = os.environ.get("CAIRN_TEST_PLUGINS_BASE_URL")
+    if not url:
+        pytest.fail(
+            "CAIRN_TEST_PLUGINS_BASE_URL is not set: these tests need a live server with the example "
+            "plugins (test/sdks/python.test.ts starts one)"
         )
     return url
 
