@@ -36,6 +36,8 @@ const startingGraceMilliseconds = 5 * 60_000;
  */
 export async function reconcileSandboxes(platform: Platform) {
   const { sandboxSessions } = platform.storage;
+  // Before anything else: a session created before this moment was not created by this server.
+  const started = platform.clock.now();
   const held = new Set(await platform.sandboxRuntime.list());
   const now = platform.clock.now();
   const active = (await sandboxSessions.allActive()).filter((session) => session.expiresAt > now);
@@ -46,12 +48,20 @@ export async function reconcileSandboxes(platform: Platform) {
     await platform.sandboxRuntime.destroy(id);
     removed++;
   }
-  // Sessions whose sandbox is gone cannot be used: end them, unless they may still be starting.
+  // Sessions whose sandbox is gone cannot be used: end them, unless they may still be starting
+  // (on a runtime that creates alone, only this server's own sessions may).
   let ended = 0;
   for (const session of active) {
-    const settled = now.getTime() - session.createdAt.getTime() > startingGraceMilliseconds;
-    if (!held.has(session.id) && settled && (await sandboxSessions.end(session.id, "destroyed", now)))
+    if (held.has(session.id)) continue;
+    const settled = platform.sandboxRuntime.createsAlone
+      ? session.createdAt < started
+      : now.getTime() - session.createdAt.getTime() > startingGraceMilliseconds;
+    if (!settled) continue;
+    if (session.connectNote === null) {
+      // Its create never answered (a crash came first): like a failed create, it bills nothing.
+      await sandboxSessions.discard([session.id]);
       ended++;
+    } else if (await sandboxSessions.end(session.id, "destroyed", now)) ended++;
   }
   await reapExpiredSandboxes(platform);
   const adopted = active.filter((session) => held.has(session.id)).length;
