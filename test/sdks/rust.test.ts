@@ -1,5 +1,6 @@
 /**
- * The Rust SDK against one live server: its cargo tests (unit, scripted-server and live), the
+ * The Rust SDK against a live server (and a second one with the example plugins, for the plugin
+ * tools through call_tool): its cargo tests (unit, scripted-server and live), the
  * conformance runner over test/conformance/scenario.json, and the runnable example in
  * examples/rust-sdk. sdks/rust/setup.sh builds everything first; here cargo only re-checks
  * freshness, offline, in the same target folder.
@@ -9,6 +10,7 @@ import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import { withExamplePlugins } from "../support/example-plugins.ts";
 import { signUpWithKey } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -56,12 +58,16 @@ function cargo(args: string[], cwd: string, environment: Record<string, string>)
 
 describe("Rust SDK", () => {
   let server: LiveServer;
+  // A second server with the example plugins, so their hooks never touch the first one's accounts.
+  let pluginServer: LiveServer;
   beforeAll(async () => {
     // The cargo tests sign up an account per test, more than the default 10 a minute per IP.
     server = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" });
+    pluginServer = await startLiveServer({ SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000", ...withExamplePlugins });
   });
   afterAll(async () => {
     await server?.close();
+    await pluginServer?.close();
   });
 
   it(
@@ -69,9 +75,12 @@ describe("Rust SDK", () => {
     async () => {
       const result = await cargo(["test", "--locked", "--offline"], sdk, {
         CAIRN_TEST_BASE_URL: server.baseUrl,
+        CAIRN_TEST_PLUGINS_BASE_URL: pluginServer.baseUrl,
       });
       expect(result.code, result.output).toBe(0);
       // The live tests ran (not filtered out or skipped).
+      expect(result.output).toContain("test call_tool_remembers_then_recalls ... ok");
+      expect(result.output).toContain("test plugin_tools_are_listed_and_called_by_name ... ok");
       expect(result.output).toContain("test a_third_concurrent_sandbox_is_a_quota_error ... ok");
       expect(result.output).toContain("test a_post_is_never_retried ... ok");
       expect(result.output).toContain("test refused_urls_fail_at_construction ... ok");

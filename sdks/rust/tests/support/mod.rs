@@ -166,9 +166,21 @@ pub fn live_base_url() -> String {
     )
 }
 
+/// The live server that loads the example plugins (examples/plugins); required like the first.
+pub fn live_plugins_base_url() -> String {
+    std::env::var("CAIRN_TEST_PLUGINS_BASE_URL").expect(
+        "CAIRN_TEST_PLUGINS_BASE_URL must name a Cairn server with the example plugins (test/sdks/rust.test.ts sets it)",
+    )
+}
+
 /// A new account on the live server and its API key, made as a user would.
 pub async fn live_key() -> String {
-    let anonymous = Client::builder().base_url(live_base_url()).build().unwrap();
+    key_on(&live_base_url()).await
+}
+
+/// A new account on the server at `base_url` and its API key.
+pub async fn key_on(base_url: &str) -> String {
+    let anonymous = Client::builder().base_url(base_url).build().unwrap();
     let email = format!("rust-sdk-{}@example.com", random_hex());
     let token = anonymous
         .signup(&email, "rust sdk password 1")
