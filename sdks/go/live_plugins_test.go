@@ -54,4 +54,11 @@ func TestLivePluginToolsByName(t *testing.T) {
 	if !errors.As(err, &apiError) || apiError.StatusCode != 404 || apiError.Code != "not_found" {
 		t.Fatalf("todo.done of an unknown task: %v", err)
 	}
+	var recent struct {
+		Sessions []map[string]any `json:"sessions"`
+	}
+	noError(t, client.CallTool(ctx, "session-journal.recent", map[string]int{"limit": 5}, &recent))
+	if recent.Sessions == nil || len(recent.Sessions) != 0 {
+		t.Fatalf("session-journal.recent of a new account: %+v", recent)
+	}
 }
