@@ -71,18 +71,20 @@ function bm25(
   averageLength: number,
 ): Map<string, number> {
   const average = Math.max(1, averageLength);
-  const ordered = postings.toSorted((first, second) =>
-    first.term < second.term ? -1 : first.term > second.term ? 1 : 0,
-  );
+  // Grouped by term, the terms in byte order: a handful of groups to sort, not every posting.
+  const byTerm = Map.groupBy(postings, (posting) => posting.term);
+  const terms = [...byTerm.keys()].sort((first, second) => (first < second ? -1 : first > second ? 1 : 0));
   const scores = new Map<string, number>();
   const lengths = new Map<string, number>();
-  for (const posting of ordered) {
-    const frequency = documentFrequency.get(posting.term) ?? 0;
+  for (const term of terms) {
+    const frequency = documentFrequency.get(term) ?? 0;
     const weight = inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency);
-    const norm = k1 * (1 - b + (b * posting.length) / average);
-    const part = (weight * posting.frequency * (k1 + 1)) / (posting.frequency + norm);
-    scores.set(posting.memoryId, (scores.get(posting.memoryId) ?? 0) + part);
-    lengths.set(posting.memoryId, posting.length);
+    for (const posting of byTerm.get(term) as Posting[]) {
+      const norm = k1 * (1 - b + (b * posting.length) / average);
+      const part = (weight * posting.frequency * (k1 + 1)) / (posting.frequency + norm);
+      scores.set(posting.memoryId, (scores.get(posting.memoryId) ?? 0) + part);
+      lengths.set(posting.memoryId, posting.length);
+    }
   }
   for (const [id, score] of scores) {
     const length = Math.min(lengths.get(id) ?? 0, lengthPriorWords);
