@@ -51,7 +51,7 @@ export interface PluginHostSettings {
   storage: Storage;
   clock: Clock;
   logger: Logger;
-  /** Seconds an event waits in the queue before it is due (SVC_PLUGIN_EVENT_DELAY_SECONDS; tests pause delivery with it). */
+  /** Seconds a due event waits more before delivery (SVC_PLUGIN_EVENT_DELAY_SECONDS; tests pause delivery with it). */
   delaySeconds: number;
 }
 
@@ -65,6 +65,9 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
   const { plugins, storage, clock, logger } = settings;
   const byName = new Map(plugins.map((plugin) => [plugin.name, plugin]));
   const hooking = (event: PluginEventName) => plugins.filter((plugin) => plugin.hooks?.[event] !== undefined);
+  // The delay applies when delivering, not when enqueueing: a server restarted without it
+  // delivers what an earlier run held back.
+  const heldBack = (now: Date) => new Date(now.getTime() - settings.delaySeconds * 1000);
   const stopping = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | undefined;
@@ -115,7 +118,7 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
     await storage.runExclusive("plugin-events", async () => {
       for (;;) {
         if (stopping.signal.aborted) return;
-        const rows = await storage.pluginEvents.due(clock.now(), names, batchSize);
+        const rows = await storage.pluginEvents.due(heldBack(clock.now()), names, batchSize);
         for (const row of rows) {
           if (stopping.signal.aborted) return;
           await deliver(platform, row);
@@ -142,7 +145,7 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
       let wait = idlePollMilliseconds;
       try {
         const next = await storage.pluginEvents.nextDue([...byName.keys()]);
-        if (next) wait = Math.min(wait, Math.max(0, next.getTime() - clock.now().getTime()));
+        if (next) wait = Math.min(wait, Math.max(0, next.getTime() - heldBack(clock.now()).getTime()));
       } catch (error) {
         logger.error({ err: error }, "plugin event queue unreadable");
       }
@@ -195,7 +198,6 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
       const targets = hooking(event);
       if (targets.length === 0) return;
       const now = clock.now();
-      const dueAt = new Date(now.getTime() + settings.delaySeconds * 1000);
       const text = JSON.stringify(payload);
       await storage.pluginEvents.enqueue(
         targets.map((plugin) => ({
@@ -205,7 +207,7 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
           accountId,
           payload: text,
           attempts: 0,
-          dueAt,
+          dueAt: now,
           createdAt: now,
         })),
       );

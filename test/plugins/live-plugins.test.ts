@@ -1,0 +1,214 @@
+/**
+ * Both example plugins loaded from their paths into a live server, on Node and on Deno: their
+ * tools over REST (own route and POST /v1/tools/{name}) and MCP (the SDK's client, the `all`
+ * profile and the plugin's own), and the session journal's memories recalled after a sandbox is
+ * destroyed. On Node also when the server is killed (SIGKILL) after the destroy answered but
+ * before delivery (SVC_PLUGIN_EVENT_DELAY_SECONDS holds it back), then restarted.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtToolNames, connectHttp, structured } from "../mcp/mcp-harness.ts";
+import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const plugins = [join(root, "examples/plugins/todo"), join(root, "examples/plugins/session-journal")].join(
+  ",",
+);
+
+const runtimes = [
+  { name: "Node", command: process.execPath, args: [join(root, "platform/serve.ts")] },
+  {
+    name: "Deno",
+    command: join(root, "node_modules/deno/deno"),
+    args: ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
+  },
+];
+
+type Json = Record<string, unknown>;
+
+function client(baseUrl: string, key: string) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : null) as Json };
+  };
+  return {
+    post: (path: string, body: unknown = {}) => call("POST", path, body),
+    get: (path: string) => call("GET", path),
+    delete: (path: string) => call("DELETE", path),
+  };
+}
+
+/** Polls until `probe` holds, for at most `attempts` × 200 ms (the journal writes in the background). */
+async function eventually<T>(probe: () => Promise<T | undefined>, attempts = 150): Promise<T> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
+  }
+  throw new Error("the condition never held");
+}
+
+/** A sandbox session that runs two commands (one fails) and writes a file, then is destroyed. */
+async function runSession(api: ReturnType<typeof client>, fileName: string) {
+  const created = await api.post("/v1/sandboxes", {});
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  const ok = await api.post(`/v1/sandboxes/${id}/exec`, { command: "echo compiled > build.log" });
+  expect(ok.body.exit_code).toBe(0);
+  const failed = await api.post(`/v1/sandboxes/${id}/exec`, { command: "sh -c 'exit 4'" });
+  expect(failed.body.exit_code).toBe(4);
+  const file = await api.post(`/v1/sandboxes/${id}/files`, {
+    path: `src/${fileName}`,
+    content: "print(1)\n",
+  });
+  expect(file.status).toBe(200);
+  expect((await api.delete(`/v1/sandboxes/${id}`)).status).toBe(204);
+  return id;
+}
+
+/** The memories recall finds for a query, with their session ids. */
+async function recalled(api: ReturnType<typeof client>, query: string) {
+  const found = await api.get(`/v1/memory/search?q=${encodeURIComponent(query)}`);
+  return found.body.memories as Array<{ content: string; source_session_id: string | null }>;
+}
+
+async function journaled(api: ReturnType<typeof client>, sandboxId: string, query: string) {
+  return eventually(async () => {
+    const memories = await recalled(api, query);
+    return memories.some((memory) => memory.source_session_id === sandboxId) ? memories : undefined;
+  });
+}
+
+describe.each(runtimes)("the example plugins on $name", (runtime) => {
+  let server: RunningServer;
+  let dataDir: string;
+  let key: string;
+  let api: ReturnType<typeof client>;
+  let mcp: Client | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "cairn-plugins-"));
+    server = await startServer(runtime.command, runtime.args, {
+      SVC_DATA_DIR: dataDir,
+      SVC_LOG_LEVEL: "warn",
+      SVC_PLUGINS: plugins,
+    });
+    key = (await signUpWithKey(server.baseUrl)).key;
+    api = client(server.baseUrl, key);
+  }, 60_000);
+  afterAll(async () => {
+    await mcp?.close();
+    await server?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves todo over REST: its own route and POST /v1/tools/{name}", async () => {
+    const added = await api.post("/v1/plugins/todo/add", { text: "Update the changelog" });
+    expect(added.status).toBe(200);
+    const listed = await api.post("/v1/tools/todo.list", {});
+    expect(listed.status).toBe(200);
+    expect(listed.body.tasks).toEqual([added.body]);
+    const listing = await api.get("/v1/tools");
+    const names = (listing.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(names.slice(-4)).toEqual(["todo.add", "todo.list", "todo.done", "session-journal.recent"]);
+  });
+
+  it("serves both plugins' tools over MCP: in the all profile and in each plugin's own", async () => {
+    mcp = await connectHttp(server.baseUrl, key);
+    const all = (await mcp.listTools()).tools.map((tool) => tool.name);
+    // The 31 built-in tools, then the plugins' in load order.
+    expect(all.slice(-4)).toEqual(["todo__add", "todo__list", "todo__done", "session_journal__recent"]);
+    expect(all.slice(0, -4).toSorted()).toEqual([...builtToolNames].sort());
+    const added = structured<{ id: string; text: string }>(
+      await mcp.callTool({ name: "todo__add", arguments: { text: "Answer the review comments" } }),
+      "todo__add",
+    );
+    expect(added.text).toBe("Answer the review comments");
+    const own = await connectHttp(server.baseUrl, key, "todo");
+    try {
+      expect((await own.listTools()).tools.map((tool) => tool.name)).toEqual([
+        "todo__add",
+        "todo__list",
+        "todo__done",
+      ]);
+      const listed = structured<{ tasks: Array<{ id: string }> }>(
+        await own.callTool({ name: "todo__list", arguments: {} }),
+        "todo__list",
+      );
+      expect(listed.tasks.map((task) => task.id)).toContain(added.id);
+    } finally {
+      await own.close();
+    }
+    const invalid = await mcp.callTool({ name: "todo__add", arguments: { text: "" } });
+    expect(invalid.isError).toBe(true);
+    expect((invalid.structuredContent as { error: { code: string } }).error.code).toBe("validation_error");
+  });
+
+  it("journals a destroyed sandbox's session into memory, which recall finds", async () => {
+    const sandboxId = await runSession(api, "journal_probe.py");
+    const summary = await journaled(api, sandboxId, "what did the last session do");
+    expect(summary[0].content).toContain(`sandbox session ${sandboxId}`);
+    const byFile = await journaled(api, sandboxId, "journal_probe.py");
+    expect(byFile.some((memory) => memory.content.includes("src/journal_probe.py was created"))).toBe(true);
+    const byCommand = await journaled(api, sandboxId, "exit 4");
+    expect(byCommand.some((memory) => memory.content.includes("`sh -c 'exit 4'` exited with code 4"))).toBe(
+      true,
+    );
+    const recent = await api.post("/v1/tools/session-journal.recent", { limit: 5 });
+    expect(recent.body.sessions).toEqual([
+      expect.objectContaining({
+        sandbox_id: sandboxId,
+        commands: 2,
+        failed_commands: 1,
+        files: ["src/journal_probe.py"],
+      }),
+    ]);
+    const overMcp = structured<{ sessions: Array<{ sandbox_id: string }> }>(
+      await (mcp as Client).callTool({ name: "session_journal__recent", arguments: {} }),
+      "session_journal__recent",
+    );
+    expect(overMcp.sessions[0].sandbox_id).toBe(sandboxId);
+  }, 60_000);
+});
+
+describe("the session journal across a crash between destroy and delivery", () => {
+  let dataDir: string;
+  let server: RunningServer | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "cairn-plugins-crash-"));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("delivers the destroyed event after a SIGKILL and a restart", async () => {
+    const [node] = runtimes;
+    const environment = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn", SVC_PLUGINS: plugins };
+    // Delivery held back an hour: the event is queued, not delivered, when the server dies.
+    server = await startServer(node.command, node.args, {
+      ...environment,
+      SVC_PLUGIN_EVENT_DELAY_SECONDS: "3600",
+    });
+    const { key } = await signUpWithKey(server.baseUrl);
+    let api = client(server.baseUrl, key);
+    const sandboxId = await runSession(api, "crash_probe.py");
+    expect(await recalled(api, "crash_probe.py")).toEqual([]);
+    const exited = new Promise((resolvePromise) => server?.process.once("exit", resolvePromise));
+    server.process.kill("SIGKILL");
+    await exited;
+
+    server = await startServer(node.command, node.args, environment);
+    api = client(server.baseUrl, key);
+    const memories = await journaled(api, sandboxId, "crash_probe.py");
+    expect(memories.some((memory) => memory.content.includes("src/crash_probe.py was created"))).toBe(true);
+  }, 90_000);
+});
