@@ -27,6 +27,16 @@ async function readToolInput(text: string | undefined): Promise<Record<string, u
   return value as Record<string, unknown>;
 }
 
+/**
+ * How long to wait for a tool's answer: a sandbox-side `timeout` in the input (exec's, at most
+ * 100 s; 30 s when left out) plus 15 s, the SDK's rule for exec, so the server's own answer (with
+ * `timed_out`) arrives before the CLI gives up on any tool.
+ */
+function answerWaitMs(input: Record<string, unknown>): number {
+  const sandboxSeconds = typeof input.timeout === "number" && input.timeout > 0 ? input.timeout : 30;
+  return (sandboxSeconds + 15) * 1000;
+}
+
 function unknownTool(name: string, tools: ToolDescription[]): CliError {
   const close = closeNames(
     name,
@@ -106,7 +116,7 @@ export function addToolCommands(program: Command): void {
       const input = await readToolInput(options.input);
       const { client } = await authenticatedClient();
       const output = await client
-        .callTool(name, input, { idempotencyKey: options.idempotencyKey })
+        .callTool(name, input, { idempotencyKey: options.idempotencyKey, timeoutMs: answerWaitMs(input) })
         .catch(async (error: unknown) => {
           // A 404 is either no such tool or the tool's own answer (an unknown sandbox id).
           if (error instanceof CairnApiError && error.statusCode === 404) await findTool(client, name);

@@ -134,6 +134,26 @@ describe("cairn tools", () => {
     await empty.remove();
   });
 
+  it("waits out a long exec's own timeout, past the client's usual 30 s", async () => {
+    const sandbox = await runJson<{ id: string }>(["tools", "call", "create_sandbox", "--input", "{}"], {
+      env,
+    });
+    const input = { session_id: sandbox.id, command: "sleep 33; echo done", timeout: 60 };
+    const output = await runJson<{ exit_code: number; stdout: string }>(
+      ["tools", "call", "exec", "--input", JSON.stringify(input)],
+      { env },
+    );
+    expect(output).toMatchObject({ exit_code: 0, stdout: "done\n" });
+    expect(
+      await runJson(
+        ["tools", "call", "destroy_sandbox", "--input", JSON.stringify({ session_id: sandbox.id })],
+        {
+          env,
+        },
+      ),
+    ).toEqual({});
+  }, 120_000);
+
   it("exits with the class of the tool's own refusal", async () => {
     expectFailure(
       await runCairn(["tools", "call", "recall", "--input", '{"q": ""}'], { env }),
