@@ -381,8 +381,12 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       return usedBytes(await volumeSource(id, undefined));
     },
 
-    async unavailable() {
-      return (await ready).unavailable;
+    unavailable() {
+      // A start-up that failed otherwise fails each operation with its own error, as before.
+      return ready.then(
+        (state) => state.unavailable,
+        () => null,
+      );
     },
 
     async list() {
