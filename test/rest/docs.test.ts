@@ -38,7 +38,7 @@ describe("/docs", () => {
       expect((await asset.arrayBuffer()).byteLength, reference).toBeGreaterThan(100);
     }
     const initializer = await (await test.request("/docs/assets/initializer.js")).text();
-    expect(initializer).toContain('url: "/v1/openapi.json"');
+    expect(initializer).toContain('fetch("/v1/openapi.json")');
     expect(initializer).toContain("validatorUrl: null");
   });
 
@@ -87,6 +87,8 @@ describe("/docs in a browser", () => {
       timeout: 60_000,
     });
     expect(await tab.locator(".opblock").count()).toBeGreaterThan(30);
+    // "Try it out" calls the server that served the page, not the document's example server.
+    expect(await tab.locator(".servers select option").allTextContents()).toEqual([server.baseUrl]);
     expect(failures).toEqual([]);
     expect(requests).toContain(`${server.baseUrl}/v1/openapi.json`);
     expect(

@@ -17,17 +17,23 @@ const packageAssets: Record<string, string> = {
 
 /**
  * Starts the viewer from a file rather than an inline script, so the page works under a CSP
- * without 'unsafe-inline'. No validator: Swagger UI would otherwise send the document to
- * validator.swagger.io.
+ * without 'unsafe-inline'. The document's server becomes this page's origin, so "Try it out"
+ * calls the server that served the page. No validator: Swagger UI would otherwise send the
+ * document to validator.swagger.io.
  */
-const initializer = `window.ui = SwaggerUIBundle({
-  url: "/v1/openapi.json",
-  dom_id: "#swagger-ui",
-  deepLinking: true,
-  validatorUrl: null,
-  presets: [SwaggerUIBundle.presets.apis],
-  layout: "BaseLayout",
-});
+const initializer = `fetch("/v1/openapi.json")
+  .then((response) => response.json())
+  .then((spec) => {
+    spec.servers = [{ url: window.location.origin }];
+    window.ui = SwaggerUIBundle({
+      spec,
+      dom_id: "#swagger-ui",
+      deepLinking: true,
+      validatorUrl: null,
+      presets: [SwaggerUIBundle.presets.apis],
+      layout: "BaseLayout",
+    });
+  });
 `;
 
 const page = `<!doctype html>
