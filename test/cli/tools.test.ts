@@ -3,13 +3,16 @@
  * the list, calls by name with the input as JSON, a file and stdin, each tool's help drawn from
  * its schema (and its example line run as printed), the exit codes of an unknown tool, a bad
  * input and the tool's own refusals, and the plugins' tools reached the same way, with no
- * command of their own: the todo list, and the session journal after a sandbox session ends.
+ * command of their own: the todo list, and the session journal after a sandbox session ends;
+ * also against the same plugins served by Deno.
  */
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import { type LiveServer, root, startLiveServer } from "../mcp/mcp-harness.ts";
 import { withExamplePlugins } from "../support/example-plugins.ts";
+import { type RunningServer, startServer } from "../support/processes.ts";
 import {
   type CliHome,
   createHome,
@@ -245,4 +248,42 @@ describe("cairn tools with the example plugins", () => {
     }
     expect(sessions.find((entry) => entry.sandbox_id === session.id)).toMatchObject({ commands: 1 });
   }, 120_000);
+});
+
+describe("cairn tools against Deno with the example plugins", () => {
+  let deno: RunningServer;
+  let dataDir: string;
+  let home: CliHome;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "cairn-cli-deno-"));
+    deno = await startServer(
+      join(root, "node_modules/deno/deno"),
+      ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
+      { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn", ...withExamplePlugins },
+    );
+    home = await createHome();
+    await signUpThroughCli(home, deno.baseUrl);
+  }, 60_000);
+  afterAll(async () => {
+    await deno?.stop();
+    await home?.remove();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("lists and calls a plugin's tools by name", async () => {
+    const denoEnv = home.environment();
+    const table = await runOk(["tools", "ls", "--plugin", "todo"], { env: denoEnv });
+    expect(table.stdout).toMatch(/^todo\.list\s+todo\s+List tasks$/m);
+    const added = await runJson<Task>(
+      ["tools", "call", "todo.add", "--input", '{"text": "Served by Deno"}'],
+      {
+        env: denoEnv,
+      },
+    );
+    const listed = await runJson<{ tasks: Task[] }>(["tools", "call", "todo.list"], { env: denoEnv });
+    expect(listed.tasks).toEqual([added]);
+    const help = await runOk(["tools", "call", "session-journal.recent", "--help"], { env: denoEnv });
+    expect(help.stdout).toContain("Recent sandbox sessions (from plugin session-journal; read-only");
+  });
 });
