@@ -92,9 +92,14 @@ export function extractEntities(text: string): string[] {
  * The entities two texts share, not counting a single word whose multi-word entity is also
  * shared ("amala paul" shared counts once, not three times with "amala" and "paul").
  */
-export function sharedEntities(first: readonly string[], second: readonly string[]): string[] {
-  const secondSet = new Set(second);
+export function sharedEntities(
+  first: readonly string[],
+  second: readonly string[] | ReadonlySet<string>,
+): string[] {
+  const secondSet = second instanceof Set ? second : new Set(second);
   const shared = first.filter((entity) => secondSet.has(entity));
+  // Most pairs share nothing: no further allocation for them.
+  if (shared.length === 0) return shared;
   const sharedWords = new Set(
     shared.filter((entity) => entity.includes(" ")).flatMap((entity) => entity.split(" ")),
   );

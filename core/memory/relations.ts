@@ -112,15 +112,19 @@ function isUpdate(newer: RelationProfile, older: RelationProfile): boolean {
 export interface RelationProfile {
   tokens: ReadonlySet<string>;
   entities: readonly string[];
+  /** The same entities as a set, for the many pairs a profile takes part in. */
+  entitySet: ReadonlySet<string>;
   subject: Subject | null;
   /** The text carries an update marker ("now", "instead", "no longer"…). */
   marker: boolean;
 }
 
 export function relationProfile(content: string): RelationProfile {
+  const entities = extractEntities(content);
   return {
     tokens: new Set(meaningfulTokens(content)),
-    entities: extractEntities(content),
+    entities,
+    entitySet: new Set(entities),
     subject: subjectOf(content),
     marker: updateMarkerPattern.test(content.toLowerCase()),
   };
@@ -140,7 +144,7 @@ export function detectProfileRelation(
   older: RelationProfile,
 ): DetectedRelation | null {
   const similarity = jaccardSimilarity(newer.tokens, older.tokens);
-  const shared = sharedEntities(newer.entities, older.entities);
+  const shared = sharedEntities(newer.entities, older.entitySet);
   // Below the lowest threshold with no shared entity, no type can be kept: skip classifying.
   if (similarity < updateSimilarityThreshold && shared.length === 0) return null;
 

@@ -36,19 +36,21 @@ function search(
   linked: ScoringCandidate[] = [],
 ): ScoredMemory[] {
   const tokens = queryTokens(query);
+  // Each entry analysed once per search (a hostile query has hundreds of tokens).
+  const analysed = collection.map((entry) => ({
+    entry,
+    terms: new Set(indexTokens(entry.content)),
+    ...indexTermCounts(entry.content),
+  }));
   const documentFrequency = new Map(
-    tokens.map((token) => [
-      token,
-      collection.filter((entry) => indexTokens(entry.content).includes(token)).length,
-    ]),
+    tokens.map((token) => [token, analysed.filter(({ terms }) => terms.has(token)).length]),
   );
-  const postings = collection.flatMap((entry) => {
-    const { counts, length } = indexTermCounts(entry.content);
-    return tokens.flatMap((term) =>
+  const postings = analysed.flatMap(({ entry, counts, length }) =>
+    tokens.flatMap((term) =>
       counts.has(term) ? [{ term, memoryId: entry.id, frequency: counts.get(term) ?? 0, length }] : [],
-    );
-  });
-  const totalLength = collection.reduce((sum, entry) => sum + indexTermCounts(entry.content).length, 0);
+    ),
+  );
+  const totalLength = analysed.reduce((sum, { length }) => sum + length, 0);
   const statistics = {
     documentFrequency,
     totalDocuments: collection.length,
