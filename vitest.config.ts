@@ -34,6 +34,7 @@ export default defineConfig({
             "test/**/*.test.ts",
             "cli/**/*.test.ts",
             "sdks/js/**/*.test.ts",
+            "examples/**/*.test.ts",
           ],
           exclude: ["**/node_modules/**", "test/bench/**"],
         },
