@@ -14,18 +14,27 @@ import { installMcpEntry, type McpTarget, mcpEntry, mcpTargets } from "../mcp-in
 import { serveMcpOverStdio } from "../mcp-serve.ts";
 import { printJson, success } from "../output.ts";
 
-/** The server's own words when it refused (its error envelope sits at the end of the SDK's message). */
+/**
+ * The server's own words when it refused (its error envelope sits at the end of the SDK's
+ * message), with the details' messages: for an unknown `--tools` they name the profiles it has.
+ */
 function upstreamProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const envelope = message.match(/\{"error":.*\}$/)?.[0];
   if (envelope) {
     try {
-      const { error: body } = JSON.parse(envelope) as { error: { code: string; message: string } };
-      return `the server refused: ${body.message} [${body.code}]`;
+      const { error: body } = JSON.parse(envelope) as {
+        error: { code: string; message: string; details?: Array<{ msg?: string }> };
+      };
+      const details = Array.isArray(body.details) ? body.details.flatMap((item) => item.msg ?? []) : [];
+      return `the server refused: ${body.message}${details.length ? ` (${details.join("; ")})` : ""} [${body.code}]`;
     } catch {}
   }
   return message;
 }
+
+/** A plugin's name (docs/plugins.md): its tools are a profile of their own, which the server checks. */
+const pluginName = /^[a-z][a-z0-9-]{0,31}$/;
 
 function fail(message: string): never {
   process.stderr.write(`cairn: ${message}\n`);
@@ -33,8 +42,10 @@ function fail(message: string): never {
 }
 
 async function serve(options: { tools: string }) {
-  if (!(toolProfiles as readonly string[]).includes(options.tools))
-    fail(`--tools must be one of ${toolProfiles.join(", ")}, not ${JSON.stringify(options.tools)}`);
+  if (!(toolProfiles as readonly string[]).includes(options.tools) && !pluginName.test(options.tools))
+    fail(
+      `--tools must be one of ${toolProfiles.join(", ")}, or a plugin's name, not ${JSON.stringify(options.tools)}`,
+    );
   let saved: Awaited<ReturnType<typeof loadConfig>> = {};
   try {
     saved = await loadConfig();
@@ -100,7 +111,12 @@ export function addMcpCommands(program: Command): void {
   group(mcp, "serve", "Serve Cairn's MCP tools on stdio, forwarding to the server", [
     "cairn mcp serve",
     "CAIRN_BASE_URL=https://cairn.example.com CAIRN_API_KEY=cairn_… cairn mcp serve --tools sandbox",
+    "cairn mcp serve --tools todo   # only the tools of the plugin todo",
   ])
-    .option("--tools <profile>", `which tools to serve: ${toolProfiles.join(", ")}`, "all")
+    .option(
+      "--tools <profile>",
+      `which tools to serve: ${toolProfiles.join(", ")}, or a plugin's name for its tools alone`,
+      "all",
+    )
     .action(serve);
 }

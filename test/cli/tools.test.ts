@@ -4,15 +4,15 @@
  * its schema (and its example line run as printed), the exit codes of an unknown tool, a bad
  * input and the tool's own refusals, and the plugins' tools reached the same way, with no
  * command of their own: the todo list, and the session journal after a sandbox session ends;
- * also against the same plugins served by Deno.
+ * `cairn mcp serve --tools <plugin>`; also against the same plugins served by Deno.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LiveServer, root, startLiveServer } from "../mcp/mcp-harness.ts";
+import { connectStdio, type LiveServer, root, startLiveServer } from "../mcp/mcp-harness.ts";
 import { withExamplePlugins } from "../support/example-plugins.ts";
-import { type RunningServer, startServer } from "../support/processes.ts";
+import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 import {
   type CliHome,
   createHome,
@@ -230,6 +230,19 @@ describe("cairn tools with the example plugins", () => {
     const near = await runCairn(["tools", "call", "todo.ad", "--input", "{}"], { env });
     expectFailure(near, 4, "not_found");
     expect(near.stderr).toContain("did you mean todo.add");
+  });
+
+  it("serves one plugin's tools alone over stdio: cairn mcp serve --tools todo", async () => {
+    const { key } = await signUpWithKey(server.baseUrl);
+    const mcp = await connectStdio(server.baseUrl, key, "todo");
+    try {
+      const names = (await mcp.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(["todo__add", "todo__list", "todo__done"]);
+      const added = await mcp.callTool({ name: "todo__add", arguments: { text: "Through stdio" } });
+      expect(added.structuredContent).toMatchObject({ text: "Through stdio", done: false });
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("shows the session journal's record of a session that ended", async () => {

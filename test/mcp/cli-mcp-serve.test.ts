@@ -83,12 +83,24 @@ describe("cairn mcp serve configuration errors", () => {
     expectOneLine(result, /^cairn: CAIRN_API_KEY is not set/);
   });
 
-  it("refuses an unknown tool profile", async () => {
-    const result = await runCli(["mcp", "serve", "--tools", "everything"], {
+  it("refuses a tool profile that is neither a fixed one nor a plugin's name", async () => {
+    const result = await runCli(["mcp", "serve", "--tools", "Everything!"], {
       CAIRN_BASE_URL: server.baseUrl,
       CAIRN_API_KEY: "x",
     });
-    expectOneLine(result, /^cairn: --tools must be one of all, memory, sandbox/);
+    expectOneLine(result, /^cairn: --tools must be one of all, memory, sandbox, or a plugin's name/);
+  });
+
+  it("reports a plugin the server has not loaded in one line, with the profiles it has", async () => {
+    const account = await createAccount(server.baseUrl);
+    const result = await runCli(["mcp", "serve", "--tools", "everything"], {
+      CAIRN_BASE_URL: server.baseUrl,
+      CAIRN_API_KEY: account.key,
+    });
+    expectOneLine(
+      result,
+      /^cairn: cannot connect .*: the server refused: .*\(Must be one of all, memory, sandbox\) \[validation_error\]$/,
+    );
   });
 
   it("reports the server's refusal of a key in one line", async () => {
