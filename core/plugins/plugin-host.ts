@@ -8,10 +8,10 @@
 import type { Platform } from "../platform.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { SandboxActivity } from "../ports/plugin-storage.ts";
+import type { PluginEventRecord, SandboxActivity } from "../ports/plugin-storage.ts";
 import type { SandboxSessionRepository, Storage } from "../ports/storage.ts";
 import type { Plugin } from "./define-plugin.ts";
-import { createPluginContext } from "./plugin-context.ts";
+import { createPluginContext, type PluginContext } from "./plugin-context.ts";
 import {
   type PluginEventName,
   type PluginEvents,
@@ -74,13 +74,10 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
   let again = false;
   let platformForHooks: Platform | undefined;
 
-  async function deliver(
-    platform: Platform,
-    row: Awaited<ReturnType<typeof storage.pluginEvents.due>>[number],
-  ) {
+  async function deliver(platform: Platform, row: PluginEventRecord) {
     const plugin = byName.get(row.plugin) as Plugin;
     const hook = plugin.hooks?.[row.event as PluginEventName] as
-      | ((event: unknown, context: ReturnType<typeof createPluginContext>) => Promise<void>)
+      | ((event: unknown, context: PluginContext) => Promise<void>)
       | undefined;
     const attempt = row.attempts + 1;
     const log = { plugin: row.plugin, event: row.event, eventId: row.id, attempt };

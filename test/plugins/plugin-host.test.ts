@@ -219,6 +219,7 @@ describe.each(storageTargets)("the plugin host on %s", (target) => {
       ],
     );
     expect(await test.platform.storage.pluginEvents.count()).toBe(0);
+    expect(await (await test.request("/metrics")).text()).toMatch(/^cairn_plugin_events_queued 0$/m);
   });
 
   it("takes tokens from the plugin's bucket, shared by its tools, and names it when it refuses", async () => {

@@ -59,6 +59,7 @@ const storageGauges = {
   cairn_sandboxes_active: "Sandbox sessions active now.",
   cairn_memories_stored: "Memories stored, across accounts.",
   cairn_memory_link_jobs_queued: "Written memories whose relation detection has not run yet.",
+  cairn_plugin_events_queued: "Plugin hook deliveries not done yet (due, held back or to retry).",
 };
 
 export function createApp(platform: Platform, options: AppOptions = {}) {
@@ -71,6 +72,8 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
       cairn_memories_stored: gauges.memoriesStored,
       // Written memories whose relation detection has not run yet (docs/memory.md#writes).
       cairn_memory_link_jobs_queued: gauges.memoryLinkJobsQueued,
+      // Hook deliveries waiting, including retries of failing hooks (docs/plugins.md#delivery).
+      cairn_plugin_events_queued: await platform.storage.pluginEvents.count(),
     };
   });
   const { config } = platform;
