@@ -83,7 +83,8 @@ function operation(tool: HttpOperation) {
       [tool.http.status]: success,
       default: { description: "Error", content: { "application/json": { schema: errorEnvelope } } },
     },
-    "x-rate-limit-bucket": tool.bucket,
+    "x-rate-limit-bucket":
+      typeof tool.bucket === "object" && tool.bucket !== null ? tool.bucket.name : tool.bucket,
     "x-mcp-tool": tool.mcp ? (tool.mcp.name ?? tool.name) : null,
   };
 }
