@@ -93,9 +93,13 @@ describe.each(storageTargets)("the plugin host on %s", (target) => {
       http: { method: "POST", path: "/v1/plugins/todo/add" },
     });
     const openapi = (await (await test.request("/v1/openapi.json")).json()) as {
-      paths: Record<string, unknown>;
+      paths: Record<string, { post?: Record<string, unknown> }>;
     };
-    expect(Object.keys(openapi.paths)).toContain("/v1/plugins/todo/add");
+    expect(openapi.paths["/v1/plugins/todo/add"].post).toMatchObject({
+      operationId: "todo.add",
+      "x-rate-limit-bucket": "todo.todo_ops",
+      "x-mcp-tool": "todo__add",
+    });
   });
 
   it("serves a plugin tool on its own route and by name, with its declared bucket and the operator's limit", async () => {
