@@ -160,7 +160,7 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
   async function sandboxEnded(id: string, reason: "destroyed" | "expired", at: Date) {
     const session = await storage.sandboxSessions.getById(id);
     if (!session) return;
-    const activity = await storage.sandboxActivity.take(id);
+    const activity = await storage.sandboxActivity.list(id);
     const payload: SandboxDestroyedEvent = {
       sandbox_id: session.id,
       account_id: session.accountId,
@@ -186,6 +186,8 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
       ),
     };
     await host.emit("sandbox.destroyed", session.accountId, payload);
+    // Only once the event holds it: a crash before this leaves rows behind, never loses them.
+    await storage.sandboxActivity.clear(id);
   }
 
   const host: PluginHost = {

@@ -67,6 +67,8 @@ export type SandboxActivity =
 /** A sandbox's recent activity, newest `keep` entries of each kind. */
 export interface SandboxActivityLog {
   record(sessionId: string, activity: SandboxActivity, keep: number): Promise<void>;
-  /** The session's entries, oldest first, removed from the log. */
-  take(sessionId: string): Promise<SandboxActivity[]>;
+  /** The session's entries, oldest first. */
+  list(sessionId: string): Promise<SandboxActivity[]>;
+  /** Forgets the session's entries (once its event is queued). */
+  clear(sessionId: string): Promise<void>;
 }

@@ -124,7 +124,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     images: createImageRepository(execute, runTransaction, dialect),
     pluginStore: createPluginStoreRepository(execute, runTransaction, dialect),
     pluginEvents: createPluginEventQueue(execute, dialect),
-    sandboxActivity: createSandboxActivityLog(runTransaction, dialect),
+    sandboxActivity: createSandboxActivityLog(execute, runTransaction, dialect),
     async runExclusive(job, work) {
       if (dialect === "sqlite") {
         await work();

@@ -142,6 +142,7 @@ export function createPluginEventQueue(execute: Execute, dialect: Dialect): Plug
 }
 
 export function createSandboxActivityLog(
+  execute: Execute,
   runTransaction: RunTransaction,
   dialect: Dialect,
 ): SandboxActivityLog {
@@ -169,31 +170,31 @@ export function createSandboxActivityLog(
         );
       });
     },
-    take(sessionId) {
-      return runTransaction(async (run) => {
-        const rows = await run(
-          "select kind, subject, operation, exit_code, timed_out, at from sandbox_activity where session_id = ? order by seq",
-          [sessionId],
-        );
-        await run("delete from sandbox_activity where session_id = ?", [sessionId]);
-        return rows.map(
-          (row): SandboxActivity =>
-            row.kind === "command"
-              ? {
-                  kind: "command",
-                  command: row.subject as string,
-                  exitCode: Number(row.exit_code),
-                  timedOut: Boolean(row.timed_out),
-                  at: readTime(row.at),
-                }
-              : {
-                  kind: "file",
-                  path: row.subject as string,
-                  operation: row.operation as "create" | "edit" | "view",
-                  at: readTime(row.at),
-                },
-        );
-      });
+    async list(sessionId) {
+      const rows = await execute(
+        "select kind, subject, operation, exit_code, timed_out, at from sandbox_activity where session_id = ? order by seq",
+        [sessionId],
+      );
+      return rows.map(
+        (row): SandboxActivity =>
+          row.kind === "command"
+            ? {
+                kind: "command",
+                command: row.subject as string,
+                exitCode: Number(row.exit_code),
+                timedOut: Boolean(row.timed_out),
+                at: readTime(row.at),
+              }
+            : {
+                kind: "file",
+                path: row.subject as string,
+                operation: row.operation as "create" | "edit" | "view",
+                at: readTime(row.at),
+              },
+      );
+    },
+    async clear(sessionId) {
+      await execute("delete from sandbox_activity where session_id = ?", [sessionId]);
     },
   };
 }

@@ -89,7 +89,7 @@ describe.each(storageTargets)("sandbox.destroyed on %s", (target) => {
       reason: "destroyed",
       commands: [expect.objectContaining({ command: "true" })],
     });
-    expect(await test.platform.storage.sandboxActivity.take(session.id)).toEqual([]);
+    expect(await test.platform.storage.sandboxActivity.list(session.id)).toEqual([]);
   });
 
   it("keeps only the newest entries of each kind", async () => {
@@ -104,7 +104,7 @@ describe.each(storageTargets)("sandbox.destroyed on %s", (target) => {
       );
       await log.record(session.id, { kind: "file", path: `file-${index}.txt`, operation: "create", at }, 2);
     }
-    const kept = await log.take(session.id);
+    const kept = await log.list(session.id);
     expect(kept.map((entry) => (entry.kind === "command" ? entry.command : entry.path))).toEqual([
       "step 3",
       "step 4",
