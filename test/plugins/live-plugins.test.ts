@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtToolNames, connectHttp, structured } from "../mcp/mcp-harness.ts";
+import { eventually } from "../support/eventually.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -44,16 +45,6 @@ function client(baseUrl: string, key: string) {
     get: (path: string) => call("GET", path),
     delete: (path: string) => call("DELETE", path),
   };
-}
-
-/** Polls until `probe` holds, for at most `attempts` × 200 ms (the journal writes in the background). */
-async function eventually<T>(probe: () => Promise<T | undefined>, attempts = 150): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
-  }
-  throw new Error("the condition never held");
 }
 
 /** A sandbox session that runs two commands (one fails) and writes a file, then is destroyed. */

@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Logger } from "../../core/index.ts";
+import { eventually } from "../support/eventually.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -29,16 +30,6 @@ function capturingLogger() {
     child: (more) => logger({ ...bindings, ...more }),
   });
   return { lines, logger: logger({}) };
-}
-
-/** Polls until `probe` holds, for at most `attempts` × 100 ms (hooks run in the background). */
-async function eventually<T>(probe: () => Promise<T | undefined>, attempts = 200): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the condition never held");
 }
 
 describe.each(storageTargets)("the plugin host on %s", (target) => {

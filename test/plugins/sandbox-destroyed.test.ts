@@ -13,19 +13,11 @@ import {
   createSandboxPlatform,
   type SandboxClient,
 } from "../sandboxes/sandbox-client.ts";
+import { eventually } from "../support/eventually.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 
 const probe = join(import.meta.dirname, "fixtures/probe");
 const minute = 60_000;
-
-async function eventually<T>(probeValue: () => Promise<T | undefined>, attempts = 200): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const value = await probeValue();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the condition never held");
-}
 
 describe.each(storageTargets)("sandbox.destroyed on %s", (target) => {
   const clock = createManualClock(new Date("2026-05-20T09:00:00Z"));

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxDestroyedEvent } from "../../../core/plugin.ts";
+import { eventually } from "../../../test/support/eventually.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -27,15 +28,6 @@ const event: SandboxDestroyedEvent = {
     { path: "src/app.ts", operation: "edit", at: "2026-05-20T09:04:00.000Z" },
   ],
 };
-
-async function eventually<T>(probe: () => Promise<T | undefined>, attempts = 200): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the condition never held");
-}
 
 describe("journalEntries", () => {
   it("writes a summary, a line per command with its outcome, and a line per touched file", () => {
