@@ -19,8 +19,12 @@ import {
   sandboxActivityLimits,
 } from "./plugin-events.ts";
 
-/** Backoff of a failed delivery: 1 s, 2 s, 4 s … at most 10 minutes; dropped (logged) after 20 tries. */
-export const hookRetry = { firstSeconds: 1, maxSeconds: 600, attempts: 20 };
+/**
+ * Backoff of a failed delivery: 1 s, 2 s, 4 s … at most 10 minutes; dropped (logged) after 20
+ * tries. A hook still running after `timeoutSeconds` has failed (its context's signal aborts), so
+ * one hook that never returns cannot hold up every other delivery.
+ */
+export const hookRetry = { firstSeconds: 1, maxSeconds: 600, attempts: 20, timeoutSeconds: 60 };
 
 /** How often the worker looks at the queue when nothing woke it (another replica's events). */
 const idlePollMilliseconds = 30_000;
@@ -86,15 +90,21 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
       await storage.pluginEvents.remove(row.id);
       return;
     }
+    const timeout = AbortSignal.timeout(hookRetry.timeoutSeconds * 1000);
     // The event's own account, never another: the context is built from the row alone.
     const context = createPluginContext(platform, {
       plugin: row.plugin,
       accountId: row.accountId,
       requestId: `event-${row.id}`,
-      signal: stopping.signal,
+      signal: AbortSignal.any([stopping.signal, timeout]),
     });
+    const timedOut = new Promise<never>((_resolve, reject) =>
+      timeout.addEventListener("abort", () =>
+        reject(new Error(`the hook did not return within ${hookRetry.timeoutSeconds} s`)),
+      ),
+    );
     try {
-      await hook(JSON.parse(row.payload), context);
+      await Promise.race([hook(JSON.parse(row.payload), context), timedOut]);
       await storage.pluginEvents.remove(row.id);
       logger.info(log, "plugin hook delivered");
     } catch (error) {
