@@ -31,7 +31,14 @@ port.on("message", async (message: RecallMessage | "close") => {
     const result = snapshot ? await reader.memories.transaction(recall) : await recall(reader.memories);
     port.postMessage({ id: message.id, result });
   } catch (error) {
-    port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
+    // The driver's code goes along with the message: it tells a database that went away (503)
+    // from a bug (500) on the serving thread (core/dependency-failures.ts).
+    const code = (error as { code?: unknown } | null)?.code;
+    port.postMessage({
+      id: message.id,
+      error: error instanceof Error ? error.message : String(error),
+      code: typeof code === "string" ? code : undefined,
+    });
   }
 });
 port.postMessage("ready");

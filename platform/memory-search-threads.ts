@@ -40,13 +40,17 @@ export function createMemorySearchThreads(
     });
     ready.catch(() => {});
     const thread: Thread = { worker, ready, pending };
-    worker.on("message", (message: { id: number; result?: RecalledMemory[]; error?: string } | "ready") => {
+    type Answer = { id: number; result?: RecalledMemory[]; error?: string; code?: string };
+    worker.on("message", (message: Answer | "ready") => {
       if (message === "ready") return;
       const waiting = pending.get(message.id);
       if (!waiting) return;
       pending.delete(message.id);
-      if (message.error !== undefined) waiting.reject(new Error(`search thread: ${message.error}`));
-      else waiting.resolve(message.result as RecalledMemory[]);
+      if (message.error !== undefined) {
+        // The thread's error, rebuilt as the cause, so it is classified as it would be here.
+        const cause = Object.assign(new Error(message.error), { code: message.code });
+        waiting.reject(new Error(`search thread: ${message.error}`, { cause }));
+      } else waiting.resolve(message.result as RecalledMemory[]);
     });
     worker.on("error", (error) => settings.logger.error({ err: error }, "search thread failed"));
     worker.on("exit", (code) => {
