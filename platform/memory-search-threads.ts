@@ -52,9 +52,16 @@ export function createMemorySearchThreads(
         waiting.reject(new Error(`search thread: ${message.error}`, { cause }));
       } else waiting.resolve(message.result as RecalledMemory[]);
     });
-    worker.on("error", (error) => settings.logger.error({ err: error }, "search thread failed"));
+    // What ended the thread, if anything did: its recalls in flight fail with it as their cause, so
+    // a database that cut the thread's connection is a 503 like any other (an unheard pool error).
+    let failure: unknown;
+    worker.on("error", (error) => {
+      failure = error;
+      settings.logger.error({ err: error }, "search thread failed");
+    });
     worker.on("exit", (code) => {
-      for (const waiting of pending.values()) waiting.reject(new Error(`search thread exited (${code})`));
+      for (const waiting of pending.values())
+        waiting.reject(new Error(`search thread exited (${code})`, { cause: failure }));
       pending.clear();
       const index = threads.indexOf(thread);
       if (index >= 0 && !closing) threads[index] = start();

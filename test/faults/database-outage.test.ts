@@ -107,6 +107,10 @@ describe("PostgreSQL stopped and restarted under traffic", () => {
         for (const [route, send] of Object.entries(routes)) answers.push(await answer(route, send()));
       }
     })();
+    // And searches back to back, so some are running on a search thread when the database goes.
+    const searches = (async () => {
+      while (traffic) answers.push(await answer("search", routes.search()));
+    })();
 
     await database.stop();
     expect(await waitForReadiness(server.baseUrl, 503)).toEqual({
@@ -130,7 +134,7 @@ describe("PostgreSQL stopped and restarted under traffic", () => {
       checks: { database: "ok" },
     });
     traffic = false;
-    await load;
+    await Promise.all([load, searches]);
 
     // The same process, never restarted, answers every route again.
     expect(server.process.exitCode).toBeNull();
