@@ -138,13 +138,6 @@ export interface SandboxRuntime {
    * may be another replica's sandbox still starting.
    */
   readonly createsAlone?: boolean;
-  /**
-   * True when only this server creates the sandboxes `list` shows (the local runtime: one data
-   * directory, one server), so at start a session from before it whose sandbox is not listed is
-   * certainly gone; absent when replicas share the runtime (Kubernetes), where a young session
-   * may be another replica's sandbox still starting.
-   */
-  readonly createsAlone?: boolean;
   exec(id: string, request: ExecRequest): Promise<ExecResult>;
   files(id: string): SandboxFileSystem;
   /**
