@@ -77,6 +77,7 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
   let running: Promise<void> | undefined;
   let again = false;
   let platformForHooks: Platform | undefined;
+  let recovering: Promise<void> | undefined;
 
   async function deliver(platform: Platform, row: PluginEventRecord) {
     const plugin = byName.get(row.plugin) as Plugin;
@@ -196,8 +197,21 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
       ),
     };
     await host.emit("sandbox.destroyed", session.accountId, payload);
-    // Only once the event holds it: a crash before this leaves rows behind, never loses them.
+    // Only once the event holds them: a crash before this re-emits at the next start (at least
+    // once), never loses them.
     await storage.sandboxActivity.clear(id);
+    await storage.sandboxSessions.endAnnounced(id);
+  }
+
+  /** Events whose session ended (with the promise in the same write) but a crash kept from the queue. */
+  async function announceUnannounced() {
+    for (const session of await storage.sandboxSessions.unannouncedEnds()) {
+      await sandboxEnded(
+        session.id,
+        session.endedReason ?? "destroyed",
+        session.destroyedAt ?? session.expiresAt,
+      );
+    }
   }
 
   const host: PluginHost = {
@@ -239,8 +253,10 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
       return {
         ...sessions,
         async end(id, reason, at) {
-          const ended = await sessions.end(id, reason, at);
-          if (ended && host.subscribes("sandbox.destroyed")) await sandboxEnded(id, reason, at);
+          // The end and the promise of its event are one write; the event follows it.
+          const announce = host.subscribes("sandbox.destroyed");
+          const ended = await sessions.end(id, reason, at, announce);
+          if (ended && announce) await sandboxEnded(id, reason, at);
           return ended;
         },
       };
@@ -248,10 +264,15 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
     start(platform) {
       if (plugins.every((plugin) => Object.keys(plugin.hooks ?? {}).length === 0)) return;
       platformForHooks = platform;
-      schedule(platform);
+      recovering = (host.subscribes("sandbox.destroyed") ? announceUnannounced() : Promise.resolve())
+        .catch((error: unknown) =>
+          logger.error({ err: error }, "unqueued sandbox.destroyed events not recovered"),
+        )
+        .finally(() => schedule(platform));
     },
     async close() {
       stopping.abort();
+      await recovering;
       clearTimeout(timer);
       await running;
     },

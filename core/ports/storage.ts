@@ -109,8 +109,15 @@ export interface SandboxSessionRepository {
   /** A session by id alone, for background work that acts for no caller (the plugin host's events). */
   getById(id: string): Promise<SandboxSessionRecord | null>;
   list(accountId: string, activeOnly: boolean): Promise<SandboxSessionRecord[]>;
-  /** Marks an active session ended; false when it was not active (another replica or request won). */
-  end(id: string, reason: "destroyed" | "expired", at: Date): Promise<boolean>;
+  /**
+   * Marks an active session ended; false when it was not active (another replica or request won).
+   * `announce` marks, in the same write, that its `sandbox.destroyed` event is still to be queued.
+   */
+  end(id: string, reason: "destroyed" | "expired", at: Date, announce?: boolean): Promise<boolean>;
+  /** Ended sessions whose event `end` promised is not queued yet (a crash came between). */
+  unannouncedEnds(): Promise<SandboxSessionRecord[]>;
+  /** The session's event is queued. */
+  endAnnounced(id: string): Promise<void>;
   /** Active sessions whose expiry has passed. */
   expired(now: Date): Promise<SandboxSessionRecord[]>;
   /** Every active session (start-up re-adoption). */

@@ -49,6 +49,7 @@ export const SandboxSessionEntity = defineEntity({
     expiresAt: p.datetime(),
     destroyedAt: p.datetime().nullable(),
     endedReason: p.string().length(16).nullable(),
+    endEventPending: p.boolean().default(false),
   },
 });
 

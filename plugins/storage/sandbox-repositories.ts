@@ -122,13 +122,24 @@ export function createSandboxSessionRepository(fork: Fork, dialect: Dialect): Sa
       );
       return rows.map(toRecord);
     },
-    async end(id, reason, at) {
+    async end(id, reason, at, announce = false) {
       const changed = await fork().nativeUpdate(
         SandboxSessionEntity,
         { id, status: "active" },
-        { status: "destroyed", destroyedAt: at, endedReason: reason },
+        { status: "destroyed", destroyedAt: at, endedReason: reason, endEventPending: announce },
       );
       return changed > 0;
+    },
+    async unannouncedEnds() {
+      const rows = await fork().find(
+        SandboxSessionEntity,
+        { status: "destroyed", endEventPending: true },
+        { orderBy: { destroyedAt: "asc", id: "asc" }, disableIdentityMap: true },
+      );
+      return rows.map(toRecord);
+    },
+    async endAnnounced(id) {
+      await fork().nativeUpdate(SandboxSessionEntity, { id }, { endEventPending: false });
     },
     async expired(now) {
       const rows = await fork().find(

@@ -9,6 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtToolNames, connectHttp, structured } from "../mcp/mcp-harness.ts";
 import { eventually } from "../support/eventually.ts";
@@ -201,5 +202,43 @@ describe("the session journal across a crash between destroy and delivery", () =
     api = client(server.baseUrl, key);
     const memories = await journaled(api, sandboxId, "crash_probe.py");
     expect(memories.some((memory) => memory.content.includes("src/crash_probe.py was created"))).toBe(true);
+  }, 90_000);
+
+  it("queues the event of a session whose end was written just before a SIGKILL, at the restart", async () => {
+    const [node] = runtimes;
+    const environment = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn", SVC_PLUGINS: plugins };
+    server = await startServer(node.command, node.args, environment);
+    const { key } = await signUpWithKey(server.baseUrl);
+    let api = client(server.baseUrl, key);
+    const created = await api.post("/v1/sandboxes", {});
+    const sandboxId = created.body.id as string;
+    await api.post(`/v1/sandboxes/${sandboxId}/files`, {
+      path: "src/unqueued_probe.py",
+      content: "print(2)\n",
+    });
+    const exited = new Promise((resolvePromise) => server?.process.once("exit", resolvePromise));
+    server.process.kill("SIGKILL");
+    await exited;
+    // What the server had written when it died between a session's end and its event: the end,
+    // with the promise of the event (one statement), and no event row.
+    const database = new Database(join(dataDir, "cairn.db"));
+    try {
+      const ended = database
+        .prepare(
+          "update sandbox_sessions set status = 'destroyed', destroyed_at = created_at, ended_reason = 'destroyed', end_event_pending = 1 where id = ?",
+        )
+        .run(sandboxId);
+      expect(ended.changes).toBe(1);
+      expect(database.prepare("select count(*) as n from plugin_events").get()).toEqual({ n: 0 });
+    } finally {
+      database.close();
+    }
+
+    server = await startServer(node.command, node.args, environment);
+    api = client(server.baseUrl, key);
+    const memories = await journaled(api, sandboxId, "unqueued_probe.py");
+    expect(memories.some((memory) => memory.content.includes("src/unqueued_probe.py was created"))).toBe(
+      true,
+    );
   }, 90_000);
 });

@@ -17,6 +17,7 @@ import { memoryEmbeddings } from "./0011-memory-embeddings.ts";
 import { pluginStore } from "./0012-plugin-store.ts";
 import { pluginEvents } from "./0013-plugin-events.ts";
 import { memoryPostingsCovering } from "./0014-memory-postings-covering.ts";
+import { sandboxEndEvents } from "./0015-sandbox-end-events.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -41,6 +42,7 @@ export const migrationSources: MigrationSource[] = [
   pluginStore,
   pluginEvents,
   memoryPostingsCovering,
+  sandboxEndEvents,
 ];
 
 export function migrationsFor(dialect: Dialect) {
