@@ -25,6 +25,9 @@ export interface MemoryReader {
 export function openMemoryReader(settings: MemoryReaderSettings): MemoryReader {
   if (isPostgresUrl(settings.databaseUrl)) {
     const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 2 });
+    // An idle connection the database ends (a restart) raises an error on the pool: without a
+    // listener it would end the thread. The next query on a new connection reports the outage.
+    pool.on("error", () => {});
     const { execute, runTransaction } = postgresBoundSql(pool as unknown as PgPool);
     return { memories: createSqlMemoryStore("postgresql", execute, runTransaction), close: () => pool.end() };
   }

@@ -159,4 +159,19 @@ describe("PostgreSQL stopped and restarted under traffic", () => {
       });
     }
   });
+
+  it("keeps its search threads when PostgreSQL ends their idle connections", async () => {
+    const { key } = await signUpWithKey(server.baseUrl);
+    const search = () =>
+      fetch(`${server.baseUrl}/v1/memory/search?q=idle`, { headers: { authorization: `Bearer ${key}` } });
+    // Both threads hold an idle connection once two searches ran side by side.
+    expect((await Promise.all([search(), search()])).map((response) => response.status)).toEqual([200, 200]);
+    const before = server.output().length;
+    await database.stop();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await database.start();
+    expect((await waitForReadiness(server.baseUrl, 200)).status).toBe(200);
+    expect(server.output().slice(before)).not.toContain("search thread failed");
+    expect((await search()).status).toBe(200);
+  });
 });
