@@ -189,6 +189,15 @@ export async function createPlatform(
     memories: storage.memories,
     logger,
     afterWrite: () => memoryEmbedder?.wake(),
+    // Writes of remember and ingest (not imports) are memory.remembered events, queued before
+    // their link job leaves the queue, so a crash in between queues them again.
+    beforeLink: plugins.subscribes("memory.remembered")
+      ? async (accountId, jobs) => {
+          const ids = jobs.filter((job) => job.batchId === null).map((job) => job.memoryId);
+          if (ids.length > 0)
+            await plugins.remembered(accountId, await storage.memories.getAnyMany(accountId, ids));
+        }
+      : undefined,
   });
   const memorySearch: MemorySearch =
     config.SVC_MEMORY_SEARCH_THREADS > 0

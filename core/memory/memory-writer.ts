@@ -16,7 +16,7 @@
  *   what an earlier one links to): the same relations whatever the timing, on both databases.
  */
 import type { Logger } from "../ports/logger.ts";
-import type { MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
+import type { LinkJob, MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
 import {
   linkQueued,
   type MemoryInput,
@@ -68,6 +68,12 @@ export function createMemoryWriter(settings: {
   logger: Logger;
   /** Called after every committed write (semantic search's embedder wakes on it). */
   afterWrite?: () => void;
+  /**
+   * Called with queued writes before they are linked and leave the queue (the plugin host queues
+   * `memory.remembered` from it): a crash before the link commits calls it again for them after
+   * the restart, so what it does happens at least once for every committed write.
+   */
+  beforeLink?: (accountId: string, jobs: LinkJob[]) => Promise<void>;
 }): MemoryWriter {
   const { memories, logger } = settings;
   const waiting = new Map<string, PendingRemember[]>();
@@ -135,9 +141,14 @@ export function createMemoryWriter(settings: {
       .then(async () => {
         // Nearly every read finds nothing queued: one indexed read, not a transaction (on
         // PostgreSQL that would take the account's lock and queue the reads behind each other).
-        if ((await memories.linkJobs(accountId, 1)).length === 0) return 0;
-        return memories.transaction(async (store) => {
-          const jobs = await store.linkJobs(accountId, jobsPerLink);
+        const { beforeLink } = settings;
+        const queued = await memories.linkJobs(accountId, beforeLink ? jobsPerLink : 1);
+        if (queued.length === 0) return 0;
+        await beforeLink?.(accountId, queued);
+        // Only jobs `beforeLink` saw leave the queue (a write may have queued more since).
+        const seen = beforeLink ? (queued.at(-1) as LinkJob).seq : Number.POSITIVE_INFINITY;
+        const linked = await memories.transaction(async (store) => {
+          const jobs = (await store.linkJobs(accountId, jobsPerLink)).filter((job) => job.seq <= seen);
           await linkQueued(store, accountId, jobs);
           await store.completeLinks(
             accountId,
@@ -145,6 +156,8 @@ export function createMemoryWriter(settings: {
           );
           return jobs.length;
         });
+        // Jobs another replica linked meanwhile count too: `settle` reads the queue again.
+        return Math.max(linked, beforeLink ? queued.length : 0);
       });
     linking.set(accountId, run);
     void run

@@ -8,6 +8,7 @@
 import type { Platform } from "../platform.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
+import type { MemoryRecord } from "../ports/memory-store.ts";
 import type { PluginEventRecord, SandboxActivity } from "../ports/plugin-storage.ts";
 import type { SandboxSessionRepository, Storage } from "../ports/storage.ts";
 import type { Plugin } from "./define-plugin.ts";
@@ -40,6 +41,11 @@ export interface PluginHost {
     accountId: string,
     payload: PluginEvents[Event],
   ): Promise<void>;
+  /**
+   * Queues `memory.remembered` for memories remember and ingest wrote, from the memory writer's
+   * durable queue before it links them (so at least once, a crash in between included).
+   */
+  remembered(accountId: string, memories: readonly MemoryRecord[]): Promise<void>;
   /** Adds to a sandbox's activity log, when a plugin hooks `sandbox.destroyed`; a failure is logged, not thrown. */
   recordActivity(sessionId: string, activity: SandboxActivity): Promise<void>;
   /** The session repository whose `end`, whatever calls it (destroy, reaper, start-up), emits `sandbox.destroyed`. */
@@ -214,16 +220,19 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
     }
   }
 
-  const host: PluginHost = {
-    plugins,
-    subscribes: (event) => hooking(event).length > 0,
-    async emit(event, accountId, payload) {
-      const targets = hooking(event);
-      if (targets.length === 0) return;
-      const now = clock.now();
-      const text = JSON.stringify(payload);
-      await storage.pluginEvents.enqueue(
-        targets.map((plugin) => ({
+  /** Queues the events for every plugin that hooks them; resolves once the rows are committed. */
+  async function enqueue<Event extends PluginEventName>(
+    event: Event,
+    accountId: string,
+    payloads: readonly PluginEvents[Event][],
+  ) {
+    const targets = hooking(event);
+    if (targets.length === 0 || payloads.length === 0) return;
+    const now = clock.now();
+    await storage.pluginEvents.enqueue(
+      payloads.flatMap((payload) => {
+        const text = JSON.stringify(payload);
+        return targets.map((plugin) => ({
           id: crypto.randomUUID(),
           plugin: plugin.name,
           event,
@@ -232,10 +241,30 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
           attempts: 0,
           dueAt: now,
           createdAt: now,
+        }));
+      }),
+    );
+    if (platformForHooks) schedule(platformForHooks);
+  }
+
+  const host: PluginHost = {
+    plugins,
+    subscribes: (event) => hooking(event).length > 0,
+    emit: (event, accountId, payload) => enqueue(event, accountId, [payload]),
+    remembered: (accountId, memories) =>
+      enqueue(
+        "memory.remembered",
+        accountId,
+        memories.map((memory) => ({
+          account_id: accountId,
+          memory_id: memory.id,
+          scope: memory.scope,
+          kind: memory.kind,
+          content: memory.content,
+          source_session_id: memory.sourceSessionId,
+          created_at: memory.createdAt.toISOString(),
         })),
-      );
-      if (platformForHooks) schedule(platformForHooks);
-    },
+      ),
     async recordActivity(sessionId, activity) {
       if (!host.subscribes("sandbox.destroyed")) return;
       const bounded: SandboxActivity =

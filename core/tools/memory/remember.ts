@@ -27,17 +27,7 @@ export const remember = defineTool({
       await identityDigest(context.platform.secretCipher, input.scope, input.kind, contentHash),
       context.now,
     );
-    const memory = toMemoryOut(record);
-    // Durable before the answer; the hooks run later, never in this request (docs/plugins.md#hooks).
-    await context.platform.plugins.emit("memory.remembered", accountId, {
-      account_id: accountId,
-      memory_id: memory.id,
-      scope: memory.scope,
-      kind: memory.kind,
-      content: memory.content,
-      source_session_id: memory.source_session_id,
-      created_at: memory.created_at,
-    });
-    return memory;
+    // memory.remembered is queued from the write's link job (docs/plugins.md#memory-remembered).
+    return toMemoryOut(record);
   },
 });
