@@ -5,7 +5,7 @@
  * down, slow, refusing) never fails the recall: the lexical results come back with a warning.
  */
 import type { MemorySearch } from "../ports/memory-search.ts";
-import type { MemoryStore } from "../ports/memory-store.ts";
+import type { MemoryStore, NearestMemory } from "../ports/memory-store.ts";
 import type { MemoryEmbedder } from "./embedder.ts";
 import { asksForHistory } from "./history.ts";
 import { fuseRankings } from "./hybrid.ts";
@@ -38,25 +38,35 @@ export async function hybridRecall(
   request: RecallRequest,
   signal?: AbortSignal,
 ): Promise<HybridRecall> {
-  const [lexical, query] = await Promise.all([
-    settings.search.recall(accountId, { ...request, limit: Math.max(request.limit, candidateDepth) }),
-    settings.embedder.embedQuery(request.query, signal),
-  ]);
-  if ("warning" in query) return { recalled: lexical.slice(0, request.limit), warnings: [query.warning] };
+  // The lexical search runs while the query is embedded and then searched by vector: the two
+  // sides overlap instead of adding up.
+  const lexicalSearch = settings.search.recall(accountId, {
+    ...request,
+    limit: Math.max(request.limit, candidateDepth),
+  });
+  // Awaited below in every case; this only keeps a failure from counting as unhandled meanwhile.
+  lexicalSearch.catch(() => {});
   const history = asksForHistory(request.query);
-  const nearest = await settings.memories.nearest(
-    accountId,
-    {
-      path: query.path,
-      vector: query.vector,
-      scope: request.scope,
-      limit: candidateDepth,
-      includeSuperseded: history,
-      fallbackLimit: settings.fallbackLimit,
-      efSearch: settings.efSearch,
-    },
-    request.now,
-  );
+  const semantic = async (): Promise<NearestMemory[] | { warning: string }> => {
+    const query = await settings.embedder.embedQuery(request.query, signal);
+    if ("warning" in query) return query;
+    return settings.memories.nearest(
+      accountId,
+      {
+        path: query.path,
+        vector: query.vector,
+        scope: request.scope,
+        limit: candidateDepth,
+        includeSuperseded: history,
+        fallbackLimit: settings.fallbackLimit,
+        efSearch: settings.efSearch,
+      },
+      request.now,
+    );
+  };
+  const nearest = await semantic();
+  const lexical = await lexicalSearch;
+  if ("warning" in nearest) return { recalled: lexical.slice(0, request.limit), warnings: [nearest.warning] };
   const records = new Map(lexical.map(({ record }) => [record.id, record]));
   const missing = nearest.map((row) => row.id).filter((id) => !records.has(id));
   if (missing.length > 0)
