@@ -235,10 +235,14 @@ describe("sandboxes across replicas", () => {
       // The lease a reaper run takes (storage.runExclusive("sandbox-reaper")), held here as a
       // fourth replica in the middle of its run would hold it.
       await holder.query("begin");
-      const { rows } = await holder.query(
-        "select pg_try_advisory_xact_lock(hashtext('cairn:sandbox-reaper')) as held",
-      );
-      expect(rows[0].held).toBe(true);
+      // A replica's reaper run may hold it this moment (they come by every second): wait our turn.
+      const held = await eventually(async () => {
+        const { rows } = await holder.query(
+          "select pg_try_advisory_xact_lock(hashtext('cairn:sandbox-reaper')) as held",
+        );
+        return rows[0].held === true;
+      });
+      expect(held).toBe(true);
       await withDatabase((client) =>
         client.query("update sandbox_sessions set expires_at = now() - interval '1 second' where id = $1", [
           id,
