@@ -2,18 +2,7 @@
  * Seeded random strings for the memory fuzz tests: hostile query syntax, mixed scripts, emoji,
  * combining marks, zero-width characters and lone surrogates. Seeded, so a failure reproduces.
  */
-
-function seededRandom(seed: number): () => number {
-  // mulberry32: tiny, good enough for test inputs, identical in every runtime.
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from "../../test/support/seeded-random.ts";
 
 const pieces = [
   '"',

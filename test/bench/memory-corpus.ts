@@ -3,7 +3,7 @@
  * 4,000 words drawn with Zipf-like frequencies (a few very common words, a long tail of rare
  * ones), people's names, project names and dates. Seeded, so every run loads the same corpus.
  */
-import { seededRandom } from "../memory/parity-corpus.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 // Common English content words for the head of the distribution (the stopwords come from the
 // sentence templates, as in real text).

@@ -4,18 +4,7 @@
  * hostile punctuation) and queries (plain, phrases, history phrasing, FTS5 operators, 400-char
  * strings, stopwords only, scope filters, limits). The same seed always gives the same corpus.
  */
-
-export function seededRandom(seed: number): () => number {
-  // mulberry32: tiny and identical in every runtime, so a failing seed reproduces.
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from "../support/seeded-random.ts";
 
 export interface ParityWrite {
   body: Record<string, unknown>;

@@ -8,18 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BucketDecision, TokenBucketStore } from "../../core/index.ts";
 import { createTestPlatform, type TestPlatform } from "../support/platforms.ts";
 import { startTestRedis, type TestRedis } from "../support/redis.ts";
-
-/** mulberry32: a small seeded generator, so a failure replays. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from "../support/seeded-random.ts";
 
 describe("token-bucket stores", () => {
   let redis: TestRedis;
@@ -46,7 +35,7 @@ describe("token-bucket stores", () => {
   });
 
   it("give the same answers to one random history", async () => {
-    const next = random(20261123);
+    const next = seededRandom(20261123);
     const capacities = [1, 3, 7, 10, 20, 120];
     const buckets = Array.from({ length: 6 }, (_, index) => ({
       key: `agree:${crypto.randomUUID()}:${index}`,

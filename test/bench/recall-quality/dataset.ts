@@ -21,7 +21,7 @@
  *   words with the question (the speaker's name, "work", "family", "weekend"): "What does Maya
  *   do for work?" against "Maya: Another night shift in the ER tomorrow …".
  */
-import { seededRandom } from "../../memory/parity-corpus.ts";
+import { seededRandom } from "../../support/seeded-random.ts";
 
 export interface Turn {
   id: string;
