@@ -205,6 +205,8 @@ describe("the session journal across a crash between destroy and delivery", () =
   }, 90_000);
 
   it("queues the event of a session whose end was written just before a SIGKILL, at the restart", async () => {
+    // The previous test's server (same data directory) stops first.
+    await server?.stop();
     const [node] = runtimes;
     const environment = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn", SVC_PLUGINS: plugins };
     server = await startServer(node.command, node.args, environment);
