@@ -5,8 +5,6 @@
  * old paths dropped, and forget removing the vectors down to the bytes on disk.
  */
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingPath, MemoryStore, MemoryWrite } from "../../core/index.ts";
@@ -20,6 +18,7 @@ import {
   storageTargets,
   type TestPlatform,
 } from "../support/platforms.ts";
+import { filesHolding, filesUnder, postgresRelationFiles } from "../support/stored-files.ts";
 
 const dimensions = 16;
 const pathA: EmbeddingPath = { modelId: "cairn/test-model", dimensions, version: 1 };
@@ -471,34 +470,9 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
 
 /** SQLite: every file under the data directory after a checkpoint; PostgreSQL: every table and index file after VACUUM FULL. */
 async function storedFiles(test: TestPlatform): Promise<string[]> {
-  if (!test.databaseUrl) {
-    await test.platform.storage.execute("pragma wal_checkpoint(TRUNCATE)");
-    const entries = await readdir(test.dataDir, { withFileTypes: true, recursive: true });
-    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-  }
-  const client = new pg.Client({ connectionString: test.databaseUrl });
-  await client.connect();
-  try {
-    await client.query("vacuum full");
-    await client.query("checkpoint");
-    const directory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]
-      .data_directory;
-    const relations = await client.query<{ path: string }>(
-      "select pg_relation_filepath(c.oid) as path from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind in ('r', 'i', 't') and pg_relation_filepath(c.oid) is not null",
-    );
-    return relations.rows.map((row) => join(directory, row.path));
-  } finally {
-    await client.end();
-  }
-}
-
-async function filesHolding(files: string[], needle: Uint8Array): Promise<string[]> {
-  const holding: string[] = [];
-  for (const file of files) {
-    const bytes = await readFile(file).catch(() => Buffer.alloc(0));
-    if (bytes.includes(Buffer.from(needle))) holding.push(file);
-  }
-  return holding;
+  if (test.databaseUrl) return postgresRelationFiles(test.databaseUrl);
+  await test.platform.storage.execute("pragma wal_checkpoint(TRUNCATE)");
+  return filesUnder(test.dataDir);
 }
 
 describe.each(storageTargets)("forget leaves no vector byte behind on %s", (target) => {

@@ -4,44 +4,9 @@
  * directory holds the word; on PostgreSQL (after VACUUM FULL and a checkpoint) no file of the
  * database's tables and indexes holds it. Each check first proves it can see the word.
  */
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../support/platforms.ts";
-
-async function filesUnder(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { withFileTypes: true, recursive: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
-
-async function filesHolding(files: string[], word: string): Promise<string[]> {
-  const needle = Buffer.from(word, "utf8");
-  const holding: string[] = [];
-  for (const file of files) {
-    const bytes = await readFile(file).catch(() => Buffer.alloc(0));
-    if (bytes.includes(needle)) holding.push(file);
-  }
-  return holding;
-}
-
-/** The files of every table and index of the test database, after rewriting them. */
-async function postgresRelationFiles(test: TestPlatform): Promise<string[]> {
-  const client = new pg.Client({ connectionString: test.databaseUrl });
-  await client.connect();
-  try {
-    await client.query("vacuum full");
-    await client.query("checkpoint");
-    const directory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]
-      .data_directory;
-    const relations = await client.query<{ path: string }>(
-      "select pg_relation_filepath(c.oid) as path from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind in ('r', 'i', 't') and pg_relation_filepath(c.oid) is not null",
-    );
-    return relations.rows.map((row) => join(directory, row.path));
-  } finally {
-    await client.end();
-  }
-}
+import { filesHolding, filesUnder, postgresRelationFiles } from "../support/stored-files.ts";
 
 /**
  * VACUUM FULL keeps a deleted row while any transaction of the cluster may still see it, and the
@@ -54,7 +19,7 @@ async function filesAfterForget(
   word: string,
 ): Promise<{ files: string[]; holding: string[] }> {
   for (let attempt = 1; ; attempt++) {
-    const files = await postgresRelationFiles(test);
+    const files = await postgresRelationFiles(test.databaseUrl);
     const holding = await filesHolding(files, word);
     if (holding.length === 0 || attempt === 30) return { files, holding };
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -101,7 +66,9 @@ describe("forget leaves no byte behind", () => {
       const word = `zqxbytes${crypto.randomUUID().slice(0, 8)}`;
       const keep = `zqxkept${crypto.randomUUID().slice(0, 8)}`;
       const forget = await rememberAndForget(test, word, keep);
-      expect((await filesHolding(await postgresRelationFiles(test), word)).length).toBeGreaterThan(0);
+      expect(
+        (await filesHolding(await postgresRelationFiles(test.databaseUrl), word)).length,
+      ).toBeGreaterThan(0);
       await forget();
       const { files, holding } = await filesAfterForget(test, word);
       expect(holding).toEqual([]);
