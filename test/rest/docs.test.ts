@@ -3,9 +3,10 @@
  * page references answers with its content type, nothing points off-host, and headless Chromium
  * renders the operations of /v1/openapi.json without a request leaving the server.
  */
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import { launchChromium } from "../support/chromium.ts";
 import { createTestPlatform, type TestPlatform } from "../support/platforms.ts";
 
 const expectedTypes: Record<string, RegExp> = {
@@ -59,16 +60,7 @@ describe("/docs in a browser", () => {
   let browser: Browser;
   beforeAll(async () => {
     server = await startLiveServer();
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      // As in the SDK's browser test: no Chromium sandbox as root, no calls home.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-      ],
-    });
+    browser = await launchChromium();
   }, 90_000);
   afterAll(async () => {
     await browser?.close();

@@ -8,13 +8,13 @@ import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { stripTypeScriptTypes } from "node:module";
 import { join, resolve } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, startLiveServer } from "../../../test/mcp/mcp-harness.ts";
+import { launchChromium } from "../../../test/support/chromium.ts";
 import { freePort } from "../../../test/support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
-const chromiumPath = "/usr/bin/chromium";
 
 const page = `<!doctype html><title>cairn-client</title><script type="module">
   import { runConformance } from "/js/test/conformance-runner.ts";
@@ -58,17 +58,7 @@ describe("cairn-client in a browser", () => {
       SVC_CORS_ALLOWED_ORIGINS: pageOrigin,
       SVC_AUTH_RATE_LIMIT_PER_MINUTE: "100",
     });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      // Root in a container: Chromium's own sandbox needs user namespaces it may not get. The
-      // background-networking flags keep it from calling Google on a closed network.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-      ],
-    });
+    browser = await launchChromium();
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
