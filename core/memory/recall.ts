@@ -20,6 +20,7 @@
  */
 import type { MemoryRecord, MemoryStore, Posting, TermStatistics } from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
+import { type PostingList, postingList, postingsCacheAt } from "./postings-cache.ts";
 import { candidateStatistics, scoreCandidates, specificity } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
@@ -41,6 +42,10 @@ const tiedDepth = 2 * rerankDepth;
 const neighbourSeeds = 3;
 /** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
 const idChunk = 500;
+/** A term's postings are kept in memory from `commonTermRows / keptListShare` rows up. */
+const keptListShare = 4;
+/** Rows of the lexical ranking sorted at first (the rest when a reader goes past them). */
+const firstSorted = 256;
 
 export interface RecallRequest {
   query: string;
@@ -69,28 +74,37 @@ function bm25(
   documentFrequency: ReadonlyMap<string, number>,
   totalDocuments: number,
   averageLength: number,
-): Map<string, number> {
+): { ids: string[]; scores: number[] } {
   const average = Math.max(1, averageLength);
   // Grouped by term, the terms in byte order: a handful of groups to sort, not every posting.
   const byTerm = Map.groupBy(postings, (posting) => posting.term);
   const terms = [...byTerm.keys()].sort((first, second) => (first < second ? -1 : first > second ? 1 : 0));
-  const scores = new Map<string, number>();
-  const lengths = new Map<string, number>();
+  const slots = new Map<string, number>();
+  const ids: string[] = [];
+  const scores: number[] = [];
+  const lengths: number[] = [];
   for (const term of terms) {
     const frequency = documentFrequency.get(term) ?? 0;
     const weight = inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency);
     for (const posting of byTerm.get(term) as Posting[]) {
       const norm = k1 * (1 - b + (b * posting.length) / average);
       const part = (weight * posting.frequency * (k1 + 1)) / (posting.frequency + norm);
-      scores.set(posting.memoryId, (scores.get(posting.memoryId) ?? 0) + part);
-      lengths.set(posting.memoryId, posting.length);
+      let slot = slots.get(posting.memoryId);
+      if (slot === undefined) {
+        slot = ids.length;
+        slots.set(posting.memoryId, slot);
+        ids.push(posting.memoryId);
+        scores.push(0);
+        lengths.push(posting.length);
+      }
+      scores[slot] += part;
     }
   }
-  for (const [id, score] of scores) {
-    const length = Math.min(lengths.get(id) ?? 0, lengthPriorWords);
-    scores.set(id, score * (1 + (lengthPriorWeight * length) / lengthPriorWords));
+  for (let slot = 0; slot < ids.length; slot++) {
+    const length = Math.min(lengths[slot], lengthPriorWords);
+    scores[slot] *= 1 + (lengthPriorWeight * length) / lengthPriorWords;
   }
-  return scores;
+  return { ids, scores };
 }
 
 async function lexicalTopK(store: MemoryStore, accountId: string, request: RecallRequest, tokens: string[]) {
@@ -105,37 +119,96 @@ async function lexicalTopK(store: MemoryStore, accountId: string, request: Recal
   )[0];
   const drivers = rare.length > 0 ? rare : present.length > 0 ? [leastCommon] : [];
   const others = present.filter((token) => !drivers.includes(token));
-  const postings = await store.postings(accountId, { scope: request.scope, terms: drivers });
+  // Long postings lists (a quarter of the common-term bar and up) kept in memory at this index
+  // version (postings-cache.ts), loaded now if the index stood still since the account's last
+  // recall; shorter ones are cheap to read each time.
+  const cache = postingsCacheAt(accountId, statistics.version);
+  const lists = new Map<string, PostingList>();
+  for (const term of present) {
+    if (frequencyOf(term) * keptListShare < request.commonTermRows) continue;
+    let list = cache.get(term);
+    if (list === undefined && cache.loadable) {
+      list = postingList(await store.postings(accountId, { terms: [term] }));
+      cache.set(term, list);
+    }
+    if (list !== undefined) lists.set(term, list);
+  }
+  const inScope = (posting: Posting) => request.scope === undefined || posting.scope === request.scope;
+  const readDrivers = drivers.filter((term) => !lists.has(term));
+  const postings =
+    readDrivers.length > 0
+      ? await store.postings(accountId, { scope: request.scope, terms: readDrivers })
+      : [];
+  for (const term of drivers) {
+    for (const posting of lists.get(term)?.postings ?? []) if (inScope(posting)) postings.push(posting);
+  }
   const ids = [...new Set(postings.map((posting) => posting.memoryId))];
-  for (let start = 0; others.length > 0 && start < ids.length; start += idChunk) {
+  for (const term of others) {
+    const list = lists.get(term);
+    if (list === undefined) continue;
+    for (const id of ids) {
+      const posting = list.byMemory.get(id);
+      if (posting !== undefined) postings.push(posting);
+    }
+  }
+  const probed = others.filter((term) => !lists.has(term));
+  for (let start = 0; probed.length > 0 && start < ids.length; start += idChunk) {
     const memoryIds = ids.slice(start, start + idChunk);
-    postings.push(...(await store.postings(accountId, { scope: request.scope, terms: others, memoryIds })));
+    postings.push(...(await store.postings(accountId, { scope: request.scope, terms: probed, memoryIds })));
   }
   return rankLexical(postings, statistics, present);
 }
 
+/** Best first; equal scores by the id's byte order (the same order everywhere). */
+const byRank = ([firstId, first]: [string, number], [secondId, second]: [string, number]) =>
+  first !== second ? second - first : firstId < secondId ? -1 : firstId > secondId ? 1 : 0;
+
 /**
  * Rows by BM25, best first (ties by the id's byte order: the same order everywhere), each with
- * its score divided by the best score the query's terms could reach, in [0, 1].
+ * its score divided by the best score the query's terms could reach, in [0, 1]. Sorted as far as
+ * it is read: `at(index)` sorts the best rows first (every row scoring at least the
+ * `index`-th best), the rest only if a reader goes past them. A common term can bring ten
+ * thousand rows, of which recall reads fifty.
  */
-export function rankLexical(
-  postings: readonly Posting[],
-  statistics: TermStatistics,
-  terms: readonly string[],
-): Array<[id: string, normalised: number]> {
+export function rankLexical(postings: readonly Posting[], statistics: TermStatistics, terms: readonly string[]) {
   const { documentFrequency, totalDocuments, averageLength } = statistics;
-  const scores = bm25(postings, documentFrequency, totalDocuments, averageLength);
+  const { ids, scores } = bm25(postings, documentFrequency, totalDocuments, averageLength);
   const bestPossible =
     terms.reduce((sum, term) => {
       const frequency = documentFrequency.get(term) ?? 0;
       return sum + inverseDocumentFrequency(Math.max(totalDocuments, frequency), frequency) * (k1 + 1);
     }, 0) *
     (1 + lengthPriorWeight);
-  return [...scores]
-    .map(([id, score]): [string, number] => [id, bestPossible > 0 ? Math.min(1, score / bestPossible) : 0])
-    .sort(([firstId, first], [secondId, second]) =>
-      first !== second ? second - first : firstId < secondId ? -1 : firstId > secondId ? 1 : 0,
-    );
+  const normalised = scores.map((score) => (bestPossible > 0 ? Math.min(1, score / bestPossible) : 0));
+  let sorted: Array<[string, number]> = [];
+  // Rows not sorted yet, every one of them scoring below every sorted one.
+  let rest = ids.map((id, slot): [string, number] => [id, normalised[slot]]);
+  function sortThrough(index: number) {
+    if (index < sorted.length || rest.length === 0) return;
+    const wanted = Math.max(firstSorted, 2 * (index + 1)) - sorted.length;
+    if (wanted >= rest.length / 4) {
+      sorted = sorted.concat(rest.sort(byRank));
+      rest = [];
+      return;
+    }
+    // The `wanted`-th best score of the rest (a numeric sort of a typed array, no comparator);
+    // every row at or above it is sorted now, ties included.
+    const threshold = Float64Array.from(rest, ([, score]) => score).sort()[rest.length - wanted];
+    sorted = sorted.concat(rest.filter(([, score]) => score >= threshold).sort(byRank));
+    rest = rest.filter(([, score]) => score < threshold);
+  }
+  return {
+    length: ids.length,
+    at(index: number): [string, number] {
+      sortThrough(index);
+      return sorted[index];
+    },
+    /** Every row, best first. */
+    all(): Array<[string, number]> {
+      sortThrough(ids.length - 1);
+      return sorted;
+    },
+  };
 }
 
 export async function recallMemories(
@@ -156,14 +229,14 @@ export async function recallMemories(
   const wanted = ([, score]: [string, number]) =>
     top.length < rerankDepth || (top.length < tiedDepth && score === top[top.length - 1][1]);
   let next = 0;
-  while (next < ranked.length && wanted(ranked[next])) {
+  while (next < ranked.length && wanted(ranked.at(next))) {
     // A full page while rows are missing; past that, only the rows tied with the last one.
     let end = Math.min(ranked.length, next + rerankDepth);
     if (top.length >= rerankDepth) {
       end = next;
-      while (end < ranked.length && end - next < tiedDepth - top.length && wanted(ranked[end])) end++;
+      while (end < ranked.length && end - next < tiedDepth - top.length && wanted(ranked.at(end))) end++;
     }
-    const page = ranked.slice(next, end);
+    const page = Array.from({ length: end - next }, (_, offset) => ranked.at(next + offset));
     next += page.length;
     const rows = new Map(
       (

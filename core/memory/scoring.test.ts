@@ -47,7 +47,9 @@ function search(
   );
   const postings = analysed.flatMap(({ entry, counts, length }) =>
     tokens.flatMap((term) =>
-      counts.has(term) ? [{ term, memoryId: entry.id, frequency: counts.get(term) ?? 0, length }] : [],
+      counts.has(term)
+        ? [{ term, memoryId: entry.id, scope: "default", frequency: counts.get(term) ?? 0, length }]
+        : [],
     ),
   );
   const totalLength = analysed.reduce((sum, { length }) => sum + length, 0);
@@ -55,8 +57,9 @@ function search(
     documentFrequency,
     totalDocuments: collection.length,
     averageLength: totalLength / collection.length,
+    version: 0,
   };
-  const lexical = new Map(rankLexical(postings, statistics, tokens));
+  const lexical = new Map(rankLexical(postings, statistics, tokens).all());
   const matching = collection.filter((entry) => lexical.has(entry.id));
   return scoreCandidates({ query, now, candidates: [...matching, ...linked], lexical });
 }

@@ -78,12 +78,15 @@ export interface TermStatistics {
   totalDocuments: number;
   /** Mean indexed length of the account's rows. */
   averageLength: number;
+  /** Raised by every change to the account's index: postings read at one version hold at it. */
+  version: number;
 }
 
 /** One term of one live row, as the inverted index holds it. */
 export interface Posting {
   term: string;
   memoryId: string;
+  scope: string;
   /** Occurrences of the term in the row. */
   frequency: number;
   /** The row's indexed length. */

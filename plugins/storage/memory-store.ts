@@ -62,11 +62,14 @@ export function createSqlMemoryStore(
   ): MemoryStore & {
     backfill(accountId: string, rows: Array<{ id: string; scope: string; content: string }>): Promise<void>;
   } {
-    /** Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows come and go. */
+    /**
+     * Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows
+     * come and go, with the version every change to the scope's index raises.
+     */
     async function count(accountId: string, scope: string, change: number, length: number) {
       await run(
-        `insert into memory_counts (account_id, scope, total, total_length) values (?, ?, ?, ?)
-         on conflict (account_id, scope) do update set total = memory_counts.total + ?, total_length = memory_counts.total_length + ?`,
+        `insert into memory_counts (account_id, scope, total, total_length, version) values (?, ?, ?, ?, 1)
+         on conflict (account_id, scope) do update set total = memory_counts.total + ?, total_length = memory_counts.total_length + ?, version = memory_counts.version + 1`,
         [accountId, scope, change, length, change, length],
       );
     }
@@ -438,29 +441,32 @@ export function createSqlMemoryStore(
           term: string | null;
           df: number | string;
           total_length: number | string;
+          version: number | string;
         }>(
-          `select term, df, 0 as total_length from memory_terms where account_id = ? and term in (${placeholders(Math.max(1, terms.length))})
+          `select term, df, 0 as total_length, 0 as version from memory_terms where account_id = ? and term in (${placeholders(Math.max(1, terms.length))})
            union all
-           select null, coalesce(sum(total), 0), coalesce(sum(total_length), 0) from memory_counts where account_id = ?`,
+           select null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0) from memory_counts where account_id = ?`,
           [accountId, ...(terms.length > 0 ? terms : [""]), accountId],
         );
         const documentFrequency = new Map<string, number>();
         let totalDocuments = 0;
         let totalLength = 0;
+        let version = 0;
         for (const row of rows) {
           if (row.term === null) {
             totalDocuments = Number(row.df);
             totalLength = Number(row.total_length);
+            version = Number(row.version);
           } else documentFrequency.set(row.term, Number(row.df));
         }
         const averageLength = totalDocuments > 0 ? totalLength / totalDocuments : 0;
-        return { documentFrequency, totalDocuments, averageLength };
+        return { documentFrequency, totalDocuments, averageLength, version };
       },
 
       async postings(accountId, request) {
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
         // The primary key's range for each term; liveness is checked on the few rows kept.
-        let sql = `select term, memory_id, tf, length from memory_postings where account_id = ? and term in (${placeholders(request.terms.length)})`;
+        let sql = `select term, memory_id, scope, tf, length from memory_postings where account_id = ? and term in (${placeholders(request.terms.length)})`;
         const parameters: unknown[] = [accountId, ...request.terms];
         if (request.scope !== undefined) {
           sql += " and scope = ?";
@@ -473,12 +479,14 @@ export function createSqlMemoryStore(
         const rows = await run<{
           term: string;
           memory_id: string;
+          scope: string;
           tf: number | string;
           length: number | string;
         }>(sql, parameters);
         return rows.map((row) => ({
           term: row.term,
           memoryId: row.memory_id,
+          scope: row.scope,
           frequency: Number(row.tf),
           length: Number(row.length),
         }));
@@ -588,7 +596,7 @@ export function createSqlMemoryStore(
       for (const row of analysed) {
         await run("update memories set index_length = ? where id = ?", [row.terms.length, row.id]);
         await run(
-          "update memory_counts set total_length = total_length + ? where account_id = ? and scope = ?",
+          "update memory_counts set total_length = total_length + ?, version = version + 1 where account_id = ? and scope = ?",
           [row.terms.length, accountId, row.scope],
         );
       }

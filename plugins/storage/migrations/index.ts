@@ -18,6 +18,7 @@ import { pluginStore } from "./0012-plugin-store.ts";
 import { pluginEvents } from "./0013-plugin-events.ts";
 import { memoryPostingsCovering } from "./0014-memory-postings-covering.ts";
 import { sandboxEndEvents } from "./0015-sandbox-end-events.ts";
+import { memoryIndexVersions } from "./0016-memory-index-versions.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -43,6 +44,7 @@ export const migrationSources: MigrationSource[] = [
   pluginEvents,
   memoryPostingsCovering,
   sandboxEndEvents,
+  memoryIndexVersions,
 ];
 
 export function migrationsFor(dialect: Dialect) {
