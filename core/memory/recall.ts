@@ -170,7 +170,11 @@ const byRank = ([firstId, first]: [string, number], [secondId, second]: [string,
  * `index`-th best), the rest only if a reader goes past them. A common term can bring ten
  * thousand rows, of which recall reads fifty.
  */
-export function rankLexical(postings: readonly Posting[], statistics: TermStatistics, terms: readonly string[]) {
+export function rankLexical(
+  postings: readonly Posting[],
+  statistics: TermStatistics,
+  terms: readonly string[],
+) {
   const { documentFrequency, totalDocuments, averageLength } = statistics;
   const { ids, scores } = bm25(postings, documentFrequency, totalDocuments, averageLength);
   const bestPossible =
