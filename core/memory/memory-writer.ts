@@ -14,9 +14,15 @@
  *   its own writes with their relations and supersessions, and before a write, so each write is
  *   linked against the memories as they stood when it was written (a later write never changes
  *   what an earlier one links to): the same relations whatever the timing, on both databases.
+ * - Access counts (what search shows, never ranks on) are added up here and written for many
+ *   searches at once, `accessWriteMs` after the first, or before the account's next read or
+ *   write other than a search: a read sees every access counted here. A search shows its rows'
+ *   stored counts plus those not written yet; no timed write starts while it runs, so the sum is
+ *   exact (unless searches of the account never pause for `accessWaitMs`). Another replica sees
+ *   the counts once written; a crash loses at most the last `accessWriteMs` of them.
  */
 import type { Logger } from "../ports/logger.ts";
-import type { LinkJob, MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
+import type { AccessCount, LinkJob, MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
 import {
   linkQueued,
   type MemoryInput,
@@ -34,14 +40,28 @@ const jobsPerLink = 500;
  * together (one read of the recent rows per scope for all of them), not one transaction each.
  */
 const linkDelayMs = 20;
+/** Access counts are written this long after the first of them. */
+const accessWriteMs = 250;
+/** ...or, while searches of the account keep running, at the latest this long after it. */
+const accessWaitMs = 5_000;
 
 export interface MemoryWriter {
   /** Writes one memory (lifting the tombstone of `identity`); resolves with the stored row. */
   remember(accountId: string, input: MemoryInput, identity: string, now: Date): Promise<MemoryRecord>;
   /** Tells the linker a transaction queued link jobs. */
   written(): void;
-  /** Links the account's queued writes. */
-  settle(accountId: string): Promise<void>;
+  /**
+   * Counts one access of each row at `now` (written shortly); answers each row's accesses not
+   * written yet, this one included.
+   */
+  accessed(accountId: string, ids: readonly string[], now: Date): ReadonlyMap<string, number>;
+  /**
+   * Runs `search`, a search of the account, with its access counts held still: no timed write of
+   * them starts meanwhile, so the stored counts it reads plus `accessed`'s are exact.
+   */
+  searching<T>(accountId: string, search: () => Promise<T>): Promise<T>;
+  /** Links the account's queued writes and writes its access counts (unless `accesses` is false). */
+  settle(accountId: string, options?: { accesses?: boolean }): Promise<void>;
   /** Links every queued write (left by a previous run). */
   linkAll(): Promise<void>;
   /** Waits for the writes and links in progress; links no more. */
@@ -83,6 +103,13 @@ export function createMemoryWriter(settings: {
   let sweep: Promise<void> | null = null;
   let sweepAgain = false;
   let closed = false;
+  // Access counts per account not written yet, and the writes in flight.
+  const unwrittenAccesses = new Map<string, Map<string, AccessCount>>();
+  const accessWrites = new Map<string, Promise<void>>();
+  // When each account's oldest unwritten count was taken, and its searches running.
+  const accessesSince = new Map<string, number>();
+  const searches = new Map<string, number>();
+  let accessTimer: ReturnType<typeof setTimeout> | null = null;
 
   async function writeGroup(accountId: string, group: PendingRemember[]): Promise<void> {
     try {
@@ -168,7 +195,51 @@ export function createMemoryWriter(settings: {
     return run;
   }
 
-  async function settle(accountId: string): Promise<void> {
+  function writeAccesses(accountId: string): Promise<void> {
+    const previous = accessWrites.get(accountId) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      const rows = unwrittenAccesses.get(accountId);
+      if (rows === undefined) return;
+      unwrittenAccesses.delete(accountId);
+      accessesSince.delete(accountId);
+      try {
+        await memories.recordAccess(accountId, [...rows.values()]);
+      } catch (error) {
+        // Kept for the next attempt (the rows' counts are added up again meanwhile).
+        logger.warn({ err: error }, "access counts not written; retrying");
+        const now = unwrittenAccesses.get(accountId) ?? new Map<string, AccessCount>();
+        for (const row of rows.values()) {
+          const later = now.get(row.id);
+          now.set(row.id, later ? { ...later, count: later.count + row.count } : row);
+        }
+        unwrittenAccesses.set(accountId, now);
+        if (!accessesSince.has(accountId)) accessesSince.set(accountId, Date.now());
+        scheduleAccesses();
+      }
+    });
+    accessWrites.set(accountId, run);
+    void run.finally(() => {
+      if (accessWrites.get(accountId) === run) accessWrites.delete(accountId);
+    });
+    return run;
+  }
+
+  function scheduleAccesses(): void {
+    if (accessTimer !== null || closed) return;
+    accessTimer = setTimeout(() => {
+      accessTimer = null;
+      for (const accountId of [...unwrittenAccesses.keys()]) {
+        const waited = Date.now() - (accessesSince.get(accountId) ?? 0);
+        if (searches.has(accountId) && waited < accessWaitMs) scheduleAccesses();
+        else void writeAccesses(accountId);
+      }
+    }, accessWriteMs);
+    (accessTimer as { unref?: () => void }).unref?.();
+  }
+
+  async function settle(accountId: string, options: { accesses?: boolean } = {}): Promise<void> {
+    if (options.accesses !== false && (unwrittenAccesses.has(accountId) || accessWrites.has(accountId)))
+      await writeAccesses(accountId);
     while ((await linkChunk(accountId)) > 0) {}
   }
 
@@ -222,6 +293,36 @@ export function createMemoryWriter(settings: {
       });
     },
     written,
+    accessed(accountId, ids, now) {
+      let rows = unwrittenAccesses.get(accountId);
+      if (rows === undefined) {
+        rows = new Map();
+        unwrittenAccesses.set(accountId, rows);
+      }
+      if (!accessesSince.has(accountId)) accessesSince.set(accountId, Date.now());
+      const counts = new Map<string, number>();
+      for (const id of ids) {
+        const row = rows.get(id) ?? { id, count: 0, at: now };
+        row.count++;
+        if (now > row.at) row.at = now;
+        rows.set(id, row);
+        counts.set(id, row.count);
+      }
+      scheduleAccesses();
+      return counts;
+    },
+    async searching(accountId, search) {
+      // A write already under way is waited for: the search then reads what it wrote.
+      await accessWrites.get(accountId);
+      searches.set(accountId, (searches.get(accountId) ?? 0) + 1);
+      try {
+        return await search();
+      } finally {
+        const left = (searches.get(accountId) ?? 1) - 1;
+        if (left > 0) searches.set(accountId, left);
+        else searches.delete(accountId);
+      }
+    },
     settle,
     async linkAll() {
       for (;;) {
@@ -232,6 +333,9 @@ export function createMemoryWriter(settings: {
     },
     async close() {
       closed = true;
+      if (accessTimer !== null) clearTimeout(accessTimer);
+      accessTimer = null;
+      await Promise.allSettled([...unwrittenAccesses.keys()].map(writeAccesses));
       await Promise.allSettled([...writing, ...linking.values(), sweep ?? Promise.resolve()]);
     },
   };

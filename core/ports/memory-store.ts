@@ -93,6 +93,12 @@ export interface Posting {
   length: number;
 }
 
+export interface AccessCount {
+  id: string;
+  count: number;
+  at: Date;
+}
+
 export interface PostingsRequest {
   terms: string[];
   /** Undefined = every scope. */
@@ -227,7 +233,8 @@ export interface MemoryStore {
    * what it needs of the best-ranked rows (a posting never outlives its row).
    */
   postings(accountId: string, request: PostingsRequest): Promise<Posting[]>;
-  recordAccess(accountId: string, ids: string[], now: Date): Promise<void>;
+  /** Adds `count` accesses to each row, the last at `at` (docs/memory.md#access). */
+  recordAccess(accountId: string, accesses: AccessCount[]): Promise<void>;
   /** `embedded` is `embeddedCount` on `path`, the path search uses; 0 without one (embeddings off). */
   metrics(
     accountId: string,

@@ -492,27 +492,41 @@ export function createSqlMemoryStore(
         }));
       },
 
-      async recordAccess(accountId, ids, now) {
-        if (ids.length === 0) return;
-        const parameters = [time(now), accountId, ...ids];
-        const list = placeholders(ids.length);
-        if (sqlite || inTransaction) {
+      async recordAccess(accountId, accesses) {
+        if (accesses.length === 0) return;
+        if (sqlite) {
           await run(
-            `update memories set access_count = access_count + 1, last_accessed_at = ? where ${accountKey} = ? and id in (${list})`,
-            parameters,
+            `update memories set access_count = access_count + (a.value ->> 1), last_accessed_at = a.value ->> 2
+             from json_each(?) as a where memories.id = a.value ->> 0 and +memories.account_id = ?`,
+            [JSON.stringify(accesses.map((access) => [access.id, access.count, time(access.at)])), accountId],
           );
           return;
         }
-        // Searches share the account's lock (they wait for a write in progress, never for each
-        // other) and lock their rows in id order, so neither a write nor another search can
-        // hold one row while waiting for another: no deadlock.
+        const write = async (execute: Execute) => {
+          // Rows locked in id order, so neither a write nor another batch can hold one row while
+          // waiting for another: no deadlock.
+          await execute(
+            `update memories set access_count = memories.access_count + a.count, last_accessed_at = a.at
+             from unnest(?::varchar[], ?::int[], ?::timestamptz[]) as a(id, count, at)
+             where memories.id = a.id and memories.id in
+             (select id from memories where account_id = ? and id = any(?::varchar[]) order by id for update)`,
+            [
+              accesses.map((access) => access.id),
+              accesses.map((access) => access.count),
+              accesses.map((access) => access.at),
+              accountId,
+              accesses.map((access) => access.id),
+            ],
+          );
+        };
+        if (inTransaction) {
+          await write(run);
+          return;
+        }
+        // The account's lock, shared: a batch waits for a write in progress, never for another batch.
         await runTransaction(async (execute) => {
           await execute("select pg_advisory_xact_lock_shared(?, hashtext(?))", [memoryLockClass, accountId]);
-          await execute(
-            `update memories set access_count = access_count + 1, last_accessed_at = ? where id in
-             (select id from memories where account_id = ? and id in (${list}) order by id for update)`,
-            parameters,
-          );
+          await write(execute);
         });
       },
 

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
+import { eventually } from "../support/eventually.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createMemoryPlatform, type MemoryClient, type MemoryOut, newAccount } from "./memory-client.ts";
 
@@ -194,6 +195,31 @@ describe.each(storageTargets)("memory search behaviour on %s", (target) => {
     expect(stored).toMatchObject({ access_count: 2, last_accessed_at: clock.now().toISOString() });
     expect(stored.updated_at).toBe(hit.updated_at);
     expect(await memory.get(miss.id)).toMatchObject({ access_count: 0, last_accessed_at: null });
+  });
+
+  it("writes the access counts of many searches together, shortly, and shows each exactly", async () => {
+    const scope = "access-batch";
+    const { accountId, memory: own } = await newAccount(test);
+    const hit = await own.remember({ content: "The boiler manual sits in the hall cupboard.", scope });
+    const shown: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const found = await own.search("boiler manual", { scope });
+      shown.push(found.memories[0].access_count);
+    }
+    const together = await Promise.all(
+      Array.from({ length: 5 }, () => own.search("boiler manual hall", { scope })),
+    );
+    shown.push(...together.map((found) => found.memories[0].access_count));
+    // Each search shows the stored count plus the counts not written yet, its own included.
+    expect(shown.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(shown.slice(3).sort()).toEqual([4, 5, 6, 7, 8]);
+    // Written without any read of the account asking for them: the database holds all eight.
+    const stored = await eventually(async () => {
+      const row = await test.platform.storage.memories.getAny(accountId, hit.id);
+      return row?.accessCount === 8 ? row : undefined;
+    });
+    expect(stored.lastAccessedAt?.toISOString()).toBe(clock.now().toISOString());
+    expect(await own.get(hit.id)).toMatchObject({ access_count: 8 });
   });
 
   it("gives the same answer to the same query twice, whatever other queries ran in between", async () => {

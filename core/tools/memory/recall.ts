@@ -30,8 +30,8 @@ export const recall = defineTool({
   http: { method: "GET", path: "/v1/memory/search", status: 200 },
   mcp: { rename: { q: "query" }, defaults: { scope: "default" } },
   async handler(context, input) {
-    const accountId = await settledAccount(context);
-    const { config, memoryEmbedder, memorySearch, storage } = context.platform;
+    const accountId = await settledAccount(context, { accesses: false });
+    const { config, memoryEmbedder, memorySearch, memoryWriter, storage } = context.platform;
     const { memories } = storage;
     const request: RecallRequest = {
       query: input.q,
@@ -40,21 +40,24 @@ export const recall = defineTool({
       now: context.now,
       commonTermRows: config.SVC_MEMORY_COMMON_TERM_ROWS,
     };
-    const { recalled, warnings } = memoryEmbedder
-      ? await hybridRecall(
-          {
-            memories,
-            search: memorySearch,
-            embedder: memoryEmbedder,
-            fallbackLimit: config.SVC_MEMORY_VECTOR_FALLBACK_LIMIT,
-            efSearch: config.SVC_MEMORY_HNSW_EF_SEARCH,
-          },
-          accountId,
-          request,
-          context.signal,
-        )
-      : { recalled: await memorySearch.recall(accountId, request), warnings: [] };
-    await memories.recordAccess(
+    const { recalled, warnings } = await memoryWriter.searching(accountId, async () =>
+      memoryEmbedder
+        ? await hybridRecall(
+            {
+              memories,
+              search: memorySearch,
+              embedder: memoryEmbedder,
+              fallbackLimit: config.SVC_MEMORY_VECTOR_FALLBACK_LIMIT,
+              efSearch: config.SVC_MEMORY_HNSW_EF_SEARCH,
+            },
+            accountId,
+            request,
+            context.signal,
+          )
+        : { recalled: await memorySearch.recall(accountId, request), warnings: [] },
+    );
+    // Counted now, written with other searches' counts shortly (memory-writer.ts).
+    const unwritten = memoryWriter.accessed(
       accountId,
       recalled.map((hit) => hit.record.id),
       context.now,
@@ -62,7 +65,11 @@ export const recall = defineTool({
     return {
       query: input.q,
       memories: recalled.map(({ record, score }) => ({
-        ...toMemoryOut({ ...record, accessCount: record.accessCount + 1, lastAccessedAt: context.now }),
+        ...toMemoryOut({
+          ...record,
+          accessCount: record.accessCount + (unwritten.get(record.id) ?? 1),
+          lastAccessedAt: context.now,
+        }),
         score,
       })),
       ...(warnings.length > 0 ? { warnings } : {}),
