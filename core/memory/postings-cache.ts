@@ -1,5 +1,6 @@
 /**
- * Common terms' postings held in memory, per account and index version (docs/memory.md#search).
+ * Common terms' postings held in memory, per account and index version
+ * (docs/memory.md#why-search-is-fast).
  *
  * A term held by many rows costs a long index range, or one lookup per candidate, on every
  * recall that names it, and the same few common words come back query after query. Here a

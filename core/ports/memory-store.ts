@@ -233,7 +233,7 @@ export interface MemoryStore {
    * what it needs of the best-ranked rows (a posting never outlives its row).
    */
   postings(accountId: string, request: PostingsRequest): Promise<Posting[]>;
-  /** Adds `count` accesses to each row, the last at `at` (docs/memory.md#access). */
+  /** Adds `count` accesses to each row, the last at `at` (docs/memory.md#access-counts). */
   recordAccess(accountId: string, accesses: AccessCount[]): Promise<void>;
   /** `embedded` is `embeddedCount` on `path`, the path search uses; 0 without one (embeddings off). */
   metrics(
