@@ -153,7 +153,8 @@ export interface NearestRequest {
   includeSuperseded: boolean;
   /**
    * SQLite: the exact scan covers only this many of the account's newest live rows
-   * (SVC_MEMORY_VECTOR_FALLBACK_LIMIT), a development fallback. PostgreSQL ignores it.
+   * (SVC_MEMORY_VECTOR_FALLBACK_LIMIT), a development fallback. PostgreSQL: an account with at
+   * most this many memories is compared exactly, without the HNSW index.
    */
   fallbackLimit: number;
   /** PostgreSQL: HNSW's candidate list size (SVC_MEMORY_HNSW_EF_SEARCH). SQLite ignores it. */

@@ -41,10 +41,12 @@ const indexPrefix = "memory_embeddings_hnsw_";
 
 /**
  * How the graph is built. pgvector's defaults (m 16, ef_construction 64) gave recall@10 0.963
- * against exact search at 30,000 memories at the default ef_search 200 (test/bench/RESULTS.md);
- * a wider candidate list while building buys recall at every ef_search for slower inserts.
+ * against exact search at 30,000 memories at the default ef_search 200, and m 16 with
+ * ef_construction 200 0.9755 at 100,000 (test/bench/RESULTS.md): more links per node and a wider
+ * candidate list while building buy recall at every ef_search, for slower inserts and a larger
+ * index.
  */
-const hnswBuild = "m = 16, ef_construction = 200";
+const hnswBuild = "m = 24, ef_construction = 200";
 
 /**
  * A stable index name per path and build (a hash: model ids hold characters identifiers cannot).

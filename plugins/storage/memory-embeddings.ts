@@ -197,10 +197,11 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
           and ${liveMemory}${filter} offset 0)`;
       const literal = vectorLiteral(query);
       const exact = async (transaction: Execute) => {
-        // Counted only up to one past the limit: a large account costs the same as a small one here.
-        const [counted] = await transaction<{ total: number | string }>(
-          `select count(*) as total from (select 1 from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")} limit ?) as counted`,
-          [accountId, request.fallbackLimit + 1],
+        // An account of at most the limit's memories has at most as many vectors: its kept row
+        // count decides (one row per scope), not a count of its vectors.
+        const [counted] = await transaction<{ total: number | string | null }>(
+          "select sum(total) as total from memory_counts where account_id = ?",
+          [accountId],
         );
         if (Number(counted?.total ?? 0) > request.fallbackLimit) return null;
         // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
@@ -216,10 +217,10 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         // HNSW's candidate list, and pgvector 0.8's iterative scan: it keeps walking the graph
         // while the account and liveness filters reject rows, so other accounts' rows never starve
         // the answer. Relaxed order can return rows slightly out of order: sorted exactly after.
-        await transaction("select set_config('hnsw.ef_search', ?, true)", [
-          String(efSearch(request.efSearch)),
-        ]);
-        await transaction("select set_config('hnsw.iterative_scan', 'relaxed_order', true)");
+        await transaction(
+          "select set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+          [String(efSearch(request.efSearch))],
+        );
         return transaction<{ memory_id: string; distance: number | string }>(
           `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
            select memory_id, distance from nearest order by distance, memory_id`,

@@ -394,8 +394,10 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
         expect(await recording.nearest(account.accountId, request, now())).toHaveLength(5);
         const settings = statements.filter((statement) => statement.sql.includes("set_config"));
         expect(settings.map((statement) => [statement.sql, statement.parameters])).toEqual([
-          ["select set_config('hnsw.ef_search', ?, true)", ["64"]],
-          ["select set_config('hnsw.iterative_scan', 'relaxed_order', true)", []],
+          [
+            "select set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+            ["64"],
+          ],
         ]);
         const search = statements.find((statement) => statement.sql.includes("nearest"));
         if (!search) throw new Error("no search statement recorded");
