@@ -285,9 +285,11 @@ EOF
 start_cluster() {
   local port=$1
   # The port is passed at start rather than written to postgresql.conf, so a later run can
-  # move the cluster to another port without editing its configuration.
+  # move the cluster to another port without editing its configuration. Shared buffers hold a
+  # 100,000-memory account's HNSW index and postings, as a production server's would
+  # (test/bench/semantic.ts; PostgreSQL's default of 128 MB does not).
   run as_cluster_user "$pg_bin/pg_ctl" start -w -t 60 -D "$cluster_data" -l "$cluster_log" \
-    -o "-p $port"
+    -o "-p $port -c shared_buffers=1GB"
 }
 
 stop_cluster() {
