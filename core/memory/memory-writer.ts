@@ -44,6 +44,8 @@ const linkDelayMs = 20;
 const accessWriteMs = 250;
 /** ...or, while searches of the account keep running, at the latest this long after it. */
 const accessWaitMs = 5_000;
+/** After a failed write (the database away, a full disk), the next attempt waits this long. */
+const accessRetryMs = 5_000;
 
 export interface MemoryWriter {
   /** Writes one memory (lifting the tombstone of `identity`); resolves with the stored row. */
@@ -214,7 +216,7 @@ export function createMemoryWriter(settings: {
         }
         unwrittenAccesses.set(accountId, now);
         if (!accessesSince.has(accountId)) accessesSince.set(accountId, Date.now());
-        scheduleAccesses();
+        scheduleAccesses(accessRetryMs);
       }
     });
     accessWrites.set(accountId, run);
@@ -224,7 +226,7 @@ export function createMemoryWriter(settings: {
     return run;
   }
 
-  function scheduleAccesses(): void {
+  function scheduleAccesses(delay = accessWriteMs): void {
     if (accessTimer !== null || closed) return;
     accessTimer = setTimeout(() => {
       accessTimer = null;
@@ -233,7 +235,7 @@ export function createMemoryWriter(settings: {
         if (searches.has(accountId) && waited < accessWaitMs) scheduleAccesses();
         else void writeAccesses(accountId);
       }
-    }, accessWriteMs);
+    }, delay);
     (accessTimer as { unref?: () => void }).unref?.();
   }
 
