@@ -19,7 +19,7 @@ export interface SqliteDatabase {
   readonly inTransaction: boolean;
 }
 export interface PgClient {
-  query(query: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(query: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 export interface PgPool extends PgClient {
   connect(): Promise<PgClient & { release(error?: Error): void }>;
@@ -34,9 +34,6 @@ interface NativeConnection {
 
 // Statement texts are few (the IN lists vary in length only); bounded anyway.
 const cacheLimit = 2_000;
-/** PostgreSQL: uses of one statement text before it is prepared, and the most texts prepared. */
-const preparedAfter = 3;
-const preparedLimit = 500;
 
 function bounded<T>(cache: Map<string, T>, key: string, create: () => T): T {
   let value = cache.get(key);
@@ -96,8 +93,6 @@ export function sqliteBoundSql(
   };
 }
 
-let postgresInstances = 0;
-
 /** `$n` parameters over a pg pool; a transaction holds one of its clients. */
 export function postgresBoundSql(pool: PgPool): BoundSql {
   const texts = new Map<string, string>();
@@ -107,33 +102,10 @@ export function postgresBoundSql(pool: PgPool): BoundSql {
       let index = 0;
       return sql.replace(/\?/g, () => `$${++index}`);
     });
-  // A statement text seen `preparedAfter` times becomes a named prepared statement: parsed once
-  // per connection, and planned once PostgreSQL settles on a generic plan (a lookup of 50 ids
-  // spent as long planning as running). At most `preparedLimit` texts get a name (the IN lists
-  // vary in length), and a name is never given to another text.
-  const seen = new Map<string, number>();
-  const names = new Map<string, string>();
-  // Names are unique to this instance too, should two ever share a pool's connections.
-  const instance = ++postgresInstances;
-  const nameOf = (text: string): string | undefined => {
-    const name = names.get(text);
-    if (name !== undefined || names.size >= preparedLimit) return name;
-    const count = (seen.get(text) ?? 0) + 1;
-    if (count < preparedAfter) {
-      if (seen.size >= cacheLimit) seen.clear();
-      seen.set(text, count);
-      return undefined;
-    }
-    seen.delete(text);
-    const given = `cairn_${instance}_${names.size}`;
-    names.set(text, given);
-    return given;
-  };
   const on = (client: PgClient): Execute =>
     (async (sql: string, parameters: unknown[] = []) => {
       const values = parameters.map((value) => (value === undefined ? null : value));
-      const text = numbered(sql);
-      return (await client.query({ name: nameOf(text), text, values })).rows;
+      return (await client.query({ text: numbered(sql), values })).rows;
     }) as Execute;
   return {
     execute: on(pool),
