@@ -3,18 +3,6 @@
  * command strings from a grammar of shell constructs as dash reads them, from a seeded PRNG so a
  * failing case can be written again from its seed.
  */
-/** mulberry32: a small seeded PRNG, so a failing case can be found again from its seed. */
-export function createRandom(start: number): () => number {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Writes random command strings from the shell grammar (and a little outside it). */
 export function createCaseGenerator(
   random: () => number,

@@ -15,7 +15,8 @@ import {
   checkCommand,
 } from "../../core/sandboxes/allowlist/allowlist.ts";
 import { createTestRuntime, type TestRuntime } from "../../plugins/sandbox-local/test-support.ts";
-import { createCaseGenerator, createRandom, quote } from "./allowlist-case-generator.ts";
+import { seededRandom } from "../support/seeded-random.ts";
+import { createCaseGenerator, quote } from "./allowlist-case-generator.ts";
 
 const caseCount = Number(process.env.CAIRN_ALLOWLIST_CASES ?? 3000);
 const seed = Number(process.env.CAIRN_ALLOWLIST_SEED ?? 20261123);
@@ -117,7 +118,7 @@ describe("the command allowlist, differentially against dash", () => {
   it(
     `no case that the analysis allows starts a program it did not allow (${caseCount} cases, seed ${seed})`,
     async () => {
-      const generate = createCaseGenerator(createRandom(seed), { allowedPrograms, refusedPrograms });
+      const generate = createCaseGenerator(seededRandom(seed), { allowedPrograms, refusedPrograms });
       const cases = [...knownBypasses, ...Array.from({ length: caseCount }, generate)];
       const started = await runInDash(cases);
       const divergences: Array<{ command: string; started: string[]; analysis: string }> = [];
