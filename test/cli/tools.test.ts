@@ -10,9 +10,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStdio, type LiveServer, root, startLiveServer } from "../mcp/mcp-harness.ts";
+import { connectStdio, type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
 import { withExamplePlugins } from "../support/example-plugins.ts";
-import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
+import { type RunningServer, serverRuntimes, signUpWithKey, startServer } from "../support/processes.ts";
 import {
   type CliHome,
   createHome,
@@ -270,11 +270,12 @@ describe("cairn tools against Deno with the example plugins", () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "cairn-cli-deno-"));
-    deno = await startServer(
-      join(root, "node_modules/deno/deno"),
-      ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
-      { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn", ...withExamplePlugins },
-    );
+    const { command, args } = serverRuntimes[1];
+    deno = await startServer(command, args, {
+      SVC_DATA_DIR: dataDir,
+      SVC_LOG_LEVEL: "warn",
+      ...withExamplePlugins,
+    });
     home = await createHome();
     await signUpThroughCli(home, deno.baseUrl);
   }, 60_000);

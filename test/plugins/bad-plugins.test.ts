@@ -9,20 +9,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serverRuntimes } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 
-const runtimes = [
-  { name: "Node", command: process.execPath, args: [join(root, "platform/serve.ts")] },
-  {
-    name: "Deno",
-    command: join(root, "node_modules/deno/deno"),
-    args: ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
-  },
-];
-
 /** Starts the server with SVC_PLUGINS and waits for it to exit (a server that starts is a failure). */
-function start(runtime: (typeof runtimes)[number], plugins: string, dataDir: string) {
+function start(runtime: (typeof serverRuntimes)[number], plugins: string, dataDir: string) {
   return new Promise<{ code: number | null; stderr: string }>((resolvePromise, reject) => {
     const child = spawn(runtime.command, runtime.args, {
       cwd: root,
@@ -82,7 +74,7 @@ const cases = [
   },
 ];
 
-describe.each(runtimes)("a plugin that cannot load, on $name", (runtime) => {
+describe.each(serverRuntimes)("a plugin that cannot load, on $name", (runtime) => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "cairn-bad-plugin-"));

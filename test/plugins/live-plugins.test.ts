@@ -13,21 +13,12 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtToolNames, connectHttp, structured } from "../mcp/mcp-harness.ts";
 import { eventually } from "../support/eventually.ts";
-import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
+import { type RunningServer, serverRuntimes, signUpWithKey, startServer } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const plugins = [join(root, "examples/plugins/todo"), join(root, "examples/plugins/session-journal")].join(
   ",",
 );
-
-const runtimes = [
-  { name: "Node", command: process.execPath, args: [join(root, "platform/serve.ts")] },
-  {
-    name: "Deno",
-    command: join(root, "node_modules/deno/deno"),
-    args: ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
-  },
-];
 
 type Json = Record<string, unknown>;
 
@@ -79,7 +70,7 @@ async function journaled(api: ReturnType<typeof client>, sandboxId: string, quer
   });
 }
 
-describe.each(runtimes)("the example plugins on $name", (runtime) => {
+describe.each(serverRuntimes)("the example plugins on $name", (runtime) => {
   let server: RunningServer;
   let dataDir: string;
   let key: string;
@@ -183,7 +174,7 @@ describe("the session journal across a crash between destroy and delivery", () =
   });
 
   it("delivers the destroyed event after a SIGKILL and a restart", async () => {
-    const [node] = runtimes;
+    const [node] = serverRuntimes;
     const environment = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn", SVC_PLUGINS: plugins };
     // Delivery held back an hour: the event is queued, not delivered, when the server dies.
     server = await startServer(node.command, node.args, {
@@ -207,7 +198,7 @@ describe("the session journal across a crash between destroy and delivery", () =
   it("queues the event of a session whose end was written just before a SIGKILL, at the restart", async () => {
     // The previous test's server (same data directory) stops first.
     await server?.stop();
-    const [node] = runtimes;
+    const [node] = serverRuntimes;
     const environment = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn", SVC_PLUGINS: plugins };
     server = await startServer(node.command, node.args, environment);
     const { key } = await signUpWithKey(server.baseUrl);

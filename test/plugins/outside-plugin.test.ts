@@ -7,17 +7,9 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
+import { type RunningServer, serverRuntimes, signUpWithKey, startServer } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
-const runtimes = [
-  { name: "Node", command: process.execPath, args: [join(root, "platform/serve.ts")] },
-  {
-    name: "Deno",
-    command: join(root, "node_modules/deno/deno"),
-    args: ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
-  },
-];
 
 const pluginSource = `import { definePlugin, defineTool, z } from "cairn/plugin";
 
@@ -52,7 +44,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(outside, { recursive: true, force: true }));
 
-describe.each(runtimes)("a plugin outside the checkout on $name", (runtime) => {
+describe.each(serverRuntimes)("a plugin outside the checkout on $name", (runtime) => {
   let server: RunningServer;
   let dataDir: string;
   beforeAll(async () => {

@@ -1,6 +1,19 @@
 /** Starting real server processes for end-to-end tests: a free port, a readiness wait, a clean stop. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "../..");
+
+/** The server as each runtime starts it: Node and Deno (the npm package's binary). */
+export const serverRuntimes = [
+  { name: "Node", command: process.execPath, args: [join(root, "platform/serve.ts")] },
+  {
+    name: "Deno",
+    command: join(root, "node_modules/deno/deno"),
+    args: ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
+  },
+];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
