@@ -18,9 +18,15 @@
  *
  * Reading never changes ranking: access counts are recorded for display, not ranked on.
  */
-import type { MemoryRecord, MemoryStore, Posting, TermStatistics } from "../ports/memory-store.ts";
+import type {
+  MemoryRecord,
+  MemoryStore,
+  Posting,
+  RelationRecord,
+  TermStatistics,
+} from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
-import { type PostingList, postingList, postingsCacheAt } from "./postings-cache.ts";
+import { type PostingList, postingList, type RecallCache, recallCacheAt } from "./recall-cache.ts";
 import { candidateStatistics, scoreCandidates, specificity } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
@@ -107,8 +113,14 @@ function bm25(
   return { ids, scores };
 }
 
-async function lexicalTopK(store: MemoryStore, accountId: string, request: RecallRequest, tokens: string[]) {
-  const statistics = await store.termStatistics(accountId, tokens);
+async function lexicalTopK(
+  store: MemoryStore,
+  accountId: string,
+  request: RecallRequest,
+  tokens: string[],
+  statistics: TermStatistics,
+  cache: RecallCache,
+) {
   const present = tokens.filter((token) => (statistics.documentFrequency.get(token) ?? 0) > 0);
   const frequencyOf = (token: string) => statistics.documentFrequency.get(token) ?? 0;
   const rare = present.filter((token) => frequencyOf(token) <= request.commonTermRows);
@@ -119,17 +131,16 @@ async function lexicalTopK(store: MemoryStore, accountId: string, request: Recal
   )[0];
   const drivers = rare.length > 0 ? rare : present.length > 0 ? [leastCommon] : [];
   const others = present.filter((token) => !drivers.includes(token));
-  // Long postings lists (a quarter of the common-term bar and up) kept in memory at this index
-  // version (postings-cache.ts), loaded now if the index stood still since the account's last
-  // recall; shorter ones are cheap to read each time.
-  const cache = postingsCacheAt(accountId, statistics.version);
+  // Long postings lists (a quarter of the common-term bar and up) kept in memory at this
+  // version (recall-cache.ts), loaded now if the account stood still since its last recall;
+  // shorter ones are cheap to read each time.
   const lists = new Map<string, PostingList>();
   for (const term of present) {
     if (frequencyOf(term) * keptListShare < request.commonTermRows) continue;
-    let list = cache.get(term);
+    let list = cache.list(term);
     if (list === undefined && cache.loadable) {
       list = postingList(await store.postings(accountId, { terms: [term] }));
-      cache.set(term, list);
+      cache.keepList(term, list);
     }
     if (list !== undefined) lists.set(term, list);
   }
@@ -223,7 +234,11 @@ export async function recallMemories(
   const tokens = queryTokens(request.query);
   if (tokens.length === 0) return [];
   const history = asksForHistory(request.query);
-  const ranked = await lexicalTopK(store, accountId, request, tokens);
+  const terms = await store.termStatistics(accountId, tokens);
+  const cache = recallCacheAt(accountId, terms.version);
+  // Rows served from the cache: their access counts are read afresh if they are returned.
+  const kept = new Set<string>();
+  const ranked = await lexicalTopK(store, accountId, request, tokens, terms, cache);
   // Down the BM25 ranking, the best rows that are live (and current, unless the question asks
   // about the past), read a page at a time: usually the first page is enough. Rows tied with the
   // last one taken come too (up to `tiedDepth` in all): ids differ between databases, so the
@@ -244,8 +259,11 @@ export async function recallMemories(
     next += page.length;
     const rows = new Map(
       (
-        await store.getMany(
+        await liveRows(
+          store,
           accountId,
+          cache,
+          kept,
           page.map(([id]) => id),
           request.now,
         )
@@ -277,7 +295,8 @@ export async function recallMemories(
   // 1-hop relation neighbours of the best rows of a first ranking join with the edge's
   // confidence (the first ranking, not BM25 alone, picks them: it breaks ties by time, not id).
   const seeds = score(neighbourSeeds, new Map()).map((hit) => hit.id);
-  const edges = await store.relationsTouching(accountId, seeds);
+  const neighbours = await neighboursOf(store, accountId, cache, seeds, request.now);
+  const edges = neighbours.edges;
   const boosts = new Map<string, number>();
   for (const edge of edges) {
     for (const [from, to] of [
@@ -288,14 +307,89 @@ export async function recallMemories(
         boosts.set(to, Math.max(boosts.get(to) ?? 0, edge.confidence));
     }
   }
-  const missing = [...boosts.keys()].filter((id) => !byId.has(id));
-  for (const row of await store.getMany(accountId, missing, request.now)) {
-    if (request.scope === undefined || row.scope === request.scope) byId.set(row.id, row);
+  const farEnds = [...boosts.keys()].filter((id) => !byId.has(id));
+  const read = new Map(neighbours.rows.map((row) => [row.id, row]));
+  const unread = farEnds.filter((id) => !read.has(id));
+  for (const row of await liveRows(store, accountId, cache, kept, unread, request.now)) read.set(row.id, row);
+  for (const id of farEnds) {
+    const row = read.get(id);
+    if (row !== undefined && (request.scope === undefined || row.scope === request.scope)) byId.set(id, row);
   }
   // How specific each lexical hit is, among the hits: no lookup, the rows are in hand.
   const hits = top.map(([id]) => byId.get(id) as MemoryRecord);
   const statistics = candidateStatistics(hits.map((row) => row.content));
   const specific = new Map(hits.map((row) => [row.id, specificity(row.content, statistics)]));
   const scored = score(request.limit, boosts, specific);
-  return scored.map((hit) => ({ record: byId.get(hit.id) as MemoryRecord, score: hit.score }));
+  // Access counts change without raising the version: rows from the cache get today's.
+  const stale = scored.filter((hit) => kept.has(hit.id)).map((hit) => hit.id);
+  const counts = new Map(
+    (stale.length > 0 ? await store.accessCounts(accountId, stale) : []).map((row) => [row.id, row]),
+  );
+  return scored.map((hit) => {
+    const record = byId.get(hit.id) as MemoryRecord;
+    const count = counts.get(hit.id);
+    return {
+      record: count
+        ? { ...record, accessCount: count.accessCount, lastAccessedAt: count.lastAccessedAt }
+        : record,
+      score: hit.score,
+    };
+  });
+}
+
+/** Live rows of `ids`: kept ones from the cache (noted in `kept`), the others read and kept. */
+async function liveRows(
+  store: MemoryStore,
+  accountId: string,
+  cache: RecallCache,
+  kept: Set<string>,
+  ids: readonly string[],
+  now: Date,
+): Promise<MemoryRecord[]> {
+  const found: MemoryRecord[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const row = cache.row(id);
+    if (row === undefined) missing.push(id);
+    else if (row.expiresAt === null || row.expiresAt > now) {
+      found.push(row);
+      kept.add(id);
+    }
+  }
+  if (missing.length > 0) {
+    const read = await store.getMany(accountId, missing, now);
+    cache.keepRows(read);
+    found.push(...read);
+  }
+  return found;
+}
+
+/**
+ * The edges touching `seeds`, from the cache where kept; the others read with the live rows at
+ * their far ends (and kept). An edge between two seeds comes once per seed.
+ */
+async function neighboursOf(
+  store: MemoryStore,
+  accountId: string,
+  cache: RecallCache,
+  seeds: string[],
+  now: Date,
+): Promise<{ edges: RelationRecord[]; rows: MemoryRecord[] }> {
+  const edges: RelationRecord[] = [];
+  const unread: string[] = [];
+  for (const seed of seeds) {
+    const touching = cache.edges(seed);
+    if (touching === undefined) unread.push(seed);
+    else edges.push(...touching);
+  }
+  if (unread.length === 0) return { edges, rows: [] };
+  const read = await store.neighbours(accountId, unread, now);
+  for (const seed of unread) {
+    cache.keepEdges(
+      seed,
+      read.edges.filter((edge) => edge.sourceMemoryId === seed || edge.targetMemoryId === seed),
+    );
+  }
+  cache.keepRows(read.rows);
+  return { edges: [...edges, ...read.edges], rows: read.rows };
 }

@@ -78,7 +78,8 @@ export interface TermStatistics {
   totalDocuments: number;
   /** Mean indexed length of the account's rows. */
   averageLength: number;
-  /** Raised by every change to the account's index: postings read at one version hold at it. */
+  /** Raised by every change to the account's memories and relations (access counts aside):
+   * what recall reads at one version holds at it. */
   version: number;
 }
 
@@ -224,8 +225,15 @@ export interface MemoryStore {
   supersede(accountId: string, targetIds: string[], byId: string, at: Date): Promise<void>;
   /** Outgoing edges of `id` whose target is live, by confidence desc. */
   relations(accountId: string, id: string, limit: number, now: Date): Promise<RelationRecord[]>;
-  /** Edges touching any of `ids` (either end), for 1-hop neighbours in search. */
-  relationsTouching(accountId: string, ids: string[]): Promise<RelationRecord[]>;
+  /**
+   * 1-hop neighbours in search: the edges touching any of `ids` (either end), and the live rows
+   * at their other ends, once each (the rows of `ids` themselves are not read).
+   */
+  neighbours(
+    accountId: string,
+    ids: string[],
+    now: Date,
+  ): Promise<{ edges: RelationRecord[]; rows: MemoryRecord[] }>;
   /** Hard delete of the row, its index entry, embeddings and every edge touching it. */
   delete(accountId: string, id: string): Promise<boolean>;
   termStatistics(accountId: string, terms: string[]): Promise<TermStatistics>;
@@ -234,6 +242,11 @@ export interface MemoryStore {
    * what it needs of the best-ranked rows (a posting never outlives its row).
    */
   postings(accountId: string, request: PostingsRequest): Promise<Posting[]>;
+  /** The rows' access counts as stored now (recall reads them for rows it kept in memory). */
+  accessCounts(
+    accountId: string,
+    ids: string[],
+  ): Promise<Array<Pick<MemoryRecord, "id" | "accessCount" | "lastAccessedAt">>>;
   /** Adds `count` accesses to each row, the last at `at` (docs/memory.md#access-counts). */
   recordAccess(accountId: string, accesses: AccessCount[]): Promise<void>;
   /** `embedded` is `embeddedCount` on `path`, the path search uses; 0 without one (embeddings off). */

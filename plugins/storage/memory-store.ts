@@ -3,7 +3,13 @@
  * timestamp and JSON are stored, how ids are sorted) are the `dialect` switches below;
  * everything else, the inverted index included, is the same SQL.
  */
-import type { MemoryFilter, MemoryStore, MemoryWrite, RelationRecord } from "../../core/index.ts";
+import type {
+  MemoryFilter,
+  MemoryRecord,
+  MemoryStore,
+  MemoryWrite,
+  RelationRecord,
+} from "../../core/index.ts";
 import { indexTermCounts } from "../../core/memory/index.ts";
 
 type IndexTerms = ReturnType<typeof indexTermCounts>;
@@ -29,6 +35,10 @@ export function createSqlMemoryStore(
   const sqlite = dialect === "sqlite";
   const { time, json, readTime, toRecord, toRelation } = createMemoryRowCodec(dialect);
   const columns = memoryColumns;
+  const neighbourColumns = memoryColumns
+    .split(", ")
+    .map((column) => `m.${column}`)
+    .join(", ");
   const live = "(expires_at is null or expires_at > ?)";
 
   const filterSql = (filter: MemoryFilter, parameters: unknown[]) => {
@@ -66,6 +76,11 @@ export function createSqlMemoryStore(
      * Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows
      * come and go, with the version every change to the scope's index raises.
      */
+    /** Raises the account's version (recall-cache.ts): a change to its rows or relations. */
+    async function touch(accountId: string) {
+      await run("update memory_counts set version = version + 1 where account_id = ?", [accountId]);
+    }
+
     async function count(accountId: string, scope: string, change: number, length: number) {
       await run(
         `insert into memory_counts (account_id, scope, total, total_length, version) values (?, ?, ?, ?, 1)
@@ -225,6 +240,7 @@ export function createSqlMemoryStore(
           `update memories set metadata = ?, source_session_id = ?, source_content = ?, document_date = ?, event_dates = ?, importance = ?, expires_at = ?, updated_at = ?, superseded_at = ?, superseded_by_id = ? where id = ? and account_id = ?`,
           [...writeValues(write), time(write.supersededAt), write.supersededById ?? null, id, accountId],
         );
+        await touch(accountId);
       },
 
       async get(accountId, id, now) {
@@ -367,6 +383,8 @@ export function createSqlMemoryStore(
       },
 
       async addRelations(accountId, relations) {
+        if (relations.length === 0) return;
+        await touch(accountId);
         // One statement per chunk, not per edge: an import links hundreds of edges at once.
         for (let start = 0; start < relations.length; start += relationChunk) {
           const chunk = relations.slice(start, start + relationChunk);
@@ -388,6 +406,7 @@ export function createSqlMemoryStore(
 
       async supersede(accountId, targetIds, byId, at) {
         if (targetIds.length === 0) return;
+        await touch(accountId);
         await run(
           `update memories set superseded_at = ?, superseded_by_id = ? where ${accountKey} = ? and id in (${placeholders(targetIds.length)})`,
           [time(at), byId, accountId, ...targetIds],
@@ -405,15 +424,42 @@ export function createSqlMemoryStore(
         return rows.map(toRelation);
       },
 
-      async relationsTouching(accountId, ids) {
-        if (ids.length === 0) return [];
+      async neighbours(accountId, ids, now) {
+        if (ids.length === 0) return { edges: [], rows: [] };
         const list = placeholders(ids.length);
-        const rows = await run(
-          `select source_memory_id, target_memory_id, relation_type, confidence, created_at from memory_relations
-           where account_id = ? and (source_memory_id in (${list}) or target_memory_id in (${list}))`,
-          [accountId, ...ids, ...ids],
+        // The edges and the rows at their far ends in one statement: a round trip less per
+        // recall on PostgreSQL. A row reached by several edges comes once per edge.
+        const found = await run(
+          `select r.source_memory_id, r.target_memory_id, r.relation_type, r.confidence, r.created_at as relation_created_at, ${neighbourColumns}
+           from memory_relations r left join memories m
+             on m.id = case when r.source_memory_id in (${list}) then r.target_memory_id else r.source_memory_id end
+             and m.account_id = r.account_id and (m.expires_at is null or m.expires_at > ?)
+           where r.account_id = ? and (r.source_memory_id in (${list}) or r.target_memory_id in (${list}))`,
+          [...ids, time(now), accountId, ...ids, ...ids],
         );
-        return rows.map(toRelation);
+        const seeds = new Set(ids);
+        const rows = new Map<string, MemoryRecord>();
+        for (const row of found) {
+          if (row.id != null && !seeds.has(row.id as string) && !rows.has(row.id as string))
+            rows.set(row.id as string, toRecord(row));
+        }
+        return {
+          edges: found.map((row) => toRelation({ ...row, created_at: row.relation_created_at })),
+          rows: [...rows.values()],
+        };
+      },
+
+      async accessCounts(accountId, ids) {
+        if (ids.length === 0) return [];
+        const rows = await run(
+          `select id, access_count, last_accessed_at from memories where ${accountKey} = ? and id in (${placeholders(ids.length)})`,
+          [accountId, ...ids],
+        );
+        return rows.map((row) => ({
+          id: row.id as string,
+          accessCount: Number(row.access_count),
+          lastAccessedAt: readTime(row.last_accessed_at),
+        }));
       },
 
       async delete(accountId, id) {

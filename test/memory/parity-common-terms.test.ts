@@ -121,7 +121,7 @@ describe("exact retrieval with common terms", () => {
 
   it("answers the same from common terms' postings kept in memory, and sees a write or a forget at once", async () => {
     // The first search of an unchanged index reads every list from the database, the second
-    // keeps the long ones in memory, the third answers from them (core/memory/postings-cache.ts).
+    // keeps the long ones in memory, the third answers from them (core/memory/recall-cache.ts).
     const before = new Map<Side, Map<string, unknown>>();
     for (const side of sides) {
       const answers = new Map<string, unknown>();

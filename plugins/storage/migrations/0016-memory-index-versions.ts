@@ -1,8 +1,8 @@
 /**
  * A version per (account, scope) in `memory_counts`, raised by every change to the account's
- * inverted index (a row posted, forgotten or backfilled). Their sum is the account's index
- * version: search threads keep a common term's postings in memory under it and never serve them
- * once the index has changed (core/memory/postings-cache.ts).
+ * memories (a row posted, merged, superseded, related, forgotten or backfilled). Their sum is the
+ * account's version: search threads keep what recall reads in memory under it and never serve it
+ * once the account has changed (core/memory/recall-cache.ts).
  */
 import type { MigrationSource } from "./index.ts";
 

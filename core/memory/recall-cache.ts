@@ -1,0 +1,77 @@
+/**
+ * What recall reads, held in memory per account and version (docs/memory.md#why-search-is-fast):
+ * common terms' postings lists, the rows it ranks, and the relation edges of its best rows.
+ *
+ * The same common words, rows and edges come back query after query. Each is kept under the
+ * account's version (`TermStatistics.version`), which every change to its memories raises (a
+ * write, a merge, a supersession, a relation, a forget, a re-index; access counts aside, which
+ * recall reads afresh for the rows it returns): an entry is only ever served at the version it
+ * was read at, so a recall answers exactly what the database holds, and an account that writes
+ * between its recalls simply reads from the database as before. Entries are only kept at a
+ * version the thread has already seen a recall at, so an account writing between every read
+ * never fills the cache with what it cannot reuse. Bounded by bytes, the least recently used
+ * leaving first; each search thread keeps its own.
+ */
+import { LRUCache } from "lru-cache";
+import type { MemoryRecord, Posting, RelationRecord } from "../ports/memory-store.ts";
+
+/** A term's postings over every scope, and each row's posting by id. */
+export interface PostingList {
+  postings: readonly Posting[];
+  byMemory: ReadonlyMap<string, Posting>;
+}
+
+// A posting object, its id string and its map entry, roughly.
+const bytesPerPosting = 200;
+// A record's fixed fields, dates and strings aside; a relation edge.
+const bytesPerRecord = 600;
+const bytesPerEdge = 250;
+
+const lists = new LRUCache<string, PostingList>({
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (list, key) => Math.max(1, key.length * 2 + list.postings.length * bytesPerPosting),
+});
+const rows = new LRUCache<string, MemoryRecord>({
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (row, key) =>
+    key.length * 2 + bytesPerRecord + 2 * (row.content.length + (row.sourceContent?.length ?? 0)),
+});
+const edges = new LRUCache<string, readonly RelationRecord[]>({
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (touching, key) => key.length * 2 + bytesPerEdge * Math.max(1, touching.length),
+});
+/** The version each account's last recall saw. */
+const versionSeen = new LRUCache<string, number>({ max: 10_000 });
+
+export function postingList(postings: readonly Posting[]): PostingList {
+  return { postings, byMemory: new Map(postings.map((posting) => [posting.memoryId, posting])) };
+}
+
+/**
+ * The account's cache at `version`: the getters answer what is kept; `loadable` says whether
+ * what is missing is worth keeping now (the account stood still since its last recall here), and
+ * the setters keep it only then.
+ */
+export function recallCacheAt(accountId: string, version: number) {
+  const loadable = versionSeen.get(accountId) === version;
+  versionSeen.set(accountId, version);
+  const key = (id: string) => `${accountId}\u0000${version}\u0000${id}`;
+  return {
+    loadable,
+    list: (term: string) => lists.get(key(term)),
+    keepList(term: string, list: PostingList) {
+      if (loadable) lists.set(key(term), list);
+    },
+    row: (id: string) => rows.get(key(id)),
+    keepRows(records: readonly MemoryRecord[]) {
+      if (loadable) for (const record of records) rows.set(key(record.id), record);
+    },
+    /** The edges touching a row (either end). */
+    edges: (id: string) => edges.get(key(id)),
+    keepEdges(id: string, touching: readonly RelationRecord[]) {
+      if (loadable) edges.set(key(id), touching);
+    },
+  };
+}
+
+export type RecallCache = ReturnType<typeof recallCacheAt>;
