@@ -1,10 +1,13 @@
 /**
  * Recall ranked on worker threads (core/ports/memory-search.ts): `threads` workers, each with its
  * own database connection (plugins/storage/memory-reader.ts), so ranking uses every core and the
- * event loop stays free for requests. A recall goes to the thread with the fewest in flight; a
- * thread that dies fails its recalls (500) and is replaced.
+ * event loop stays free for requests. A recall goes to the thread that served the account last
+ * if it is idle (its caches, core/memory/recall-cache.ts, hold what the account reads), otherwise
+ * to the thread with the fewest in flight, equals taking turns; a thread that dies fails its
+ * recalls (500) and is replaced.
  */
 import { Worker } from "node:worker_threads";
+import { LRUCache } from "lru-cache";
 import type { Logger } from "../core/index.ts";
 import type { RecalledMemory, RecallRequest } from "../core/memory/recall.ts";
 import type { MemorySearch } from "../core/ports/memory-search.ts";
@@ -27,6 +30,9 @@ export function createMemorySearchThreads(
   settings: MemoryReaderSettings & { threads: number; logger: Logger },
 ): MemorySearch {
   let nextId = 0;
+  let turn = 0;
+  // The thread each account's last recall went to.
+  const lastThread = new LRUCache<string, number>({ max: 10_000 });
   let closing = false;
 
   function start(): Thread {
@@ -73,9 +79,19 @@ export function createMemorySearchThreads(
 
   return {
     async recall(accountId: string, request: RecallRequest) {
-      const thread = threads.reduce((least, candidate) =>
-        candidate.pending.size < least.pending.size ? candidate : least,
-      );
+      // An idle thread that last served the account (its caches hold what the account reads);
+      // otherwise the fewest in flight, among equals the next in turn, so the load is shared.
+      const last = lastThread.get(accountId);
+      let thread = last === undefined ? undefined : threads[last];
+      if (thread === undefined || thread.pending.size > 0) {
+        const first = turn++ % threads.length;
+        thread = threads[first];
+        for (let offset = 1; offset < threads.length; offset++) {
+          const candidate = threads[(first + offset) % threads.length];
+          if (candidate.pending.size < thread.pending.size) thread = candidate;
+        }
+      }
+      lastThread.set(accountId, threads.indexOf(thread));
       await thread.ready;
       const id = nextId++;
       return new Promise<RecalledMemory[]>((resolve, reject) => {
