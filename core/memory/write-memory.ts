@@ -178,6 +178,9 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
     jobs.filter((job) => rows.has(job.memoryId)),
     (job) => (rows.get(job.memoryId) as MemoryRecord).scope,
   );
+  // Every edge of the run in one call (multi-row statements), after detection: detection never
+  // reads edges, so writing them last changes nothing but the number of statements.
+  const edges: RelationRecord[] = [];
   for (const [scope, scopeJobs] of byScope) {
     const queued = new Set(scopeJobs.map((job) => job.memoryId)).size;
     const candidates = await store.recent(accountId, scope, relationWindow + queued, earliest, linkedThrough);
@@ -193,7 +196,6 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
           return job.batchId === null || insert.batchId !== job.batchId;
         })
         .slice(0, relationWindow);
-      const edges: RelationRecord[] = [];
       const superseded: LinkCandidate[] = [];
       const profile = profileOf(row.content);
       for (const other of older) {
@@ -208,7 +210,6 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
         });
         if (relation.type === "updates" && other.supersededAt === null) superseded.push(other);
       }
-      await store.addRelations(accountId, edges);
       await store.supersede(
         accountId,
         superseded.map((other) => other.id),
@@ -222,4 +223,5 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
       }
     }
   }
+  await store.addRelations(accountId, edges);
 }
