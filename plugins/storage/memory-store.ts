@@ -73,14 +73,17 @@ export function createSqlMemoryStore(
     backfill(accountId: string, rows: Array<{ id: string; scope: string; content: string }>): Promise<void>;
   } {
     /**
-     * Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows
-     * come and go, with the version every change to the scope's index raises.
+     * Raises the account's version (core/memory/recall-cache.ts) for a change to its rows or
+     * relations that posts nothing (`count` raises it for the rest).
      */
-    /** Raises the account's version (recall-cache.ts): a change to its rows or relations. */
     async function touch(accountId: string) {
       await run("update memory_counts set version = version + 1 where account_id = ?", [accountId]);
     }
 
+    /**
+     * Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows
+     * come and go, with the version every change to the account's memories raises.
+     */
     async function count(accountId: string, scope: string, change: number, length: number) {
       await run(
         `insert into memory_counts (account_id, scope, total, total_length, version) values (?, ?, ?, ?, 1)
