@@ -2,7 +2,7 @@
  * The REST transport: a Hono app whose /v1 routes are generated from the registry. It is
  * web-standard (`app.fetch(Request)`), so the Node and Deno entry points serve the same app.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import {
@@ -55,6 +55,18 @@ function errorResponse(error: ServiceError, requestId: string): Response {
   });
 }
 
+/**
+ * Sets headers on the answer already made. Hono's `context.header` would rebuild it as a standard
+ * Response (twice per header) to cover answers whose headers cannot change; only those take it.
+ */
+function setHeaders(context: Context, headers: Record<string, string>): void {
+  try {
+    for (const [name, value] of Object.entries(headers)) context.res.headers.set(name, value);
+  } catch {
+    for (const [name, value] of Object.entries(headers)) context.header(name, value);
+  }
+}
+
 const storageGauges = {
   cairn_sandboxes_active: "Sandbox sessions active now.",
   cairn_memories_stored: "Memories stored, across accounts.",
@@ -92,10 +104,12 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     context.set("requestId", requestId);
     const started = performance.now();
     await next();
-    context.header("X-Request-ID", requestId);
-    context.header("X-Frame-Options", "DENY");
-    context.header("Content-Security-Policy", "frame-ancestors 'none'");
-    context.header("X-Content-Type-Options", "nosniff");
+    setHeaders(context, {
+      "X-Request-ID": requestId,
+      "X-Frame-Options": "DENY",
+      "Content-Security-Policy": "frame-ancestors 'none'",
+      "X-Content-Type-Options": "nosniff",
+    });
     const route = context.req.routePath === "/*" ? "unmatched" : context.req.routePath;
     const seconds = (performance.now() - started) / 1000;
     metrics.observe(context.req.method, route, context.res.status, seconds);
@@ -125,16 +139,24 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
       }),
     );
   }
-  app.use(
-    bodyLimit({
-      maxSize: config.SVC_MAX_BODY_BYTES,
-      onError: (context) =>
-        errorResponse(
-          new ServiceError("payload_too_large", "Request body is too large"),
-          context.get("requestId"),
-        ),
-    }),
-  );
+  const tooLarge = (context: Context) =>
+    errorResponse(
+      new ServiceError("payload_too_large", "Request body is too large"),
+      context.get("requestId"),
+    );
+  const limitStream = bodyLimit({ maxSize: config.SVC_MAX_BODY_BYTES, onError: tooLarge });
+  // Only a chunked body is counted as it streams in. A GET has none, and a declared length is
+  // checked as declared (Node reads no more than it): asking for the body would build a second,
+  // standard Request instead of reading it straight from the socket.
+  app.use(async (context, next) => {
+    const { method } = context.req;
+    if (method === "GET" || method === "HEAD") return next();
+    const length = context.req.header("Content-Length");
+    if (length === undefined || context.req.header("Transfer-Encoding") !== undefined)
+      return limitStream(context, next);
+    if (Number(length) > config.SVC_MAX_BODY_BYTES) return tooLarge(context);
+    return next();
+  });
 
   app.get("/health", (context) => context.json({ status: "ok" }));
   app.get("/health/ready", async (context) => {
