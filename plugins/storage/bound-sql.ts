@@ -5,6 +5,7 @@
  * better-sqlite3 statements under Kysely's connection lock (the one MikroORM's own queries and
  * transactions take), and PostgreSQL sends `$n` parameters over the same pg pool.
  */
+import { createHash } from "node:crypto";
 import type { MikroORM } from "@mikro-orm/core";
 import type { Execute, RunTransaction } from "./memory-store.ts";
 
@@ -19,7 +20,7 @@ export interface SqliteDatabase {
   readonly inTransaction: boolean;
 }
 export interface PgClient {
-  query(query: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(query: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 export interface PgPool extends PgClient {
   connect(): Promise<PgClient & { release(error?: Error): void }>;
@@ -95,17 +96,23 @@ export function sqliteBoundSql(
 
 /** `$n` parameters over a pg pool; a transaction holds one of its clients. */
 export function postgresBoundSql(pool: PgPool): BoundSql {
-  const texts = new Map<string, string>();
-  // `?` placeholders become `$1…$n` (the store's SQL has no `?` inside literals).
-  const numbered = (sql: string) =>
+  const texts = new Map<string, { name?: string; text: string }>();
+  // `?` placeholders become `$1…$n` (the store's SQL has no `?` inside literals). Each text is a
+  // named statement, parsed once per connection instead of on every call (a recall's statements
+  // took about 2 ms less), and planned once PostgreSQL finds a generic plan as good as its own.
+  // A vector search (`<=>`) stays unnamed: the HNSW scan is planned for its own vector and limit,
+  // never from a generic plan that could sort every vector instead.
+  const prepared = (sql: string) =>
     bounded(texts, sql, () => {
       let index = 0;
-      return sql.replace(/\?/g, () => `$${++index}`);
+      const text = sql.replace(/\?/g, () => `$${++index}`);
+      if (text.includes("<=>")) return { text };
+      return { name: `cairn_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`, text };
     });
   const on = (client: PgClient): Execute =>
     (async (sql: string, parameters: unknown[] = []) => {
       const values = parameters.map((value) => (value === undefined ? null : value));
-      return (await client.query({ text: numbered(sql), values })).rows;
+      return (await client.query({ ...prepared(sql), values })).rows;
     }) as Execute;
   return {
     execute: on(pool),
