@@ -48,7 +48,8 @@ const tiedDepth = 2 * rerankDepth;
 const neighbourSeeds = 3;
 /** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
 const idChunk = 500;
-/** A term's postings are kept in memory from `commonTermRows / keptListShare` rows up. */
+/** A term's postings are kept in memory from `commonTermRows / keptListShare` rows up (below
+ * that, they come with the term statistics). */
 const keptListShare = 4;
 /** Rows of the lexical ranking sorted at first (the rest when a reader goes past them). */
 const firstSorted = 256;
@@ -118,7 +119,7 @@ async function lexicalTopK(
   accountId: string,
   request: RecallRequest,
   tokens: string[],
-  statistics: TermStatistics,
+  statistics: TermStatistics & { shortPostings: Posting[] },
   cache: RecallCache,
 ) {
   const present = tokens.filter((token) => (statistics.documentFrequency.get(token) ?? 0) > 0);
@@ -133,10 +134,12 @@ async function lexicalTopK(
   const others = present.filter((token) => !drivers.includes(token));
   // Long postings lists (a quarter of the common-term bar and up) kept in memory at this
   // version (recall-cache.ts), loaded now if the account stood still since its last recall;
-  // shorter ones are cheap to read each time.
+  // shorter ones are cheap to read each time, and came with the statistics. Every short term
+  // is rare, so a driver.
+  const short = (term: string) => frequencyOf(term) < shortListRows(request);
   const lists = new Map<string, PostingList>();
   for (const term of present) {
-    if (frequencyOf(term) * keptListShare < request.commonTermRows) continue;
+    if (short(term)) continue;
     let list = cache.list(term);
     if (list === undefined && cache.loadable) {
       list = postingList(await store.postings(accountId, { terms: [term] }));
@@ -145,11 +148,10 @@ async function lexicalTopK(
     if (list !== undefined) lists.set(term, list);
   }
   const inScope = (posting: Posting) => request.scope === undefined || posting.scope === request.scope;
-  const readDrivers = drivers.filter((term) => !lists.has(term));
-  const postings =
-    readDrivers.length > 0
-      ? await store.postings(accountId, { scope: request.scope, terms: readDrivers })
-      : [];
+  const readDrivers = drivers.filter((term) => !lists.has(term) && !short(term));
+  const postings = [...statistics.shortPostings];
+  if (readDrivers.length > 0)
+    postings.push(...(await store.postings(accountId, { scope: request.scope, terms: readDrivers })));
   for (const term of drivers) {
     for (const posting of lists.get(term)?.postings ?? []) if (inScope(posting)) postings.push(posting);
   }
@@ -170,6 +172,9 @@ async function lexicalTopK(
   return rankLexical(postings, statistics, present);
 }
 
+/** Terms in fewer rows than this have short postings lists: read with the statistics, not kept. */
+const shortListRows = (request: RecallRequest) => Math.ceil(request.commonTermRows / keptListShare);
+
 /** Best first; equal scores by the id's byte order (the same order everywhere). */
 const byRank = ([firstId, first]: [string, number], [secondId, second]: [string, number]) =>
   first !== second ? second - first : firstId < secondId ? -1 : firstId > secondId ? 1 : 0;
@@ -183,7 +188,7 @@ const byRank = ([firstId, first]: [string, number], [secondId, second]: [string,
  */
 export function rankLexical(
   postings: readonly Posting[],
-  statistics: TermStatistics,
+  statistics: Pick<TermStatistics, "documentFrequency" | "totalDocuments" | "averageLength">,
   terms: readonly string[],
 ) {
   const { documentFrequency, totalDocuments, averageLength } = statistics;
@@ -234,7 +239,10 @@ export async function recallMemories(
   const tokens = queryTokens(request.query);
   if (tokens.length === 0) return [];
   const history = asksForHistory(request.query);
-  const terms = await store.termStatistics(accountId, tokens);
+  const terms = await store.termStatistics(accountId, tokens, {
+    rows: shortListRows(request),
+    scope: request.scope,
+  });
   const cache = recallCacheAt(accountId, terms.version);
   // Rows served from the cache: their access counts are read afresh if they are returned.
   const kept = new Set<string>();

@@ -8,6 +8,7 @@ import type {
   MemoryRecord,
   MemoryStore,
   MemoryWrite,
+  Posting,
   RelationRecord,
 } from "../../core/index.ts";
 import { indexTermCounts } from "../../core/memory/index.ts";
@@ -483,21 +484,39 @@ export function createSqlMemoryStore(
         return true;
       },
 
-      async termStatistics(accountId, terms) {
-        // One statement for the terms' document frequencies and the account's totals (the
-        // totals row has a null term): a round trip less per recall on PostgreSQL.
+      async termStatistics(accountId, terms, shortLists) {
+        // One statement for the terms' document frequencies, the account's totals (the row with
+        // a null term) and, when asked, the short lists' postings (the rows with a memory id):
+        // on PostgreSQL one round trip, where it took two.
+        const list = placeholders(Math.max(1, terms.length));
+        const termValues = terms.length > 0 ? terms : [""];
+        let sql = `select term, null as memory_id, null as scope, df, 0 as total_length, 0 as version from memory_terms where account_id = ? and term in (${list})
+           union all
+           select null, null, null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0) from memory_counts where account_id = ?`;
+        const parameters: unknown[] = [accountId, ...termValues, accountId];
+        if (shortLists !== undefined) {
+          // Each short term's range of the postings' primary key.
+          sql += `
+           union all
+           select p.term, p.memory_id, p.scope, p.tf, p.length, 0 from memory_terms t
+             join memory_postings p on p.account_id = t.account_id and p.term = t.term
+           where t.account_id = ? and t.term in (${list}) and t.df < ?`;
+          parameters.push(accountId, ...termValues, shortLists.rows);
+          if (shortLists.scope !== undefined) {
+            sql += " and p.scope = ?";
+            parameters.push(shortLists.scope);
+          }
+        }
         const rows = await run<{
           term: string | null;
+          memory_id: string | null;
+          scope: string | null;
           df: number | string;
           total_length: number | string;
           version: number | string;
-        }>(
-          `select term, df, 0 as total_length, 0 as version from memory_terms where account_id = ? and term in (${placeholders(Math.max(1, terms.length))})
-           union all
-           select null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0) from memory_counts where account_id = ?`,
-          [accountId, ...(terms.length > 0 ? terms : [""]), accountId],
-        );
+        }>(sql, parameters);
         const documentFrequency = new Map<string, number>();
+        const shortPostings: Posting[] = [];
         let totalDocuments = 0;
         let totalLength = 0;
         let version = 0;
@@ -506,10 +525,18 @@ export function createSqlMemoryStore(
             totalDocuments = Number(row.df);
             totalLength = Number(row.total_length);
             version = Number(row.version);
-          } else documentFrequency.set(row.term, Number(row.df));
+          } else if (row.memory_id === null) documentFrequency.set(row.term, Number(row.df));
+          else
+            shortPostings.push({
+              term: row.term,
+              memoryId: row.memory_id,
+              scope: row.scope as string,
+              frequency: Number(row.df),
+              length: Number(row.total_length),
+            });
         }
         const averageLength = totalDocuments > 0 ? totalLength / totalDocuments : 0;
-        return { documentFrequency, totalDocuments, averageLength, version };
+        return { documentFrequency, totalDocuments, averageLength, version, shortPostings };
       },
 
       async postings(accountId, request) {
