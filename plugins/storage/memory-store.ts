@@ -17,6 +17,7 @@ type IndexTerms = ReturnType<typeof indexTermCounts>;
 
 import { lockingPerAccount, memoryLockClass } from "./memory-account-lock.ts";
 import { createEmbeddingMethods } from "./memory-embeddings.ts";
+import { timeOrderedId } from "./memory-ids.ts";
 import { createMemoryRowCodec, memoryColumns } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
 
@@ -188,7 +189,7 @@ export function createSqlMemoryStore(
       async insertMany(accountId, writes) {
         if (writes.length === 0) return [];
         const rows = writes.map((write) => ({
-          id: crypto.randomUUID(),
+          id: timeOrderedId(),
           scope: write.scope,
           terms: indexTermCounts(write.content),
         }));

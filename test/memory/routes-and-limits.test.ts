@@ -47,7 +47,8 @@ describe.each(storageTargets)("memory routes and limits on %s", (target) => {
       superseded_at: null,
       superseded_by_id: null,
     });
-    expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
+    // A version-4 UUID (CONTRACT.md §2), whatever its first 48 bits hold (plugins/storage/memory-ids.ts).
+    expect(created.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(created.created_at).toBe(created.updated_at);
     expect(await memory.get(created.id)).toEqual(created);
   });
