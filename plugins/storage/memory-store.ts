@@ -35,6 +35,8 @@ export function createSqlMemoryStore(
   runTransaction: RunTransaction,
 ): SqlMemoryStore {
   const sqlite = dialect === "sqlite";
+  // Time-ordered ids on SQLite, random ones on PostgreSQL (memory-ids.ts says why).
+  const newId = sqlite ? () => timeOrderedId() : () => crypto.randomUUID();
   const { time, json, readTime, toRecord, toRelation } = createMemoryRowCodec(dialect);
   const columns = memoryColumns;
   const neighbourColumns = memoryColumns
@@ -189,7 +191,7 @@ export function createSqlMemoryStore(
       async insertMany(accountId, writes) {
         if (writes.length === 0) return [];
         const rows = writes.map((write) => ({
-          id: timeOrderedId(),
+          id: newId(),
           scope: write.scope,
           terms: indexTermCounts(write.content),
         }));
