@@ -2,7 +2,9 @@
  * The SQLite checkpointer (platform/create-platform.ts): copies the write-ahead log into the
  * database file on a thread of its own, so no request's commit pays for it (the serving
  * connection's automatic checkpoints are off). PASSIVE: it never waits for readers or the
- * writer, it copies what it can; the next pass copies the rest.
+ * writer, it copies what it can; the next pass copies the rest. A pass that copied every frame
+ * of a log past `walBytes` says so ("copied"): the serving connection then empties the log
+ * (sqlite-checkpoints.ts).
  */
 import { statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
@@ -28,7 +30,11 @@ const walSize = () => {
 const timer = setInterval(() => {
   if (walSize() < walBytes) return;
   try {
-    database.pragma("wal_checkpoint(PASSIVE)");
+    const [result] = database.pragma("wal_checkpoint(PASSIVE)") as Array<{
+      log: number;
+      checkpointed: number;
+    }>;
+    if (result !== undefined && result.log === result.checkpointed) port.postMessage("copied");
   } catch (error) {
     port.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }
