@@ -15,8 +15,18 @@
  */
 import { randomFillSync } from "node:crypto";
 
+// Random bytes drawn 4 KiB at a time: one `randomFillSync` per id cost 6 µs, a tenth of an
+// import's time per memory.
+const pool = new Uint8Array(4096);
+let used = pool.length;
+
 export function timeOrderedId(now = Date.now()): string {
-  const bytes = randomFillSync(new Uint8Array(16));
+  if (used + 16 > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  const bytes = pool.slice(used, used + 16);
+  used += 16;
   let time = now;
   for (let index = 5; index >= 0; index--) {
     bytes[index] = time % 256;
@@ -24,6 +34,6 @@ export function timeOrderedId(now = Date.now()): string {
   }
   bytes[6] = 0x40 | (bytes[6] & 0x0f);
   bytes[8] = 0x80 | (bytes[8] & 0x3f);
-  const hex = Buffer.from(bytes).toString("hex");
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, 16).toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
