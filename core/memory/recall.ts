@@ -149,7 +149,7 @@ async function lexicalTopK(
   }
   const inScope = (posting: Posting) => request.scope === undefined || posting.scope === request.scope;
   const readDrivers = drivers.filter((term) => !lists.has(term) && !short(term));
-  const postings = [...statistics.shortPostings];
+  const postings = statistics.shortPostings;
   if (readDrivers.length > 0)
     postings.push(...(await store.postings(accountId, { scope: request.scope, terms: readDrivers })));
   for (const term of drivers) {

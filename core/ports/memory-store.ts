@@ -237,14 +237,14 @@ export interface MemoryStore {
   /** Hard delete of the row, its index entry, embeddings and every edge touching it. */
   delete(accountId: string, id: string): Promise<boolean>;
   /**
-   * The terms' document frequencies and the account's totals; with `shortLists`, in the same
-   * read, the postings (in `shortLists.scope`, or every scope) of each term held by fewer than
-   * `shortLists.rows` rows: a recall's short lists without a second round trip.
+   * The terms' document frequencies and the account's totals and, in the same read, the postings
+   * (in `shortLists.scope`, or every scope) of each term held by fewer than `shortLists.rows`
+   * rows: a recall's short lists without a second round trip.
    */
   termStatistics(
     accountId: string,
     terms: string[],
-    shortLists?: { rows: number; scope?: string },
+    shortLists: { rows: number; scope?: string },
   ): Promise<TermStatistics & { shortPostings: Posting[] }>;
   /**
    * Postings of stored rows for `terms`, whether live, expired or superseded: the caller keeps

@@ -489,26 +489,28 @@ export function createSqlMemoryStore(
 
       async termStatistics(accountId, terms, shortLists) {
         // One statement for the terms' document frequencies, the account's totals (the row with
-        // a null term) and, when asked, the short lists' postings (the rows with a memory id):
-        // on PostgreSQL one round trip, where it took two.
+        // a null term) and the short lists' postings (the rows with a memory id, each short
+        // term's range of the postings' primary key): on PostgreSQL one round trip, not two.
         const list = placeholders(Math.max(1, terms.length));
         const termValues = terms.length > 0 ? terms : [""];
         let sql = `select term, null as memory_id, null as scope, df, 0 as total_length, 0 as version from memory_terms where account_id = ? and term in (${list})
            union all
-           select null, null, null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0) from memory_counts where account_id = ?`;
-        const parameters: unknown[] = [accountId, ...termValues, accountId];
-        if (shortLists !== undefined) {
-          // Each short term's range of the postings' primary key.
-          sql += `
+           select null, null, null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0) from memory_counts where account_id = ?
            union all
            select p.term, p.memory_id, p.scope, p.tf, p.length, 0 from memory_terms t
              join memory_postings p on p.account_id = t.account_id and p.term = t.term
            where t.account_id = ? and t.term in (${list}) and t.df < ?`;
-          parameters.push(accountId, ...termValues, shortLists.rows);
-          if (shortLists.scope !== undefined) {
-            sql += " and p.scope = ?";
-            parameters.push(shortLists.scope);
-          }
+        const parameters: unknown[] = [
+          accountId,
+          ...termValues,
+          accountId,
+          accountId,
+          ...termValues,
+          shortLists.rows,
+        ];
+        if (shortLists.scope !== undefined) {
+          sql += " and p.scope = ?";
+          parameters.push(shortLists.scope);
         }
         const rows = await run<{
           term: string | null;
