@@ -31,14 +31,23 @@ const lists = new LRUCache<string, PostingList>({
   maxSize: 64 * 1024 * 1024,
   sizeCalculation: (list, key) => Math.max(1, key.length * 2 + list.postings.length * bytesPerPosting),
 });
-const rows = new LRUCache<string, MemoryRecord>({
+
+/** A row's entry, or its edges': kept under the memory's id alone (ids are unique across
+ * accounts), so a lookup builds no key; served only to its account at its version. */
+interface Kept<Value> {
+  accountId: string;
+  version: number;
+  value: Value;
+}
+
+const rows = new LRUCache<string, Kept<MemoryRecord>>({
   maxSize: 32 * 1024 * 1024,
-  sizeCalculation: (row, key) =>
-    key.length * 2 + bytesPerRecord + 2 * (row.content.length + (row.sourceContent?.length ?? 0)),
+  sizeCalculation: ({ value: row }, id) =>
+    id.length * 2 + bytesPerRecord + 2 * (row.content.length + (row.sourceContent?.length ?? 0)),
 });
-const edges = new LRUCache<string, readonly RelationRecord[]>({
+const edges = new LRUCache<string, Kept<readonly RelationRecord[]>>({
   maxSize: 16 * 1024 * 1024,
-  sizeCalculation: (touching, key) => key.length * 2 + bytesPerEdge * Math.max(1, touching.length),
+  sizeCalculation: ({ value: touching }, id) => id.length * 2 + bytesPerEdge * Math.max(1, touching.length),
 });
 /** The version each account's last recall saw. */
 const versionSeen = new LRUCache<string, number>({ max: 10_000 });
@@ -55,21 +64,23 @@ export function postingList(postings: readonly Posting[]): PostingList {
 export function recallCacheAt(accountId: string, version: number) {
   const loadable = versionSeen.get(accountId) === version;
   versionSeen.set(accountId, version);
-  const key = (id: string) => `${accountId}\u0000${version}\u0000${id}`;
+  const listKey = (term: string) => `${accountId}\u0000${version}\u0000${term}`;
+  const current = <Value>(kept: Kept<Value> | undefined) =>
+    kept !== undefined && kept.version === version && kept.accountId === accountId ? kept.value : undefined;
   return {
     loadable,
-    list: (term: string) => lists.get(key(term)),
+    list: (term: string) => lists.get(listKey(term)),
     keepList(term: string, list: PostingList) {
-      if (loadable) lists.set(key(term), list);
+      if (loadable) lists.set(listKey(term), list);
     },
-    row: (id: string) => rows.get(key(id)),
+    row: (id: string) => current(rows.get(id)),
     keepRows(records: readonly MemoryRecord[]) {
-      if (loadable) for (const record of records) rows.set(key(record.id), record);
+      if (loadable) for (const record of records) rows.set(record.id, { accountId, version, value: record });
     },
     /** The edges touching a row (either end). */
-    edges: (id: string) => edges.get(key(id)),
+    edges: (id: string) => current(edges.get(id)),
     keepEdges(id: string, touching: readonly RelationRecord[]) {
-      if (loadable) edges.set(key(id), touching);
+      if (loadable) edges.set(id, { accountId, version, value: touching });
     },
   };
 }

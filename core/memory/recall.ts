@@ -11,7 +11,7 @@
  * 2. Down that ranking, the best `rerankDepth` rows that are live (and current, unless the
  *    question asks about the past) are read, with any tied with the last of them; they, the
  *    1-hop relation neighbours of the best `neighbourSeeds` and, for a
- *    history question, the rows they replaced, are ranked by `scoreCandidates` (phrase, BM25,
+ *    history question, the rows they replaced, are ranked by `queryScorer` (phrase, BM25,
  *    specificity, time and speaker matches, current versus superseded, relations, then recency
  *    and importance for near-ties). Specificity counts words among those rows themselves, so it
  *    needs no lookup.
@@ -27,7 +27,7 @@ import type {
 } from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
 import { type PostingList, postingList, type RecallCache, recallCacheAt } from "./recall-cache.ts";
-import { candidateStatistics, scoreCandidates, specificity } from "./scoring.ts";
+import { candidateStatistics, queryScorer, specificity } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
 // BM25 term-frequency saturation (the usual default) and a light length normalisation: a memory
@@ -286,14 +286,13 @@ export async function recallMemories(
     }
   }
   const lexical = new Map(top);
+  const scorer = queryScorer(request.query, request.now);
   const score = (
     limit: number,
     boosts: ReadonlyMap<string, number>,
     specific?: ReadonlyMap<string, number>,
   ) =>
-    scoreCandidates({
-      query: request.query,
-      now: request.now,
+    scorer({
       candidates: [...byId.values()].map((row) => ({ ...row, relationBoost: boosts.get(row.id) })),
       lexical,
       specificity: specific,

@@ -96,20 +96,31 @@ function containsSequence(haystack: readonly string[], needle: readonly string[]
   return false;
 }
 
-function matchPhrase(queryTerms: readonly string[], contentTerms: readonly string[]): PhraseMatch {
-  if (containsSequence(contentTerms, queryTerms)) return "exact";
+/** A query's words as phrase matching needs them, worked out once per query. */
+interface QueryPhrase {
+  terms: readonly string[];
+  /** Without stopwords. */
+  core: readonly string[];
+}
+
+function queryPhrase(query: string): QueryPhrase {
+  const terms = textTerms(query);
+  return { terms, core: terms.filter(isIndexTerm) };
+}
+
+function matchPhrase(query: QueryPhrase, analysis: ContentAnalysis): PhraseMatch {
+  if (containsSequence(analysis.terms, query.terms)) return "exact";
   // Near: the query's words without stopwords appear together in the content's words without
   // stopwords ("favorite color blue" in "my favorite color is blue"). One word is no phrase.
-  const queryCore = queryTerms.filter(isIndexTerm);
-  if (queryCore.length >= 2 && containsSequence(contentTerms.filter(isIndexTerm), queryCore)) return "near";
-  return null;
+  if (query.core.length < 2) return null;
+  analysis.coreTerms ??= analysis.terms.filter(isIndexTerm);
+  return containsSequence(analysis.coreTerms, query.core) ? "near" : null;
 }
 
 /** Whether the normalised query appears in the normalised content, word for word ("exact") or
  * ignoring stopwords ("near"). */
 export function phraseMatches(query: string, content: string): PhraseMatch {
-  const queryTerms = textTerms(query);
-  return queryTokens(query).length === 0 ? null : matchPhrase(queryTerms, textTerms(content));
+  return queryTokens(query).length === 0 ? null : matchPhrase(queryPhrase(query), analyseContent(content));
 }
 
 function clampUnit(value: number | undefined): number {
@@ -133,6 +144,8 @@ interface Analysed {
 /** What ranking needs from a content whatever the query, so it is computed once per content. */
 interface ContentAnalysis {
   terms: string[];
+  /** Filled on first use: `terms` without stopwords (near phrases). */
+  coreTerms?: string[];
   tokens: Set<string>;
   speaker: string | null;
   /** Filled on first use: the distinct index terms after any speaker label, at most
@@ -146,12 +159,13 @@ interface ContentAnalysis {
 
 // The same rows come back search after search, and their analysis depends on the content
 // alone: it is cached by content, bounded by bytes (about two per character, counted for the
-// key, the terms and the token set), the least recently used leaving first. A cached analysis
-// is only ever read (its entities filled in once).
+// key, the terms and the token set, and a pointer per term for the fields filled on first use),
+// the least recently used leaving first. A cached analysis is only ever read (its lazy fields
+// filled in once).
 const analysisCacheBytes = 32 * 1024 * 1024;
 const analysisCache = new LRUCache<string, ContentAnalysis>({
   maxSize: analysisCacheBytes,
-  sizeCalculation: (analysis, content) => Math.max(1, 2 * content.length * 3 + 64 * analysis.terms.length),
+  sizeCalculation: (analysis, content) => Math.max(1, 2 * content.length * 3 + 72 * analysis.terms.length),
 });
 
 function analyseContent(content: string): ContentAnalysis {
@@ -213,12 +227,6 @@ export function specificity(content: string, statistics: SpecificityStatistics):
     sum += Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
   }
   return clampUnit(sum / terms.length / highest);
-}
-
-function analyse(candidate: ScoringCandidate, queryTerms: readonly string[]): Analysed {
-  const analysis = analyseContent(candidate.content);
-  const phrase = matchPhrase(queryTerms, analysis.terms);
-  return { candidate, analysis, tokens: analysis.tokens, phrase, lexical: 0, matched: false, score: 0 };
 }
 
 /** One entry per id (a row can arrive both as a lexical hit and as a neighbour). */
@@ -293,62 +301,92 @@ function diversify(ranked: Analysed[], limit: number): void {
 /** Rank candidate rows for a query: best first, ties by newer `updatedAt`, then smaller id.
  * Rows with no lexical match and no relation or entity link are left out. */
 export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
-  const tokens = queryTokens(input.query);
-  if (tokens.length === 0) return [];
-  const history = asksForHistory(input.query);
-  const queryTerms = textTerms(input.query);
-  const queryEntities = extractEntities(input.query);
-  const whenQuery = asksWhen(input.query);
-  const visible = distinctCandidates(input.candidates).filter((row) => history || row.supersededAt === null);
-  const rows = visible.map((candidate) => analyse(candidate, queryTerms));
-  for (const row of rows) {
-    row.lexical = clampUnit(input.lexical.get(row.candidate.id));
-    row.matched = row.lexical > 0;
-  }
+  return queryScorer(input.query, input.now)(input);
+}
 
-  const byId = new Map(rows.map((row) => [row.candidate.id, row]));
-  const nowTime = input.now.getTime();
-  const ranked: Analysed[] = [];
-  for (const row of rows) {
-    const { candidate } = row;
-    let lexical = row.lexical;
-    let phrase = phraseWeight(row.phrase);
-    let matched = row.matched;
-    const successor = candidate.supersededById === null ? undefined : byId.get(candidate.supersededById);
-    if (history && candidate.supersededAt !== null && successor !== undefined) {
-      lexical = Math.max(lexical, successor.lexical);
-      phrase = Math.max(phrase, phraseWeight(successor.phrase));
-      matched ||= successor.matched;
+/**
+ * `scoreCandidates` for one query, to be called more than once (recall ranks a first time to
+ * pick the rows whose relations join): what depends only on the query and a row's content (its
+ * phrase match, its entity link) is worked out once per content.
+ */
+export function queryScorer(
+  query: string,
+  now: Date,
+): (input: Omit<ScoringInput, "query" | "now">) => ScoredMemory[] {
+  const tokens = queryTokens(query);
+  const history = asksForHistory(query);
+  const phrase = queryPhrase(query);
+  const queryEntities = extractEntities(query);
+  const whenQuery = asksWhen(query);
+  const nowTime = now.getTime();
+  const matches = new Map<string, { analysis: ContentAnalysis; phrase: PhraseMatch; entityLink: number }>();
+  const match = (content: string) => {
+    let found = matches.get(content);
+    if (found === undefined) {
+      const analysis = analyseContent(content);
+      found = {
+        analysis,
+        phrase: matchPhrase(phrase, analysis),
+        entityLink: entityLink(queryEntities, content, analysis),
+      };
+      matches.set(content, found);
     }
-    const relation = Math.max(
-      clampUnit(candidate.relationBoost),
-      entityLink(queryEntities, candidate.content, row.analysis),
+    return found;
+  };
+  return (input) => {
+    if (tokens.length === 0) return [];
+    const visible = distinctCandidates(input.candidates).filter(
+      (row) => history || row.supersededAt === null,
     );
-    if (!matched && relation === 0) continue;
-    const { analysis } = row;
-    if (whenQuery) analysis.mentionsTime ??= mentionsTime(candidate.content);
-    const time = whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0) ? 1 : 0;
-    const speaker = analysis.speaker !== null && queryEntities.includes(analysis.speaker) ? 1 : 0;
-    // A history query wants the replaced rows; any other query wants the current ones. The
-    // bonus grows with the row's own match, so replaced small talk does not outrank an answer.
-    const state = history === (candidate.supersededAt !== null) ? 1 : 0;
-    const ageDays = Math.max(0, (nowTime - candidate.updatedAt.getTime()) / dayInMilliseconds);
-    const recency = Number.isFinite(ageDays) ? 0.5 ** (ageDays / recencyHalfLifeDays) : 0;
-    row.score = roundScore(
-      phrase +
-        lexicalWeight * lexical +
-        specificityWeight * clampUnit(input.specificity?.get(candidate.id)) +
-        timeWeight * time +
-        speakerWeight * speaker +
-        stateWeight * state * lexical +
-        relationWeight * relation +
-        recencyWeight * recency +
-        importanceWeight * clampUnit(candidate.importance),
-    );
-    ranked.push(row);
-  }
-  ranked.sort(compareRanked);
-  const limit = input.limit ?? ranked.length;
-  diversify(ranked, limit);
-  return ranked.slice(0, limit).map((row) => ({ id: row.candidate.id, score: row.score }));
+    const rows = visible.map((candidate): Analysed => {
+      const { analysis, phrase } = match(candidate.content);
+      return { candidate, analysis, tokens: analysis.tokens, phrase, lexical: 0, matched: false, score: 0 };
+    });
+    for (const row of rows) {
+      row.lexical = clampUnit(input.lexical.get(row.candidate.id));
+      row.matched = row.lexical > 0;
+    }
+
+    const byId = new Map(rows.map((row) => [row.candidate.id, row]));
+    const ranked: Analysed[] = [];
+    for (const row of rows) {
+      const { candidate } = row;
+      let lexical = row.lexical;
+      let phrase = phraseWeight(row.phrase);
+      let matched = row.matched;
+      const successor = candidate.supersededById === null ? undefined : byId.get(candidate.supersededById);
+      if (history && candidate.supersededAt !== null && successor !== undefined) {
+        lexical = Math.max(lexical, successor.lexical);
+        phrase = Math.max(phrase, phraseWeight(successor.phrase));
+        matched ||= successor.matched;
+      }
+      const relation = Math.max(clampUnit(candidate.relationBoost), match(candidate.content).entityLink);
+      if (!matched && relation === 0) continue;
+      const { analysis } = row;
+      if (whenQuery) analysis.mentionsTime ??= mentionsTime(candidate.content);
+      const time = whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0) ? 1 : 0;
+      const speaker = analysis.speaker !== null && queryEntities.includes(analysis.speaker) ? 1 : 0;
+      // A history query wants the replaced rows; any other query wants the current ones. The
+      // bonus grows with the row's own match, so replaced small talk does not outrank an answer.
+      const state = history === (candidate.supersededAt !== null) ? 1 : 0;
+      const ageDays = Math.max(0, (nowTime - candidate.updatedAt.getTime()) / dayInMilliseconds);
+      const recency = Number.isFinite(ageDays) ? 0.5 ** (ageDays / recencyHalfLifeDays) : 0;
+      row.score = roundScore(
+        phrase +
+          lexicalWeight * lexical +
+          specificityWeight * clampUnit(input.specificity?.get(candidate.id)) +
+          timeWeight * time +
+          speakerWeight * speaker +
+          stateWeight * state * lexical +
+          relationWeight * relation +
+          recencyWeight * recency +
+          importanceWeight * clampUnit(candidate.importance),
+      );
+      ranked.push(row);
+    }
+    ranked.sort(compareRanked);
+    const limit = input.limit ?? ranked.length;
+    diversify(ranked, limit);
+    return ranked.slice(0, limit).map((row) => ({ id: row.candidate.id, score: row.score }));
+  };
 }
