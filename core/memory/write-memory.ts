@@ -181,21 +181,38 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
   // Every edge of the run in one call (multi-row statements), after detection: detection never
   // reads edges, so writing them last changes nothing but the number of statements.
   const edges: RelationRecord[] = [];
+  // Whether a row was there for a job to link to: live when it was written, and not inserted
+  // after it or by its own import batch.
+  const wasThere = (job: LinkJob, other: LinkCandidate) => {
+    if (other.expiresAt !== null && other.expiresAt <= job.enqueuedAt) return false;
+    const insert = insertedBy.get(other.id);
+    if (insert === undefined) return true;
+    if (insert.seq > job.seq) return false;
+    return job.batchId === null || insert.batchId !== job.batchId;
+  };
+  // When every row the run inserted comes from the job's own import batch, none of them was there
+  // for it, whatever their order: the rest depends on the write time alone, so it is worked out
+  // once per time instead of once per job (a 500-memory import compared 500 jobs with 600 rows).
+  const batches = new Set([...insertedBy.values()].map((job) => job.batchId));
+  const soleBatch = batches.size === 1 ? [...batches][0] : undefined;
+  const sameForBatch = (job: LinkJob) =>
+    insertedBy.size === 0 || (job.batchId !== null && job.batchId === soleBatch);
   for (const [scope, scopeJobs] of byScope) {
     const queued = new Set(scopeJobs.map((job) => job.memoryId)).size;
     const candidates = await store.recent(accountId, scope, relationWindow + queued, earliest, linkedThrough);
+    const thereAt = new Map<number, LinkCandidate[]>();
     for (const job of scopeJobs) {
       const row = rows.get(job.memoryId) as MemoryRecord;
-      const older = candidates
-        .filter((other) => {
-          if (other.id === row.id) return false;
-          if (other.expiresAt !== null && other.expiresAt <= job.enqueuedAt) return false;
-          const insert = insertedBy.get(other.id);
-          if (insert === undefined) return true;
-          if (insert.seq > job.seq) return false;
-          return job.batchId === null || insert.batchId !== job.batchId;
-        })
-        .slice(0, relationWindow);
+      let there = sameForBatch(job) ? thereAt.get(job.enqueuedAt.getTime()) : undefined;
+      if (there === undefined) {
+        there = candidates.filter((other) => wasThere(job, other));
+        if (sameForBatch(job)) thereAt.set(job.enqueuedAt.getTime(), there);
+      }
+      const older: LinkCandidate[] = [];
+      for (const other of there) {
+        if (older.length === relationWindow) break;
+        if (other.id !== row.id) older.push(other);
+      }
       const superseded: LinkCandidate[] = [];
       const profile = profileOf(row.content);
       for (const other of older) {

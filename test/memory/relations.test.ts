@@ -1,8 +1,8 @@
 /**
  * GET /v1/memory/{id}/relations (docs/api.md#memory, docs/memory.md#relations): outgoing edges
  * only, strongest first, `limit` honoured, edges to expired targets hidden (superseded targets
- * kept), one edge per (source, target, type), and no edge survives the forget of either end. On
- * both stores.
+ * kept), one edge per (source, target, type), an import batch linked to older live rows only,
+ * and no edge survives the forget of either end. On both stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
@@ -67,6 +67,27 @@ describe.each(storageTargets)("memory relations route on %s", (target) => {
     // The export holds only edges between live rows.
     const exported = await memory.export("graph");
     expect(exported.relations).toHaveLength(4);
+  });
+
+  it("links an import's rows to older live rows, never to each other, and a later write to all of them", async () => {
+    const scope = "apollo";
+    const targets = async (id: string) =>
+      (await memory.relations(id)).relations.map((edge) => edge.target_memory_id).sort();
+    const older = await memory.remember({ content: "Project Apollo has a launch window in May.", scope });
+    const soon = new Date(clock.now().getTime() + 1000).toISOString();
+    await memory.remember({ content: "Project Apollo holds a review today.", scope, expires_at: soon });
+    clock.advance(2000);
+    const { memories: imported } = await memory.import({
+      memories: [
+        { content: "Project Apollo needs a new booster.", scope },
+        { content: "Project Apollo hired two engineers.", scope },
+        { content: "Project Apollo picked a landing site.", scope },
+      ],
+    });
+    for (const row of imported) expect(await targets(row.id)).toEqual([older.id]);
+    clock.advance(1000);
+    const later = await memory.remember({ content: "Project Apollo signed a supplier.", scope });
+    expect(await targets(later.id)).toEqual([older.id, ...imported.map((row) => row.id)].sort());
   });
 
   it("keeps edges to a superseded target and drops every edge of a forgotten row", async () => {
