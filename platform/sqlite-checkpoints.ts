@@ -14,7 +14,7 @@
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../core/index.ts";
 
-const walBytes = 16 * 1024 * 1024;
+export const walBytes = 16 * 1024 * 1024;
 const intervalMs = 200;
 
 export async function startSqliteCheckpoints(settings: {

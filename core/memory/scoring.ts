@@ -136,6 +136,8 @@ interface Analysed {
   analysis: ContentAnalysis;
   tokens: Set<string>;
   phrase: PhraseMatch;
+  /** Entities shared with the query, as a link strength (0 = none). */
+  entityLink: number;
   lexical: number;
   matched: boolean;
   score: number;
@@ -339,8 +341,17 @@ export function queryScorer(
       (row) => history || row.supersededAt === null,
     );
     const rows = visible.map((candidate): Analysed => {
-      const { analysis, phrase } = match(candidate.content);
-      return { candidate, analysis, tokens: analysis.tokens, phrase, lexical: 0, matched: false, score: 0 };
+      const { analysis, phrase, entityLink } = match(candidate.content);
+      return {
+        candidate,
+        analysis,
+        tokens: analysis.tokens,
+        phrase,
+        entityLink,
+        lexical: 0,
+        matched: false,
+        score: 0,
+      };
     });
     for (const row of rows) {
       row.lexical = clampUnit(input.lexical.get(row.candidate.id));
@@ -360,7 +371,7 @@ export function queryScorer(
         phrase = Math.max(phrase, phraseWeight(successor.phrase));
         matched ||= successor.matched;
       }
-      const relation = Math.max(clampUnit(candidate.relationBoost), match(candidate.content).entityLink);
+      const relation = Math.max(clampUnit(candidate.relationBoost), row.entityLink);
       if (!matched && relation === 0) continue;
       const { analysis } = row;
       if (whenQuery) analysis.mentionsTime ??= mentionsTime(candidate.content);

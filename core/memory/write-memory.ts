@@ -203,10 +203,11 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
     const thereAt = new Map<number, LinkCandidate[]>();
     for (const job of scopeJobs) {
       const row = rows.get(job.memoryId) as MemoryRecord;
-      let there = sameForBatch(job) ? thereAt.get(job.enqueuedAt.getTime()) : undefined;
+      const shared = sameForBatch(job);
+      let there = shared ? thereAt.get(job.enqueuedAt.getTime()) : undefined;
       if (there === undefined) {
         there = candidates.filter((other) => wasThere(job, other));
-        if (sameForBatch(job)) thereAt.set(job.enqueuedAt.getTime(), there);
+        if (shared) thereAt.set(job.enqueuedAt.getTime(), there);
       }
       const older: LinkCandidate[] = [];
       for (const other of there) {

@@ -9,13 +9,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { walBytes } from "../../platform/sqlite-checkpoints.ts";
 import { eventually } from "../../plugins/sandbox-local/test-support.ts";
 import { createCorpus } from "../bench/memory-corpus.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 
 const entry = join(import.meta.dirname, "../../platform/serve.ts");
-/** The size past which the checkpoint thread copies the log (sqlite-checkpoints.ts). */
-const walBytes = 16 * 1024 * 1024;
 
 describe("SQLite's write-ahead log", () => {
   let dataDir: string;
