@@ -14,7 +14,7 @@ import type { MemorySearch } from "../core/ports/memory-search.ts";
 import type { MemoryReaderSettings } from "../plugins/storage/memory-reader.ts";
 
 interface Pending {
-  resolve(result: RecalledMemory[]): void;
+  resolve(result: RecalledMemory[] | null): void;
   reject(error: Error): void;
 }
 
@@ -46,7 +46,7 @@ export function createMemorySearchThreads(
     });
     ready.catch(() => {});
     const thread: Thread = { worker, ready, pending };
-    type Answer = { id: number; result?: RecalledMemory[]; error?: string; code?: string };
+    type Answer = { id: number; result?: RecalledMemory[] | null; error?: string; code?: string };
     worker.on("message", (message: Answer | "ready") => {
       if (message === "ready") return;
       const waiting = pending.get(message.id);
@@ -56,7 +56,7 @@ export function createMemorySearchThreads(
         // The thread's error, rebuilt as the cause, so it is classified as it would be here.
         const cause = Object.assign(new Error(message.error), { code: message.code });
         waiting.reject(new Error(`search thread: ${message.error}`, { cause }));
-      } else waiting.resolve(message.result as RecalledMemory[]);
+      } else waiting.resolve(message.result as RecalledMemory[] | null);
     });
     // What ended the thread, if anything did: its recalls in flight fail with it as their cause, so
     // a database that cut the thread's connection is a 503 like any other (an unheard pool error).
@@ -94,7 +94,7 @@ export function createMemorySearchThreads(
       lastThread.set(accountId, threads.indexOf(thread));
       await thread.ready;
       const id = nextId++;
-      return new Promise<RecalledMemory[]>((resolve, reject) => {
+      return new Promise<RecalledMemory[] | null>((resolve, reject) => {
         thread.pending.set(id, { resolve, reject });
         thread.worker.postMessage({ id, accountId, request });
       });

@@ -32,12 +32,13 @@ export interface HybridRecall {
   warnings: string[];
 }
 
+/** `null` only when `request.unlessLinksQueued` and the account had writes queued (recall.ts). */
 export async function hybridRecall(
   settings: HybridRecallSettings,
   accountId: string,
   request: RecallRequest,
   signal?: AbortSignal,
-): Promise<HybridRecall> {
+): Promise<HybridRecall | null> {
   // The lexical search runs while the query is embedded and then searched by vector: the two
   // sides overlap instead of adding up.
   const lexicalSearch = settings.search.recall(accountId, {
@@ -66,6 +67,7 @@ export async function hybridRecall(
   };
   const nearest = await semantic();
   const lexical = await lexicalSearch;
+  if (lexical === null) return null;
   if ("warning" in nearest) return { recalled: lexical.slice(0, request.limit), warnings: [nearest.warning] };
   const records = new Map(lexical.map(({ record }) => [record.id, record]));
   const missing = nearest.map((row) => row.id).filter((id) => !records.has(id));

@@ -62,6 +62,13 @@ export interface RecallRequest {
   now: Date;
   /** Above this many of the account's rows a term is common (SVC_MEMORY_COMMON_TERM_ROWS). */
   commonTermRows: number;
+  /**
+   * Set by a caller that has not linked the account's queued writes (memory-writer.ts `settle`):
+   * if any are queued at the recall's first read, it ranks nothing and answers `null`, and the
+   * caller links them and asks again. A read sees its own writes linked, without a read of the
+   * queue of its own before every recall (a round trip on PostgreSQL).
+   */
+  unlessLinksQueued?: boolean;
 }
 
 export interface RecalledMemory {
@@ -231,11 +238,12 @@ export function rankLexical(
   };
 }
 
+/** Best first; `null` only when `request.unlessLinksQueued` and the account had writes queued. */
 export async function recallMemories(
   store: MemoryStore,
   accountId: string,
   request: RecallRequest,
-): Promise<RecalledMemory[]> {
+): Promise<RecalledMemory[] | null> {
   const tokens = queryTokens(request.query);
   if (tokens.length === 0) return [];
   const history = asksForHistory(request.query);
@@ -243,6 +251,7 @@ export async function recallMemories(
     rows: shortListRows(request),
     scope: request.scope,
   });
+  if (request.unlessLinksQueued && terms.linksQueued) return null;
   const cache = recallCacheAt(accountId, terms.version);
   // Rows served from the cache: their access counts are read afresh if they are returned.
   const kept = new Set<string>();

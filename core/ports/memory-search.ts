@@ -7,6 +7,7 @@
 import type { RecalledMemory, RecallRequest } from "../memory/recall.ts";
 
 export interface MemorySearch {
-  recall(accountId: string, request: RecallRequest): Promise<RecalledMemory[]>;
+  /** Best first; `null` only when `request.unlessLinksQueued` and the account had writes queued. */
+  recall(accountId: string, request: RecallRequest): Promise<RecalledMemory[] | null>;
   close(): Promise<void>;
 }

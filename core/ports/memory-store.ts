@@ -81,6 +81,8 @@ export interface TermStatistics {
   /** Raised by every change to the account's memories and relations (access counts aside):
    * what recall reads at one version holds at it. */
   version: number;
+  /** Whether the account has writes queued for relation detection (memory-writer.ts). */
+  linksQueued: boolean;
 }
 
 /** One term of one live row, as the inverted index holds it. */

@@ -488,21 +488,24 @@ export function createSqlMemoryStore(
       },
 
       async termStatistics(accountId, terms, shortLists) {
-        // One statement for the terms' document frequencies, the account's totals (the row with
-        // a null term) and the short lists' postings (the rows with a memory id, each short
-        // term's range of the postings' primary key): on PostgreSQL one round trip, not two.
+        // One statement for the terms' document frequencies, the account's totals and whether it
+        // has writes queued for linking (the row with a null term) and the short lists' postings
+        // (the rows with a memory id, each short term's range of the postings' primary key): on
+        // PostgreSQL one round trip, not three.
         const list = placeholders(Math.max(1, terms.length));
         const termValues = terms.length > 0 ? terms : [""];
-        let sql = `select term, null as memory_id, null as scope, df, 0 as total_length, 0 as version from memory_terms where account_id = ? and term in (${list})
+        let sql = `select term, null as memory_id, null as scope, df, 0 as total_length, 0 as version, 0 as links_queued from memory_terms where account_id = ? and term in (${list})
            union all
-           select null, null, null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0) from memory_counts where account_id = ?
+           select null, null, null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0),
+             case when exists (select 1 from memory_link_jobs where account_id = ?) then 1 else 0 end from memory_counts where account_id = ?
            union all
-           select p.term, p.memory_id, p.scope, p.tf, p.length, 0 from memory_terms t
+           select p.term, p.memory_id, p.scope, p.tf, p.length, 0, 0 from memory_terms t
              join memory_postings p on p.account_id = t.account_id and p.term = t.term
            where t.account_id = ? and t.term in (${list}) and t.df < ?`;
         const parameters: unknown[] = [
           accountId,
           ...termValues,
+          accountId,
           accountId,
           accountId,
           ...termValues,
@@ -519,17 +522,20 @@ export function createSqlMemoryStore(
           df: number | string;
           total_length: number | string;
           version: number | string;
+          links_queued: number | string;
         }>(sql, parameters);
         const documentFrequency = new Map<string, number>();
         const shortPostings: Posting[] = [];
         let totalDocuments = 0;
         let totalLength = 0;
         let version = 0;
+        let linksQueued = false;
         for (const row of rows) {
           if (row.term === null) {
             totalDocuments = Number(row.df);
             totalLength = Number(row.total_length);
             version = Number(row.version);
+            linksQueued = Number(row.links_queued) > 0;
           } else if (row.memory_id === null) documentFrequency.set(row.term, Number(row.df));
           else
             shortPostings.push({
@@ -541,7 +547,7 @@ export function createSqlMemoryStore(
             });
         }
         const averageLength = totalDocuments > 0 ? totalLength / totalDocuments : 0;
-        return { documentFrequency, totalDocuments, averageLength, version, shortPostings };
+        return { documentFrequency, totalDocuments, averageLength, version, linksQueued, shortPostings };
       },
 
       async postings(accountId, request) {

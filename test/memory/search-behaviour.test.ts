@@ -68,6 +68,27 @@ describe.each(storageTargets)("memory search behaviour on %s", (target) => {
     expect(ids(history.memories).sort()).toEqual([current.id, old.id].sort());
   });
 
+  it("reads the account's own writes linked: a search straight after a remember sees the supersession", async () => {
+    for (const [cluster, before, after] of [
+      ["alpha", "blue-green", "canary"],
+      ["beta", "canary", "rolling"],
+      ["gamma", "rolling", "shadow"],
+    ]) {
+      const scope = `rollout-${cluster}`;
+      const old = await memory.remember({ content: `The ${cluster} cluster uses ${before} rollout.`, scope });
+      clock.advance(1000);
+      const current = await memory.remember({
+        content: `The ${cluster} cluster uses ${after} rollout.`,
+        scope,
+      });
+      // No read in between: the search itself finds the second write queued for linking.
+      expect(ids((await memory.search(`${cluster} cluster rollout`, { scope })).memories)).toEqual([
+        current.id,
+      ]);
+      expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
+    }
+  });
+
   it("excludes the superseded favorite color, and returns it first when asked what it was before", async () => {
     const scope = "color";
     const blue = await memory.remember({ content: "My favorite color is blue.", scope, kind: "preference" });

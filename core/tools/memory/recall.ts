@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { hybridRecall } from "../../memory/hybrid-recall.ts";
 import type { RecallRequest } from "../../memory/recall.ts";
-import { defineTool } from "../../tool.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
 import { boundedInteger, fieldDescriptions, memoryOut, scope, toMemoryOut } from "./schemas.ts";
 import { settledAccount } from "./settled-account.ts";
 
@@ -30,32 +30,46 @@ export const recall = defineTool({
   http: { method: "GET", path: "/v1/memory/search", status: 200 },
   mcp: { rename: { q: "query" }, defaults: { scope: "default" } },
   async handler(context, input) {
-    const accountId = await settledAccount(context, { accesses: false });
+    const accountId = requireAccount(context);
     const { config, memoryEmbedder, memorySearch, memoryWriter, storage } = context.platform;
     const { memories } = storage;
-    const request: RecallRequest = {
-      query: input.q,
-      scope: input.scope,
-      limit: input.limit,
-      now: context.now,
-      commonTermRows: config.SVC_MEMORY_COMMON_TERM_ROWS,
+    const search = (unlessLinksQueued: boolean) => {
+      const request: RecallRequest = {
+        query: input.q,
+        scope: input.scope,
+        limit: input.limit,
+        now: context.now,
+        commonTermRows: config.SVC_MEMORY_COMMON_TERM_ROWS,
+        unlessLinksQueued,
+      };
+      return memoryWriter.searching(accountId, async () => {
+        if (memoryEmbedder === null) {
+          const recalled = await memorySearch.recall(accountId, request);
+          return recalled && { recalled, warnings: [] };
+        }
+        return hybridRecall(
+          {
+            memories,
+            search: memorySearch,
+            embedder: memoryEmbedder,
+            fallbackLimit: config.SVC_MEMORY_VECTOR_FALLBACK_LIMIT,
+            efSearch: config.SVC_MEMORY_HNSW_EF_SEARCH,
+          },
+          accountId,
+          request,
+          context.signal,
+        );
+      });
     };
-    const { recalled, warnings } = await memoryWriter.searching(accountId, async () =>
-      memoryEmbedder
-        ? await hybridRecall(
-            {
-              memories,
-              search: memorySearch,
-              embedder: memoryEmbedder,
-              fallbackLimit: config.SVC_MEMORY_VECTOR_FALLBACK_LIMIT,
-              efSearch: config.SVC_MEMORY_HNSW_EF_SEARCH,
-            },
-            accountId,
-            request,
-            context.signal,
-          )
-        : { recalled: await memorySearch.recall(accountId, request), warnings: [] },
-    );
+    // The account's own writes are read linked: nearly always nothing is queued, which the
+    // search finds out in its first read; otherwise they are linked and the search runs again.
+    let answer = await search(true);
+    if (answer === null) {
+      await settledAccount(context, { accesses: false });
+      answer = await search(false);
+    }
+    if (answer === null) throw new Error("a recall that does not check the link queue answered null");
+    const { recalled, warnings } = answer;
     // Counted now, written with other searches' counts shortly (memory-writer.ts).
     const unwritten = memoryWriter.accessed(
       accountId,

@@ -44,6 +44,7 @@ export async function dumpCandidates(
       now,
       commonTermRows: platform.config.SVC_MEMORY_COMMON_TERM_ROWS,
     });
+    if (lexical === null) throw new Error("recall answered null without unlessLinksQueued");
     const query = await embedder.embedQuery(question.question);
     if ("warning" in query) throw new Error(query.warning);
     const nearest = await platform.storage.memories.nearest(
