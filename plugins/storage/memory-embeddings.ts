@@ -67,12 +67,12 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
   async function store(transaction: Execute, path: EmbeddingPath, embeddings: StoredEmbedding[], at: Date) {
     const pathValues = [path.modelId, path.dimensions, path.version];
     const upsert =
-      "on conflict (memory_id, model_id, dimensions, version) do update set content_hash = excluded.content_hash, embedding = excluded.embedding, created_at = excluded.created_at";
+      "on conflict (memory_id, model_id, dimensions, version) do update set scope = excluded.scope, content_hash = excluded.content_hash, embedding = excluded.embedding, created_at = excluded.created_at";
     if (sqlite) {
       for (const embedding of embeddings) {
         await transaction(
-          `insert into memory_embeddings (account_id, memory_id, model_id, dimensions, version, content_hash, embedding, created_at)
-           select m.account_id, m.id, ?, ?, ?, m.content_hash, ?, ? from memories m where m.id = ? and m.account_id = ? and m.content_hash = ? ${upsert}`,
+          `insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
+           select m.account_id, m.id, m.scope, ?, ?, ?, m.content_hash, ?, ? from memories m where m.id = ? and m.account_id = ? and m.content_hash = ? ${upsert}`,
           [
             ...pathValues,
             vectorBytes(embedding.vector),
@@ -85,8 +85,8 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       }
     } else {
       await transaction(
-        `insert into memory_embeddings (account_id, memory_id, model_id, dimensions, version, content_hash, embedding, created_at)
-         select m.account_id, m.id, ?, ?, ?, m.content_hash, t.embedding::vector, ?
+        `insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
+         select m.account_id, m.id, m.scope, ?, ?, ?, m.content_hash, t.embedding::vector, ?
          from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) as t(account_id, memory_id, content_hash, embedding)
          join memories m on m.id = t.memory_id and m.account_id = t.account_id and m.content_hash = t.content_hash ${upsert}`,
         [
@@ -188,13 +188,18 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         return scored.slice(0, request.limit);
       }
       const distance = `${pathVector(path, "e")} <=> ?::vector(${path.dimensions})`;
-      // The memories checks stay a filter of the HNSW scan (same parameters as `joined`): as a
-      // join, the planner estimates them at one row once memory_embeddings is analysed and answers
-      // with an exact scan of every vector (test/bench/semantic.ts found it; "offset 0" keeps the
-      // subquery from being turned into that join).
-      const filtered = `from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")}
+      // The memories checks stay a filter of the HNSW scan: as a join, the planner estimates them
+      // at one row once memory_embeddings is analysed and answers with an exact scan of every
+      // vector (test/bench/semantic.ts found it; "offset 0" keeps the subquery from being turned
+      // into that join). Within one scope, the vector's own scope turns the other scopes' rows
+      // away before that lookup (the scan walks past them all); a vector stored before vectors
+      // had one is checked by the lookup alone.
+      const ownScope = request.scope === undefined ? "" : " and (e.scope = ? or e.scope is null)";
+      const filtered = `from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")}${ownScope}
         and exists (select 1 from memories m where m.id = e.memory_id and m.content_hash = e.content_hash
           and ${liveMemory}${filter} offset 0)`;
+      const filteredParameters =
+        request.scope === undefined ? parameters : [accountId, request.scope, ...parameters.slice(1)];
       const literal = vectorLiteral(query);
       const exact = async (transaction: Execute) => {
         // An account of at most the limit's memories has at most as many vectors: its kept row
@@ -224,7 +229,7 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         return transaction<{ memory_id: string; distance: number | string }>(
           `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
            select memory_id, distance from nearest order by distance, memory_id`,
-          [literal, ...parameters, literal, request.limit],
+          [literal, ...filteredParameters, literal, request.limit],
         );
       };
       const rows = inTransaction ? await search(run) : await runTransaction(search);

@@ -418,6 +418,65 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       }
     });
 
+  it("stores each vector with its memory's scope, replacing a vector without one", async () => {
+    const account = await accountWith(2, "notes");
+    const vectors = [unitVector(3000), unitVector(3001)];
+    await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
+    // As a vector stored before vectors carried a scope.
+    await test.platform.storage.execute("update memory_embeddings set scope = null where memory_id = ?", [
+      account.rows[1].id,
+    ]);
+    await memories.putEmbeddings(pathA, stored(account.accountId, [account.rows[1]], [vectors[1]]));
+    const scopes = await test.platform.storage.execute<{ scope: string | null }>(
+      "select scope from memory_embeddings where account_id = ? order by memory_id",
+      [account.accountId],
+    );
+    expect(scopes.map((row) => row.scope)).toEqual(["notes", "notes"]);
+  });
+
+  if (target === "postgresql")
+    it("searches one scope through the HNSW index by the vectors' own scope, and finds vectors stored without one", async () => {
+      const account = await accountWith(20);
+      const work = await memories.insertMany(
+        account.accountId,
+        Array.from({ length: 5 }, (_, index) => write(`work ${index} of ${account.accountId}`, "work")),
+      );
+      const workRows = work.map((row, index) => ({
+        id: row.id,
+        contentHash: hash(`work ${index} of ${account.accountId}`),
+      }));
+      const all = [...account.rows, ...workRows];
+      const vectors = all.map((_, index) => unitVector(4000 + index));
+      await memories.putEmbeddings(pathA, stored(account.accountId, all, vectors));
+      // One vector of each scope as stored before vectors carried a scope.
+      for (const row of [account.rows[3], workRows[2]])
+        await test.platform.storage.execute("update memory_embeddings set scope = null where memory_id = ?", [
+          row.id,
+        ]);
+      const query = unitVector(3999);
+      const candidates = all.map((row, index) => ({ id: row.id, vector: vectors[index] }));
+      const workIds = new Set(workRows.map((row) => row.id));
+      // Fewer rows allowed for an exact scan than the account has: the HNSW index answers.
+      const options = { fallbackLimit: 10, efSearch: 64, limit: 10 };
+      const inWork = await nearest(account.accountId, query, { ...options, scope: "work" });
+      expect(inWork.map((row) => row.id)).toEqual(
+        exact(
+          query,
+          candidates.filter((candidate) => workIds.has(candidate.id)),
+          10,
+        ).map((row) => row.id),
+      );
+      const inDefault = await nearest(account.accountId, query, { ...options, scope: "default" });
+      expect(inDefault.map((row) => row.id)).toEqual(
+        exact(
+          query,
+          candidates.filter((candidate) => !workIds.has(candidate.id)),
+          10,
+        ).map((row) => row.id),
+      );
+      expect(await nearest(account.accountId, query, { ...options, scope: "travel" })).toEqual([]);
+    });
+
   it("drops the vectors of every other path in chunks", async () => {
     const account = await accountWith(3);
     await memories.putEmbeddings(

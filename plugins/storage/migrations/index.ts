@@ -19,6 +19,7 @@ import { pluginEvents } from "./0013-plugin-events.ts";
 import { memoryPostingsCovering } from "./0014-memory-postings-covering.ts";
 import { sandboxEndEvents } from "./0015-sandbox-end-events.ts";
 import { memoryIndexVersions } from "./0016-memory-index-versions.ts";
+import { memoryEmbeddingScopes } from "./0017-memory-embedding-scopes.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -45,6 +46,7 @@ export const migrationSources: MigrationSource[] = [
   memoryPostingsCovering,
   sandboxEndEvents,
   memoryIndexVersions,
+  memoryEmbeddingScopes,
 ];
 
 export function migrationsFor(dialect: Dialect) {
