@@ -35,6 +35,16 @@ async function initProcesses(uid: number) {
   );
 }
 
+/** SIGKILL; a process already gone is fine: killing one of a session's init processes can take
+ * the others with it before their turn (the sandbox's PID namespace ends with its pid 1). */
+function killGone(pid: number) {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
 /** The session's `sleep` processes on the host (the shells that start them are not counted). */
 async function sleeps(uid: number, seconds: string) {
   return (await processesOfUser(uid)).filter((entry) => entry.command === `sleep ${seconds}`);
@@ -160,7 +170,7 @@ for pid in range(1, 400):
     await test.run(id, "echo kept > kept.txt");
     const before = (await initProcesses(uid)).map((entry) => entry.pid);
     expect(before).toHaveLength(3);
-    for (const pid of before) process.kill(pid, "SIGKILL");
+    for (const pid of before) killGone(pid);
     expect(await eventually(async () => (await initProcesses(uid)).length === 0)).toBe(true);
     expect((await test.run(id, "cat kept.txt")).stdout).toBe("kept\n");
     const after = await initProcesses(uid);
@@ -175,7 +185,7 @@ for pid in range(1, 400):
     const before = (await initProcesses(uid)).map((entry) => entry.pid);
     // Killed, and waited for without yielding to the event loop: the runtime cannot have seen
     // the exit yet when the exec starts.
-    for (const pid of before) process.kill(pid, "SIGKILL");
+    for (const pid of before) killGone(pid);
     const deadline = Date.now() + 5000;
     const dead = (pid: number) => {
       try {
