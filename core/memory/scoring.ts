@@ -134,7 +134,6 @@ function roundScore(value: number): number {
 interface Analysed {
   candidate: ScoringCandidate;
   analysis: ContentAnalysis;
-  tokens: Set<string>;
   phrase: PhraseMatch;
   /** Entities shared with the query, as a link strength (0 = none). */
   entityLink: number;
@@ -290,9 +289,9 @@ function diversify(ranked: Analysed[], limit: number): void {
         leader.candidate.supersededById !== row.candidate.id &&
         row.candidate.supersededById !== leader.candidate.id &&
         // Sets whose sizes differ this much cannot reach the threshold: skip the comparison.
-        Math.min(leader.tokens.size, row.tokens.size) >=
-          nearDuplicateSimilarity * Math.max(leader.tokens.size, row.tokens.size) &&
-        nearlyEqual(leader.tokens, row.tokens),
+        Math.min(leader.analysis.tokens.size, row.analysis.tokens.size) >=
+          nearDuplicateSimilarity * Math.max(leader.analysis.tokens.size, row.analysis.tokens.size) &&
+        nearlyEqual(leader.analysis.tokens, row.analysis.tokens),
     );
     if (copies) row.score = roundScore(row.score * nearDuplicateDemotion);
     else leaders.push(row);
@@ -341,22 +340,9 @@ export function queryScorer(
       (row) => history || row.supersededAt === null,
     );
     const rows = visible.map((candidate): Analysed => {
-      const { analysis, phrase, entityLink } = match(candidate.content);
-      return {
-        candidate,
-        analysis,
-        tokens: analysis.tokens,
-        phrase,
-        entityLink,
-        lexical: 0,
-        matched: false,
-        score: 0,
-      };
+      const lexical = clampUnit(input.lexical.get(candidate.id));
+      return { candidate, ...match(candidate.content), lexical, matched: lexical > 0, score: 0 };
     });
-    for (const row of rows) {
-      row.lexical = clampUnit(input.lexical.get(row.candidate.id));
-      row.matched = row.lexical > 0;
-    }
 
     const byId = new Map(rows.map((row) => [row.candidate.id, row]));
     const ranked: Analysed[] = [];
