@@ -201,31 +201,26 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       const filteredParameters =
         request.scope === undefined ? parameters : [accountId, request.scope, ...parameters.slice(1)];
       const literal = vectorLiteral(query);
-      const exact = async (transaction: Execute) => {
-        // An account of at most the limit's memories has at most as many vectors: its kept row
-        // count decides (one row per scope), not a count of its vectors.
-        const [counted] = await transaction<{ total: number | string | null }>(
-          "select sum(total) as total from memory_counts where account_id = ?",
-          [accountId],
-        );
-        if (Number(counted?.total ?? 0) > request.fallbackLimit) return null;
-        // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
-        return transaction<{ memory_id: string; distance: number | string }>(
-          `with candidates as materialized (select e.memory_id, ${distance} as distance ${joined})
-           select memory_id, distance from candidates order by distance, memory_id limit ?`,
-          [literal, ...parameters, request.limit],
-        );
-      };
       const search = async (transaction: Execute) => {
-        const few = await exact(transaction);
-        if (few !== null) return few;
-        // HNSW's candidate list, and pgvector 0.8's iterative scan: it keeps walking the graph
-        // while the account and liveness filters reject rows, so other accounts' rows never starve
-        // the answer. Relaxed order can return rows slightly out of order: sorted exactly after.
-        await transaction(
-          "select set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-          [String(efSearch(request.efSearch))],
+        // An account of at most the limit's memories has at most as many vectors: its kept row
+        // count decides (one row per scope), not a count of its vectors. The same statement sets
+        // HNSW's candidate list for this transaction, and pgvector 0.8's iterative scan: it keeps
+        // walking the graph while the account and liveness filters reject rows, so other
+        // accounts' rows never starve the answer (relaxed order: sorted exactly after).
+        const [counted] = await transaction<{ total: number | string | null }>(
+          `select sum(total) as total, set_config('hnsw.ef_search', ?, true),
+             set_config('hnsw.iterative_scan', 'relaxed_order', true)
+           from memory_counts where account_id = ?`,
+          [String(efSearch(request.efSearch)), accountId],
         );
+        if (Number(counted?.total ?? 0) <= request.fallbackLimit) {
+          // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
+          return transaction<{ memory_id: string; distance: number | string }>(
+            `with candidates as materialized (select e.memory_id, ${distance} as distance ${joined})
+             select memory_id, distance from candidates order by distance, memory_id limit ?`,
+            [literal, ...parameters, request.limit],
+          );
+        }
         return transaction<{ memory_id: string; distance: number | string }>(
           `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
            select memory_id, distance from nearest order by distance, memory_id`,
