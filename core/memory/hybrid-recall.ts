@@ -10,7 +10,7 @@ import type { MemoryEmbedder } from "./embedder.ts";
 import { asksForHistory } from "./history.ts";
 import { fuseRankings } from "./hybrid.ts";
 import type { RecalledMemory, RecallRequest } from "./recall.ts";
-import { phraseMatches } from "./scoring.ts";
+import { phraseMatcher } from "./scoring.ts";
 
 /** Rows each side brings to the fusion: the lexical ranking's and the vectors' best (100 measured
  * better than 50 in test/bench/recall-quality.ts: 0.645 against 0.622). */
@@ -76,12 +76,13 @@ export async function hybridRecall(
       records.set(record.id, record);
   // Ties go to the newer row, as in recall, so both databases (whose ids differ) rank alike.
   const time = (id: string) => records.get(id)?.updatedAt.getTime() ?? 0;
+  const phraseIn = phraseMatcher(request.query);
   const fused = fuseRankings(
     lexical.map(({ record, score }, position) => ({
       id: record.id,
       score,
       // A question about the past: recall's leader is the old row it asked for, and keeps first place.
-      phrase: phraseMatches(request.query, record.content) !== null || (history && position === 0),
+      phrase: phraseIn(record.content) !== null || (history && position === 0),
     })),
     nearest,
     {

@@ -120,7 +120,14 @@ function matchPhrase(query: QueryPhrase, analysis: ContentAnalysis): PhraseMatch
 /** Whether the normalised query appears in the normalised content, word for word ("exact") or
  * ignoring stopwords ("near"). */
 export function phraseMatches(query: string, content: string): PhraseMatch {
-  return queryTokens(query).length === 0 ? null : matchPhrase(queryPhrase(query), analyseContent(content));
+  return phraseMatcher(query)(content);
+}
+
+/** `phraseMatches` for one query and many contents: the query is read once. */
+export function phraseMatcher(query: string): (content: string) => PhraseMatch {
+  if (queryTokens(query).length === 0) return () => null;
+  const phrase = queryPhrase(query);
+  return (content) => matchPhrase(phrase, analyseContent(content));
 }
 
 function clampUnit(value: number | undefined): number {
