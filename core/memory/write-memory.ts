@@ -197,9 +197,21 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
   const soleBatch = batches.size === 1 ? [...batches][0] : undefined;
   const sameForBatch = (job: LinkJob) =>
     insertedBy.size === 0 || (job.batchId !== null && job.batchId === soleBatch);
+  // Each scope's candidates, read together: a supersession below only changes rows of its own
+  // scope, and the loop keeps those up to date itself.
+  const recent = await store.recent(
+    accountId,
+    new Map(
+      [...byScope].map(([scope, scopeJobs]) => [
+        scope,
+        relationWindow + new Set(scopeJobs.map((job) => job.memoryId)).size,
+      ]),
+    ),
+    earliest,
+    linkedThrough,
+  );
   for (const [scope, scopeJobs] of byScope) {
-    const queued = new Set(scopeJobs.map((job) => job.memoryId)).size;
-    const candidates = await store.recent(accountId, scope, relationWindow + queued, earliest, linkedThrough);
+    const candidates = recent.get(scope) ?? [];
     const thereAt = new Map<number, LinkCandidate[]>();
     for (const job of scopeJobs) {
       const row = rows.get(job.memoryId) as MemoryRecord;

@@ -200,17 +200,16 @@ export interface MemoryStore {
     now: Date,
   ): Promise<MemoryRecord[]>;
   /**
-   * The most recently updated rows of a scope live at `now`, for relation detection, leaving
-   * out rows inserted by a link job queued after `linkedThrough` (written after the jobs being
-   * linked).
+   * For each scope, its `limit` most recently updated rows live at `now` (newest first), for
+   * relation detection, leaving out rows inserted by a link job queued after `linkedThrough`
+   * (written after the jobs being linked).
    */
   recent(
     accountId: string,
-    scope: string,
-    limit: number,
+    limits: ReadonlyMap<string, number>,
     now: Date,
     linkedThrough: number,
-  ): Promise<LinkCandidate[]>;
+  ): Promise<Map<string, LinkCandidate[]>>;
   /** Queues relation detection for written rows, in order (docs/memory.md#relations). */
   enqueueLinks(
     accountId: string,

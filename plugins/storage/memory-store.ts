@@ -4,6 +4,7 @@
  * everything else, the inverted index included, is the same SQL.
  */
 import type {
+  LinkCandidate,
   MemoryFilter,
   MemoryRecord,
   MemoryStore,
@@ -88,11 +89,29 @@ export function createSqlMemoryStore(
      * Rows and indexed length per (account, scope): the corpus figures BM25 needs, kept as rows
      * come and go, with the version every change to the account's memories raises.
      */
-    async function count(accountId: string, scope: string, change: number, length: number) {
+    async function count(accountId: string, changes: ReadonlyMap<string, { rows: number; length: number }>) {
+      if (changes.size === 0) return;
+      const upsert = `on conflict (account_id, scope) do update set total = memory_counts.total + excluded.total,
+        total_length = memory_counts.total_length + excluded.total_length, version = memory_counts.version + 1`;
+      // Every scope in one statement (a JSON array on SQLite, arrays on PostgreSQL).
+      const scopes = [...changes.keys()];
+      const totals = [...changes.values()];
+      if (sqlite) {
+        await run(
+          `insert into memory_counts (account_id, scope, total, total_length, version)
+           select ?, value ->> 0, value ->> 1, value ->> 2, 1 from json_each(?) where true ${upsert}`,
+          [
+            accountId,
+            JSON.stringify(scopes.map((scope, index) => [scope, totals[index].rows, totals[index].length])),
+          ],
+        );
+        return;
+      }
       await run(
-        `insert into memory_counts (account_id, scope, total, total_length, version) values (?, ?, ?, ?, 1)
-         on conflict (account_id, scope) do update set total = memory_counts.total + ?, total_length = memory_counts.total_length + ?, version = memory_counts.version + 1`,
-        [accountId, scope, change, length, change, length],
+        `insert into memory_counts (account_id, scope, total, total_length, version)
+         select ?, scope, total, total_length, 1 from unnest(?::varchar[], ?::bigint[], ?::bigint[]) as t(scope, total, total_length)
+         ${upsert}`,
+        [accountId, scopes, totals.map((total) => total.rows), totals.map((total) => total.length)],
       );
     }
 
@@ -227,7 +246,7 @@ export function createSqlMemoryStore(
           const total = byScope.get(row.scope) ?? { rows: 0, length: 0 };
           byScope.set(row.scope, { rows: total.rows + 1, length: total.length + row.terms.length });
         }
-        for (const [scope, total] of byScope) await count(accountId, scope, total.rows, total.length);
+        await count(accountId, byScope);
         const results: Array<{ id: string; inserted: boolean }> = [];
         for (const [index, row] of rows.entries()) {
           if (inserted.has(row.id)) {
@@ -294,22 +313,40 @@ export function createSqlMemoryStore(
         return rows.map(toRecord);
       },
 
-      async recent(accountId, scope, limit, now, linkedThrough) {
-        // A row inserted by a job still queued after the ones being linked was written after them.
-        const rows = await run(
-          `select id, content, expires_at, superseded_at, superseded_by_id, updated_at from memories where account_id = ? and scope = ? and ${live}
-           and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.inserted = ? and j.seq > ?)
-           order by updated_at desc, id desc limit ?`,
-          [accountId, scope, time(now), true, linkedThrough, limit],
-        );
-        return rows.map((row) => ({
+      async recent(accountId, limits, now, linkedThrough) {
+        const candidate = (row: Record<string, unknown>): LinkCandidate => ({
           id: row.id as string,
           content: row.content as string,
           expiresAt: readTime(row.expires_at),
           supersededAt: readTime(row.superseded_at),
           supersededById: (row.superseded_by_id as string | null) ?? null,
           updatedAt: readTime(row.updated_at) as Date,
-        }));
+        });
+        // A row inserted by a job still queued after the ones being linked was written after them.
+        const rows = `select id, content, expires_at, superseded_at, superseded_by_id, updated_at from memories
+          where account_id = ? and scope = SCOPE and ${live}
+          and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.inserted = ? and j.seq > ?)
+          order by updated_at desc, id desc limit LIMIT`;
+        const recent = new Map<string, LinkCandidate[]>();
+        if (sqlite) {
+          // In process, a statement per scope costs no round trip.
+          const statement = rows.replace("SCOPE", "?").replace("LIMIT", "?");
+          for (const [scope, limit] of limits) {
+            const found = await run(statement, [accountId, scope, time(now), true, linkedThrough, limit]);
+            recent.set(scope, found.map(candidate));
+          }
+          return recent;
+        }
+        // Every scope in one round trip: each scope's newest rows through its own index scan.
+        const found = await run(
+          `select s.scope as linked_scope, r.* from unnest(?::varchar[], ?::int[]) with ordinality as s(scope, n, position)
+           cross join lateral (${rows.replace("SCOPE", "s.scope").replace("LIMIT", "s.n")}) r
+           order by s.position, r.updated_at desc, r.id desc`,
+          [[...limits.keys()], [...limits.values()], accountId, time(now), true, linkedThrough],
+        );
+        for (const scope of limits.keys()) recent.set(scope, []);
+        for (const row of found) recent.get(row.linked_scope as string)?.push(candidate(row));
+        return recent;
       },
 
       async enqueueLinks(accountId, jobs, at) {
@@ -479,7 +516,10 @@ export function createSqlMemoryStore(
           [id, accountId],
         );
         if (deleted.length === 0) return false;
-        await count(accountId, deleted[0].scope, -1, -Number(deleted[0].index_length ?? 0));
+        await count(
+          accountId,
+          new Map([[deleted[0].scope, { rows: -1, length: -Number(deleted[0].index_length ?? 0) }]]),
+        );
         await run(
           "delete from memory_relations where account_id = ? and (source_memory_id = ? or target_memory_id = ?)",
           [accountId, id, id],

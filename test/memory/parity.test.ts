@@ -252,7 +252,7 @@ describe("memory parity between SQLite and PostgreSQL", () => {
     expect(edges).toBeGreaterThan(0);
   }, 60_000);
 
-  test("the per-scope row counts behind IDF match the rows, also after a forget", async () => {
+  test("the per-scope row counts and lengths behind BM25 match the rows, also after a forget", async () => {
     for (const side of sides) {
       const [first] = side.identities.keys();
       const response = await side.test.request(`/v1/memory/${first}`, {
@@ -262,14 +262,17 @@ describe("memory parity between SQLite and PostgreSQL", () => {
       expect(response.ok).toBe(true);
       side.identities.delete(first);
       const storage = side.test.platform.storage;
-      const counted = await storage.execute<{ scope: string; total: number | string }>(
-        "select scope, total from memory_counts order by scope",
+      type Counts = { scope: string; total: number | string; length: number | string };
+      const counted = await storage.execute<Counts>(
+        "select scope, total, total_length as length from memory_counts order by scope",
       );
-      const actual = await storage.execute<{ scope: string; total: number | string }>(
-        "select scope, count(*) as total from memories group by scope order by scope",
+      const actual = await storage.execute<Counts>(
+        "select scope, count(*) as total, sum(index_length) as length from memories group by scope order by scope",
       );
-      const plain = (rows: { scope: string; total: number | string }[]) =>
-        rows.filter((row) => Number(row.total) > 0).map((row) => [row.scope, Number(row.total)]);
+      const plain = (rows: Counts[]) =>
+        rows
+          .filter((row) => Number(row.total) > 0)
+          .map((row) => [row.scope, Number(row.total), Number(row.length)]);
       expect(plain(counted)).toEqual(plain(actual));
       expect(actual.length).toBeGreaterThan(3);
     }

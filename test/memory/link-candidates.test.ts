@@ -1,0 +1,88 @@
+/**
+ * The rows relation detection compares a write with (`MemoryStore.recent`): for each scope asked,
+ * its newest live rows up to the scope's limit, newest first, on both databases (PostgreSQL reads
+ * every scope in one statement, SQLite one statement per scope).
+ */
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MemoryStore, MemoryWrite } from "../../core/index.ts";
+import {
+  createAccountWithKey,
+  createTestPlatform,
+  storageTargets,
+  type TestPlatform,
+} from "../support/platforms.ts";
+
+const start = Date.parse("2026-01-01T00:00:00Z");
+
+function write(content: string, scope: string, minute: number, expiresAt: Date | null = null): MemoryWrite {
+  const at = new Date(start + minute * 60_000);
+  return {
+    scope,
+    kind: "fact",
+    content,
+    contentHash: createHash("sha256").update(content).digest("hex"),
+    metadata: {},
+    sourceSessionId: null,
+    sourceContent: null,
+    documentDate: null,
+    eventDates: [],
+    importance: 0.5,
+    expiresAt,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+describe.each(storageTargets)("relation detection's candidates on %s", (target) => {
+  let test: TestPlatform;
+  let memories: MemoryStore;
+  beforeAll(async () => {
+    test = await createTestPlatform(target, { environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" } });
+    memories = test.platform.storage.memories;
+  });
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  it("answers each scope's newest live rows up to its own limit, newest first", async () => {
+    const { accountId } = await createAccountWithKey(test);
+    const other = await createAccountWithKey(test);
+    const now = new Date(start + 60 * 60_000);
+    // Written out of time order, so the answer's order is the rows' times, not their insertion.
+    await memories.insertMany(accountId, [
+      write("travel three", "travel", 3),
+      write("travel one", "travel", 1),
+      write("travel five", "travel", 5),
+      write("travel two", "travel", 2),
+      write("travel four", "travel", 4),
+      write("travel gone", "travel", 6, new Date(start + 30 * 60_000)),
+      write("work two", "work", 2),
+      write("work one", "work", 1),
+      write("hobby one", "hobby", 1),
+    ]);
+    await memories.insertMany(other.accountId, [write("travel elsewhere", "travel", 9)]);
+
+    const recent = await memories.recent(
+      accountId,
+      new Map([
+        ["travel", 3],
+        ["work", 10],
+        ["empty", 5],
+      ]),
+      now,
+      Number.MAX_SAFE_INTEGER,
+    );
+    const contents = Object.fromEntries(
+      [...recent].map(([scope, rows]) => [scope, rows.map((row) => row.content)]),
+    );
+    expect(contents).toEqual({
+      travel: ["travel five", "travel four", "travel three"],
+      work: ["work two", "work one"],
+      empty: [],
+    });
+    const [newest] = recent.get("travel") ?? [];
+    expect(newest.updatedAt.toISOString()).toBe(new Date(start + 5 * 60_000).toISOString());
+    expect(newest.supersededAt).toBeNull();
+  });
+});
