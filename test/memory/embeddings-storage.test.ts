@@ -7,10 +7,11 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmbeddingPath, MemoryStore, MemoryWrite } from "../../core/index.ts";
+import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
 import { type PgPool, postgresBoundSql } from "../../plugins/storage/bound-sql.ts";
 import { hnswIndexName, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
 import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
+import { memoryWrite } from "../support/memory-writes.ts";
 import {
   createAccountWithKey,
   createTestDatabase,
@@ -48,24 +49,6 @@ function near(base: Float32Array, towards: Float32Array, weight: number): Float3
 const cosine = (a: Float32Array, b: Float32Array) =>
   a.reduce((sum, value, index) => sum + value * b[index], 0);
 
-function write(content: string, scope = "default", updatedAt = new Date()): MemoryWrite {
-  return {
-    scope,
-    kind: "fact",
-    content,
-    contentHash: hash(content),
-    metadata: {},
-    sourceSessionId: null,
-    sourceContent: null,
-    documentDate: null,
-    eventDates: [],
-    importance: 0.5,
-    expiresAt: null,
-    createdAt: updatedAt,
-    updatedAt,
-  };
-}
-
 describe.each(storageTargets)("memory vectors on %s", (target) => {
   let test: TestPlatform;
   let memories: MemoryStore;
@@ -99,7 +82,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     const account = await createAccountWithKey(test);
     const start = Date.now() - count * 1000 - 60_000;
     const writes = Array.from({ length: count }, (_, index) =>
-      write(`memory ${index} of ${account.accountId}`, scope, new Date(start + index * 1000)),
+      memoryWrite(`memory ${index} of ${account.accountId}`, scope, new Date(start + index * 1000)),
     );
     const ids = (await memories.insertMany(account.accountId, writes)).map((row) => row.id);
     const rows = ids.map((id, index) => ({ id, contentHash: writes[index].contentHash }));
@@ -247,7 +230,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
   it("nearest gives the exact order, within scope, live rows and the superseded rule", async () => {
     const account = await accountWith(40);
     const scoped = await memories.insertMany(account.accountId, [
-      write(`elsewhere ${account.accountId}`, "work"),
+      memoryWrite(`elsewhere ${account.accountId}`, "work"),
     ]);
     const vectors = account.rows.map((_, index) => unitVector(100 + index));
     await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
@@ -438,7 +421,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       const account = await accountWith(20);
       const work = await memories.insertMany(
         account.accountId,
-        Array.from({ length: 5 }, (_, index) => write(`work ${index} of ${account.accountId}`, "work")),
+        Array.from({ length: 5 }, (_, index) => memoryWrite(`work ${index} of ${account.accountId}`, "work")),
       );
       const workRows = work.map((row, index) => ({
         id: row.id,
@@ -544,7 +527,7 @@ describe.each(storageTargets)("forget leaves no vector byte behind on %s", (targ
       const contents = [`vault entry ${crypto.randomUUID()}`, `greenhouse entry ${crypto.randomUUID()}`];
       const rows = await memories.insertMany(
         account.accountId,
-        contents.map((content) => write(content)),
+        contents.map((content) => memoryWrite(content)),
       );
       // Random floats: their 64 bytes occur nowhere else.
       const [forgotten, kept] = [0, 1].map(() =>

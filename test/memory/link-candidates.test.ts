@@ -3,9 +3,9 @@
  * its newest live rows up to the scope's limit, newest first, on both databases (PostgreSQL reads
  * every scope in one statement, SQLite one statement per scope).
  */
-import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MemoryStore, MemoryWrite } from "../../core/index.ts";
+import type { MemoryStore } from "../../core/index.ts";
+import { memoryWrite } from "../support/memory-writes.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -15,24 +15,8 @@ import {
 
 const start = Date.parse("2026-01-01T00:00:00Z");
 
-function write(content: string, scope: string, minute: number, expiresAt: Date | null = null): MemoryWrite {
-  const at = new Date(start + minute * 60_000);
-  return {
-    scope,
-    kind: "fact",
-    content,
-    contentHash: createHash("sha256").update(content).digest("hex"),
-    metadata: {},
-    sourceSessionId: null,
-    sourceContent: null,
-    documentDate: null,
-    eventDates: [],
-    importance: 0.5,
-    expiresAt,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
+const write = (content: string, scope: string, minute: number, expiresAt: Date | null = null) =>
+  memoryWrite(content, scope, new Date(start + minute * 60_000), expiresAt);
 
 describe.each(storageTargets)("relation detection's candidates on %s", (target) => {
   let test: TestPlatform;
