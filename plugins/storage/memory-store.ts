@@ -94,24 +94,21 @@ export function createSqlMemoryStore(
       const upsert = `on conflict (account_id, scope) do update set total = memory_counts.total + excluded.total,
         total_length = memory_counts.total_length + excluded.total_length, version = memory_counts.version + 1`;
       // Every scope in one statement (a JSON array on SQLite, arrays on PostgreSQL).
-      const scopes = [...changes.keys()];
-      const totals = [...changes.values()];
+      const rows = [...changes].map(([scope, change]) => [scope, change.rows, change.length] as const);
       if (sqlite) {
         await run(
           `insert into memory_counts (account_id, scope, total, total_length, version)
            select ?, value ->> 0, value ->> 1, value ->> 2, 1 from json_each(?) where true ${upsert}`,
-          [
-            accountId,
-            JSON.stringify(scopes.map((scope, index) => [scope, totals[index].rows, totals[index].length])),
-          ],
+          [accountId, JSON.stringify(rows)],
         );
         return;
       }
+      const column = (index: 0 | 1 | 2) => rows.map((row) => row[index]);
       await run(
         `insert into memory_counts (account_id, scope, total, total_length, version)
          select ?, scope, total, total_length, 1 from unnest(?::varchar[], ?::bigint[], ?::bigint[]) as t(scope, total, total_length)
          ${upsert}`,
-        [accountId, scopes, totals.map((total) => total.rows), totals.map((total) => total.length)],
+        [accountId, column(0), column(1), column(2)],
       );
     }
 
@@ -322,15 +319,17 @@ export function createSqlMemoryStore(
           supersededById: (row.superseded_by_id as string | null) ?? null,
           updatedAt: readTime(row.updated_at) as Date,
         });
-        // A row inserted by a job still queued after the ones being linked was written after them.
-        const rows = `select id, content, expires_at, superseded_at, superseded_by_id, updated_at from memories
-          where account_id = ? and scope = SCOPE and ${live}
-          and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.inserted = ? and j.seq > ?)
-          order by updated_at desc, id desc limit LIMIT`;
+        // A scope's newest rows; a row inserted by a job still queued after the ones being linked
+        // was written after them.
+        const newest = (scope: string, limit: string) =>
+          `select id, content, expires_at, superseded_at, superseded_by_id, updated_at from memories
+           where account_id = ? and scope = ${scope} and ${live}
+           and not exists (select 1 from memory_link_jobs j where j.memory_id = memories.id and j.inserted = ? and j.seq > ?)
+           order by updated_at desc, id desc limit ${limit}`;
         const recent = new Map<string, LinkCandidate[]>();
         if (sqlite) {
           // In process, a statement per scope costs no round trip.
-          const statement = rows.replace("SCOPE", "?").replace("LIMIT", "?");
+          const statement = newest("?", "?");
           for (const [scope, limit] of limits) {
             const found = await run(statement, [accountId, scope, time(now), true, linkedThrough, limit]);
             recent.set(scope, found.map(candidate));
@@ -340,7 +339,7 @@ export function createSqlMemoryStore(
         // Every scope in one round trip: each scope's newest rows through its own index scan.
         const found = await run(
           `select s.scope as linked_scope, r.* from unnest(?::varchar[], ?::int[]) with ordinality as s(scope, n, position)
-           cross join lateral (${rows.replace("SCOPE", "s.scope").replace("LIMIT", "s.n")}) r
+           cross join lateral (${newest("s.scope", "s.n")}) r
            order by s.position, r.updated_at desc, r.id desc`,
           [[...limits.keys()], [...limits.values()], accountId, time(now), true, linkedThrough],
         );
