@@ -70,12 +70,10 @@ export async function hybridRecall(
   if (lexical === null) return null;
   if ("warning" in nearest) return { recalled: lexical.slice(0, request.limit), warnings: [nearest.warning] };
   const records = new Map(lexical.map(({ record }) => [record.id, record]));
-  const missing = nearest.map((row) => row.id).filter((id) => !records.has(id));
-  if (missing.length > 0)
-    for (const record of await settings.memories.getMany(accountId, missing, request.now))
-      records.set(record.id, record);
-  // Ties go to the newer row, as in recall, so both databases (whose ids differ) rank alike.
-  const time = (id: string) => records.get(id)?.updatedAt.getTime() ?? 0;
+  // Ties go to the newer row, as in recall, so both databases (whose ids differ) rank alike. The
+  // vector search brings its rows' times: only the rows that make the cut are read.
+  const updated = new Map(nearest.map((row) => [row.id, row.updatedAt.getTime()]));
+  const time = (id: string) => records.get(id)?.updatedAt.getTime() ?? updated.get(id) ?? 0;
   const phraseIn = phraseMatcher(request.query);
   const fused = fuseRankings(
     lexical.map(({ record, score }, position) => ({
@@ -91,6 +89,10 @@ export async function hybridRecall(
         time(second) - time(first) || (first < second ? -1 : first > second ? 1 : 0),
     },
   ).slice(0, request.limit);
+  const missing = fused.map(({ id }) => id).filter((id) => !records.has(id));
+  if (missing.length > 0)
+    for (const record of await settings.memories.getMany(accountId, missing, request.now))
+      records.set(record.id, record);
   // A row that expired between the vector search and this read is left out.
   return {
     recalled: fused.flatMap(({ id, score }) => {

@@ -5,6 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { NearestMemory } from "../ports/memory-store.ts";
+
+type VectorHit = Pick<NearestMemory, "id" | "similarity">;
+
 import { fuseRankings, type LexicalHit } from "./hybrid.ts";
 
 const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
@@ -66,7 +69,7 @@ describe("fuseRankings", () => {
         id: `m${index}`,
         score: random() * 0.999,
       }));
-      const semantic: NearestMemory[] = Array.from({ length: 1 + Math.floor(random() * 30) }, () => ({
+      const semantic: VectorHit[] = Array.from({ length: 1 + Math.floor(random() * 30) }, () => ({
         id: `m${Math.floor(random() * 60)}`,
         similarity: random() * 2 - 1,
       }));
@@ -102,9 +105,9 @@ describe("fuseRankings", () => {
       { id: "c", similarity: 0.5 },
     ];
     const fused = fuseRankings(lexical, semantic);
-    expect(
-      fuseRankings(lexical.toReversed(), [...semantic.toReversed(), semantic[0] as NearestMemory]),
-    ).toEqual(fused);
+    expect(fuseRankings(lexical.toReversed(), [...semantic.toReversed(), semantic[0] as VectorHit])).toEqual(
+      fused,
+    );
     // "a" leads the lexical list by id; "c" and "d" tie on similarity, so "c" leads the vectors by
     // id. Both are seated, "a" first by fused score; then "b" (words) before "d" (meaning alone).
     expect(ids(fused)).toEqual(["a", "c", "b", "d"]);

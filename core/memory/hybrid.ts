@@ -87,7 +87,7 @@ function bestFirst<T extends { id: string }>(
 
 export function fuseRankings(
   lexical: readonly LexicalHit[],
-  semantic: readonly NearestMemory[],
+  semantic: readonly Pick<NearestMemory, "id" | "similarity">[],
   options: FusionOptions = {},
 ): FusedMemory[] {
   const floor = options.semanticFloor ?? defaultSemanticFloor;

@@ -168,6 +168,8 @@ export interface NearestRequest {
 export interface NearestMemory {
   id: string;
   similarity: number;
+  /** The row's `updatedAt`: fusion breaks ties by it before reading any row. */
+  updatedAt: Date;
 }
 
 export interface MemoryStore {

@@ -38,6 +38,13 @@ export interface EmbeddingSettings {
   indexedPaths: Set<string>;
 }
 
+/** A PostgreSQL vector search's row. */
+interface Nearest {
+  memory_id: string;
+  distance: number | string;
+  updated_at: Date;
+}
+
 // Memories' liveness, as the lexical candidates check it.
 const liveMemory = "(m.expires_at is null or m.expires_at > ?)";
 
@@ -175,14 +182,15 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       const joined = `from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
         where e.account_id = ? and ${pathCondition(path, "e")} and ${liveMemory}${filter}`;
       if (sqlite) {
-        const rows = await run<{ id: string; embedding: Uint8Array }>(
-          `select m.id, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ?`,
+        const rows = await run<{ id: string; updated_at: number; embedding: Uint8Array }>(
+          `select m.id, m.updated_at, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ?`,
           [...parameters, request.fallbackLimit],
         );
         const queryNorm = query.reduce((sum, value) => sum + value * value, 0);
         const scored: NearestMemory[] = rows.map((row) => ({
           id: row.id,
           similarity: cosineWithBytes(query, queryNorm, row.embedding),
+          updatedAt: new Date(Number(row.updated_at)),
         }));
         scored.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         return scored.slice(0, request.limit);
@@ -215,20 +223,25 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         );
         if (Number(counted?.total ?? 0) <= request.fallbackLimit) {
           // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
-          return transaction<{ memory_id: string; distance: number | string }>(
-            `with candidates as materialized (select e.memory_id, ${distance} as distance ${joined})
-             select memory_id, distance from candidates order by distance, memory_id limit ?`,
+          return transaction<Nearest>(
+            `with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined})
+             select memory_id, distance, updated_at from candidates order by distance, memory_id limit ?`,
             [literal, ...parameters, request.limit],
           );
         }
-        return transaction<{ memory_id: string; distance: number | string }>(
+        return transaction<Nearest>(
           `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
-           select memory_id, distance from nearest order by distance, memory_id`,
+           select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id
+           order by n.distance, n.memory_id`,
           [literal, ...filteredParameters, literal, request.limit],
         );
       };
       const rows = inTransaction ? await search(run) : await runTransaction(search);
-      return rows.map((row) => ({ id: row.memory_id, similarity: 1 - Number(row.distance) }));
+      return rows.map((row) => ({
+        id: row.memory_id,
+        similarity: 1 - Number(row.distance),
+        updatedAt: new Date(row.updated_at),
+      }));
     },
 
     async embeddedCount(accountId, scope, path, now) {

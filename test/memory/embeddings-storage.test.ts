@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
+import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
 import { type PgPool, postgresBoundSql } from "../../plugins/storage/bound-sql.ts";
 import { hnswIndexName, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
 import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
@@ -85,7 +86,11 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       memoryWrite(`memory ${index} of ${account.accountId}`, scope, new Date(start + index * 1000)),
     );
     const ids = (await memories.insertMany(account.accountId, writes)).map((row) => row.id);
-    const rows = ids.map((id, index) => ({ id, contentHash: writes[index].contentHash }));
+    const rows = ids.map((id, index) => ({
+      id,
+      contentHash: writes[index].contentHash,
+      updatedAt: writes[index].updatedAt,
+    }));
     return { ...account, rows };
   }
 
@@ -241,6 +246,9 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     expect(answer.map((row) => row.id)).toEqual(expected.map((row) => row.id));
     for (const [index, row] of answer.entries())
       expect(row.similarity).toBeCloseTo(expected[index].similarity, 5);
+    // Each with its row's time, for fusion's tie-breaks.
+    const updatedAt = new Map(account.rows.map((row) => [row.id, row.updatedAt]));
+    expect(answer.map((row) => row.updatedAt)).toEqual(answer.map((row) => updatedAt.get(row.id)));
 
     // The scope's rows only: a row of another scope, closest of all, stays out of "default".
     const scopedRow = { id: scoped[0].id, contentHash: hash(`elsewhere ${account.accountId}`) };
@@ -374,7 +382,10 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
           fallbackLimit: 10,
           efSearch: 64,
         };
-        expect(await recording.nearest(account.accountId, request, now())).toHaveLength(5);
+        const answer = await recording.nearest(account.accountId, request, now());
+        expect(answer).toHaveLength(5);
+        const updatedAt = new Map(account.rows.map((row) => [row.id, row.updatedAt]));
+        expect(answer.map((row) => row.updatedAt)).toEqual(answer.map((row) => updatedAt.get(row.id)));
         const settings = statements.filter((statement) => statement.sql.includes("set_config"));
         // Set once, for this transaction only, in the statement that counts the account's rows.
         expect(settings).toHaveLength(1);
@@ -399,6 +410,64 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
         await pool.end();
       }
     });
+
+  it("hybrid recall reads only the rows it returns, and equal vectors go to the newer row", async () => {
+    const account = await accountWith(30);
+    const query = unitVector(2999);
+    const twin = async (content: string, updatedAt: Date) => {
+      const write = memoryWrite(`${content} ${account.accountId}`, "default", updatedAt);
+      const [row] = await memories.insertMany(account.accountId, [write]);
+      return { id: row.id, contentHash: write.contentHash };
+    };
+    // Two rows holding the query's own vector: the older has the smaller id, so a tie broken by
+    // id (or by a time nobody read) puts it first, and only the rows' times put the newer first.
+    const older = await twin("older twin", new Date(Date.now() - 20_000));
+    let newer = await twin("newer twin 0", new Date(Date.now() - 10_000));
+    for (let attempt = 1; newer.id < older.id; attempt++)
+      newer = await twin(`newer twin ${attempt}`, new Date(Date.now() - 10_000));
+    await memories.putEmbeddings(
+      pathA,
+      stored(
+        account.accountId,
+        [...account.rows, older, newer],
+        [...account.rows.map((_, index) => unitVector(3100 + index)), query, query],
+      ),
+    );
+    const read: string[] = [];
+    const recording: MemoryStore = {
+      ...memories,
+      getMany: (accountId, ids, at) => {
+        read.push(...ids);
+        return memories.getMany(accountId, ids, at);
+      },
+    };
+    const answer = await hybridRecall(
+      {
+        memories: recording,
+        search: {
+          recall: (accountId, request) => recallMemories(memories, accountId, request),
+          close: async () => {},
+        },
+        embedder: {
+          wake() {},
+          path: () => pathA,
+          drain: async () => {},
+          embedQuery: async () => ({ path: pathA, vector: query }),
+          close: async () => {},
+        },
+        fallbackLimit: 2000,
+        efSearch: 40,
+      },
+      account.accountId,
+      { query: "which quasar", limit: 5, now: now(), commonTermRows: 1000 },
+    );
+    if (answer === null) throw new Error("no answer");
+    const ids = answer.recalled.map(({ record }) => record.id);
+    expect(ids.slice(0, 2)).toEqual([newer.id, older.id]);
+    expect(ids).toHaveLength(5);
+    // No lexical hit: every returned row was read, and no other.
+    expect(read.toSorted()).toEqual(ids.toSorted());
+  });
 
   it("stores each vector with its memory's scope, replacing a vector without one", async () => {
     const account = await accountWith(2, "notes");
