@@ -203,40 +203,41 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       // away before that lookup (the scan walks past them all); a vector stored before vectors
       // had one is checked by the lookup alone.
       const ownScope = request.scope === undefined ? "" : " and (e.scope = ? or e.scope is null)";
-      const filtered = `from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")}${ownScope}
+      // HNSW's candidate list and pgvector 0.8's iterative scan (it keeps walking the graph while
+      // the account and liveness filters reject rows, so other accounts' rows never starve the
+      // answer; relaxed order: sorted exactly after), set by the statement itself for its own
+      // transaction: a one-time filter, evaluated before the scan reads its first row. No
+      // transaction of its own, so a search is two statements: the count, then this.
+      const settings =
+        "(select set_config('hnsw.ef_search', ?, true) || set_config('hnsw.iterative_scan', 'relaxed_order', true)) is not null";
+      const filtered = `from memory_embeddings e where ${settings} and e.account_id = ? and ${pathCondition(path, "e")}${ownScope}
         and exists (select 1 from memories m where m.id = e.memory_id and m.content_hash = e.content_hash
           and ${liveMemory}${filter} offset 0)`;
-      const filteredParameters =
-        request.scope === undefined ? parameters : [accountId, request.scope, ...parameters.slice(1)];
+      const filteredParameters = [
+        String(efSearch(request.efSearch)),
+        ...(request.scope === undefined ? parameters : [accountId, request.scope, ...parameters.slice(1)]),
+      ];
       const literal = vectorLiteral(query);
-      const search = async (transaction: Execute) => {
-        // An account of at most the limit's memories has at most as many vectors: its kept row
-        // count decides (one row per scope), not a count of its vectors. The same statement sets
-        // HNSW's candidate list for this transaction, and pgvector 0.8's iterative scan: it keeps
-        // walking the graph while the account and liveness filters reject rows, so other
-        // accounts' rows never starve the answer (relaxed order: sorted exactly after).
-        const [counted] = await transaction<{ total: number | string | null }>(
-          `select sum(total) as total, set_config('hnsw.ef_search', ?, true),
-             set_config('hnsw.iterative_scan', 'relaxed_order', true)
-           from memory_counts where account_id = ?`,
-          [String(efSearch(request.efSearch)), accountId],
-        );
-        if (Number(counted?.total ?? 0) <= request.fallbackLimit) {
-          // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
-          return transaction<Nearest>(
-            `with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined})
-             select memory_id, distance, updated_at from candidates order by distance, memory_id limit ?`,
-            [literal, ...parameters, request.limit],
-          );
-        }
-        return transaction<Nearest>(
-          `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
-           select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id
-           order by n.distance, n.memory_id`,
-          [literal, ...filteredParameters, literal, request.limit],
-        );
-      };
-      const rows = inTransaction ? await search(run) : await runTransaction(search);
+      // An account of at most the limit's memories has at most as many vectors: its kept row
+      // count decides (one row per scope), not a count of its vectors.
+      const [counted] = await run<{ total: number | string | null }>(
+        "select sum(total) as total from memory_counts where account_id = ?",
+        [accountId],
+      );
+      const rows =
+        Number(counted?.total ?? 0) <= request.fallbackLimit
+          ? // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
+            await run<Nearest>(
+              `with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined})
+               select memory_id, distance, updated_at from candidates order by distance, memory_id limit ?`,
+              [literal, ...parameters, request.limit],
+            )
+          : await run<Nearest>(
+              `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
+               select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id
+               order by n.distance, n.memory_id`,
+              [literal, ...filteredParameters, literal, request.limit],
+            );
       return rows.map((row) => ({
         id: row.memory_id,
         similarity: 1 - Number(row.distance),

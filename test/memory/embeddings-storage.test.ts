@@ -361,18 +361,18 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
           account.rows.map((_, index) => unitVector(2000 + index)),
         ),
       );
-      // A store on the same database whose transactions record what they run.
+      // A store on the same database that records every statement it runs.
       const pool = new pg.Pool({ connectionString: test.databaseUrl, max: 2 });
       try {
         const bound = postgresBoundSql(pool as unknown as PgPool);
         const statements: Array<{ sql: string; parameters: unknown[] }> = [];
-        const recording = createSqlMemoryStore("postgresql", bound.execute, (work) =>
-          bound.runTransaction((execute) =>
-            work(((sql: string, parameters: unknown[] = []) => {
-              statements.push({ sql, parameters });
-              return execute(sql, parameters);
-            }) as typeof execute),
-          ),
+        const recorded = (execute: typeof bound.execute) =>
+          ((sql: string, parameters: unknown[] = []) => {
+            statements.push({ sql, parameters });
+            return execute(sql, parameters);
+          }) as typeof execute;
+        const recording = createSqlMemoryStore("postgresql", recorded(bound.execute), (work) =>
+          bound.runTransaction((execute) => work(recorded(execute))),
         );
         const request = {
           path: pathA,
@@ -386,25 +386,33 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
         expect(answer).toHaveLength(5);
         const updatedAt = new Map(account.rows.map((row) => [row.id, row.updatedAt]));
         expect(answer.map((row) => row.updatedAt)).toEqual(answer.map((row) => updatedAt.get(row.id)));
-        const settings = statements.filter((statement) => statement.sql.includes("set_config"));
-        // Set once, for this transaction only, in the statement that counts the account's rows.
-        expect(settings).toHaveLength(1);
-        expect(settings[0].sql).toContain("set_config('hnsw.ef_search', ?, true)");
-        expect(settings[0].sql).toContain("set_config('hnsw.iterative_scan', 'relaxed_order', true)");
-        expect(settings[0].parameters).toEqual(["64", account.accountId]);
-        const search = statements.find((statement) => statement.sql.includes("nearest"));
-        if (!search) throw new Error("no search statement recorded");
+        // Two statements, no transaction: the account's row count, then the search, which sets
+        // its own candidate list and iterative scan.
+        expect(statements.map(({ sql }) => sql.trim().split(/\s+/)[0])).toEqual(["select", "with"]);
+        const [search] = statements.filter((statement) => statement.sql.includes("set_config"));
+        expect(search.sql).toContain("set_config('hnsw.ef_search', ?, true)");
+        expect(search.sql).toContain("set_config('hnsw.iterative_scan', 'relaxed_order', true)");
+        expect(search.parameters).toContain("64");
+        // The settings govern the statement's own scan: without the iterative scan, the HNSW
+        // index gives at most ef_search rows (fewer when other accounts' rows are among them),
+        // where pgvector's default (40) would give all 5.
+        const withoutIteration = search.sql.replace("'relaxed_order'", "'off'");
+        const efAt = search.parameters.indexOf("64");
+        const searched = (ef: string) =>
+          bound.execute(
+            withoutIteration,
+            search.parameters.map((value, index) => (index === efAt ? ef : value)),
+          );
+        expect((await searched("3")).length).toBeLessThanOrEqual(3);
+        expect(await searched("64")).toHaveLength(5);
         // Regression: once the tables are analysed, a join with memories looked like one row to
         // the planner, which then scanned every vector exactly instead of using the index.
         await pool.query("analyze memory_embeddings, memories");
-        const plan = await bound.runTransaction(async (execute) => {
-          for (const setting of settings) await execute(setting.sql, setting.parameters);
-          const rows = await execute<{ "QUERY PLAN": unknown }>(
-            `explain (format json) ${search.sql}`,
-            search.parameters,
-          );
-          return JSON.stringify(rows[0]["QUERY PLAN"]);
-        });
+        const [explained] = await bound.execute<{ "QUERY PLAN": unknown }>(
+          `explain (format json) ${search.sql}`,
+          search.parameters,
+        );
+        const plan = JSON.stringify(explained["QUERY PLAN"]);
         expect(plan).toContain(`"Index Name":"${hnswIndexName(pathA)}"`);
       } finally {
         await pool.end();
