@@ -77,7 +77,7 @@ export function recallCacheAt(accountId: string, version: number) {
     keepRows(records: readonly MemoryRecord[]) {
       if (loadable) for (const record of records) rows.set(record.id, { accountId, version, value: record });
     },
-    /** The edges touching a row (either end). */
+    /** A row's strongest edges as a recall seed (either end; `MemoryStore.neighbours`). */
     edges: (id: string) => current(edges.get(id)),
     keepEdges(id: string, touching: readonly RelationRecord[]) {
       if (loadable) edges.set(id, { accountId, version, value: touching });

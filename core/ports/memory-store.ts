@@ -229,14 +229,17 @@ export interface MemoryStore {
   /** Outgoing edges of `id` whose target is live, by confidence desc. */
   relations(accountId: string, id: string, limit: number, now: Date): Promise<RelationRecord[]>;
   /**
-   * 1-hop neighbours in search: the edges touching any of `ids` (either end), and the live rows
-   * at their other ends, once each (the rows of `ids` themselves are not read).
+   * 1-hop neighbours in search: for each of `ids`, its `perSeed` strongest edges (either end;
+   * by confidence, then the far end's `updatedAt`, newest first, then its identity: the same
+   * edges on every database and at every time) whose far end is live, and the rows at those far
+   * ends, once each (the rows of `ids` themselves are not read).
    */
   neighbours(
     accountId: string,
     ids: string[],
+    perSeed: number,
     now: Date,
-  ): Promise<{ edges: RelationRecord[]; rows: MemoryRecord[] }>;
+  ): Promise<{ bySeed: Map<string, RelationRecord[]>; rows: MemoryRecord[] }>;
   /** Hard delete of the row, its index entry, embeddings and every edge touching it. */
   delete(accountId: string, id: string): Promise<boolean>;
   /**

@@ -467,29 +467,30 @@ export function createSqlMemoryStore(
         return rows.map(toRelation);
       },
 
-      async neighbours(accountId, ids, now) {
-        if (ids.length === 0) return { edges: [], rows: [] };
-        const list = placeholders(ids.length);
-        // The edges and the rows at their far ends in one statement: a round trip less per
-        // recall on PostgreSQL. A row reached by several edges comes once per edge.
+      async neighbours(accountId, ids, perSeed, now) {
+        const bySeed = new Map<string, RelationRecord[]>(ids.map((id) => [id, []]));
+        if (ids.length === 0) return { bySeed, rows: [] };
+        // Each seed's `perSeed` strongest edges and the rows at their far ends, all seeds in one
+        // statement (a round trip less per recall on PostgreSQL). The cut ignores the far ends'
+        // expiry, so it does not move with the clock: expired far ends are left out after it.
+        const seedEdges = `select * from (select cast(? as text) as seed, r.source_memory_id, r.target_memory_id, r.relation_type, r.confidence,
+             r.created_at as relation_created_at, case when ${live.replaceAll("expires_at", "m.expires_at")} then 1 else 0 end as far_live, ${neighbourColumns}
+           from memory_relations r join memories m
+             on m.id = case when r.source_memory_id = ? then r.target_memory_id else r.source_memory_id end and m.account_id = r.account_id
+           where r.account_id = ? and (r.source_memory_id = ? or r.target_memory_id = ?)
+           order by r.confidence desc, m.updated_at desc, m.content_hash, m.scope, m.kind limit ?) as edges`;
         const found = await run(
-          `select r.source_memory_id, r.target_memory_id, r.relation_type, r.confidence, r.created_at as relation_created_at, ${neighbourColumns}
-           from memory_relations r left join memories m
-             on m.id = case when r.source_memory_id in (${list}) then r.target_memory_id else r.source_memory_id end
-             and m.account_id = r.account_id and (m.expires_at is null or m.expires_at > ?)
-           where r.account_id = ? and (r.source_memory_id in (${list}) or r.target_memory_id in (${list}))`,
-          [...ids, time(now), accountId, ...ids, ...ids],
+          ids.map(() => seedEdges).join(" union all "),
+          ids.flatMap((id) => [id, time(now), id, accountId, id, id, perSeed]),
         );
-        const seeds = new Set(ids);
         const rows = new Map<string, MemoryRecord>();
         for (const row of found) {
-          if (row.id != null && !seeds.has(row.id as string) && !rows.has(row.id as string))
+          if (Number(row.far_live) !== 1) continue;
+          bySeed.get(row.seed as string)?.push(toRelation({ ...row, created_at: row.relation_created_at }));
+          if (!bySeed.has(row.id as string) && !rows.has(row.id as string))
             rows.set(row.id as string, toRecord(row));
         }
-        return {
-          edges: found.map((row) => toRelation({ ...row, created_at: row.relation_created_at })),
-          rows: [...rows.values()],
-        };
+        return { bySeed, rows: [...rows.values()] };
       },
 
       async accessCounts(accountId, ids) {
