@@ -1,0 +1,63 @@
+/**
+ * Whole postings lists (`MemoryStore.postings` without ids: what recall keeps in memory for a
+ * long list) hold exactly the postings the per-id lookup finds, in every scope or one, on both
+ * databases (PostgreSQL sends a whole list as one string per term and scope).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MemoryStore, Posting } from "../../core/index.ts";
+import { memoryWrite } from "../support/memory-writes.ts";
+import {
+  createAccountWithKey,
+  createTestPlatform,
+  storageTargets,
+  type TestPlatform,
+} from "../support/platforms.ts";
+
+const sorted = (postings: Posting[]) =>
+  postings.toSorted((first, second) =>
+    `${first.term} ${first.memoryId}` < `${second.term} ${second.memoryId}` ? -1 : 1,
+  );
+
+describe.each(storageTargets)("whole postings lists on %s", (target) => {
+  let test: TestPlatform;
+  let memories: MemoryStore;
+  beforeAll(async () => {
+    test = await createTestPlatform(target, { environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" } });
+    memories = test.platform.storage.memories;
+  });
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  it("hold what the per-id lookup finds: every posting, its scope, count and length", async () => {
+    const { accountId } = await createAccountWithKey(test);
+    const other = await createAccountWithKey(test);
+    // Scopes with spaces and other characters a list's text must not split on.
+    const scopes = ["default", "my project 2", "plans, ideas; notes ⟂"];
+    const writes = Array.from({ length: 60 }, (_, index) =>
+      memoryWrite(
+        `harbour ${"lantern ".repeat(1 + (index % 4))}note ${index} ${index % 3 === 0 ? "harbour" : ""}`,
+        scopes[index % scopes.length],
+      ),
+    );
+    const rows = await memories.insertMany(accountId, writes);
+    await memories.insertMany(other.accountId, [memoryWrite("harbour lantern elsewhere")]);
+    const ids = rows.map((row) => row.id);
+    const terms = ["harbour", "lantern", "absent"];
+
+    const whole = await memories.postings(accountId, { terms });
+    expect(whole).toHaveLength(120);
+    expect(sorted(whole)).toEqual(sorted(await memories.postings(accountId, { terms, memoryIds: ids })));
+    expect(new Set(whole.map((posting) => posting.scope))).toEqual(new Set(scopes));
+    // A memory with "lantern" three times: its count and its indexed length come through.
+    const thrice = whole.find((posting) => posting.term === "lantern" && posting.memoryId === ids[2]);
+    expect(thrice).toMatchObject({ frequency: 3, scope: scopes[2] });
+    expect(thrice?.length).toBeGreaterThan(3);
+
+    const scoped = await memories.postings(accountId, { terms, scope: scopes[2] });
+    expect(scoped).toHaveLength(40);
+    expect(sorted(scoped)).toEqual(
+      sorted(await memories.postings(accountId, { terms, scope: scopes[2], memoryIds: ids })),
+    );
+  });
+});
