@@ -58,6 +58,25 @@ export function createSqlMemoryStore(
 
   const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
+  // PostgreSQL: a term's postings in one scope as one string, which `listPostings` reads back.
+  const postingsText = "string_agg(p.memory_id || ' ' || p.tf || ' ' || p.length, ' ')";
+
+  /** A term's postings in one scope from their string: the id, count and length of each. */
+  function listPostings(term: string, scope: string, text: string): Posting[] {
+    const parts = text.split(" ");
+    const postings: Posting[] = [];
+    for (let index = 0; index + 2 < parts.length; index += 3) {
+      postings.push({
+        term,
+        memoryId: parts[index],
+        scope,
+        frequency: Number(parts[index + 1]),
+        length: Number(parts[index + 2]),
+      });
+    }
+    return postings;
+  }
+
   /**
    * PostgreSQL: whole postings lists (a recall keeps the long ones, up to tens of thousands of
    * postings) as one row per term and scope, its postings in one string parsed here: a row per
@@ -66,8 +85,8 @@ export function createSqlMemoryStore(
    */
   const wholeLists = async (run: Execute, accountId: string, terms: string[], scope: string | undefined) => {
     const parameters: unknown[] = [accountId, ...terms];
-    let sql = `select term, scope, string_agg(memory_id || ' ' || tf || ' ' || length, ' ') as postings
-      from memory_postings where account_id = ? and term in (${placeholders(terms.length)})`;
+    let sql = `select term, scope, ${postingsText} as postings
+      from memory_postings p where account_id = ? and term in (${placeholders(terms.length)})`;
     if (scope !== undefined) {
       sql += " and scope = ?";
       parameters.push(scope);
@@ -76,20 +95,7 @@ export function createSqlMemoryStore(
       `${sql} group by term, scope`,
       parameters,
     );
-    const postings: Posting[] = [];
-    for (const row of rows) {
-      const parts = row.postings.split(" ");
-      for (let index = 0; index + 2 < parts.length; index += 3) {
-        postings.push({
-          term: row.term,
-          memoryId: parts[index],
-          scope: row.scope,
-          frequency: Number(parts[index + 1]),
-          length: Number(parts[index + 2]),
-        });
-      }
-    }
-    return postings;
+    return rows.flatMap((row) => listPostings(row.term, row.scope, row.postings));
   };
   // For WHERE account_id = ? AND id IN (…), SQLite's planner picks the account's updated_at
   // index (every row of the account: 5 ms at 20,000 rows) over the primary key; the unary plus
@@ -564,8 +570,9 @@ export function createSqlMemoryStore(
       async termStatistics(accountId, terms, shortLists) {
         // One statement for the terms' document frequencies, the account's totals and whether it
         // has writes queued for linking (the row with a null term) and the short lists' postings
-        // (the rows with a memory id, each short term's range of the postings' primary key): on
-        // PostgreSQL one round trip, not three.
+        // (the rows with a memory id, each short term's range of the postings' primary key; on
+        // PostgreSQL a row per term and scope, its postings in one string): on PostgreSQL one
+        // round trip, not three.
         const list = placeholders(Math.max(1, terms.length));
         const termValues = terms.length > 0 ? terms : [""];
         let sql = `select term, null as memory_id, null as scope, df, 0 as total_length, 0 as version, 0 as links_queued from memory_terms where account_id = ? and term in (${list})
@@ -573,7 +580,7 @@ export function createSqlMemoryStore(
            select null, null, null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0),
              case when exists (select 1 from memory_link_jobs where account_id = ?) then 1 else 0 end from memory_counts where account_id = ?
            union all
-           select p.term, p.memory_id, p.scope, p.tf, p.length, 0, 0 from memory_terms t
+           select p.term, ${sqlite ? "p.memory_id" : postingsText}, p.scope, ${sqlite ? "p.tf, p.length" : "0, 0"}, 0, 0 from memory_terms t
              join memory_postings p on p.account_id = t.account_id and p.term = t.term
            where t.account_id = ? and t.term in (${list}) and t.df < ?`;
         const parameters: unknown[] = [
@@ -589,6 +596,8 @@ export function createSqlMemoryStore(
           sql += " and p.scope = ?";
           parameters.push(shortLists.scope);
         }
+        // PostgreSQL: each short list as one string per scope, not a row per posting.
+        if (!sqlite) sql += " group by p.term, p.scope";
         const rows = await run<{
           term: string | null;
           memory_id: string | null;
@@ -611,6 +620,7 @@ export function createSqlMemoryStore(
             version = Number(row.version);
             linksQueued = Number(row.links_queued) > 0;
           } else if (row.memory_id === null) documentFrequency.set(row.term, Number(row.df));
+          else if (!sqlite) shortPostings.push(...listPostings(row.term, row.scope as string, row.memory_id));
           else
             shortPostings.push({
               term: row.term,

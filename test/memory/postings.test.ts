@@ -1,7 +1,8 @@
 /**
  * Whole postings lists (`MemoryStore.postings` without ids: what recall keeps in memory for a
- * long list) hold exactly the postings the per-id lookup finds, in every scope or one, on both
- * databases (PostgreSQL sends a whole list as one string per term and scope).
+ * long list), and the short lists read with the terms' statistics, hold exactly the postings the
+ * per-id lookup finds, in every scope or one, on both databases (PostgreSQL sends a list as one
+ * string per term and scope).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemoryStore, Posting } from "../../core/index.ts";
@@ -53,6 +54,17 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
     const thrice = whole.find((posting) => posting.term === "lantern" && posting.memoryId === ids[2]);
     expect(thrice).toMatchObject({ frequency: 3, scope: scopes[2] });
     expect(thrice?.length).toBeGreaterThan(3);
+
+    // The short lists that come with the terms' statistics: the same postings.
+    const statistics = await memories.termStatistics(accountId, terms, { rows: 1000 });
+    expect(sorted(statistics.shortPostings)).toEqual(sorted(whole));
+    const scopedStatistics = await memories.termStatistics(accountId, terms, {
+      rows: 1000,
+      scope: scopes[1],
+    });
+    expect(sorted(scopedStatistics.shortPostings)).toEqual(
+      sorted(whole.filter((posting) => posting.scope === scopes[1])),
+    );
 
     const scoped = await memories.postings(accountId, { terms, scope: scopes[2] });
     expect(scoped).toHaveLength(40);
