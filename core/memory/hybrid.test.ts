@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { NearestMemory } from "../ports/memory-store.ts";
+import { fuseRankings, type LexicalHit } from "./hybrid.ts";
 
 type VectorHit = Pick<NearestMemory, "id" | "similarity">;
-
-import { fuseRankings, type LexicalHit } from "./hybrid.ts";
 
 const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
 

@@ -514,7 +514,7 @@ export function createSqlMemoryStore(
         // statement (a round trip less per recall on PostgreSQL). The cut ignores the far ends'
         // expiry, so it does not move with the clock: expired far ends are left out after it.
         const seedEdges = `select * from (select cast(? as text) as seed, r.source_memory_id, r.target_memory_id, r.relation_type, r.confidence,
-             r.created_at as relation_created_at, case when ${live.replaceAll("expires_at", "m.expires_at")} then 1 else 0 end as far_live, ${neighbourColumns}
+             r.created_at as relation_created_at, case when (m.expires_at is null or m.expires_at > ?) then 1 else 0 end as far_live, ${neighbourColumns}
            from memory_relations r join memories m
              on m.id = case when r.source_memory_id = ? then r.target_memory_id else r.source_memory_id end and m.account_id = r.account_id
            where r.account_id = ? and (r.source_memory_id = ? or r.target_memory_id = ?)
