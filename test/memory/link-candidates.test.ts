@@ -3,15 +3,10 @@
  * its newest live rows up to the scope's limit, newest first, on both databases (PostgreSQL reads
  * every scope in one statement, SQLite one statement per scope).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MemoryStore } from "../../core/index.ts";
+import { describe, expect, it } from "vitest";
+import { memoryStoreUnderTest } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
-import {
-  createAccountWithKey,
-  createTestPlatform,
-  storageTargets,
-  type TestPlatform,
-} from "../support/platforms.ts";
+import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
 
 const start = Date.parse("2026-01-01T00:00:00Z");
 
@@ -19,22 +14,14 @@ const write = (content: string, scope: string, minute: number, expiresAt: Date |
   memoryWrite(content, scope, new Date(start + minute * 60_000), expiresAt);
 
 describe.each(storageTargets)("relation detection's candidates on %s", (target) => {
-  let test: TestPlatform;
-  let memories: MemoryStore;
-  beforeAll(async () => {
-    test = await createTestPlatform(target, { environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" } });
-    memories = test.platform.storage.memories;
-  });
-  afterAll(async () => {
-    await test?.close();
-  });
+  const store = memoryStoreUnderTest(target);
 
   it("answers each scope's newest live rows up to its own limit, newest first", async () => {
-    const { accountId } = await createAccountWithKey(test);
-    const other = await createAccountWithKey(test);
+    const { accountId } = await createAccountWithKey(store.test);
+    const other = await createAccountWithKey(store.test);
     const now = new Date(start + 60 * 60_000);
     // Written out of time order, so the answer's order is the rows' times, not their insertion.
-    await memories.insertMany(accountId, [
+    await store.memories.insertMany(accountId, [
       write("travel three", "travel", 3),
       write("travel one", "travel", 1),
       write("travel five", "travel", 5),
@@ -45,9 +32,9 @@ describe.each(storageTargets)("relation detection's candidates on %s", (target) 
       write("work one", "work", 1),
       write("hobby one", "hobby", 1),
     ]);
-    await memories.insertMany(other.accountId, [write("travel elsewhere", "travel", 9)]);
+    await store.memories.insertMany(other.accountId, [write("travel elsewhere", "travel", 9)]);
 
-    const recent = await memories.recent(
+    const recent = await store.memories.recent(
       accountId,
       new Map([
         ["travel", 3],

@@ -3,32 +3,20 @@
  * strongest edges, either end, cut the same way on both databases and at any time (the far
  * ends' expiry is applied after the cut), and the live rows at their far ends.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MemoryStore, RelationRecord } from "../../core/index.ts";
+import { describe, expect, it } from "vitest";
+import type { RelationRecord } from "../../core/index.ts";
+import { memoryStoreUnderTest } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
-import {
-  createAccountWithKey,
-  createTestPlatform,
-  storageTargets,
-  type TestPlatform,
-} from "../support/platforms.ts";
+import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
 
 const start = Date.parse("2026-01-01T00:00:00Z");
 const at = (minute: number) => new Date(start + minute * 60_000);
 
 describe.each(storageTargets)("recall's relation neighbours on %s", (target) => {
-  let test: TestPlatform;
-  let memories: MemoryStore;
-  beforeAll(async () => {
-    test = await createTestPlatform(target, { environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" } });
-    memories = test.platform.storage.memories;
-  });
-  afterAll(async () => {
-    await test?.close();
-  });
+  const store = memoryStoreUnderTest(target);
 
   it("gives each seed its strongest edges, the newest far ends first among equals, expired ones left out after the cut", async () => {
-    const { accountId } = await createAccountWithKey(test);
+    const { accountId } = await createAccountWithKey(store.test);
     const contents = [
       "seed",
       "second seed",
@@ -36,7 +24,7 @@ describe.each(storageTargets)("recall's relation neighbours on %s", (target) => 
       ...Array.from({ length: 8 }, (_, index) => `far ${index}`),
       "expiring far",
     ];
-    const rows = await memories.insertMany(
+    const rows = await store.memories.insertMany(
       accountId,
       contents.map((content, index) =>
         // The far ends are newer one after another; the expiring one is the newest of all.
@@ -52,7 +40,7 @@ describe.each(storageTargets)("recall's relation neighbours on %s", (target) => 
       confidence,
       createdAt: at(200),
     });
-    await memories.addRelations(accountId, [
+    await store.memories.addRelations(accountId, [
       ...Array.from({ length: 8 }, (_, index) => edge("seed", `far ${index}`, 0.5)),
       edge("seed", "expiring far", 0.5),
       edge("strong incoming", "seed", 0.9),
@@ -60,7 +48,7 @@ describe.each(storageTargets)("recall's relation neighbours on %s", (target) => 
     ]);
     const seeds = [id.get("seed") as string, id.get("second seed") as string];
     const read = async (minute: number) => {
-      const { bySeed, rows: far } = await memories.neighbours(accountId, seeds, 5, at(minute));
+      const { bySeed, rows: far } = await store.memories.neighbours(accountId, seeds, 5, at(minute));
       const ends = (seed: string) =>
         (bySeed.get(seed) ?? []).map((relation) =>
           content.get(relation.sourceMemoryId === seed ? relation.targetMemoryId : relation.sourceMemoryId),
@@ -87,12 +75,12 @@ describe.each(storageTargets)("recall's relation neighbours on %s", (target) => 
   });
 
   it("reads no edge of another account", async () => {
-    const mine = await createAccountWithKey(test);
-    const theirs = await createAccountWithKey(test);
-    const [seed] = await memories.insertMany(mine.accountId, [memoryWrite("my seed")]);
-    const [far] = await memories.insertMany(theirs.accountId, [memoryWrite("their row")]);
+    const mine = await createAccountWithKey(store.test);
+    const theirs = await createAccountWithKey(store.test);
+    const [seed] = await store.memories.insertMany(mine.accountId, [memoryWrite("my seed")]);
+    const [far] = await store.memories.insertMany(theirs.accountId, [memoryWrite("their row")]);
     // An edge under the other account naming my row: never mine to read.
-    await memories.addRelations(theirs.accountId, [
+    await store.memories.addRelations(theirs.accountId, [
       {
         sourceMemoryId: far.id,
         targetMemoryId: seed.id,
@@ -101,7 +89,7 @@ describe.each(storageTargets)("recall's relation neighbours on %s", (target) => 
         createdAt: at(0),
       },
     ]);
-    const read = await memories.neighbours(mine.accountId, [seed.id], 10, at(1));
+    const read = await store.memories.neighbours(mine.accountId, [seed.id], 10, at(1));
     expect(read.bySeed.get(seed.id)).toEqual([]);
     expect(read.rows).toEqual([]);
   });

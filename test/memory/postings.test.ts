@@ -4,15 +4,11 @@
  * per-id lookup finds, in every scope or one, on both databases (PostgreSQL sends a list as one
  * string per term and scope).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MemoryStore, Posting } from "../../core/index.ts";
+import { describe, expect, it } from "vitest";
+import type { Posting } from "../../core/index.ts";
+import { memoryStoreUnderTest } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
-import {
-  createAccountWithKey,
-  createTestPlatform,
-  storageTargets,
-  type TestPlatform,
-} from "../support/platforms.ts";
+import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
 
 const sorted = (postings: Posting[]) =>
   postings.toSorted((first, second) =>
@@ -20,19 +16,11 @@ const sorted = (postings: Posting[]) =>
   );
 
 describe.each(storageTargets)("whole postings lists on %s", (target) => {
-  let test: TestPlatform;
-  let memories: MemoryStore;
-  beforeAll(async () => {
-    test = await createTestPlatform(target, { environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" } });
-    memories = test.platform.storage.memories;
-  });
-  afterAll(async () => {
-    await test?.close();
-  });
+  const store = memoryStoreUnderTest(target);
 
   it("hold what the per-id lookup finds: every posting, its scope, count and length", async () => {
-    const { accountId } = await createAccountWithKey(test);
-    const other = await createAccountWithKey(test);
+    const { accountId } = await createAccountWithKey(store.test);
+    const other = await createAccountWithKey(store.test);
     // Scopes with spaces and other characters a list's text must not split on.
     const scopes = ["default", "my project 2", "plans, ideas; notes ⟂"];
     const writes = Array.from({ length: 60 }, (_, index) =>
@@ -41,14 +29,16 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
         scopes[index % scopes.length],
       ),
     );
-    const rows = await memories.insertMany(accountId, writes);
-    await memories.insertMany(other.accountId, [memoryWrite("harbour lantern elsewhere")]);
+    const rows = await store.memories.insertMany(accountId, writes);
+    await store.memories.insertMany(other.accountId, [memoryWrite("harbour lantern elsewhere")]);
     const ids = rows.map((row) => row.id);
     const terms = ["harbour", "lantern", "absent"];
 
-    const whole = await memories.postings(accountId, { terms });
+    const whole = await store.memories.postings(accountId, { terms });
     expect(whole).toHaveLength(120);
-    expect(sorted(whole)).toEqual(sorted(await memories.postings(accountId, { terms, memoryIds: ids })));
+    expect(sorted(whole)).toEqual(
+      sorted(await store.memories.postings(accountId, { terms, memoryIds: ids })),
+    );
     expect(new Set(whole.map((posting) => posting.scope))).toEqual(new Set(scopes));
     // A memory with "lantern" three times: its count and its indexed length come through.
     const thrice = whole.find((posting) => posting.term === "lantern" && posting.memoryId === ids[2]);
@@ -56,9 +46,9 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
     expect(thrice?.length).toBeGreaterThan(3);
 
     // The short lists that come with the terms' statistics: the same postings.
-    const statistics = await memories.termStatistics(accountId, terms, { rows: 1000 });
+    const statistics = await store.memories.termStatistics(accountId, terms, { rows: 1000 });
     expect(sorted(statistics.shortPostings)).toEqual(sorted(whole));
-    const scopedStatistics = await memories.termStatistics(accountId, terms, {
+    const scopedStatistics = await store.memories.termStatistics(accountId, terms, {
       rows: 1000,
       scope: scopes[1],
     });
@@ -66,10 +56,10 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
       sorted(whole.filter((posting) => posting.scope === scopes[1])),
     );
 
-    const scoped = await memories.postings(accountId, { terms, scope: scopes[2] });
+    const scoped = await store.memories.postings(accountId, { terms, scope: scopes[2] });
     expect(scoped).toHaveLength(40);
     expect(sorted(scoped)).toEqual(
-      sorted(await memories.postings(accountId, { terms, scope: scopes[2], memoryIds: ids })),
+      sorted(await store.memories.postings(accountId, { terms, scope: scopes[2], memoryIds: ids })),
     );
   });
 });
