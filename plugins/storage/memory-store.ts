@@ -61,7 +61,8 @@ export function createSqlMemoryStore(
   // PostgreSQL: a term's postings in one scope as one string, which `listPostings` reads back.
   const postingsText = "string_agg(p.memory_id || ' ' || p.tf || ' ' || p.length, ' ')";
 
-  /** A term's postings in one scope from their string: the id, count and length of each. */
+  /** A term's postings in one scope from their string: the id, count and length of each (ids are
+   * the store's UUIDs and the counts integers: a space never occurs inside one). */
   function listPostings(term: string, scope: string, text: string): Posting[] {
     const parts = text.split(" ");
     const postings: Posting[] = [];
@@ -77,26 +78,6 @@ export function createSqlMemoryStore(
     return postings;
   }
 
-  /**
-   * PostgreSQL: whole postings lists (a recall keeps the long ones, up to tens of thousands of
-   * postings) as one row per term and scope, its postings in one string parsed here: a row per
-   * posting cost 6.1 ms per list of 2,243 on average against 3.7 ms (test/bench/RESULTS.md).
-   * Ids are the store's UUIDs and the counts integers: a space never occurs inside one.
-   */
-  const wholeLists = async (run: Execute, accountId: string, terms: string[], scope: string | undefined) => {
-    const parameters: unknown[] = [accountId, ...terms];
-    let sql = `select term, scope, ${postingsText} as postings
-      from memory_postings p where account_id = ? and term in (${placeholders(terms.length)})`;
-    if (scope !== undefined) {
-      sql += " and scope = ?";
-      parameters.push(scope);
-    }
-    const rows = await run<{ term: string; scope: string; postings: string }>(
-      `${sql} group by term, scope`,
-      parameters,
-    );
-    return rows.flatMap((row) => listPostings(row.term, row.scope, row.postings));
-  };
   // For WHERE account_id = ? AND id IN (…), SQLite's planner picks the account's updated_at
   // index (every row of the account: 5 ms at 20,000 rows) over the primary key; the unary plus
   // keeps it on the key. PostgreSQL plans it well as written.
@@ -636,18 +617,25 @@ export function createSqlMemoryStore(
 
       async postings(accountId, request) {
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
-        if (!sqlite && request.memoryIds === undefined)
-          return wholeLists(run, accountId, request.terms, request.scope);
         // The primary key's range for each term; liveness is checked on the few rows kept.
-        let sql = `select term, memory_id, scope, tf, length from memory_postings where account_id = ? and term in (${placeholders(request.terms.length)})`;
+        let where = `account_id = ? and term in (${placeholders(request.terms.length)})`;
         const parameters: unknown[] = [accountId, ...request.terms];
         if (request.scope !== undefined) {
-          sql += " and scope = ?";
+          where += " and scope = ?";
           parameters.push(request.scope);
         }
         if (request.memoryIds) {
-          sql += ` and memory_id in (${placeholders(request.memoryIds.length)})`;
+          where += ` and memory_id in (${placeholders(request.memoryIds.length)})`;
           parameters.push(...request.memoryIds);
+        } else if (!sqlite) {
+          // Whole lists (a recall keeps the long ones, up to tens of thousands of postings) as a
+          // row per term and scope, the postings in one string: a row per posting cost 6.1 ms per
+          // list of 2,243 on average, against 3.7 ms (test/bench/RESULTS.md).
+          const lists = await run<{ term: string; scope: string; postings: string }>(
+            `select term, scope, ${postingsText} as postings from memory_postings p where ${where} group by term, scope`,
+            parameters,
+          );
+          return lists.flatMap((list) => listPostings(list.term, list.scope, list.postings));
         }
         const rows = await run<{
           term: string;
@@ -655,7 +643,7 @@ export function createSqlMemoryStore(
           scope: string;
           tf: number | string;
           length: number | string;
-        }>(sql, parameters);
+        }>(`select term, memory_id, scope, tf, length from memory_postings where ${where}`, parameters);
         return rows.map((row) => ({
           term: row.term,
           memoryId: row.memory_id,
