@@ -147,6 +147,22 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       )[0].total,
     );
 
+  /** PostgreSQL: a store on the test's database that records every statement it runs. */
+  function recordingStore() {
+    const pool = new pg.Pool({ connectionString: test.databaseUrl, max: 2 });
+    const bound = postgresBoundSql(pool as unknown as PgPool);
+    const statements: Array<{ sql: string; parameters: unknown[] }> = [];
+    const recorded = (execute: typeof bound.execute) =>
+      ((sql: string, parameters: unknown[] = []) => {
+        statements.push({ sql, parameters });
+        return execute(sql, parameters);
+      }) as typeof execute;
+    const recording = createSqlMemoryStore("postgresql", recorded(bound.execute), (work) =>
+      bound.runTransaction((execute) => work(recorded(execute))),
+    );
+    return { pool, bound, statements, recording };
+  }
+
   it("lists work, stores and replaces vectors, and drops those of changed or forgotten memories", async () => {
     const account = await accountWith(4);
     const [first, second, third, fourth] = account.rows;
@@ -361,19 +377,8 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
           account.rows.map((_, index) => unitVector(2000 + index)),
         ),
       );
-      // A store on the same database that records every statement it runs.
-      const pool = new pg.Pool({ connectionString: test.databaseUrl, max: 2 });
+      const { pool, bound, statements, recording } = recordingStore();
       try {
-        const bound = postgresBoundSql(pool as unknown as PgPool);
-        const statements: Array<{ sql: string; parameters: unknown[] }> = [];
-        const recorded = (execute: typeof bound.execute) =>
-          ((sql: string, parameters: unknown[] = []) => {
-            statements.push({ sql, parameters });
-            return execute(sql, parameters);
-          }) as typeof execute;
-        const recording = createSqlMemoryStore("postgresql", recorded(bound.execute), (work) =>
-          bound.runTransaction((execute) => work(recorded(execute))),
-        );
         const request = {
           path: pathA,
           vector: unitVector(1999),
@@ -494,7 +499,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
   });
 
   if (target === "postgresql")
-    it("searches one scope through the HNSW index by the vectors' own scope, and finds vectors stored without one", async () => {
+    it("searches one scope by the vectors' own scope, a large one through the HNSW index and a small one exactly, and finds vectors stored without one", async () => {
       const account = await accountWith(20);
       const work = await memories.insertMany(
         account.accountId,
@@ -515,7 +520,8 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       const query = unitVector(3999);
       const candidates = all.map((row, index) => ({ id: row.id, vector: vectors[index] }));
       const workIds = new Set(workRows.map((row) => row.id));
-      // Fewer rows allowed for an exact scan than the account has: the HNSW index answers.
+      // Fewer rows allowed for an exact scan than the account has: the HNSW index answers within
+      // "default" (most of the account), the scope's own vectors within "work".
       const options = { fallbackLimit: 10, efSearch: 64, limit: 10 };
       const inWork = await nearest(account.accountId, query, { ...options, scope: "work" });
       expect(inWork.map((row) => row.id)).toEqual(
@@ -534,6 +540,74 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
         ).map((row) => row.id),
       );
       expect(await nearest(account.accountId, query, { ...options, scope: "travel" })).toEqual([]);
+    });
+
+  if (target === "postgresql")
+    it("compares a small scope's vectors exactly, and every vector when too few of its nearest are live", async () => {
+      const account = await accountWith(40);
+      const texts = Array.from({ length: 12 }, (_, index) => `work ${index} of ${account.accountId}`);
+      const work = await memories.insertMany(
+        account.accountId,
+        texts.map((text) => memoryWrite(text, "work")),
+      );
+      const workRows = work.map((row, index) => ({ id: row.id, contentHash: hash(texts[index]) }));
+      const query = unitVector(5999);
+      // The work rows lie around the query, the default ones anywhere.
+      const workVectors = workRows.map((_, index) => near(query, unitVector(6000 + index), 0.5 + index / 10));
+      await memories.putEmbeddings(
+        pathA,
+        stored(
+          account.accountId,
+          [...account.rows, ...workRows],
+          [...account.rows.map((_, index) => unitVector(6100 + index)), ...workVectors],
+        ),
+      );
+      const { pool, statements, recording } = recordingStore();
+      try {
+        const search = async (scope: string, limit: number) => {
+          statements.length = 0;
+          const answer = await recording.nearest(
+            account.accountId,
+            {
+              path: pathA,
+              vector: query,
+              scope,
+              limit,
+              includeSuperseded: false,
+              fallbackLimit: 10,
+              efSearch: 64,
+            },
+            now(),
+          );
+          return answer.map((row) => row.id);
+        };
+        const usedHnsw = () => statements.some(({ sql }) => sql.includes("set_config('hnsw.ef_search'"));
+        const live = (superseded: Set<string>) =>
+          workRows
+            .map((row, index) => ({ id: row.id, vector: workVectors[index] }))
+            .filter((row) => !superseded.has(row.id));
+
+        // 12 of 52 rows: the scope's vectors, compared exactly, without the graph.
+        expect(await search("work", 3)).toEqual(exact(query, live(new Set()), 3).map((row) => row.id));
+        expect(usedHnsw()).toBe(false);
+        expect(statements).toHaveLength(2);
+
+        // The 5 nearest superseded: of the 6 nearest vectors checked, one is live, so every vector
+        // of the scope is compared, and the answer is still the 3 nearest live rows.
+        const nearestFive = exact(query, live(new Set()), 5).map((row) => row.id);
+        await memories.supersede(account.accountId, nearestFive, workRows[11].id, now());
+        expect(await search("work", 3)).toEqual(
+          exact(query, live(new Set(nearestFive)), 3).map((row) => row.id),
+        );
+        expect(usedHnsw()).toBe(false);
+        expect(statements).toHaveLength(3);
+
+        // "default" holds most of the account: the HNSW index answers.
+        expect(await search("default", 3)).toHaveLength(3);
+        expect(usedHnsw()).toBe(true);
+      } finally {
+        await pool.end();
+      }
     });
 
   it("drops the vectors of every other path in chunks", async () => {

@@ -20,6 +20,7 @@ import { memoryPostingsCovering } from "./0014-memory-postings-covering.ts";
 import { sandboxEndEvents } from "./0015-sandbox-end-events.ts";
 import { memoryIndexVersions } from "./0016-memory-index-versions.ts";
 import { memoryEmbeddingScopes } from "./0017-memory-embedding-scopes.ts";
+import { memoryEmbeddingScopeIndex } from "./0018-memory-embedding-scope-index.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -47,6 +48,7 @@ export const migrationSources: MigrationSource[] = [
   sandboxEndEvents,
   memoryIndexVersions,
   memoryEmbeddingScopes,
+  memoryEmbeddingScopeIndex,
 ];
 
 export function migrationsFor(dialect: Dialect) {
