@@ -1,6 +1,7 @@
 /**
  * HNSW recall@10 against exact search, for the semantic benchmark: each query asks the store's
- * real `nearest` (the path's HNSW index, iterative scan, the given ef_search) and the same rows
+ * real `nearest` (the path's HNSW index, iterative scan, the given ef_search; a small scope's
+ * vectors compared exactly) and the same rows
  * ordered by exact cosine distance with index scans off, and counts how many of the exact ten the
  * index found. A row tied with the exact tenth (duplicate texts have equal distances) counts.
  */
