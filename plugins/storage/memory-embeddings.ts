@@ -46,13 +46,13 @@ interface Nearest {
 }
 
 /**
- * PostgreSQL compares a search within one scope exactly when the scope has at most this many rows
- * (and at most half the account's). The HNSW scan walks past every other scope's vectors to
- * gather one scope's nearest: at 100,000 memories it took 29–49 ms for scopes of 4–9 % of them,
- * where comparing their 4,500–9,300 vectors took 12–25 ms, and found the same rows
- * (test/bench/RESULTS.md).
+ * PostgreSQL compares a search exactly when it may return at most this many rows (a scope's, or
+ * an account's) and they are at most half of the vectors the HNSW scan would walk past. The scan
+ * walks past every other scope's and account's vectors to gather the searched ones: at 100,000
+ * memories it took 41–49 ms for scopes of 4–7 % of them, where comparing their 4,500–7,400
+ * vectors took 12–17 ms, and found the same rows (test/bench/RESULTS.md).
  */
-const scopeExactLimit = 8_000;
+const exactLimit = 8_000;
 
 // Memories' liveness, as the lexical candidates check it.
 const liveMemory = "(m.expires_at is null or m.expires_at > ?)";
@@ -230,17 +230,21 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       const scoped = request.scope !== undefined;
       // The rows the search may return, from the kept row counts (one row per scope): the
       // account's, and within one scope the scope's, with the vectors stored before vectors
-      // carried a scope (counted to just past the limit: beyond it, the choice is the same).
-      const [counted] = await run<{ total: unknown; scoped?: unknown; unscoped?: unknown }>(
-        scoped
-          ? `select sum(total) as total, sum(total) filter (where scope = ?) as scoped,
-               (select count(*) from (select 1 from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")} and e.scope is null limit ?) l) as unscoped
-             from memory_counts where account_id = ?`
-          : "select sum(total) as total from memory_counts where account_id = ?",
-        scoped ? [request.scope, accountId, scopeExactLimit + 1, accountId] : [accountId],
+      // carried a scope (counted to just past the limit: beyond it, the choice is the same). And
+      // how many vectors the HNSW walk may pass: the table's, as PostgreSQL last estimated them
+      // (-1 before its first analysis).
+      const [counted] = await run<{ total: unknown; vectors: unknown; scoped?: unknown; unscoped?: unknown }>(
+        `select sum(total) as total, (select reltuples from pg_class where oid = 'memory_embeddings'::regclass) as vectors${
+          scoped
+            ? `, sum(total) filter (where scope = ?) as scoped,
+               (select count(*) from (select 1 from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")} and e.scope is null limit ?) l) as unscoped`
+            : ""
+        } from memory_counts where account_id = ?`,
+        scoped ? [request.scope, accountId, exactLimit + 1, accountId] : [accountId],
       );
       const total = Number(counted?.total ?? 0);
       const searched = scoped ? Number(counted?.scoped ?? 0) + Number(counted?.unscoped ?? 0) : total;
+      const passed = Math.max(total, Number(counted?.vectors ?? 0));
       // Every candidate compared exactly, the memories checks with each.
       const exactly = () =>
         run<Nearest>(
@@ -252,18 +256,19 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       if (total <= request.fallbackLimit) {
         // Few rows: compared exactly, as on SQLite (a materialized set keeps the HNSW index out).
         rows = await exactly();
-      } else if (scoped && searched <= scopeExactLimit && 2 * searched <= total) {
-        // A small scope: its vectors (an index range) compared exactly, the nearest checked
-        // against their memories. When fewer than the limit pass and the scope has more vectors
-        // than were checked, a live row may lie beyond them: everything is compared then.
+      } else if (searched <= exactLimit && 2 * searched <= passed) {
+        // A small share of the vectors (a scope, or an account among others): its vectors (an
+        // index range) compared exactly, the nearest checked against their memories. When fewer
+        // than the limit pass and there are more vectors than were checked, a live row may lie
+        // beyond them: everything is compared then.
         const depth = 2 * request.limit;
         rows = await run<Nearest>(
-          `with scoped as materialized (select e.memory_id, e.content_hash, ${distance} as distance from memory_embeddings e
-             where e.account_id = ? and ${pathCondition(path, "e")} and (e.scope = ? or e.scope is null)),
-           nearest as materialized (select memory_id, content_hash, distance from scoped order by distance, memory_id limit ?)
+          `with searched as materialized (select e.memory_id, e.content_hash, ${distance} as distance from memory_embeddings e
+             where e.account_id = ? and ${pathCondition(path, "e")}${ownScope}),
+           nearest as materialized (select memory_id, content_hash, distance from searched order by distance, memory_id limit ?)
            select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id and m.content_hash = n.content_hash
            where m.account_id = ? and ${liveMemory}${filter} order by n.distance, n.memory_id limit ?`,
-          [literal, accountId, request.scope, depth, ...parameters, request.limit],
+          [literal, accountId, ...(scoped ? [request.scope] : []), depth, ...parameters, request.limit],
         );
         if (rows.length < request.limit && searched > depth) rows = await exactly();
       } else {

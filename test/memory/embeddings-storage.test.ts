@@ -57,7 +57,8 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
 
   let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 
-  beforeAll(async () => {
+  /** The platform the tests' helpers use, on a database of its own (PostgreSQL). */
+  async function open() {
     // PostgreSQL plans a few hundred rows as a scan and a sort (exact); with sorts priced out,
     // the only plan left for the nearest rows is the path's HNSW index, which is what is tested.
     if (target === "postgresql") {
@@ -72,11 +73,32 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
     });
     memories = test.platform.storage.memories;
-  });
-  afterAll(async () => {
+  }
+  async function close() {
     await test?.close();
     await database?.drop();
-  });
+  }
+  beforeAll(open);
+  afterAll(close);
+
+  /**
+   * PostgreSQL's own test of which plan a search takes, on a database of its own: the plan
+   * depends on how many vectors the table holds (other tests' included), so the test's rows are
+   * all there are. Declared only there, so SQLite's run has nothing skipped.
+   */
+  const planTest = (name: string, body: () => Promise<void>) => {
+    if (target !== "postgresql") return;
+    it(name, async () => {
+      const shared = { test, memories, database };
+      await open();
+      try {
+        await body();
+      } finally {
+        await close();
+        ({ test, memories, database } = shared);
+      }
+    });
+  };
 
   /** A fresh account with `count` memories, each updated a second after the one before. */
   async function accountWith(count: number, scope = "default") {
@@ -365,64 +387,62 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     expect(await nearest(account.accountId, unitVector(703, dimensions * 2), { path: wide })).toEqual([]);
   });
 
-  // PostgreSQL's own: declared only there, so SQLite's run has nothing skipped.
-  if (target === "postgresql")
-    it("answers through the path's HNSW index, with the iterative scan on", async () => {
-      const account = await accountWith(20);
-      await memories.putEmbeddings(
-        pathA,
-        stored(
-          account.accountId,
-          account.rows,
-          account.rows.map((_, index) => unitVector(2000 + index)),
-        ),
-      );
-      const { pool, bound, statements, recording } = recordingStore();
-      try {
-        const request = {
-          path: pathA,
-          vector: unitVector(1999),
-          limit: 5,
-          includeSuperseded: false,
-          fallbackLimit: 10,
-          efSearch: 64,
-        };
-        const answer = await recording.nearest(account.accountId, request, now());
-        expect(answer).toHaveLength(5);
-        const updatedAt = new Map(account.rows.map((row) => [row.id, row.updatedAt]));
-        expect(answer.map((row) => row.updatedAt)).toEqual(answer.map((row) => updatedAt.get(row.id)));
-        // Two statements, no transaction: the account's row count, then the search, which sets
-        // its own candidate list and iterative scan.
-        expect(statements.map(({ sql }) => sql.trim().split(/\s+/)[0])).toEqual(["select", "with"]);
-        const [search] = statements.filter((statement) => statement.sql.includes("set_config"));
-        expect(search.sql).toContain("set_config('hnsw.ef_search', ?, true)");
-        expect(search.sql).toContain("set_config('hnsw.iterative_scan', 'relaxed_order', true)");
-        expect(search.parameters).toContain("64");
-        // The settings govern the statement's own scan: without the iterative scan, the HNSW
-        // index gives at most ef_search rows (fewer when other accounts' rows are among them),
-        // where pgvector's default (40) would give all 5.
-        const withoutIteration = search.sql.replace("'relaxed_order'", "'off'");
-        const efAt = search.parameters.indexOf("64");
-        const searched = (ef: string) =>
-          bound.execute(
-            withoutIteration,
-            search.parameters.map((value, index) => (index === efAt ? ef : value)),
-          );
-        expect((await searched("3")).length).toBeLessThanOrEqual(3);
-        expect(await searched("64")).toHaveLength(5);
-        // Regression: once the tables are analysed, a join with memories looked like one row to
-        // the planner, which then scanned every vector exactly instead of using the index.
-        await pool.query("analyze memory_embeddings, memories");
-        const [explained] = await bound.execute<{ "QUERY PLAN": unknown }>(
-          `explain (format json) ${search.sql}`,
-          search.parameters,
+  planTest("answers through the path's HNSW index, with the iterative scan on", async () => {
+    const account = await accountWith(20);
+    await memories.putEmbeddings(
+      pathA,
+      stored(
+        account.accountId,
+        account.rows,
+        account.rows.map((_, index) => unitVector(2000 + index)),
+      ),
+    );
+    const { pool, bound, statements, recording } = recordingStore();
+    try {
+      const request = {
+        path: pathA,
+        vector: unitVector(1999),
+        limit: 5,
+        includeSuperseded: false,
+        fallbackLimit: 10,
+        efSearch: 64,
+      };
+      const answer = await recording.nearest(account.accountId, request, now());
+      expect(answer).toHaveLength(5);
+      const updatedAt = new Map(account.rows.map((row) => [row.id, row.updatedAt]));
+      expect(answer.map((row) => row.updatedAt)).toEqual(answer.map((row) => updatedAt.get(row.id)));
+      // Two statements, no transaction: the account's row count, then the search, which sets
+      // its own candidate list and iterative scan.
+      expect(statements.map(({ sql }) => sql.trim().split(/\s+/)[0])).toEqual(["select", "with"]);
+      const [search] = statements.filter((statement) => statement.sql.includes("set_config"));
+      expect(search.sql).toContain("set_config('hnsw.ef_search', ?, true)");
+      expect(search.sql).toContain("set_config('hnsw.iterative_scan', 'relaxed_order', true)");
+      expect(search.parameters).toContain("64");
+      // The settings govern the statement's own scan: without the iterative scan, the HNSW
+      // index gives at most ef_search rows (fewer when other accounts' rows are among them),
+      // where pgvector's default (40) would give all 5.
+      const withoutIteration = search.sql.replace("'relaxed_order'", "'off'");
+      const efAt = search.parameters.indexOf("64");
+      const searched = (ef: string) =>
+        bound.execute(
+          withoutIteration,
+          search.parameters.map((value, index) => (index === efAt ? ef : value)),
         );
-        const plan = JSON.stringify(explained["QUERY PLAN"]);
-        expect(plan).toContain(`"Index Name":"${hnswIndexName(pathA)}"`);
-      } finally {
-        await pool.end();
-      }
-    });
+      expect((await searched("3")).length).toBeLessThanOrEqual(3);
+      expect(await searched("64")).toHaveLength(5);
+      // Regression: once the tables are analysed, a join with memories looked like one row to
+      // the planner, which then scanned every vector exactly instead of using the index.
+      await pool.query("analyze memory_embeddings, memories");
+      const [explained] = await bound.execute<{ "QUERY PLAN": unknown }>(
+        `explain (format json) ${search.sql}`,
+        search.parameters,
+      );
+      const plan = JSON.stringify(explained["QUERY PLAN"]);
+      expect(plan).toContain(`"Index Name":"${hnswIndexName(pathA)}"`);
+    } finally {
+      await pool.end();
+    }
+  });
 
   it("hybrid recall reads only the rows it returns, and equal vectors go to the newer row", async () => {
     const account = await accountWith(30);
@@ -498,8 +518,9 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     expect(scopes.map((row) => row.scope)).toEqual(["notes", "notes"]);
   });
 
-  if (target === "postgresql")
-    it("searches one scope by the vectors' own scope, a large one through the HNSW index and a small one exactly, and finds vectors stored without one", async () => {
+  planTest(
+    "searches one scope by the vectors' own scope, a large one through the HNSW index and a small one exactly, and finds vectors stored without one",
+    async () => {
       const account = await accountWith(20);
       const work = await memories.insertMany(
         account.accountId,
@@ -540,10 +561,12 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
         ).map((row) => row.id),
       );
       expect(await nearest(account.accountId, query, { ...options, scope: "travel" })).toEqual([]);
-    });
+    },
+  );
 
-  if (target === "postgresql")
-    it("compares a small scope's vectors exactly, and every vector when too few of its nearest are live", async () => {
+  planTest(
+    "compares a small scope's vectors exactly, and every vector when too few of its nearest are live",
+    async () => {
       const account = await accountWith(40);
       const texts = Array.from({ length: 12 }, (_, index) => `work ${index} of ${account.accountId}`);
       const work = await memories.insertMany(
@@ -608,7 +631,58 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       } finally {
         await pool.end();
       }
-    });
+    },
+  );
+
+  planTest(
+    "compares a small account's vectors exactly when most of the table is other accounts'",
+    async () => {
+      const crowd = await accountWith(300);
+      const account = await accountWith(12);
+      const query = unitVector(7999);
+      const crowdVectors = crowd.rows.map((_, index) => near(query, unitVector(8000 + index), 0.3));
+      const vectors = account.rows.map((_, index) => near(query, unitVector(8400 + index), 1 + index / 10));
+      await memories.putEmbeddings(pathA, stored(crowd.accountId, crowd.rows, crowdVectors));
+      await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
+      // PostgreSQL's estimate of the table's rows, which the choice reads.
+      await test.platform.storage.execute("analyze memory_embeddings");
+      const { pool, statements, recording } = recordingStore();
+      try {
+        const search = async (accountId: string) => {
+          statements.length = 0;
+          const answer = await recording.nearest(
+            accountId,
+            {
+              path: pathA,
+              vector: query,
+              limit: 5,
+              includeSuperseded: false,
+              fallbackLimit: 10,
+              efSearch: 64,
+            },
+            now(),
+          );
+          return answer.map((row) => row.id);
+        };
+        const usedHnsw = () => statements.some(({ sql }) => sql.includes("set_config('hnsw.ef_search'"));
+        // 12 of 312 vectors: the account's own, compared exactly, without the graph.
+        expect(await search(account.accountId)).toEqual(
+          exact(
+            query,
+            account.rows.map((row, index) => ({ id: row.id, vector: vectors[index] })),
+            5,
+          ).map((row) => row.id),
+        );
+        expect(usedHnsw()).toBe(false);
+        expect(statements).toHaveLength(2);
+        // 300 of them: the HNSW index.
+        expect(await search(crowd.accountId)).toHaveLength(5);
+        expect(usedHnsw()).toBe(true);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
 
   it("drops the vectors of every other path in chunks", async () => {
     const account = await accountWith(3);
