@@ -337,7 +337,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     const account = await accountWith(6);
     const vectors = account.rows.map((_, index) => near(query, unitVector(1000 + index), 2));
     await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
-    // A small candidate list: only the iterative scan reaches this account's rows on PostgreSQL.
+    // So few rows are compared exactly on PostgreSQL too: the account's own nearest, none of the others'.
     const answer = await nearest(account.accountId, query, { limit: 5, efSearch: 10 });
     const expected = exact(
       query,
