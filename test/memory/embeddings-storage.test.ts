@@ -116,6 +116,20 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     return { ...account, rows };
   }
 
+  /** `accountWith(count)`, row i holding `unitVector(seed + i)` on path A. */
+  async function accountWithVectors(count: number, seed: number) {
+    const account = await accountWith(count);
+    await memories.putEmbeddings(
+      pathA,
+      stored(
+        account.accountId,
+        account.rows,
+        account.rows.map((_, index) => unitVector(seed + index)),
+      ),
+    );
+    return account;
+  }
+
   const stored = (
     accountId: string,
     rows: Array<{ id: string; contentHash: string }>,
@@ -182,7 +196,23 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     const recording = createSqlMemoryStore("postgresql", recorded(bound.execute), (work) =>
       bound.runTransaction((execute) => work(recorded(execute))),
     );
-    return { pool, bound, statements, recording };
+    /** The ids of a search on path A with an exact scan allowed for 10 rows, its statements alone recorded. */
+    const searchIds = async (
+      accountId: string,
+      vector: Float32Array,
+      options: { scope?: string; limit: number },
+    ) => {
+      statements.length = 0;
+      const answer = await recording.nearest(
+        accountId,
+        { path: pathA, vector, includeSuperseded: false, fallbackLimit: 10, efSearch: 64, ...options },
+        now(),
+      );
+      return answer.map((row) => row.id);
+    };
+    /** Whether the recorded search went through the HNSW index (its statement sets the candidate list). */
+    const usedHnsw = () => statements.some(({ sql }) => sql.includes("set_config('hnsw.ef_search'"));
+    return { pool, bound, statements, recording, searchIds, usedHnsw };
   }
 
   it("lists work, stores and replaces vectors, and drops those of changed or forgotten memories", async () => {
@@ -388,15 +418,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
   });
 
   planTest("answers through the path's HNSW index, with the iterative scan on", async () => {
-    const account = await accountWith(20);
-    await memories.putEmbeddings(
-      pathA,
-      stored(
-        account.accountId,
-        account.rows,
-        account.rows.map((_, index) => unitVector(2000 + index)),
-      ),
-    );
+    const account = await accountWithVectors(20, 2000);
     const { pool, bound, statements, recording } = recordingStore();
     try {
       const request = {
@@ -585,26 +607,10 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
           [...account.rows.map((_, index) => unitVector(6100 + index)), ...workVectors],
         ),
       );
-      const { pool, statements, recording } = recordingStore();
+      const { pool, statements, searchIds, usedHnsw } = recordingStore();
       try {
-        const search = async (scope: string, limit: number) => {
-          statements.length = 0;
-          const answer = await recording.nearest(
-            account.accountId,
-            {
-              path: pathA,
-              vector: query,
-              scope,
-              limit,
-              includeSuperseded: false,
-              fallbackLimit: 10,
-              efSearch: 64,
-            },
-            now(),
-          );
-          return answer.map((row) => row.id);
-        };
-        const usedHnsw = () => statements.some(({ sql }) => sql.includes("set_config('hnsw.ef_search'"));
+        const search = (scope: string, limit: number) =>
+          searchIds(account.accountId, query, { scope, limit });
         const live = (superseded: Set<string>) =>
           workRows
             .map((row, index) => ({ id: row.id, vector: workVectors[index] }))
@@ -646,25 +652,9 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
       // PostgreSQL's estimate of the table's rows, which the choice reads.
       await test.platform.storage.execute("analyze memory_embeddings");
-      const { pool, statements, recording } = recordingStore();
+      const { pool, statements, searchIds, usedHnsw } = recordingStore();
       try {
-        const search = async (accountId: string) => {
-          statements.length = 0;
-          const answer = await recording.nearest(
-            accountId,
-            {
-              path: pathA,
-              vector: query,
-              limit: 5,
-              includeSuperseded: false,
-              fallbackLimit: 10,
-              efSearch: 64,
-            },
-            now(),
-          );
-          return answer.map((row) => row.id);
-        };
-        const usedHnsw = () => statements.some(({ sql }) => sql.includes("set_config('hnsw.ef_search'"));
+        const search = (accountId: string) => searchIds(accountId, query, { limit: 5 });
         // 12 of 312 vectors: the account's own, compared exactly, without the graph.
         expect(await search(account.accountId)).toEqual(
           exact(
@@ -685,15 +675,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
   );
 
   it("drops the vectors of every other path in chunks", async () => {
-    const account = await accountWith(3);
-    await memories.putEmbeddings(
-      pathA,
-      stored(
-        account.accountId,
-        account.rows,
-        account.rows.map((_, index) => unitVector(800 + index)),
-      ),
-    );
+    const account = await accountWithVectors(3, 800);
     await memories.putEmbeddings(
       pathB,
       stored(
