@@ -6,7 +6,9 @@
  * values (the store's search, which compares a small scope exactly, and the HNSW statement alone
  * for every query: "proposed nearest", a rewrite that keeps the HNSW scan once the tables are
  * analysed), recall query latency through GET /v1/memory/search on a server with embeddings on
- * (query embedding included), and that server's RSS. Vectors are cached under
+ * (query embedding included) for the account and for a smaller second account beside it
+ * (--small-account, default 5,000 memories: the index holds every account's vectors), and that
+ * server's RSS. Vectors are cached under
  * .test-data/bench-semantic by corpus seed and model id, so reruns skip the embedding (the output
  * says so). Run: `source .test-data/env && export SVC_TEST_DATABASE_URL &&
  * npx node test/bench/semantic.ts [--memories 10000] [--queries 200]`. Exits 0 whatever the figures.
@@ -34,12 +36,15 @@ const { values: options } = parseArgs({
     queries: { type: "string", default: "200" },
     "ef-search": { type: "string", default: "40,100,200,400" },
     latency: { type: "string", default: "500" },
+    "small-account": { type: "string", default: "5000" },
   },
 });
 const memoryCount = Number(options.memories);
 const queryCount = Number(options.queries);
 const efSearchValues = options["ef-search"].split(",").map(Number);
 const latencyQueries = Number(options.latency);
+// A second account beside the first (0: none): the HNSW index holds every account's vectors.
+const smallCount = Number(options["small-account"]);
 const seed = 42;
 const importBatch = 500;
 const secrets = {
@@ -80,6 +85,20 @@ try {
     if (!response.ok) throw new Error(`import failed: ${response.status} ${await response.text()}`);
   }
   console.log(`import: ${memoryCount} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const smallCorpus = createCorpus(seed + 1);
+  const smallMemories = Array.from({ length: smallCount }, () => smallCorpus.memory());
+  const smallQueries = Array.from({ length: latencyQueries }, () => smallCorpus.query());
+  const small = await createAccountWithKey(loader);
+  for (let start = 0; start < smallCount; start += importBatch) {
+    const response = await loader.request("/v1/memory/import", {
+      method: "POST",
+      credential: small.key,
+      json: { memories: smallMemories.slice(start, start + importBatch) },
+    });
+    if (!response.ok) throw new Error(`import failed: ${response.status} ${await response.text()}`);
+  }
+  if (smallCount > 0)
+    console.log(`  and ${smallCount} memories of a second account (corpus seed ${seed + 1})`);
 
   // Embedding: the real embedder drains the real queue; the provider answers from the cache when it can.
   const embeddingConfig = {
@@ -98,7 +117,7 @@ try {
     logger: silentLogger,
     clock: loader.platform.clock,
   });
-  console.log(`embedding ${memoryCount} memories (${load()})`);
+  console.log(`embedding ${memoryCount + smallCount} memories (${load()})`);
   started = performance.now();
   await embedder.drain();
   const drainSeconds = (performance.now() - started) / 1000;
@@ -116,7 +135,7 @@ try {
     console.log(`  ${counts.fromCache} vectors loaded from the cache ${cache.file}.f32 (not measured again)`);
   }
   console.log(
-    `embedder drain (embedding + storing, HNSW index kept up row by row): ${drainSeconds.toFixed(1)} s = ${(memoryCount / drainSeconds).toFixed(0)} memories/s`,
+    `embedder drain (embedding + storing, HNSW index kept up row by row): ${drainSeconds.toFixed(1)} s = ${((memoryCount + smallCount) / drainSeconds).toFixed(0)} memories/s`,
   );
 
   // The index built in one go over every row, as after a restore or a model change.
@@ -137,7 +156,7 @@ try {
       hnswIndexName(path),
     ]);
     console.log(
-      `HNSW index build over ${memoryCount} rows: ${buildSeconds.toFixed(1)} s, ${size.rows[0].size} (maintenance_work_mem ${settings.rows[0].memory}, ${settings.rows[0].workers} parallel workers)`,
+      `HNSW index build over ${memoryCount + smallCount} rows: ${buildSeconds.toFixed(1)} s, ${size.rows[0].size} (maintenance_work_mem ${settings.rows[0].memory}, ${settings.rows[0].workers} parallel workers)`,
     );
   } finally {
     await admin.end();
@@ -203,30 +222,44 @@ try {
       SVC_MEMORY_EMBEDDING_BASE_URL: `${modelServer.url}/v1`,
     });
     const baseUrl = server.baseUrl;
-    const search = async (q: string, scope?: string) => {
+    const search = async (key: string, q: string, scope?: string) => {
       const parameters = new URLSearchParams({ q, ...(scope ? { scope } : {}) });
       const response = await fetch(`${baseUrl}/v1/memory/search?${parameters}`, {
-        headers: { authorization: `Bearer ${account.key}` },
+        headers: { authorization: `Bearer ${key}` },
       });
       const body = (await response.json()) as { memories?: unknown[]; warnings?: string[] };
       if (!response.ok) throw new Error(`search failed: ${response.status} ${JSON.stringify(body)}`);
       if (body.warnings?.length) throw new Error(`search warned: ${body.warnings.join("; ")}`);
       return body.memories?.length ?? 0;
     };
-    for (const { q, scope } of queries.slice(0, 50)) await search(q, scope);
-    const latencies: number[] = [];
-    let answered = 0;
-    for (const { q, scope } of queries.slice(0, latencyQueries)) {
-      const begin = performance.now();
-      if ((await search(q, scope)) > 0) answered++;
-      latencies.push(performance.now() - begin);
-    }
     const what = embeddings
       ? "hybrid, query embedding included"
       : "embeddings off: lexical only, for comparison";
-    console.log(
-      `recall (GET /v1/memory/search, ${what}), sequential: ${percentiles(latencies)} over ${latencyQueries} queries, ${answered} with results (${load()})`,
-    );
+    const measured = [
+      { key: account.key, of: queries.slice(0, latencyQueries), label: "recall" },
+      ...(smallCount > 0
+        ? [
+            {
+              key: small.key,
+              of: smallQueries,
+              label: `recall of the second account, ${smallCount} memories,`,
+            },
+          ]
+        : []),
+    ];
+    for (const { key, of, label } of measured) {
+      for (const { q, scope } of of.slice(0, 50)) await search(key, q, scope);
+      const latencies: number[] = [];
+      let answered = 0;
+      for (const { q, scope } of of) {
+        const begin = performance.now();
+        if ((await search(key, q, scope)) > 0) answered++;
+        latencies.push(performance.now() - begin);
+      }
+      console.log(
+        `${label} (GET /v1/memory/search, ${what}), sequential: ${percentiles(latencies)} over ${of.length} queries, ${answered} with results (${load()})`,
+      );
+    }
     console.log(`  server RSS: ${await residentMegabytes(server.process.pid)}`);
     await server.stop();
   }
