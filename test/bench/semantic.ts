@@ -242,7 +242,7 @@ try {
             {
               key: small.key,
               of: smallQueries,
-              label: `recall of the second account, ${smallCount} memories,`,
+              label: `recall of the second account's ${smallCount} memories`,
             },
           ]
         : []),
