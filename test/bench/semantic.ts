@@ -24,7 +24,7 @@ import { hnswIndexName, hnswIndexStatement } from "../../plugins/storage/embeddi
 import { ensureModelServerEnvironment, startModelServer } from "../model-server/model-server-process.ts";
 import { createAccountWithKey, createTestDatabase, createTestPlatform } from "../support/platforms.ts";
 import { type RunningServer, startServer } from "../support/processes.ts";
-import { createCorpus } from "./memory-corpus.ts";
+import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
 import { percentiles, residentMegabytes } from "./semantic/figures.ts";
 import { exactNearest, hnswRecall, indexScans } from "./semantic/hnsw-recall.ts";
 import { proposedNearestRecall } from "./semantic/proposed-nearest.ts";
@@ -75,28 +75,25 @@ try {
   const loader = await createTestPlatform("postgresql", { databaseUrl: database.url, environment: secrets });
   const account = await createAccountWithKey(loader);
   dataDir = loader.dataDir;
+  /** Imports `rows` into the account of `key`, a batch at a time. */
+  const importAll = async (key: string, rows: BenchMemory[]) => {
+    for (let start = 0; start < rows.length; start += importBatch) {
+      const response = await loader.request("/v1/memory/import", {
+        method: "POST",
+        credential: key,
+        json: { memories: rows.slice(start, start + importBatch) },
+      });
+      if (!response.ok) throw new Error(`import failed: ${response.status} ${await response.text()}`);
+    }
+  };
   let started = performance.now();
-  for (let start = 0; start < memoryCount; start += importBatch) {
-    const response = await loader.request("/v1/memory/import", {
-      method: "POST",
-      credential: account.key,
-      json: { memories: memories.slice(start, start + importBatch) },
-    });
-    if (!response.ok) throw new Error(`import failed: ${response.status} ${await response.text()}`);
-  }
+  await importAll(account.key, memories);
   console.log(`import: ${memoryCount} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const smallCorpus = createCorpus(seed + 1);
   const smallMemories = Array.from({ length: smallCount }, () => smallCorpus.memory());
   const smallQueries = Array.from({ length: latencyQueries }, () => smallCorpus.query());
   const small = await createAccountWithKey(loader);
-  for (let start = 0; start < smallCount; start += importBatch) {
-    const response = await loader.request("/v1/memory/import", {
-      method: "POST",
-      credential: small.key,
-      json: { memories: smallMemories.slice(start, start + importBatch) },
-    });
-    if (!response.ok) throw new Error(`import failed: ${response.status} ${await response.text()}`);
-  }
+  await importAll(small.key, smallMemories);
   if (smallCount > 0)
     console.log(`  and ${smallCount} memories of a second account (corpus seed ${seed + 1})`);
 
