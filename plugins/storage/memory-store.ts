@@ -463,13 +463,31 @@ export function createSqlMemoryStore(
       async addRelations(accountId, relations) {
         if (relations.length === 0) return;
         await touch(accountId);
-        // One statement per chunk, not per edge: an import links hundreds of edges at once.
+        const conflict = "on conflict (source_memory_id, target_memory_id, relation_type) do nothing";
+        if (!sqlite) {
+          // Every edge in one statement (arrays): an import batch links thousands at once.
+          await run(
+            `insert into memory_relations (account_id, source_memory_id, target_memory_id, relation_type, confidence, created_at)
+             select ?, source, target, type, confidence, at
+             from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::float8[], ?::timestamptz[]) as e(source, target, type, confidence, at)
+             ${conflict}`,
+            [
+              accountId,
+              relations.map((relation) => relation.sourceMemoryId),
+              relations.map((relation) => relation.targetMemoryId),
+              relations.map((relation) => relation.relationType),
+              relations.map((relation) => relation.confidence),
+              relations.map((relation) => time(relation.createdAt)),
+            ],
+          );
+          return;
+        }
+        // One statement per chunk, not per edge (in process, a statement costs no round trip).
         for (let start = 0; start < relations.length; start += relationChunk) {
           const chunk = relations.slice(start, start + relationChunk);
           await run(
             `insert into memory_relations (account_id, source_memory_id, target_memory_id, relation_type, confidence, created_at)
-             values ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}
-             on conflict (source_memory_id, target_memory_id, relation_type) do nothing`,
+             values ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")} ${conflict}`,
             chunk.flatMap((relation) => [
               accountId,
               relation.sourceMemoryId,
