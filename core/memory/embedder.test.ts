@@ -238,6 +238,43 @@ describe("createMemoryEmbedder", () => {
     await embedder.close();
   });
 
+  it("embeds an account's repeated query once, for that account alone and on the current path only", async () => {
+    const { embedder, calls, scripted, answerWith, useModel } = setUp();
+    let answers = 0;
+    scripted.answer = async (texts) => {
+      answers++;
+      if (answers === 1) throw unreachable();
+      const answer = answerWith(texts);
+      return { ...answer, vectors: texts.map(() => new Float32Array([answers, 0, 0])) };
+    };
+    // A failure is not kept: the next search embeds again.
+    expect(await embedder.embedQuery("where is the key", undefined, "account-1")).toHaveProperty("warning");
+    const first = await embedder.embedQuery("where is the key", undefined, "account-1");
+    expect(first).toMatchObject({ path: pathA, vector: new Float32Array([2, 0, 0]) });
+    expect(await embedder.embedQuery("where is the key", undefined, "account-1")).toEqual(first);
+    expect(calls).toHaveLength(2);
+    // Another account, another text, or no account: embedded afresh.
+    expect(await embedder.embedQuery("where is the key", undefined, "account-2")).toMatchObject({
+      vector: new Float32Array([3, 0, 0]),
+    });
+    expect(await embedder.embedQuery("where is the lock", undefined, "account-1")).toMatchObject({
+      vector: new Float32Array([4, 0, 0]),
+    });
+    expect(await embedder.embedQuery("where is the key")).toMatchObject({
+      vector: new Float32Array([5, 0, 0]),
+    });
+    expect(calls).toHaveLength(5);
+    // A new model: the kept vector is on the old path, so the query is embedded on the new one.
+    useModel("model-b");
+    await embedder.embedQuery("anything else");
+    expect(await embedder.embedQuery("where is the key", undefined, "account-1")).toMatchObject({
+      path: { ...pathA, modelId: "model-b" },
+      vector: new Float32Array([7, 0, 0]),
+    });
+    expect(calls).toHaveLength(7);
+    await embedder.close();
+  });
+
   it("keeps the old path while the new one is incomplete", async () => {
     const { embedder, add, useModel, scripted, answerWith, vectors, store } = setUp();
     for (const id of ["m1", "m2", "m3"]) add(id, `content of ${id}`);

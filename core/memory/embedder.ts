@@ -22,8 +22,13 @@
  * misconfiguration never turns into a hot loop. A text the provider refuses on its own (a 400
  * for that row while the others embed) is set aside, logged by id, so one row cannot hold up the
  * queue; it is found lexically. `close()` aborts the call in flight.
+ *
+ * A query asked again by the same account is not embedded again: its vector is kept (bounded by
+ * bytes, the least recently used leaving first) and served only while its path is the current
+ * one. Kept per account, so how fast a search answers never tells one account what another asked.
  */
 
+import { LRUCache } from "lru-cache";
 import type { Clock } from "../ports/clock.ts";
 import type { EmbeddingFailure, EmbeddingProvider, Embeddings } from "../ports/embeddings.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -37,6 +42,9 @@ const firstDelayMilliseconds = 1_000;
 const longestDelayMilliseconds = 60_000;
 /** Old-path vectors deleted per statement once the current path covers every live row. */
 const dropChunk = 500;
+/** Bytes of query vectors kept (with their texts): some 5,000 queries at 384 dimensions. */
+const queryVectorBytes = 8 * 1024 * 1024;
+
 /** Most rows set aside as refused; past it the refusals are taken for a setting and backed off. */
 const maxSetAside = 1000;
 
@@ -60,8 +68,11 @@ export interface MemoryEmbedder {
   path(): EmbeddingPath | null;
   /** Embeds until no work is left; rejects with the failure that stopped it (the loop still retries later). */
   drain(): Promise<void>;
-  /** The query's vector on the current path, or a warning for clients; never throws. */
-  embedQuery(text: string, signal?: AbortSignal): Promise<QueryEmbedding>;
+  /**
+   * The query's vector on the current path, or a warning for clients; never throws. With
+   * `accountId`, the vector is kept for that account's next search of the same text.
+   */
+  embedQuery(text: string, signal?: AbortSignal, accountId?: string): Promise<QueryEmbedding>;
   /** Stops the loop and aborts the call in flight; later wakes do nothing. */
   close(): Promise<void>;
 }
@@ -122,6 +133,11 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   let answeredOnce = false;
   /** Rows the provider refused as input: memory id → the content hash refused. */
   const setAsideRows = new Map<string, string>();
+  /** Recent queries' vectors, under account and text. */
+  const queryVectors = new LRUCache<string, { path: EmbeddingPath; vector: Float32Array }>({
+    maxSize: queryVectorBytes,
+    sizeCalculation: ({ vector }, key) => 2 * key.length + vector.byteLength + 64,
+  });
 
   /** Takes the path an answer belongs to as the current one; true when it is new. */
   function learn(answer: Embeddings): boolean {
@@ -306,12 +322,17 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
       const outcome = await start();
       if (outcome !== null) throw outcome;
     },
-    async embedQuery(text, signal) {
+    async embedQuery(text, signal, accountId) {
+      const key = accountId === undefined ? undefined : `${accountId}\u0000${text}`;
+      const kept = key === undefined ? undefined : queryVectors.get(key);
+      if (kept !== undefined && current !== null && samePath(kept.path, current)) return { ...kept };
       try {
         const answer = await provider.embed([text], signal);
         // A new model seen first by a query: the rows are re-embedded on its path from now on.
         if (learn(answer)) wake();
-        return { path: pathOf(answer), vector: answer.vectors[0] as Float32Array };
+        const embedded = { path: pathOf(answer), vector: answer.vectors[0] as Float32Array };
+        if (key !== undefined) queryVectors.set(key, embedded);
+        return { ...embedded };
       } catch (error) {
         if (asEmbeddingFailure(error) === null) logger.error({ err: error }, "query embedding failed");
         return { warning: semanticWarning(error) };

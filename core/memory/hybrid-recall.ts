@@ -49,7 +49,7 @@ export async function hybridRecall(
   lexicalSearch.catch(() => {});
   const history = asksForHistory(request.query);
   const semantic = async (): Promise<NearestMemory[] | { warning: string }> => {
-    const query = await settings.embedder.embedQuery(request.query, signal);
+    const query = await settings.embedder.embedQuery(request.query, signal, accountId);
     if ("warning" in query) return query;
     return settings.memories.nearest(
       accountId,

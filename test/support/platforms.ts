@@ -55,9 +55,9 @@ export async function embeddingsEnvironment(): Promise<Record<string, string>> {
 function settledBeforeQueries(embedder: MemoryEmbedder): MemoryEmbedder {
   return {
     ...embedder,
-    async embedQuery(text, signal) {
+    async embedQuery(text, signal, accountId) {
       await embedder.drain().catch(() => {});
-      return embedder.embedQuery(text, signal);
+      return embedder.embedQuery(text, signal, accountId);
     },
   };
 }
