@@ -149,14 +149,20 @@ async function lexicalTopK(
   // is rare, so a driver.
   const short = (term: string) => frequencyOf(term) < shortListRows(request);
   const lists = new Map<string, PostingList>();
-  for (const term of present) {
-    if (short(term)) continue;
-    let list = cache.list(term);
-    if (list === undefined && cache.loadable) {
-      list = postingList(await store.postings(accountId, { terms: [term] }));
-      cache.keepList(term, list);
-    }
+  const long = present.filter((term) => !short(term));
+  for (const term of long) {
+    const list = cache.list(term);
     if (list !== undefined) lists.set(term, list);
+  }
+  // The long lists not kept yet, all in one read.
+  const unread = long.filter((term) => !lists.has(term));
+  if (unread.length > 0 && cache.loadable) {
+    const read = Map.groupBy(await store.postings(accountId, { terms: unread }), (posting) => posting.term);
+    for (const term of unread) {
+      const list = postingList(read.get(term) ?? []);
+      cache.keepList(term, list);
+      lists.set(term, list);
+    }
   }
   const inScope = (posting: Posting) => request.scope === undefined || posting.scope === request.scope;
   const readDrivers = drivers.filter((term) => !lists.has(term) && !short(term));

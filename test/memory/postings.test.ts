@@ -5,7 +5,8 @@
  * string per term and scope).
  */
 import { describe, expect, it } from "vitest";
-import type { Posting } from "../../core/index.ts";
+import type { MemoryStore, Posting } from "../../core/index.ts";
+import { recallMemories } from "../../core/memory/index.ts";
 import { memoryStoreUnderTest } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
 import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
@@ -61,5 +62,41 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
     expect(sorted(scoped)).toEqual(
       sorted(await store.memories.postings(accountId, { terms, scope: scopes[2], memoryIds: ids })),
     );
+  });
+
+  it("reads every long list a recall lacks in one statement, and keeps them", async () => {
+    const { accountId } = await createAccountWithKey(store.test);
+    await store.memories.insertMany(
+      accountId,
+      Array.from({ length: 12 }, (_, index) =>
+        memoryWrite(`amber basalt ${index % 2 === 0 ? "cobalt" : "dune"} note ${index}`),
+      ),
+    );
+    const reads: Array<{ terms: readonly string[]; memoryIds?: readonly string[] }> = [];
+    const recording: MemoryStore = {
+      ...store.memories,
+      postings(account, request) {
+        reads.push(request);
+        return store.memories.postings(account, request);
+      },
+    };
+    // Terms in 2 rows or more have long lists here (a quarter of the common-term bar).
+    const request = { query: "amber basalt cobalt", limit: 5, now: new Date(), commonTermRows: 8 };
+    const ranked = async () =>
+      ((await recallMemories(recording, accountId, request)) ?? []).map(({ record, score }) => [
+        record.id,
+        score,
+      ]);
+    // The first recall at a version keeps nothing; the second reads the three long lists at once;
+    // the third reads none. All three answer alike.
+    const first = await ranked();
+    reads.length = 0;
+    expect(await ranked()).toEqual(first);
+    expect(reads.map((read) => read.terms.toSorted())).toEqual([["amber", "basalt", "cobalt"]]);
+    expect(reads[0].memoryIds).toBeUndefined();
+    reads.length = 0;
+    expect(await ranked()).toEqual(first);
+    expect(reads).toEqual([]);
+    expect(first).toHaveLength(5);
   });
 });
