@@ -102,7 +102,7 @@ export function createSqlMemoryStore(
           parameters: [[...new Set(ids)], accountId],
         };
   }
-  // Relation edges per INSERT: far below both databases' parameter limits.
+  // SQLite: relation edges per INSERT (far below its parameter limit).
   const relationChunk = 100;
   // Terms per statement when a forget counts them down.
   const postingChunk = 150;
