@@ -9,9 +9,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
 import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
-import { type PgPool, postgresBoundSql } from "../../plugins/storage/bound-sql.ts";
 import { hnswIndexName, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
-import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
+import { recordingPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
 import {
   createAccountWithKey,
@@ -185,17 +184,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
 
   /** PostgreSQL: a store on the test's database that records every statement it runs. */
   function recordingStore() {
-    const pool = new pg.Pool({ connectionString: test.databaseUrl, max: 2 });
-    const bound = postgresBoundSql(pool as unknown as PgPool);
-    const statements: Array<{ sql: string; parameters: unknown[] }> = [];
-    const recorded = (execute: typeof bound.execute) =>
-      ((sql: string, parameters: unknown[] = []) => {
-        statements.push({ sql, parameters });
-        return execute(sql, parameters);
-      }) as typeof execute;
-    const recording = createSqlMemoryStore("postgresql", recorded(bound.execute), (work) =>
-      bound.runTransaction((execute) => work(recorded(execute))),
-    );
+    const { pool, bound, statements, recording } = recordingPostgresStore(test.databaseUrl as string);
     /** The ids of a search on path A with an exact scan allowed for 10 rows, its statements alone recorded. */
     const searchIds = async (
       accountId: string,

@@ -5,11 +5,8 @@
  * goes through the primary key however many there are (as `id in (…)`, the planner scanned the
  * whole table for a few hundred ids, and an import batch took up to 800 ms at 30,000 rows).
  */
-import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { type PgPool, postgresBoundSql } from "../../plugins/storage/bound-sql.ts";
-import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
-import { memoryStoreUnderTest } from "../support/memory-store-tests.ts";
+import { memoryStoreUnderTest, recordingPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
 import {
   createAccountWithKey,
@@ -68,24 +65,14 @@ describe.each(storageTargets)("rows by id on %s", (target) => {
         databaseUrl: database.url,
         environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
       });
-      const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+      const { pool, bound, statements, recording } = recordingPostgresStore(database.url);
       try {
         const { accountId } = await createAccountWithKey(own);
         const rows = await own.platform.storage.memories.insertMany(
           accountId,
           Array.from({ length: 2000 }, (_, index) => memoryWrite(`row ${index} of the account`)),
         );
-        const bound = postgresBoundSql(pool as unknown as PgPool);
         await bound.execute("analyze memories");
-        const statements: Array<{ sql: string; parameters: unknown[] }> = [];
-        const recording = createSqlMemoryStore(
-          "postgresql",
-          (sql, parameters = []) => {
-            statements.push({ sql, parameters });
-            return bound.execute(sql, parameters);
-          },
-          (work) => bound.runTransaction(work),
-        );
         const ids = rows.slice(0, 500).map((row) => row.id);
         expect(await recording.getAnyMany(accountId, ids)).toHaveLength(500);
         expect(await recording.getMany(accountId, ids, new Date())).toHaveLength(500);

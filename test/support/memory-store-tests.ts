@@ -2,8 +2,11 @@
  * Store-level memory tests: a test platform on `target` for the file's tests, its memory store
  * handed to them, closed after them.
  */
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import type { MemoryStore } from "../../core/index.ts";
+import { type PgPool, postgresBoundSql } from "../../plugins/storage/bound-sql.ts";
+import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
 import { createTestPlatform, type StorageTarget, type TestPlatform } from "./platforms.ts";
 
 export function memoryStoreUnderTest(target: StorageTarget): { test: TestPlatform; memories: MemoryStore } {
@@ -18,4 +21,23 @@ export function memoryStoreUnderTest(target: StorageTarget): { test: TestPlatfor
     await store.test?.close();
   });
   return store;
+}
+
+/**
+ * PostgreSQL: a memory store on `databaseUrl` that records every statement it runs (its
+ * transactions' too), with the pool and bound SQL under it; the caller ends the pool.
+ */
+export function recordingPostgresStore(databaseUrl: string) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const bound = postgresBoundSql(pool as unknown as PgPool);
+  const statements: Array<{ sql: string; parameters: unknown[] }> = [];
+  const recorded = (execute: typeof bound.execute) =>
+    ((sql: string, parameters: unknown[] = []) => {
+      statements.push({ sql, parameters });
+      return execute(sql, parameters);
+    }) as typeof execute;
+  const recording = createSqlMemoryStore("postgresql", recorded(bound.execute), (work) =>
+    bound.runTransaction((execute) => work(recorded(execute))),
+  );
+  return { pool, bound, statements, recording };
 }
