@@ -1,6 +1,7 @@
 /**
  * What recall reads, held in memory per account and version (docs/memory.md#why-search-is-fast):
- * common terms' postings lists, the rows it ranks, and the relation edges of its best rows.
+ * its terms' document counts and short postings lists, common terms' postings lists, the rows it
+ * ranks, and the relation edges of its best rows.
  *
  * The same common words, rows and edges come back query after query. Each is kept under the
  * account's version (`TermStatistics.version`), which every change to its memories raises (a
@@ -55,6 +56,37 @@ const edges = new LRUCache<string, Kept<readonly RelationRecord[]>>({
 /** The version each account's last recall saw. */
 const versionSeen = new LRUCache<string, number>({ max: 10_000 });
 
+/** A query term's document count and, when its list is short, its postings in the recall's
+ * scope (`MemoryStore.termStatistics`); a long list is kept in `lists`. */
+export interface KeptTerm {
+  documentFrequency: number;
+  postings: readonly Posting[];
+}
+
+const terms = new LRUCache<string, KeptTerm>({
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (term, key) => key.length * 2 + bytesPerPosting * (1 + term.postings.length),
+});
+
+const termKey = (accountId: string, version: number, scope: string | undefined, term: string) =>
+  `${accountId}\u0000${version}\u0000${scope === undefined ? "*" : `=${scope}`}\u0000${term}`;
+
+/**
+ * The terms kept for the account at the version its last recall here saw, before this recall
+ * has read its version: a recall asks the database only for the others, in the same read that
+ * tells the version, and uses these only if the version is still the same.
+ */
+export function keptTerms(accountId: string, scope: string | undefined, queryTerms: readonly string[]) {
+  const version = versionSeen.get(accountId);
+  const found = new Map<string, KeptTerm>();
+  if (version === undefined) return { version, found };
+  for (const term of queryTerms) {
+    const kept = terms.get(termKey(accountId, version, scope, term));
+    if (kept !== undefined) found.set(term, kept);
+  }
+  return { version, found };
+}
+
 export function postingList(postings: readonly Posting[]): PostingList {
   return { postings, byMemory: new Map(postings.map((posting) => [posting.memoryId, posting])) };
 }
@@ -75,6 +107,9 @@ export function recallCacheAt(accountId: string, version: number) {
     list: (term: string) => lists.get(listKey(term)),
     keepList(term: string, list: PostingList) {
       if (loadable) lists.set(listKey(term), list);
+    },
+    keepTerm(scope: string | undefined, term: string, kept: KeptTerm) {
+      if (loadable) terms.set(termKey(accountId, version, scope, term), kept);
     },
     row: (id: string) => current(rows.get(id)),
     keepRows(records: readonly MemoryRecord[]) {

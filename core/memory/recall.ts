@@ -26,7 +26,7 @@ import type {
   TermStatistics,
 } from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
-import { type PostingList, postingList, type RecallCache, recallCacheAt } from "./recall-cache.ts";
+import { keptTerms, type PostingList, postingList, type RecallCache, recallCacheAt } from "./recall-cache.ts";
 import { candidateStatistics, queryScorer, specificity } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
@@ -257,12 +257,9 @@ export async function recallMemories(
   const tokens = queryTokens(request.query);
   if (tokens.length === 0) return [];
   const history = asksForHistory(request.query);
-  const terms = await store.termStatistics(accountId, tokens, {
-    rows: shortListRows(request),
-    scope: request.scope,
-  });
-  if (request.unlessLinksQueued && terms.linksQueued) return null;
-  const cache = recallCacheAt(accountId, terms.version);
+  const known = await statisticsOf(store, accountId, request, tokens);
+  if (known === null) return null;
+  const { terms, cache } = known;
   // Rows served from the cache: their access counts are read afresh if they are returned.
   const kept = new Set<string>();
   const ranked = await lexicalTopK(store, accountId, request, tokens, terms, cache);
@@ -361,6 +358,38 @@ export async function recallMemories(
       score: hit.score,
     };
   });
+}
+
+/**
+ * The query terms' statistics and short lists (`MemoryStore.termStatistics`) and the account's
+ * cache at its version; `null` only when `request.unlessLinksQueued` and writes are queued. Terms
+ * kept at the version the account's last recall saw are not asked for: the one read tells whether
+ * the version still holds, and only when it moved on are they read after all.
+ */
+async function statisticsOf(store: MemoryStore, accountId: string, request: RecallRequest, tokens: string[]) {
+  const shortLists = { rows: shortListRows(request), scope: request.scope };
+  const kept = keptTerms(accountId, request.scope, tokens);
+  let unread = tokens.filter((token) => !kept.found.has(token));
+  let terms = await store.termStatistics(accountId, unread, shortLists);
+  if (terms.version !== kept.version && kept.found.size > 0) {
+    kept.found.clear();
+    unread = tokens;
+    terms = await store.termStatistics(accountId, unread, shortLists);
+  }
+  if (request.unlessLinksQueued && terms.linksQueued) return null;
+  const cache = recallCacheAt(accountId, terms.version);
+  const readLists = Map.groupBy(terms.shortPostings, (posting) => posting.term);
+  for (const term of unread) {
+    cache.keepTerm(request.scope, term, {
+      documentFrequency: terms.documentFrequency.get(term) ?? 0,
+      postings: readLists.get(term) ?? [],
+    });
+  }
+  for (const [term, { documentFrequency, postings }] of kept.found) {
+    if (documentFrequency > 0) terms.documentFrequency.set(term, documentFrequency);
+    terms.shortPostings.push(...postings);
+  }
+  return { terms, cache };
 }
 
 /** Live rows of `ids`: kept ones from the cache (noted in `kept`), the others read and kept. */

@@ -1,9 +1,10 @@
 /**
- * Recall keeps what it reads (postings lists, rows, relation edges) in memory per account and
- * version (core/memory/recall-cache.ts). These tests fill that cache (a third search of an
- * unchanged account answers from it), then change the account in every way the store allows and
- * expect the next search to show the change at once, on SQLite and PostgreSQL: a merge into an
- * existing row, a supersession, a new relation, an expiry, and access counts.
+ * Recall keeps what it reads (terms' counts and short lists, long postings lists, rows, relation
+ * edges) in memory per account and version (core/memory/recall-cache.ts). These tests fill that
+ * cache (a third search of an unchanged account answers from it), then change the account in
+ * every way the store allows and expect the next search to show the change at once, on SQLite
+ * and PostgreSQL: a new row holding the query's terms, a merge into an existing row, a
+ * supersession, a new relation, an expiry, and access counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
@@ -40,6 +41,36 @@ describe.each(storageTargets)("recall from kept rows and edges on %s", (target) 
     await search(memory, q);
     return search(memory, q);
   }
+
+  it("finds a new row holding kept terms at once, and ranks with the terms' new counts", async () => {
+    const { memory, remember } = await account();
+    const first = await remember({ content: "Brackenridge posts the ferry timetable." });
+    await remember({ content: "The ferry to Brackenridge runs hourly." });
+    expect((await searchKept(memory, "Brackenridge timetable")).map((row) => row.id)).toEqual([
+      first,
+      expect.any(String),
+    ]);
+    // Its terms are kept at the version before this write: the next search must see past them.
+    const added = await remember({ content: "Brackenridge timetable changes in winter." });
+    const after = await search(memory, "Brackenridge timetable");
+    expect(after.map((row) => row.id)).toContain(added);
+    // The first read after the write and a kept one agree, scores included.
+    const ranked = (rows: MemoryOut[]) => rows.map((row) => [row.id, row.score]);
+    expect(ranked(await searchKept(memory, "Brackenridge timetable"))).toEqual(ranked(after));
+  });
+
+  it("keeps a scope's short lists apart from every scope's", async () => {
+    const { memory, remember } = await account();
+    const work = await remember({ content: "Calloway reviews the quarterly budget.", scope: "work" });
+    const home = await remember({ content: "Calloway plants the budget tomatoes.", scope: "home" });
+    for (let round = 0; round < 3; round++) await memory.search("Calloway budget", { scope: "work" });
+    expect((await memory.search("Calloway budget", { scope: "work" })).memories.map((row) => row.id)).toEqual(
+      [work],
+    );
+    expect((await memory.search("Calloway budget")).memories.map((row) => row.id).sort()).toEqual(
+      [work, home].sort(),
+    );
+  });
 
   it("shows a merge into an existing row at once", async () => {
     const { memory, remember } = await account();
