@@ -102,6 +102,9 @@ const hostToolDirectories = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"];
 // A volume made at its first mount (one created before volumes had disk images) without a size.
 const defaultVolumeBytes = 1024 ** 3;
 
+/** Where bubblewrap is looked for unless `bubblewrapPath` says otherwise (Debian's package). */
+export const defaultBubblewrapPath = "/usr/bin/bwrap";
+
 export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings): LocalSandboxRuntime {
   const logger = settings.logger ?? silentLogger;
   // Bound into every session process (the language servers core starts); absent if not installed.
@@ -112,7 +115,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       : { source: languageServersSource, target: languageServersPath };
   const sizes = resolveSizeLimits(settings.sizes);
   const userIds = settings.userIds ?? defaultUserIds;
-  const bubblewrapPath = settings.bubblewrapPath ?? "/usr/bin/bwrap";
+  const bubblewrapPath = settings.bubblewrapPath ?? defaultBubblewrapPath;
   const sandboxesDirectory = join(settings.dataDir, "sandboxes");
   const volumesDirectory = join(settings.dataDir, "volumes");
   const systemDirectory = join(settings.dataDir, "system");

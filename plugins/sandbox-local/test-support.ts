@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { SandboxSize, SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
 import {
   createLocalSandboxRuntime,
+  defaultBubblewrapPath,
   type LocalSandboxRuntime,
   type LocalSandboxRuntimeSettings,
 } from "./create-local-sandbox-runtime.ts";
@@ -109,8 +110,8 @@ export async function eventually(check: () => Promise<boolean>, seconds = 10): P
   return check();
 }
 
-/** Where the tests' runtimes find bubblewrap (the runtime's default). */
-export const bubblewrapPath = "/usr/bin/bwrap";
+/** Where the tests' runtimes find bubblewrap: the runtime's default. */
+export const bubblewrapPath = defaultBubblewrapPath;
 
 /** A session's init on the host: bwrap outside, bwrap as the sandbox's pid 1, and its `cat`. */
 export async function initProcesses(uid: number): Promise<Array<{ pid: number; command: string }>> {

@@ -35,8 +35,8 @@ const months = [
   "november",
   "december",
 ];
-// "1:56 pm on 8 May, 2023"
 const evidencePattern = /D:?(\d+):(\d+)/g;
+// "1:56 pm on 8 May, 2023"
 const sessionDatePattern = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})$/i;
 
 function sessionDate(text: string): Date {
