@@ -44,7 +44,7 @@ import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
 import { createStorage, isPostgresUrl, type SqlStorage } from "../plugins/storage/create-storage.ts";
 import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
-import { startSqliteCheckpoints } from "./sqlite-checkpoints.ts";
+import { logEmptier, startSqliteCheckpoints } from "./sqlite-checkpoints.ts";
 
 export interface PlatformOverrides {
   clock?: Clock;
@@ -178,10 +178,18 @@ export async function createPlatform(
     overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger)),
   );
   // The Node server (search threads allowed) checkpoints SQLite's log on a thread of its own.
-  const stopCheckpoints =
+  const checkpoints =
     storage.dialect === "sqlite" && config.SVC_MEMORY_SEARCH_THREADS > 0
       ? await startSqliteCheckpoints({ sqlitePath, execute: (sql) => storage.execute(sql), logger })
-      : async () => {};
+      : null;
+  // A forget leaves the memory's old pages in SQLite's log: it is emptied just after (by the
+  // checkpoint thread's next pass, or at once where the serving connection checkpoints itself).
+  const emptyLogSoon =
+    checkpoints !== null
+      ? checkpoints.emptySoon
+      : storage.dialect === "sqlite"
+        ? logEmptier((sql) => storage.execute(sql), logger).empty
+        : undefined;
   const memoryEmbedder = embeddingProvider
     ? createMemoryEmbedder({ memories: storage.memories, provider: embeddingProvider, logger, clock })
     : null;
@@ -189,6 +197,7 @@ export async function createPlatform(
     memories: storage.memories,
     logger,
     afterWrite: () => memoryEmbedder?.wake(),
+    afterForget: emptyLogSoon,
     // Writes of remember and ingest (not imports) are memory.remembered events, queued before
     // their link job leaves the queue, so a crash in between queues them again.
     beforeLink: plugins.subscribes("memory.remembered")
@@ -253,7 +262,7 @@ export async function createPlatform(
       await memorySearch.close();
       await sandboxRuntime.close();
       await loginGuard.close();
-      await stopCheckpoints();
+      await checkpoints?.stop();
       await storage.close();
     },
   };

@@ -3,8 +3,8 @@
  * database file on a thread of its own, so no request's commit pays for it (the serving
  * connection's automatic checkpoints are off). PASSIVE: it never waits for readers or the
  * writer, it copies what it can; the next pass copies the rest. A pass that copied every frame
- * of a log past `walBytes` says so ("copied"): the serving connection then empties the log
- * (sqlite-checkpoints.ts).
+ * of a log past `walBytes`, or of any log once "empty" was asked for, says so ("copied"): the
+ * serving connection then empties the log (sqlite-checkpoints.ts).
  */
 import { statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
@@ -27,20 +27,27 @@ const walSize = () => {
   }
 };
 
+// "empty" was asked for and no pass has copied the whole log since.
+let emptyAsked = false;
+
 const timer = setInterval(() => {
-  if (walSize() < walBytes) return;
+  if (!emptyAsked && walSize() < walBytes) return;
   try {
     const [result] = database.pragma("wal_checkpoint(PASSIVE)") as Array<{
       log: number;
       checkpointed: number;
     }>;
-    if (result !== undefined && result.log === result.checkpointed) port.postMessage("copied");
+    if (result !== undefined && result.log === result.checkpointed) {
+      emptyAsked = false;
+      port.postMessage("copied");
+    }
   } catch (error) {
     port.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }
 }, intervalMs);
 
 port.on("message", (message) => {
+  if (message === "empty") emptyAsked = true;
   if (message !== "close") return;
   clearInterval(timer);
   database.close();

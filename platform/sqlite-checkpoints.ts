@@ -17,37 +17,84 @@ import type { Logger } from "../core/index.ts";
 export const walBytes = 16 * 1024 * 1024;
 const intervalMs = 200;
 
+export interface SqliteCheckpoints {
+  /** Empties the log soon, whatever its size (after a forget). */
+  emptySoon(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Empties SQLite's log from the serving connection (TRUNCATE: copies what is left into the
+ * database, then cuts the log to zero bytes). A call during a run leads to one more run after it,
+ * so every call is followed by a run that started after it. `busy` is told when a reader kept the
+ * log from being emptied (or the statement failed); `idle` waits for the run under way.
+ */
+export function logEmptier(
+  execute: (sql: string) => Promise<unknown>,
+  logger: Logger,
+  busy: () => void = () => {},
+): { empty(): void; idle(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let again = false;
+  const run = async () => {
+    do {
+      again = false;
+      try {
+        const [result] = (await execute("pragma wal_checkpoint(TRUNCATE)")) as Array<{ busy?: number }>;
+        if (result?.busy === 1) busy();
+      } catch (error) {
+        logger.warn({ err: error }, "emptying the WAL failed; retrying");
+        busy();
+      }
+    } while (again);
+    running = null;
+  };
+  return {
+    empty() {
+      if (running !== null) again = true;
+      else running = run();
+    },
+    idle: async () => {
+      await running;
+    },
+  };
+}
+
 export async function startSqliteCheckpoints(settings: {
   sqlitePath: string;
   /** Runs on the serving connection, between its transactions. */
   execute(sql: string): Promise<unknown>;
   logger: Logger;
-}): Promise<() => Promise<void>> {
+}): Promise<SqliteCheckpoints> {
   const worker = new Worker(new URL("./sqlite-checkpoint-thread.ts", import.meta.url), {
     workerData: { sqlitePath: settings.sqlitePath, walBytes, intervalMs },
   });
-  let emptying: Promise<unknown> | null = null;
+  let stopped = false;
+  // A reader kept the log from being emptied: the thread's next pass tries again.
+  const askAgain = () => {
+    if (!stopped) worker.postMessage("empty");
+  };
+  const emptier = logEmptier(settings.execute, settings.logger, askAgain);
   worker.on("message", (message: "copied" | { error: string }) => {
     if (message !== "copied") {
       settings.logger.warn({ error: message.error }, "WAL checkpoint failed; retrying");
       return;
     }
-    emptying ??= settings
-      .execute("pragma wal_checkpoint(TRUNCATE)")
-      .catch((error: unknown) => settings.logger.warn({ err: error }, "emptying the WAL failed; retrying"))
-      .finally(() => {
-        emptying = null;
-      });
+    emptier.empty();
   });
   worker.on("error", (error) => settings.logger.error({ err: error }, "checkpoint thread failed"));
   await settings.execute("pragma wal_autocheckpoint = 0");
-  return async () => {
-    await emptying;
-    // Checkpointing on commit again: the connection's last commits and its close fold the log in.
-    await settings.execute("pragma wal_autocheckpoint = 1000");
-    const exited = new Promise((resolve) => worker.once("exit", resolve));
-    worker.postMessage("close");
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
-    await worker.terminate();
+  return {
+    emptySoon: askAgain,
+    async stop() {
+      stopped = true;
+      await emptier.idle();
+      // Checkpointing on commit again: the connection's last commits and its close fold the log in.
+      await settings.execute("pragma wal_autocheckpoint = 1000");
+      const exited = new Promise((resolve) => worker.once("exit", resolve));
+      worker.postMessage("close");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      await worker.terminate();
+    },
   };
 }

@@ -52,6 +52,8 @@ export interface MemoryWriter {
   remember(accountId: string, input: MemoryInput, identity: string, now: Date): Promise<MemoryRecord>;
   /** Tells the linker a transaction queued link jobs. */
   written(): void;
+  /** Tells the storage a forget committed (SQLite then empties its log soon: docs/memory.md#forget). */
+  forgotten(): void;
   /**
    * Counts one access of each row at `now` (written shortly); answers each row's accesses not
    * written yet, this one included.
@@ -90,6 +92,8 @@ export function createMemoryWriter(settings: {
   logger: Logger;
   /** Called after every committed write (semantic search's embedder wakes on it). */
   afterWrite?: () => void;
+  /** Called after every committed forget. */
+  afterForget?: () => void;
   /**
    * Called with queued writes before they are linked and leave the queue (the plugin host queues
    * `memory.remembered` from it): a crash before the link commits calls it again for them after
@@ -295,6 +299,9 @@ export function createMemoryWriter(settings: {
       });
     },
     written,
+    forgotten() {
+      settings.afterForget?.();
+    },
     accessed(accountId, ids, now) {
       let rows = unwrittenAccesses.get(accountId);
       if (rows === undefined) {

@@ -35,6 +35,7 @@ export const forgetMemory = defineTool({
       return store.delete(accountId, input.memory_id);
     });
     if (!deleted) throw memoryNotFound();
+    context.platform.memoryWriter.forgotten();
     return null;
   },
 });
