@@ -14,26 +14,23 @@
  * leaving first; each search thread keeps its own.
  */
 import { LRUCache } from "lru-cache";
-import type { MemoryRecord, Posting, RelationRecord } from "../ports/memory-store.ts";
+import type { MemoryRecord, Posting, PostingColumns, RelationRecord } from "../ports/memory-store.ts";
 
-/** A term's postings over every scope, and each row's posting by id. */
-export interface PostingList {
-  postings: readonly Posting[];
-  byMemory: ReadonlyMap<string, Posting>;
-}
-
-// A posting object, its id string and its map entry, roughly.
+// A posting object and its id string, roughly (a short list's).
 const bytesPerPosting = 200;
+// A long list's posting, in columns: its id string, two array slots and two 32-bit integers.
+const bytesPerColumnPosting = 80;
 // A record's fixed fields, dates and strings aside; a relation edge.
 const bytesPerRecord = 600;
 const bytesPerEdge = 250;
 
-// About 670,000 postings. Stems make common terms' lists longer (a word's forms share one): the
-// 50 queries of test/bench/memory.ts at 100,000 memories keep about 400,000 postings, more than
-// the 64 MiB this was before stems, which then re-read lists every round (RESULTS.md).
-const lists = new LRUCache<string, PostingList>({
+// About 1.6 million postings. Stems make common terms' lists longer (a word's forms share one):
+// the queries of test/bench/memory.ts at 100,000 memories keep about 400,000 postings, more than
+// the 64 MiB of posting objects this held before stems, which then re-read lists every round
+// (RESULTS.md); as columns they take less than half the bytes.
+const lists = new LRUCache<string, PostingColumns>({
   maxSize: 128 * 1024 * 1024,
-  sizeCalculation: (list, key) => Math.max(1, key.length * 2 + list.postings.length * bytesPerPosting),
+  sizeCalculation: (list, key) => Math.max(1, key.length * 2 + list.memoryIds.length * bytesPerColumnPosting),
 });
 
 /** A row's entry, or its edges': kept under the memory's id alone (ids are unique across
@@ -87,10 +84,6 @@ export function keptTerms(accountId: string, scope: string | undefined, queryTer
   return { version, found };
 }
 
-export function postingList(postings: readonly Posting[]): PostingList {
-  return { postings, byMemory: new Map(postings.map((posting) => [posting.memoryId, posting])) };
-}
-
 /**
  * The account's cache at `version`: the getters answer what is kept; `loadable` says whether
  * what is missing is worth keeping now (the account stood still since its last recall here), and
@@ -105,7 +98,7 @@ export function recallCacheAt(accountId: string, version: number) {
   return {
     loadable,
     list: (term: string) => lists.get(listKey(term)),
-    keepList(term: string, list: PostingList) {
+    keepList(term: string, list: PostingColumns) {
       if (loadable) lists.set(listKey(term), list);
     },
     keepTerm(scope: string | undefined, term: string, kept: KeptTerm) {

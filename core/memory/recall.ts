@@ -22,11 +22,12 @@ import type {
   MemoryRecord,
   MemoryStore,
   Posting,
+  PostingColumns,
   RelationRecord,
   TermStatistics,
 } from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
-import { keptTerms, type PostingList, postingList, type RecallCache, recallCacheAt } from "./recall-cache.ts";
+import { keptTerms, type RecallCache, recallCacheAt } from "./recall-cache.ts";
 import { candidateStatistics, queryScorer, specificity } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
@@ -148,7 +149,7 @@ async function lexicalTopK(
   // shorter ones are cheap to read each time, and came with the statistics. Every short term
   // is rare, so a driver.
   const short = (term: string) => frequencyOf(term) < shortListRows(request);
-  const lists = new Map<string, PostingList>();
+  const lists = new Map<string, PostingColumns>();
   const long = present.filter((term) => !short(term));
   for (const term of long) {
     const list = cache.list(term);
@@ -157,29 +158,43 @@ async function lexicalTopK(
   // The long lists not kept yet, all in one read.
   const unread = long.filter((term) => !lists.has(term));
   if (unread.length > 0 && cache.loadable) {
-    const read = Map.groupBy(await store.postings(accountId, { terms: unread }), (posting) => posting.term);
-    for (const term of unread) {
-      const list = postingList(read.get(term) ?? []);
+    for (const [term, list] of await store.postingLists(accountId, unread)) {
       cache.keepList(term, list);
       lists.set(term, list);
     }
   }
-  const inScope = (posting: Posting) => request.scope === undefined || posting.scope === request.scope;
   const readDrivers = drivers.filter((term) => !lists.has(term) && !short(term));
   const postings = statistics.shortPostings;
   if (readDrivers.length > 0)
     postings.push(...(await store.postings(accountId, { scope: request.scope, terms: readDrivers })));
+  // A kept list's postings: those of the recall's scope (a driver's), or of the rows in `wanted`
+  // (the rows rarer terms found, for a common term), each as a posting.
+  const take = (term: string, list: PostingColumns, wanted?: ReadonlySet<string>) => {
+    for (let index = 0; index < list.memoryIds.length; index++) {
+      const memoryId = list.memoryIds[index];
+      const scope = list.scopes[index];
+      if (
+        wanted === undefined ? request.scope !== undefined && scope !== request.scope : !wanted.has(memoryId)
+      )
+        continue;
+      postings.push({
+        term,
+        memoryId,
+        scope,
+        frequency: list.frequencies[index],
+        length: list.lengths[index],
+      });
+    }
+  };
   for (const term of drivers) {
-    for (const posting of lists.get(term)?.postings ?? []) if (inScope(posting)) postings.push(posting);
+    const list = lists.get(term);
+    if (list !== undefined) take(term, list);
   }
   const ids = [...new Set(postings.map((posting) => posting.memoryId))];
+  const found = new Set(ids);
   for (const term of others) {
     const list = lists.get(term);
-    if (list === undefined) continue;
-    for (const id of ids) {
-      const posting = list.byMemory.get(id);
-      if (posting !== undefined) postings.push(posting);
-    }
+    if (list !== undefined) take(term, list, found);
   }
   const probed = others.filter((term) => !lists.has(term));
   for (let start = 0; probed.length > 0 && start < ids.length; start += idChunk) {

@@ -96,6 +96,18 @@ export interface Posting {
   length: number;
 }
 
+/**
+ * One term's whole postings list over every scope, a column per field (entry `i` of each is one
+ * row's posting): what recall keeps in memory for a long list, without an object per posting.
+ */
+export interface PostingColumns {
+  memoryIds: string[];
+  /** Each row's scope; rows of one scope share one string. */
+  scopes: string[];
+  frequencies: Int32Array;
+  lengths: Int32Array;
+}
+
 export interface AccessCount {
   id: string;
   count: number;
@@ -257,6 +269,8 @@ export interface MemoryStore {
    * what it needs of the best-ranked rows (a posting never outlives its row).
    */
   postings(accountId: string, request: PostingsRequest): Promise<Posting[]>;
+  /** Each term's whole postings list over every scope (an empty one for a term no row holds). */
+  postingLists(accountId: string, terms: string[]): Promise<Map<string, PostingColumns>>;
   /** The rows' access counts as stored now (recall reads them for rows it kept in memory). */
   accessCounts(
     accountId: string,

@@ -10,6 +10,7 @@ import type {
   MemoryStore,
   MemoryWrite,
   Posting,
+  PostingColumns,
   RelationRecord,
 } from "../../core/index.ts";
 import { indexTermCounts } from "../../core/memory/index.ts";
@@ -687,6 +688,69 @@ export function createSqlMemoryStore(
           frequency: Number(row.tf),
           length: Number(row.length),
         }));
+      },
+
+      async postingLists(accountId, terms) {
+        // Each term's columns sized first, then filled: a list of thousands takes no object per
+        // posting, and the rows of one scope share its string.
+        const where = `account_id = ? and term in (${placeholders(Math.max(1, terms.length))})`;
+        const parameters = [accountId, ...(terms.length > 0 ? terms : [""])];
+        const sizes = new Map<string, number>(terms.map((term) => [term, 0]));
+        const filling = new Map<string, { columns: PostingColumns; at: number }>();
+        const allocate = () => {
+          for (const [term, size] of sizes) {
+            const columns: PostingColumns = {
+              memoryIds: new Array<string>(size),
+              scopes: new Array<string>(size),
+              frequencies: new Int32Array(size),
+              lengths: new Int32Array(size),
+            };
+            filling.set(term, { columns, at: 0 });
+          }
+        };
+        const scopes = new Map<string, string>();
+        const put = (term: string, memoryId: string, scope: string, frequency: number, length: number) => {
+          const list = filling.get(term);
+          if (list === undefined) return;
+          let shared = scopes.get(scope);
+          if (shared === undefined) {
+            shared = scope;
+            scopes.set(scope, scope);
+          }
+          const at = list.at++;
+          list.columns.memoryIds[at] = memoryId;
+          list.columns.scopes[at] = shared;
+          list.columns.frequencies[at] = frequency;
+          list.columns.lengths[at] = length;
+        };
+        if (sqlite) {
+          const rows = await run<{
+            term: string;
+            memory_id: string;
+            scope: string;
+            tf: number;
+            length: number;
+          }>(`select term, memory_id, scope, tf, length from memory_postings where ${where}`, parameters);
+          for (const row of rows) sizes.set(row.term, (sizes.get(row.term) ?? 0) + 1);
+          allocate();
+          for (const row of rows) put(row.term, row.memory_id, row.scope, row.tf, row.length);
+        } else {
+          // A row per term and scope, its postings in one string (see `listPostings`).
+          const rows = await run<{ term: string; scope: string; postings: string }>(
+            `select term, scope, ${postingsText} as postings from memory_postings p where ${where} group by term, scope`,
+            parameters,
+          );
+          const fields = rows.map((row) => row.postings.split(" "));
+          for (const [index, row] of rows.entries())
+            sizes.set(row.term, (sizes.get(row.term) ?? 0) + Math.floor(fields[index].length / 3));
+          allocate();
+          for (const [index, row] of rows.entries()) {
+            const parts = fields[index];
+            for (let at = 0; at + 2 < parts.length; at += 3)
+              put(row.term, parts[at], row.scope, Number(parts[at + 1]), Number(parts[at + 2]));
+          }
+        }
+        return new Map([...filling].map(([term, { columns }]) => [term, columns]));
       },
 
       async recordAccess(accountId, accesses) {

@@ -1,8 +1,8 @@
 /**
- * Whole postings lists (`MemoryStore.postings` without ids: what recall keeps in memory for a
- * long list), and the short lists read with the terms' statistics, hold exactly the postings the
- * per-id lookup finds, in every scope or one, on both databases (PostgreSQL sends a list as one
- * string per term and scope).
+ * Whole postings lists (`MemoryStore.postings` without ids, and `postingLists`, the columns
+ * recall keeps in memory for a long list), and the short lists read with the terms' statistics,
+ * hold exactly the postings the per-id lookup finds, in every scope or one, on both databases
+ * (PostgreSQL sends a list as one string per term and scope).
  */
 import { describe, expect, it } from "vitest";
 import type { MemoryStore, Posting } from "../../core/index.ts";
@@ -37,6 +37,21 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
 
     const whole = await store.memories.postings(accountId, { terms });
     expect(whole).toHaveLength(120);
+    // The same postings as columns, a list per term asked for (an empty one for a term no row
+    // holds).
+    const lists = await store.memories.postingLists(accountId, terms);
+    expect([...lists.keys()].toSorted()).toEqual(terms.toSorted());
+    expect(lists.get("absent")?.memoryIds).toEqual([]);
+    const fromColumns = [...lists].flatMap(([term, list]) =>
+      list.memoryIds.map((memoryId, index) => ({
+        term,
+        memoryId,
+        scope: list.scopes[index],
+        frequency: list.frequencies[index],
+        length: list.lengths[index],
+      })),
+    );
+    expect(sorted(fromColumns)).toEqual(sorted(whole));
     expect(sorted(whole)).toEqual(
       sorted(await store.memories.postings(accountId, { terms, memoryIds: ids })),
     );
@@ -72,12 +87,12 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
         memoryWrite(`amber basalt ${index % 2 === 0 ? "cobalt" : "dune"} note ${index}`),
       ),
     );
-    const reads: Array<{ terms: readonly string[]; memoryIds?: readonly string[] }> = [];
+    const reads: Array<readonly string[]> = [];
     const recording: MemoryStore = {
       ...store.memories,
-      postings(account, request) {
-        reads.push(request);
-        return store.memories.postings(account, request);
+      postingLists(account, terms) {
+        reads.push(terms);
+        return store.memories.postingLists(account, terms);
       },
     };
     // Terms in 2 rows or more have long lists here (a quarter of the common-term bar).
@@ -92,8 +107,7 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
     const first = await ranked();
     reads.length = 0;
     expect(await ranked()).toEqual(first);
-    expect(reads.map((read) => read.terms.toSorted())).toEqual([["amber", "basalt", "cobalt"]]);
-    expect(reads[0].memoryIds).toBeUndefined();
+    expect(reads.map((terms) => terms.toSorted())).toEqual([["amber", "basalt", "cobalt"]]);
     reads.length = 0;
     expect(await ranked()).toEqual(first);
     expect(reads).toEqual([]);
