@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { detectRelation, jaccardSimilarity } from "./relations.ts";
+import { seededRandom } from "../../test/support/seeded-random.ts";
+import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
+import {
+  classifyRelation,
+  detectProfileRelation,
+  detectRelation,
+  jaccardSimilarity,
+  mayRelate,
+  relationProfile,
+} from "./relations.ts";
 
 describe("detectRelation", () => {
   it.each([
@@ -75,5 +84,66 @@ describe("jaccardSimilarity", () => {
     [[], [], 0],
   ])("%j, %j → %d", (first, second, expected) => {
     expect(jaccardSimilarity(new Set(first), new Set(second))).toBeCloseTo(expected, 10);
+  });
+});
+
+describe("mayRelate, the pass over unrelated pairs", () => {
+  // Statements about a few subjects and names with varying values, so that many pairs relate in
+  // every way (updates, extends, related by a shared name, at and around each threshold), among
+  // bags of words and hostile strings.
+  const random = seededRandom(20261128);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+  const subjects = ["The deployment", "My favorite color", "The staging database", "Our standup", "The API"];
+  const verbs = ["uses", "is", "is now", "runs", "moved to", "no longer uses"];
+  const values = [
+    "canary rollout",
+    "blue",
+    "green",
+    "PostgreSQL 15",
+    "PostgreSQL 16",
+    "Friday",
+    "OAuth tokens",
+  ];
+  const names = ["Amala Paul", "Charles Darwin", "Maria Lopez", "Oslo", "Project Zeus", "Belgium"];
+  const words = ["garden", "kettle", "river", "lantern", "harbor", "violin", "pepper", "canvas", "meadow"];
+  const texts = [
+    // Similarity exactly 1/4 (a, b, c against a, d) and just under it (1/5).
+    "alpha bravo charlie",
+    "alpha delta",
+    "alpha bravo charlie echo",
+    ...Array.from({ length: 120 }, (_, index) => {
+      if (index % 3 === 0) return `${pick(subjects)} ${pick(verbs)} ${pick(values)}.`;
+      if (index % 3 === 1) return `${pick(names)} ${pick(verbs)} ${pick(values)} with ${pick(names)}.`;
+      return Array.from({ length: 2 + Math.floor(random() * 6) }, () => pick(words)).join(" ");
+    }),
+  ];
+  texts.push(...fuzzStrings(35, 60, 20261128));
+  const profiles = texts.map(relationProfile);
+
+  it("passes over a pair only when the full comparison finds it unrelated", () => {
+    let related = 0;
+    let passedOver = 0;
+    for (const newer of profiles) {
+      for (const older of profiles) {
+        const full = classifyRelation(newer, older);
+        expect(detectProfileRelation(newer, older)).toEqual(full);
+        if (full !== null) related++;
+        if (!mayRelate(newer, older)) {
+          passedOver++;
+          expect(full).toBeNull();
+        }
+      }
+    }
+    // The corpus holds both kinds in numbers: the check above compared something.
+    expect(related).toBeGreaterThan(1_000);
+    expect(passedOver).toBeGreaterThan(5_000);
+  });
+
+  it("compares a pair at exactly the lowest threshold in full", () => {
+    const [abc, ad, abce] = profiles;
+    expect(jaccardSimilarity(abc.tokens, ad.tokens)).toBe(0.25);
+    expect(mayRelate(abc, ad)).toBe(true);
+    expect(jaccardSimilarity(abce.tokens, ad.tokens)).toBe(0.2);
+    expect(mayRelate(abce, ad)).toBe(false);
   });
 });
