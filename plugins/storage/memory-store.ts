@@ -656,13 +656,24 @@ export function createSqlMemoryStore(
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
         // The primary key's range for each term; liveness is checked on the few rows kept.
         let where = `account_id = ? and term in (${placeholders(request.terms.length)})`;
-        const parameters: unknown[] = [accountId, ...request.terms];
+        let parameters: unknown[] = [accountId, ...request.terms];
         if (request.scope !== undefined) {
           where += " and scope = ?";
           parameters.push(request.scope);
         }
-        if (request.memoryIds) {
-          where += ` and memory_id in (${placeholders(request.memoryIds.length)})`;
+        let sql = `select term, memory_id, scope, tf, length from memory_postings where ${where}`;
+        if (request.memoryIds && !sqlite) {
+          // PostgreSQL: the ids as one array, hashed and joined with the terms' ranges. As an IN
+          // list, the plan PostgreSQL keeps for a named statement compared each posting of a
+          // common term with every listed id in turn (500 ids against a term's 11,000 postings:
+          // 150–240 ms, against 4 ms).
+          sql = `select p.term, p.memory_id, p.scope, p.tf, p.length from unnest(?::varchar[]) as wanted(id)
+            join memory_postings p on p.account_id = ? and p.term = any(?::varchar[]) and p.memory_id = wanted.id
+            ${request.scope === undefined ? "" : "and p.scope = ?"}`;
+          parameters = [[...new Set(request.memoryIds)], accountId, request.terms];
+          if (request.scope !== undefined) parameters.push(request.scope);
+        } else if (request.memoryIds) {
+          sql += ` and memory_id in (${placeholders(request.memoryIds.length)})`;
           parameters.push(...request.memoryIds);
         } else if (!sqlite) {
           // Whole lists (a recall keeps the long ones, up to tens of thousands of postings) as a
@@ -680,7 +691,7 @@ export function createSqlMemoryStore(
           scope: string;
           tf: number | string;
           length: number | string;
-        }>(`select term, memory_id, scope, tf, length from memory_postings where ${where}`, parameters);
+        }>(sql, parameters);
         return rows.map((row) => ({
           term: row.term,
           memoryId: row.memory_id,

@@ -55,6 +55,10 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
     expect(sorted(whole)).toEqual(
       sorted(await store.memories.postings(accountId, { terms, memoryIds: ids })),
     );
+    // An id listed twice brings its postings once.
+    expect(sorted(whole)).toEqual(
+      sorted(await store.memories.postings(accountId, { terms, memoryIds: [...ids, ...ids.slice(0, 5)] })),
+    );
     expect(new Set(whole.map((posting) => posting.scope))).toEqual(new Set(scopes));
     // A memory with "lantern" three times: its count and its indexed length come through.
     const thrice = whole.find((posting) => posting.term === "lantern" && posting.memoryId === ids[2]);
