@@ -2,8 +2,9 @@
  * Memory benchmark over HTTP against the real Node server (platform/serve.ts) in a child
  * process: loads BENCH_MEMORIES (default 100,000) realistic memories into one account through
  * POST /v1/memory/import (batches of 500), then prints recall p50/p95/p99 (sequential, and 8
- * concurrent clients in two rounds with the server's CPU per recall), remember throughput, import
- * throughput and the server's RSS, then the headline
+ * concurrent clients in two rounds with the server's CPU per recall), remember throughput, recall
+ * just after a remember (alternating, as an agent does), import throughput and the server's RSS,
+ * then the headline
  * figures of both databases side by side. Run with
  * `npx node test/bench/memory.ts [sqlite|postgresql|both]` (PostgreSQL needs
  * SVC_TEST_DATABASE_URL: `source .test-data/env`; a fresh database is created and dropped).
@@ -23,6 +24,7 @@ const recallQueries = 1_000;
 const concurrentClients = 8;
 const rememberRequests = 2_000;
 const rememberClients = 8;
+const alternatingRounds = 300;
 
 interface Client {
   baseUrl: string;
@@ -182,6 +184,18 @@ async function bench(target: "sqlite" | "postgresql") {
     );
     const rememberLinked = await settled(client);
     console.log(`  relation detection of the remembers caught up ${rememberLinked} after the last answer`);
+
+    // An agent's own pattern: it remembers, then recalls. Each recall meets the account at a new
+    // version (every cache read anew, the write linked first).
+    const written = Array.from({ length: alternatingRounds }, () => corpus.memory());
+    const alternating: number[] = [];
+    for (let index = 0; index < alternatingRounds; index++) {
+      await call(client, "/v1/memory", { method: "POST", json: written[index] });
+      const begin = performance.now();
+      await search(index);
+      alternating.push(performance.now() - begin);
+    }
+    console.log(`recall just after a remember, sequential: ${percentiles(alternating)}`);
     const rss = await residentMegabytes(server.process.pid);
     console.log(`server RSS after all of it: ${rss}`);
     const p95 = (latencies: number[]) =>
@@ -194,6 +208,7 @@ async function bench(target: "sqlite" | "postgresql") {
       "remember/s, 8 clients (≥ 3,000)": (rememberRequests / remembered.seconds).toFixed(0),
       "import/s (≥ 30,000 SQLite, ≥ 10,000 PostgreSQL)": (memoryCount / imported.seconds).toFixed(0),
       "relations caught up after the remembers": rememberLinked,
+      "recall p95 just after a remember": p95(alternating),
       "server RSS": rss,
     });
   } finally {
