@@ -173,10 +173,9 @@ async function lexicalTopK(
     for (let index = 0; index < list.memoryIds.length; index++) {
       const memoryId = list.memoryIds[index];
       const scope = list.scopes[index];
-      if (
-        wanted === undefined ? request.scope !== undefined && scope !== request.scope : !wanted.has(memoryId)
-      )
-        continue;
+      const kept =
+        wanted === undefined ? request.scope === undefined || scope === request.scope : wanted.has(memoryId);
+      if (!kept) continue;
       postings.push({
         term,
         memoryId,
@@ -190,8 +189,8 @@ async function lexicalTopK(
     const list = lists.get(term);
     if (list !== undefined) take(term, list);
   }
-  const ids = [...new Set(postings.map((posting) => posting.memoryId))];
-  const found = new Set(ids);
+  const found = new Set(postings.map((posting) => posting.memoryId));
+  const ids = [...found];
   for (const term of others) {
     const list = lists.get(term);
     if (list !== undefined) take(term, list, found);

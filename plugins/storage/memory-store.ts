@@ -10,7 +10,6 @@ import type {
   MemoryStore,
   MemoryWrite,
   Posting,
-  PostingColumns,
   RelationRecord,
 } from "../../core/index.ts";
 import { indexTermCounts } from "../../core/memory/index.ts";
@@ -59,23 +58,29 @@ export function createSqlMemoryStore(
 
   const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
-  // PostgreSQL: a term's postings in one scope as one string, which `listPostings` reads back.
+  // PostgreSQL: a term's postings in one scope as one string, which `eachPosting` reads back.
   const postingsText = "string_agg(p.memory_id || ' ' || p.tf || ' ' || p.length, ' ')";
+  /** Postings where `where` holds (over `memory_postings p`): a row each, or on PostgreSQL a
+   * string per term and scope (`listsSql`). */
+  const rowsSql = (where: string) =>
+    `select term, memory_id, scope, tf, length from memory_postings p where ${where}`;
+  const listsSql = (where: string) =>
+    `select term, scope, ${postingsText} as postings from memory_postings p where ${where} group by term, scope`;
 
-  /** A term's postings in one scope from their string: the id, count and length of each (ids are
-   * the store's UUIDs and the counts integers: a space never occurs inside one). */
-  function listPostings(term: string, scope: string, text: string): Posting[] {
+  /** Each posting of a term's postings string: the id, count and length of each (ids are the
+   * store's UUIDs and the counts integers: a space never occurs inside one). */
+  function eachPosting(text: string, visit: (memoryId: string, frequency: number, length: number) => void) {
     const parts = text.split(" ");
+    for (let index = 0; index + 2 < parts.length; index += 3)
+      visit(parts[index], Number(parts[index + 1]), Number(parts[index + 2]));
+  }
+
+  /** A term's postings in one scope from their string. */
+  function listPostings(term: string, scope: string, text: string): Posting[] {
     const postings: Posting[] = [];
-    for (let index = 0; index + 2 < parts.length; index += 3) {
-      postings.push({
-        term,
-        memoryId: parts[index],
-        scope,
-        frequency: Number(parts[index + 1]),
-        length: Number(parts[index + 2]),
-      });
-    }
+    eachPosting(text, (memoryId, frequency, length) =>
+      postings.push({ term, memoryId, scope, frequency, length }),
+    );
     return postings;
   }
 
@@ -654,114 +659,116 @@ export function createSqlMemoryStore(
 
       async postings(accountId, request) {
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
-        // The primary key's range for each term; liveness is checked on the few rows kept.
-        let where = `account_id = ? and term in (${placeholders(request.terms.length)})`;
-        let parameters: unknown[] = [accountId, ...request.terms];
-        if (request.scope !== undefined) {
-          where += " and scope = ?";
-          parameters.push(request.scope);
-        }
-        let sql = `select term, memory_id, scope, tf, length from memory_postings where ${where}`;
+        type PostingRow = {
+          term: string;
+          memory_id: string;
+          scope: string;
+          tf: number | string;
+          length: number | string;
+        };
+        const toPostings = (rows: PostingRow[]): Posting[] =>
+          rows.map((row) => ({
+            term: row.term,
+            memoryId: row.memory_id,
+            scope: row.scope,
+            frequency: Number(row.tf),
+            length: Number(row.length),
+          }));
+        const inScope = request.scope === undefined ? "" : " and p.scope = ?";
+        const scopeParameter = request.scope === undefined ? [] : [request.scope];
         if (request.memoryIds && !sqlite) {
           // PostgreSQL: the ids as one array, hashed and joined with the terms' ranges. As an IN
           // list, the plan PostgreSQL keeps for a named statement compared each posting of a
           // common term with every listed id in turn (500 ids against a term's 11,000 postings:
           // 150–240 ms, against 4 ms).
-          sql = `select p.term, p.memory_id, p.scope, p.tf, p.length from unnest(?::varchar[]) as wanted(id)
-            join memory_postings p on p.account_id = ? and p.term = any(?::varchar[]) and p.memory_id = wanted.id
-            ${request.scope === undefined ? "" : "and p.scope = ?"}`;
-          parameters = [[...new Set(request.memoryIds)], accountId, request.terms];
-          if (request.scope !== undefined) parameters.push(request.scope);
-        } else if (request.memoryIds) {
-          sql += ` and memory_id in (${placeholders(request.memoryIds.length)})`;
+          return toPostings(
+            await run<PostingRow>(
+              `select p.term, p.memory_id, p.scope, p.tf, p.length from unnest(?::varchar[]) as wanted(id)
+               join memory_postings p on p.account_id = ? and p.term = any(?::varchar[]) and p.memory_id = wanted.id${inScope}`,
+              [[...new Set(request.memoryIds)], accountId, request.terms, ...scopeParameter],
+            ),
+          );
+        }
+        // The primary key's range for each term; liveness is checked on the few rows kept.
+        let where = `p.account_id = ? and p.term in (${placeholders(request.terms.length)})${inScope}`;
+        const parameters: unknown[] = [accountId, ...request.terms, ...scopeParameter];
+        if (request.memoryIds) {
+          where += ` and p.memory_id in (${placeholders(request.memoryIds.length)})`;
           parameters.push(...request.memoryIds);
         } else if (!sqlite) {
           // Whole lists (a recall keeps the long ones, up to tens of thousands of postings) as a
           // row per term and scope, the postings in one string: a row per posting cost 6.1 ms per
           // list of 2,243 on average, against 3.7 ms (test/bench/RESULTS.md).
           const lists = await run<{ term: string; scope: string; postings: string }>(
-            `select term, scope, ${postingsText} as postings from memory_postings p where ${where} group by term, scope`,
+            listsSql(where),
             parameters,
           );
           return lists.flatMap((list) => listPostings(list.term, list.scope, list.postings));
         }
-        const rows = await run<{
-          term: string;
-          memory_id: string;
-          scope: string;
-          tf: number | string;
-          length: number | string;
-        }>(sql, parameters);
-        return rows.map((row) => ({
-          term: row.term,
-          memoryId: row.memory_id,
-          scope: row.scope,
-          frequency: Number(row.tf),
-          length: Number(row.length),
-        }));
+        return toPostings(await run<PostingRow>(rowsSql(where), parameters));
       },
 
       async postingLists(accountId, terms) {
-        // Each term's columns sized first, then filled: a list of thousands takes no object per
-        // posting, and the rows of one scope share its string.
-        const where = `account_id = ? and term in (${placeholders(Math.max(1, terms.length))})`;
-        const parameters = [accountId, ...(terms.length > 0 ? terms : [""])];
-        const sizes = new Map<string, number>(terms.map((term) => [term, 0]));
-        const filling = new Map<string, { columns: PostingColumns; at: number }>();
-        const allocate = () => {
-          for (const [term, size] of sizes) {
-            const columns: PostingColumns = {
-              memoryIds: new Array<string>(size),
-              scopes: new Array<string>(size),
-              frequencies: new Int32Array(size),
-              lengths: new Int32Array(size),
-            };
-            filling.set(term, { columns, at: 0 });
-          }
-        };
+        // Read straight into columns (not through `postings`: an object per posting made a cold
+        // recall's p95 4–6 ms slower at 100,000 memories); the rows of one scope share its string.
+        const lists = new Map(
+          terms.map((term) => [
+            term,
+            {
+              memoryIds: [] as string[],
+              scopes: [] as string[],
+              frequencies: [] as number[],
+              lengths: [] as number[],
+            },
+          ]),
+        );
         const scopes = new Map<string, string>();
-        const put = (term: string, memoryId: string, scope: string, frequency: number, length: number) => {
-          const list = filling.get(term);
+        const add = (term: string, scope: string, memoryId: string, frequency: number, length: number) => {
+          const list = lists.get(term);
           if (list === undefined) return;
           let shared = scopes.get(scope);
           if (shared === undefined) {
             shared = scope;
             scopes.set(scope, scope);
           }
-          const at = list.at++;
-          list.columns.memoryIds[at] = memoryId;
-          list.columns.scopes[at] = shared;
-          list.columns.frequencies[at] = frequency;
-          list.columns.lengths[at] = length;
+          list.memoryIds.push(memoryId);
+          list.scopes.push(shared);
+          list.frequencies.push(frequency);
+          list.lengths.push(length);
         };
-        if (sqlite) {
-          const rows = await run<{
-            term: string;
-            memory_id: string;
-            scope: string;
-            tf: number;
-            length: number;
-          }>(`select term, memory_id, scope, tf, length from memory_postings where ${where}`, parameters);
-          for (const row of rows) sizes.set(row.term, (sizes.get(row.term) ?? 0) + 1);
-          allocate();
-          for (const row of rows) put(row.term, row.memory_id, row.scope, row.tf, row.length);
-        } else {
-          // A row per term and scope, its postings in one string (see `listPostings`).
-          const rows = await run<{ term: string; scope: string; postings: string }>(
-            `select term, scope, ${postingsText} as postings from memory_postings p where ${where} group by term, scope`,
-            parameters,
-          );
-          const fields = rows.map((row) => row.postings.split(" "));
-          for (const [index, row] of rows.entries())
-            sizes.set(row.term, (sizes.get(row.term) ?? 0) + Math.floor(fields[index].length / 3));
-          allocate();
-          for (const [index, row] of rows.entries()) {
-            const parts = fields[index];
-            for (let at = 0; at + 2 < parts.length; at += 3)
-              put(row.term, parts[at], row.scope, Number(parts[at + 1]), Number(parts[at + 2]));
+        if (terms.length > 0) {
+          const where = `p.account_id = ? and p.term in (${placeholders(terms.length)})`;
+          if (sqlite) {
+            const rows = await run<{
+              term: string;
+              memory_id: string;
+              scope: string;
+              tf: number;
+              length: number;
+            }>(rowsSql(where), [accountId, ...terms]);
+            for (const row of rows) add(row.term, row.scope, row.memory_id, row.tf, row.length);
+          } else {
+            const rows = await run<{ term: string; scope: string; postings: string }>(listsSql(where), [
+              accountId,
+              ...terms,
+            ]);
+            for (const row of rows)
+              eachPosting(row.postings, (memoryId, frequency, length) =>
+                add(row.term, row.scope, memoryId, frequency, length),
+              );
           }
         }
-        return new Map([...filling].map(([term, { columns }]) => [term, columns]));
+        return new Map(
+          [...lists].map(([term, list]) => [
+            term,
+            {
+              memoryIds: list.memoryIds,
+              scopes: list.scopes,
+              frequencies: Int32Array.from(list.frequencies),
+              lengths: Int32Array.from(list.lengths),
+            },
+          ]),
+        );
       },
 
       async recordAccess(accountId, accesses) {
