@@ -50,8 +50,14 @@ const accessRetryMs = 5_000;
 export interface MemoryWriter {
   /** Writes one memory (lifting the tombstone of `identity`); resolves with the stored row. */
   remember(accountId: string, input: MemoryInput, identity: string, now: Date): Promise<MemoryRecord>;
-  /** Tells the linker a transaction queued link jobs. */
-  written(): void;
+  /** Tells the linker a transaction queued link jobs for the account. */
+  written(accountId: string): void;
+  /**
+   * Whether writes of the account committed here may still wait to be linked: a search then links
+   * them before it starts, instead of finding them queued in its first read. Never false while
+   * such a write waits; true at worst once too often (a settle that finds nothing to link).
+   */
+  linkPending(accountId: string): boolean;
   /** Tells the storage a forget committed (SQLite then empties its log soon: docs/memory.md#forget). */
   forgotten(): void;
   /**
@@ -116,6 +122,12 @@ export function createMemoryWriter(settings: {
   const accessesSince = new Map<string, number>();
   const searches = new Map<string, number>();
   let accessTimer: ReturnType<typeof setTimeout> | null = null;
+  // Accounts with writes committed here that no read of their queue has found empty since, each
+  // with a count of those writes: a read that began before the latest write clears nothing.
+  const unlinked = new Map<string, number>();
+  const linkedUpTo = (accountId: string, writes: number | undefined) => {
+    if (writes !== undefined && unlinked.get(accountId) === writes) unlinked.delete(accountId);
+  };
 
   async function writeGroup(accountId: string, group: PendingRemember[]): Promise<void> {
     try {
@@ -139,7 +151,7 @@ export function createMemoryWriter(settings: {
         if (record) pending.resolve(record);
         else pending.reject(new Error("memory vanished while being written"));
       }
-      written();
+      written(accountId);
     } catch (error) {
       if (group.length === 1) {
         group[0].reject(error);
@@ -175,8 +187,12 @@ export function createMemoryWriter(settings: {
         // Nearly every read finds nothing queued: one indexed read, not a transaction (on
         // PostgreSQL that would take the account's lock and queue the reads behind each other).
         const { beforeLink } = settings;
+        const writes = unlinked.get(accountId);
         const queued = await memories.linkJobs(accountId, beforeLink ? jobsPerLink : 1);
-        if (queued.length === 0) return 0;
+        if (queued.length === 0) {
+          linkedUpTo(accountId, writes);
+          return 0;
+        }
         await beforeLink?.(accountId, queued);
         // Only jobs `beforeLink` saw leave the queue (a write may have queued more since).
         const seen = beforeLink ? (queued.at(-1) as LinkJob).seq : Number.POSITIVE_INFINITY;
@@ -250,7 +266,8 @@ export function createMemoryWriter(settings: {
   }
 
   /** Links queued writes of every account, a chunk per turn of the event loop. */
-  function written(): void {
+  function written(accountId: string): void {
+    unlinked.set(accountId, (unlinked.get(accountId) ?? 0) + 1);
     if (closed) return;
     settings.afterWrite?.();
     if (sweep !== null) {
@@ -264,8 +281,12 @@ export function createMemoryWriter(settings: {
         for (;;) {
           await new Promise<void>((resolve) => nextTurn(resolve));
           if (closed) return;
+          const writes = new Map(unlinked);
           const accounts = await memories.linkAccounts(16);
-          if (accounts.length === 0) break;
+          if (accounts.length === 0) {
+            for (const [accountId, count] of writes) linkedUpTo(accountId, count);
+            break;
+          }
           for (const accountId of accounts) await linkChunk(accountId);
         }
       } while (sweepAgain && !closed);
@@ -299,6 +320,7 @@ export function createMemoryWriter(settings: {
       });
     },
     written,
+    linkPending: (accountId) => unlinked.has(accountId),
     forgotten() {
       settings.afterForget?.();
     },

@@ -125,7 +125,7 @@ export const importMemories = defineTool({
       const byId = new Map((await store.getAnyMany(accountId, written)).map((row) => [row.id, row]));
       return written.flatMap((id) => byId.get(id) ?? []);
     });
-    context.platform.memoryWriter.written();
+    context.platform.memoryWriter.written(accountId);
     return { source_session_id: null, memories: rows.map(toMemoryOut) };
   },
 });

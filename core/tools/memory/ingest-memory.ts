@@ -73,7 +73,7 @@ export const ingestMemory = defineTool({
       const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
       return ids.flatMap((id) => rows.get(id) ?? []);
     });
-    context.platform.memoryWriter.written();
+    context.platform.memoryWriter.written(accountId);
     return { source_session_id: input.source_session_id, memories: records.map(toMemoryOut) };
   },
 });

@@ -61,9 +61,11 @@ export const recall = defineTool({
         );
       });
     };
-    // The account's own writes are read linked: nearly always nothing is queued, which the
-    // search finds out in its first read; otherwise they are linked and the search runs again.
-    let answer = await search(true);
+    // The account's own writes are read linked. Writes committed here and not linked yet are
+    // linked first (an agent's recall just after its remember); otherwise nearly always nothing
+    // is queued, which the search finds out in its first read, and if something is (another
+    // replica's writes), it is linked and the search runs again.
+    let answer = memoryWriter.linkPending(accountId) ? null : await search(true);
     if (answer === null) {
       await settledAccount(context, { accesses: false });
       answer = await search(false);

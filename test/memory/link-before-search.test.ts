@@ -1,0 +1,99 @@
+/**
+ * A search reads the account's own writes linked (docs/memory.md#writes). Writes this process
+ * committed and has not linked yet are linked before the search starts: the search threads are
+ * asked once, not once to find them queued and again after linking. Writes the process does not
+ * know of (another replica's) are still found by the search's own first read. On both stores.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../core/index.ts";
+import { prepareMemories, writeMemories } from "../../core/memory/write-memory.ts";
+import { createAccountWithKey, storageTargets, type TestPlatform } from "../support/platforms.ts";
+import { createMemoryPlatform, type MemoryClient, memoryClient } from "./memory-client.ts";
+
+describe.each(storageTargets)("a search just after a write on %s", (target) => {
+  const clock = createManualClock();
+  let test: TestPlatform;
+  let memory: MemoryClient;
+  let accountId: string;
+  // How each recall asked the search threads: whether it asked them to check the link queue.
+  const asked: Array<boolean | undefined> = [];
+
+  beforeAll(async () => {
+    test = await createMemoryPlatform(target, { clock });
+    const account = await createAccountWithKey(test);
+    accountId = account.accountId;
+    memory = memoryClient(test, account.key);
+    const search = test.platform.memorySearch;
+    const recall = search.recall.bind(search);
+    search.recall = (id, request) => {
+      asked.push(request.unlessLinksQueued);
+      return recall(id, request);
+    };
+  });
+  afterAll(() => test.close());
+
+  const searchIds = async (query: string, scope: string) => {
+    asked.length = 0;
+    return (await memory.search(query, { scope })).memories.map((row) => row.id);
+  };
+
+  it("links the account's own remember before searching, and searches once", async () => {
+    const scope = "own-write";
+    const old = await memory.remember({ content: "The staging cluster uses blue-green rollout.", scope });
+    clock.advance(1000);
+    const current = await memory.remember({ content: "The staging cluster uses canary rollout.", scope });
+    expect(await searchIds("staging cluster rollout", scope)).toEqual([current.id]);
+    expect(asked).toEqual([false]);
+    expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
+    // Nothing written since: the search checks the queue in its own first read.
+    expect(await searchIds("staging cluster rollout", scope)).toEqual([current.id]);
+    expect(asked).toEqual([true]);
+  });
+
+  it("links an import and an ingest of the account before searching", async () => {
+    const scope = "own-import";
+    const { memories } = await memory.import({
+      memories: [{ content: "The billing service runs on node eleven.", scope }],
+    });
+    expect(await searchIds("billing service node", scope)).toEqual([memories[0].id]);
+    expect(asked).toEqual([false]);
+    clock.advance(1000);
+    const ingested = await memory.ingest({ content: "The billing service now runs on node twelve.", scope });
+    const current = ingested.memories.map((row) => row.id);
+    expect(current.length).toBeGreaterThan(0);
+    expect(await searchIds("billing service node twelve", scope)).toEqual(expect.arrayContaining(current));
+    expect(asked).toEqual([false]);
+  });
+
+  it("still finds writes it did not make queued, links them and searches again", async () => {
+    const scope = "other-replica";
+    const old = await memory.remember({ content: "The archive cluster uses blue-green rollout.", scope });
+    // Searched once: the account's own write is linked, nothing of it pending any more.
+    expect(await searchIds("archive cluster rollout", scope)).toEqual([old.id]);
+    clock.advance(1000);
+    // Another replica's remember, say: committed with its link job, this process not told.
+    const [prepared] = await prepareMemories(
+      [
+        {
+          content: "The archive cluster uses canary rollout.",
+          scope,
+          kind: "fact",
+          metadata: {},
+          sourceSessionId: null,
+          expiresAt: null,
+          sourceContent: null,
+          documentDate: null,
+          eventDates: [],
+          importance: 0.5,
+        },
+      ],
+      clock.now(),
+    );
+    const [current] = await test.platform.storage.memories.transaction((store) =>
+      writeMemories(store, accountId, [prepared], clock.now()),
+    );
+    expect(await searchIds("archive cluster rollout", scope)).toEqual([current]);
+    expect(asked).toEqual([true, false]);
+    expect((await memory.get(old.id)).superseded_by_id).toBe(current);
+  });
+});
