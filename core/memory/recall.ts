@@ -51,8 +51,6 @@ const neighbourSeeds = 3;
  * would otherwise bring all of them into every recall that ranks it high. recall-quality.ts
  * scored the same with 4 per seed as with all (0.549). */
 const edgesPerSeed = 10;
-/** Ids per `postings` call restricted to candidates (far below both databases' parameter limits). */
-const idChunk = 500;
 /** A term's postings are kept in memory from `commonTermRows / keptListShare` rows up (below
  * that, they come with the term statistics). */
 const keptListShare = 4;
@@ -195,11 +193,12 @@ async function lexicalTopK(
     const list = lists.get(term);
     if (list !== undefined) take(term, list, found);
   }
+  // The other terms' postings of those rows, in one read (PostgreSQL: one round trip).
   const probed = others.filter((term) => !lists.has(term));
-  for (let start = 0; probed.length > 0 && start < ids.length; start += idChunk) {
-    const memoryIds = ids.slice(start, start + idChunk);
-    postings.push(...(await store.postings(accountId, { scope: request.scope, terms: probed, memoryIds })));
-  }
+  if (probed.length > 0 && ids.length > 0)
+    postings.push(
+      ...(await store.postings(accountId, { scope: request.scope, terms: probed, memoryIds: ids })),
+    );
   return rankLexical(postings, statistics, present);
 }
 

@@ -83,6 +83,30 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
     );
   });
 
+  it("looks up any number of candidate rows in one call, each row's postings once", async () => {
+    const { accountId } = await createAccountWithKey(store.test);
+    const rows = await store.memories.insertMany(
+      accountId,
+      Array.from({ length: 1_200 }, (_, index) =>
+        memoryWrite(`beacon ${index % 2 === 0 ? "tide " : ""}row ${index}`),
+      ),
+    );
+    const ids = rows.map((row) => row.id);
+    const terms = ["beacon", "tide"];
+    const whole = await store.memories.postings(accountId, { terms });
+    expect(whole).toHaveLength(1_800);
+    // More ids than one IN list takes on SQLite, some listed again past its first 500.
+    const looked = await store.memories.postings(accountId, {
+      terms,
+      memoryIds: [...ids, ...ids.slice(0, 700)],
+    });
+    expect(sorted(looked)).toEqual(sorted(whole));
+    const some = ids.filter((_, index) => index % 3 === 0);
+    expect(sorted(await store.memories.postings(accountId, { terms, memoryIds: some }))).toEqual(
+      sorted(whole.filter((posting) => some.includes(posting.memoryId))),
+    );
+  });
+
   it("reads every long list a recall lacks in one statement, and keeps them", async () => {
     const { accountId } = await createAccountWithKey(store.test);
     await store.memories.insertMany(
