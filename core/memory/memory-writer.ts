@@ -111,7 +111,7 @@ export function createMemoryWriter(settings: {
   const waiting = new Map<string, PendingRemember[]>();
   const writing = new Set<Promise<void>>();
   // One link run per account at a time; the background sweep and `settle` share it.
-  const linking = new Map<string, Promise<number>>();
+  const linking = new Map<string, Promise<boolean>>();
   let sweep: Promise<void> | null = null;
   let sweepAgain = false;
   let closed = false;
@@ -178,11 +178,14 @@ export function createMemoryWriter(settings: {
     void run.finally(() => writing.delete(run));
   }
 
-  /** Links one chunk of the account's queue; returns how many jobs it linked. */
-  function linkChunk(accountId: string): Promise<number> {
-    const previous = linking.get(accountId) ?? Promise.resolve(0);
+  /**
+   * Links one chunk of the account's queue; answers whether jobs may be left: false once a read
+   * of the queue, made after this call, found no more than the chunk linked.
+   */
+  function linkChunk(accountId: string): Promise<boolean> {
+    const previous = linking.get(accountId) ?? Promise.resolve(false);
     const run = previous
-      .catch(() => 0)
+      .catch(() => false)
       .then(async () => {
         // Nearly every read finds nothing queued: one indexed read, not a transaction (on
         // PostgreSQL that would take the account's lock and queue the reads behind each other).
@@ -191,22 +194,24 @@ export function createMemoryWriter(settings: {
         const queued = await memories.linkJobs(accountId, beforeLink ? jobsPerLink : 1);
         if (queued.length === 0) {
           linkedUpTo(accountId, writes);
-          return 0;
+          return false;
         }
         await beforeLink?.(accountId, queued);
         // Only jobs `beforeLink` saw leave the queue (a write may have queued more since).
         const seen = beforeLink ? (queued.at(-1) as LinkJob).seq : Number.POSITIVE_INFINITY;
-        const linked = await memories.transaction(async (store) => {
-          const jobs = (await store.linkJobs(accountId, jobsPerLink)).filter((job) => job.seq <= seen);
+        const left = await memories.transaction(async (store) => {
+          const read = await store.linkJobs(accountId, jobsPerLink);
+          const jobs = read.filter((job) => job.seq <= seen);
           await linkQueued(store, accountId, jobs);
           await store.completeLinks(
             accountId,
             jobs.map((job) => job.seq),
           );
-          return jobs.length;
+          // A full chunk, or jobs queued after the ones `beforeLink` saw, may not be all.
+          return read.length === jobsPerLink || jobs.length < read.length;
         });
-        // Jobs another replica linked meanwhile count too: `settle` reads the queue again.
-        return Math.max(linked, beforeLink ? queued.length : 0);
+        if (!left) linkedUpTo(accountId, writes);
+        return left;
       });
     linking.set(accountId, run);
     void run
@@ -262,7 +267,10 @@ export function createMemoryWriter(settings: {
   async function settle(accountId: string, options: { accesses?: boolean } = {}): Promise<void> {
     if (options.accesses !== false && (unwrittenAccesses.has(accountId) || accessWrites.has(accountId)))
       await writeAccesses(accountId);
-    while ((await linkChunk(accountId)) > 0) {}
+    // Until a read of the queue made after this call began finds nothing left: every write
+    // committed before it is then linked (the chunk that linked the last of them says so, without
+    // a read just to find the queue empty).
+    while (await linkChunk(accountId)) {}
   }
 
   /** Links queued writes of every account, a chunk per turn of the event loop. */

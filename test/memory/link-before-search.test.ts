@@ -17,6 +17,8 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
   let accountId: string;
   // How each recall asked the search threads: whether it asked them to check the link queue.
   const asked: Array<boolean | undefined> = [];
+  // Reads of the link queue outside a linking transaction.
+  let queueReads = 0;
 
   beforeAll(async () => {
     test = await createMemoryPlatform(target, { clock });
@@ -29,11 +31,18 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
       asked.push(request.unlessLinksQueued);
       return recall(id, request);
     };
+    const { memories } = test.platform.storage;
+    const linkJobs = memories.linkJobs.bind(memories);
+    memories.linkJobs = (id, limit) => {
+      queueReads++;
+      return linkJobs(id, limit);
+    };
   });
   afterAll(() => test.close());
 
   const searchIds = async (query: string, scope: string) => {
     asked.length = 0;
+    queueReads = 0;
     return (await memory.search(query, { scope })).memories.map((row) => row.id);
   };
 
@@ -44,6 +53,9 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
     const current = await memory.remember({ content: "The staging cluster uses canary rollout.", scope });
     expect(await searchIds("staging cluster rollout", scope)).toEqual([current.id]);
     expect(asked).toEqual([false]);
+    // One read found the write queued; the link that followed emptied the queue, so it was not
+    // read again just to find it empty.
+    expect(queueReads).toBe(1);
     expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
     // Nothing written since: the search checks the queue in its own first read.
     expect(await searchIds("staging cluster rollout", scope)).toEqual([current.id]);
