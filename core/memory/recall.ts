@@ -72,6 +72,11 @@ export interface RecallRequest {
    * queue of its own before every recall (a round trip on PostgreSQL).
    */
   unlessLinksQueued?: boolean;
+  /**
+   * Set on the search made just after linking the account's queued writes: the account's version
+   * has moved, so the terms kept at the version its last recall saw are not tried first.
+   */
+  afterLinking?: boolean;
 }
 
 export interface RecalledMemory {
@@ -377,11 +382,13 @@ export async function recallMemories(
  * The query terms' statistics and short lists (`MemoryStore.termStatistics`) and the account's
  * cache at its version; `null` only when `request.unlessLinksQueued` and writes are queued. Terms
  * kept at the version the account's last recall saw are not asked for: the one read tells whether
- * the version still holds, and only when it moved on are they read after all.
+ * the version still holds, and only when it moved on are they read after all (a search just after
+ * linking knows it moved, and reads them at once).
  */
 async function statisticsOf(store: MemoryStore, accountId: string, request: RecallRequest, tokens: string[]) {
   const shortLists = { rows: shortListRows(request), scope: request.scope };
   const kept = keptTerms(accountId, request.scope, tokens);
+  if (request.afterLinking) kept.found.clear();
   let unread = tokens.filter((token) => !kept.found.has(token));
   let terms = await store.termStatistics(accountId, unread, shortLists);
   if (terms.version !== kept.version && kept.found.size > 0) {

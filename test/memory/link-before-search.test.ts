@@ -17,8 +17,13 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
   let accountId: string;
   // How each recall asked the search threads: whether it asked them to check the link queue.
   const asked: Array<boolean | undefined> = [];
-  // Reads of the link queue outside a linking transaction.
+  // Reads of the link queue outside a linking transaction, and of the query terms' statistics.
   let queueReads = 0;
+  let statisticsReads = 0;
+  let releaseBackgroundLinker = () => {};
+  const backgroundLinker = new Promise<void>((resolve) => {
+    releaseBackgroundLinker = resolve;
+  });
 
   beforeAll(async () => {
     test = await createMemoryPlatform(target, { clock });
@@ -37,12 +42,28 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
       queueReads++;
       return linkJobs(id, limit);
     };
+    // The background linker (which starts 20 ms after a write) is held back for the whole file,
+    // so what a search finds does not depend on how soon it follows the write.
+    const linkAccounts = memories.linkAccounts.bind(memories);
+    memories.linkAccounts = async (limit) => {
+      await backgroundLinker;
+      return linkAccounts(limit);
+    };
+    const termStatistics = memories.termStatistics.bind(memories);
+    memories.termStatistics = (id, terms, shortLists) => {
+      statisticsReads++;
+      return termStatistics(id, terms, shortLists);
+    };
   });
-  afterAll(() => test.close());
+  afterAll(async () => {
+    releaseBackgroundLinker();
+    await test.close();
+  });
 
   const searchIds = async (query: string, scope: string) => {
     asked.length = 0;
     queueReads = 0;
+    statisticsReads = 0;
     return (await memory.search(query, { scope })).memories.map((row) => row.id);
   };
 
@@ -60,6 +81,22 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
     // Nothing written since: the search checks the queue in its own first read.
     expect(await searchIds("staging cluster rollout", scope)).toEqual([current.id]);
     expect(asked).toEqual([true]);
+  });
+
+  it("reads the query terms' statistics once in the search just after linking", async () => {
+    const scope = "kept-terms";
+    await memory.remember({ content: "The lighthouse keeper logs the tide.", scope });
+    // Searched twice: the terms are kept at the account's version.
+    await searchIds("lighthouse tide", scope);
+    await searchIds("lighthouse tide", scope);
+    expect(statisticsReads).toBe(1);
+    clock.advance(1000);
+    const lamp = await memory.remember({ content: "The lighthouse lamp shines past the tide line.", scope });
+    // The version moved with the write and its link: the kept terms are not tried first, only to
+    // find them outdated and read them again.
+    expect(await searchIds("lighthouse tide", scope)).toContain(lamp.id);
+    expect(asked).toEqual([false]);
+    expect(statisticsReads).toBe(1);
   });
 
   it("links an import and an ingest of the account before searching", async () => {

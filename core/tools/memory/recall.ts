@@ -41,6 +41,8 @@ export const recall = defineTool({
         now: context.now,
         commonTermRows: config.SVC_MEMORY_COMMON_TERM_ROWS,
         unlessLinksQueued,
+        // Only the search after `settledAccount` (below) does not check the queue.
+        afterLinking: !unlessLinksQueued,
       };
       return memoryWriter.searching(accountId, async () => {
         if (memoryEmbedder === null) {
