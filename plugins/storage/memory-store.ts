@@ -64,6 +64,13 @@ export function createSqlMemoryStore(
    * string per term and scope (`listsSql`). */
   const rowsSql = (where: string) =>
     `select term, memory_id, scope, tf, length from memory_postings p where ${where}`;
+  type PostingRow = {
+    term: string;
+    memory_id: string;
+    scope: string;
+    tf: number | string;
+    length: number | string;
+  };
   const listsSql = (where: string) =>
     `select term, scope, ${postingsText} as postings from memory_postings p where ${where} group by term, scope`;
 
@@ -659,13 +666,8 @@ export function createSqlMemoryStore(
 
       async postings(accountId, request) {
         if (request.terms.length === 0 || request.memoryIds?.length === 0) return [];
-        type PostingRow = {
-          term: string;
-          memory_id: string;
-          scope: string;
-          tf: number | string;
-          length: number | string;
-        };
+        // Each listed row once, on both databases.
+        const memoryIds = request.memoryIds && [...new Set(request.memoryIds)];
         const toPostings = (rows: PostingRow[]): Posting[] =>
           rows.map((row) => ({
             term: row.term,
@@ -676,7 +678,7 @@ export function createSqlMemoryStore(
           }));
         const inScope = request.scope === undefined ? "" : " and p.scope = ?";
         const scopeParameter = request.scope === undefined ? [] : [request.scope];
-        if (request.memoryIds && !sqlite) {
+        if (memoryIds && !sqlite) {
           // PostgreSQL: the ids as one array, hashed and joined with the terms' ranges. As an IN
           // list, the plan PostgreSQL keeps for a named statement compared each posting of a
           // common term with every listed id in turn (500 ids against a term's 11,000 postings:
@@ -685,19 +687,18 @@ export function createSqlMemoryStore(
             await run<PostingRow>(
               `select p.term, p.memory_id, p.scope, p.tf, p.length from unnest(?::varchar[]) as wanted(id)
                join memory_postings p on p.account_id = ? and p.term = any(?::varchar[]) and p.memory_id = wanted.id${inScope}`,
-              [[...new Set(request.memoryIds)], accountId, request.terms, ...scopeParameter],
+              [memoryIds, accountId, request.terms, ...scopeParameter],
             ),
           );
         }
         // The primary key's range for each term; liveness is checked on the few rows kept.
         const where = `p.account_id = ? and p.term in (${placeholders(request.terms.length)})${inScope}`;
         const parameters: unknown[] = [accountId, ...request.terms, ...scopeParameter];
-        if (request.memoryIds) {
-          // SQLite, in process: an IN list of ids per statement, each id once.
-          const wanted = [...new Set(request.memoryIds)];
+        if (memoryIds) {
+          // SQLite, in process: an IN list of ids per statement.
           const found: Posting[] = [];
-          for (let start = 0; start < wanted.length; start += idChunk) {
-            const ids = wanted.slice(start, start + idChunk);
+          for (let start = 0; start < memoryIds.length; start += idChunk) {
+            const ids = memoryIds.slice(start, start + idChunk);
             found.push(
               ...toPostings(
                 await run<PostingRow>(rowsSql(`${where} and p.memory_id in (${placeholders(ids.length)})`), [
@@ -753,14 +754,9 @@ export function createSqlMemoryStore(
         if (terms.length > 0) {
           const where = `p.account_id = ? and p.term in (${placeholders(terms.length)})`;
           if (sqlite) {
-            const rows = await run<{
-              term: string;
-              memory_id: string;
-              scope: string;
-              tf: number;
-              length: number;
-            }>(rowsSql(where), [accountId, ...terms]);
-            for (const row of rows) add(row.term, row.scope, row.memory_id, row.tf, row.length);
+            const rows = await run<PostingRow>(rowsSql(where), [accountId, ...terms]);
+            for (const row of rows)
+              add(row.term, row.scope, row.memory_id, Number(row.tf), Number(row.length));
           } else {
             const rows = await run<{ term: string; scope: string; postings: string }>(listsSql(where), [
               accountId,
