@@ -70,21 +70,27 @@ async function openOrm(settings: StorageSettings): Promise<{ orm: MikroORM; dial
   return { orm, dialect: "sqlite" };
 }
 
+/**
+ * Every SQLite connection's reading settings (the server's and each search thread's): a 64 MiB
+ * page cache (the 2 MiB default re-read index pages on every import batch) and the file mapped
+ * up to SQLite's own ceiling (SQLITE_MAX_MMAP_SIZE, 2 GiB), so reads take no system call. A
+ * 100,000-memory account's file is about 430 MiB: mapped up to 256 MiB, the rest was read a page
+ * at a time, and a search thread spent about 10 % more per recall (test/bench/RESULTS.md).
+ */
+export const sqliteReadPragmas = ["busy_timeout = 5000", "cache_size = -65536", "mmap_size = 2147418112"];
+
 export async function createStorage(settings: StorageSettings): Promise<SqlStorage> {
   const { orm, dialect } = await openOrm(settings);
   const connection = orm.em.getConnection();
   if (dialect === "sqlite") {
     // WAL for concurrent readers; secure_delete so forgotten data is overwritten, not left in free
-    // pages; a 64 MiB page cache and memory-mapped reads keep a 100,000-memory account's indexes
-    // in memory (the 2 MiB default re-read pages on every import batch).
+    // pages.
     for (const pragma of [
       "journal_mode = WAL",
       "synchronous = NORMAL",
       "secure_delete = ON",
       "foreign_keys = ON",
-      "busy_timeout = 5000",
-      "cache_size = -65536",
-      "mmap_size = 268435456",
+      ...sqliteReadPragmas,
     ]) {
       await connection.execute(`pragma ${pragma}`);
     }

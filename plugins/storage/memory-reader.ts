@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import type { MemoryStore } from "../../core/index.ts";
 import { type PgPool, postgresBoundSql, type SqliteDatabase, sqliteBoundSql } from "./bound-sql.ts";
-import { isPostgresUrl } from "./create-storage.ts";
+import { isPostgresUrl, sqliteReadPragmas } from "./create-storage.ts";
 import { createSqlMemoryStore } from "./memory-store.ts";
 
 export interface MemoryReaderSettings {
@@ -32,8 +32,7 @@ export function openMemoryReader(settings: MemoryReaderSettings): MemoryReader {
     return { memories: createSqlMemoryStore("postgresql", execute, runTransaction), close: () => pool.end() };
   }
   const database = new Database(settings.sqlitePath, { fileMustExist: true });
-  for (const pragma of ["busy_timeout = 5000", "cache_size = -65536", "mmap_size = 268435456"])
-    database.pragma(pragma);
+  for (const pragma of sqliteReadPragmas) database.pragma(pragma);
   const { execute, runTransaction } = sqliteBoundSql(database as unknown as SqliteDatabase);
   return {
     memories: createSqlMemoryStore("sqlite", execute, runTransaction),
