@@ -41,7 +41,8 @@ import { createPostgresTokenBucketStore } from "../plugins/rate-limit/create-pos
 import { createRedisTokenBucketStore } from "../plugins/rate-limit/create-redis-token-bucket-store.ts";
 import { connectRedis } from "../plugins/rate-limit/redis-connection.ts";
 import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
-import { createStorage, isPostgresUrl, type SqlStorage } from "../plugins/storage/create-storage.ts";
+import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
+import { createStorage, type SqlStorage } from "../plugins/storage/create-storage.ts";
 import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
 import { logEmptier, startSqliteCheckpoints } from "./sqlite-checkpoints.ts";

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type RecallRequest, recallMemories } from "../core/memory/recall.ts";
-import { isPostgresUrl } from "../plugins/storage/create-storage.ts";
+import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
 import { type MemoryReaderSettings, openMemoryReader } from "../plugins/storage/memory-reader.ts";
 
 interface RecallMessage {

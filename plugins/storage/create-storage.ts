@@ -7,6 +7,7 @@ import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
 import { boundSql } from "./bound-sql.ts";
+import { isPostgresUrl, sqliteReadPragmas } from "./connection-settings.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
@@ -45,10 +46,6 @@ export interface SqlStorage extends Storage {
   execute<Row = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<Row[]>;
 }
 
-export function isPostgresUrl(url: string | undefined): url is string {
-  return !!url && /^postgres(ql)?:\/\//.test(url);
-}
-
 async function openOrm(settings: StorageSettings): Promise<{ orm: MikroORM; dialect: Dialect }> {
   const common = { entities, extensions: [Migrator], debug: false, allowGlobalContext: false };
   if (isPostgresUrl(settings.databaseUrl)) {
@@ -69,15 +66,6 @@ async function openOrm(settings: StorageSettings): Promise<{ orm: MikroORM; dial
   });
   return { orm, dialect: "sqlite" };
 }
-
-/**
- * Every SQLite connection's reading settings (the server's and each search thread's): a 64 MiB
- * page cache (the 2 MiB default re-read index pages on every import batch) and the file mapped
- * up to SQLite's own ceiling (SQLITE_MAX_MMAP_SIZE, 2 GiB), so reads take no system call. A
- * 100,000-memory account's file is about 430 MiB: mapped up to 256 MiB, the rest was read a page
- * at a time, and a search thread spent about 10 % more per recall (test/bench/RESULTS.md).
- */
-export const sqliteReadPragmas = ["busy_timeout = 5000", "cache_size = -65536", "mmap_size = 2147418112"];
 
 export async function createStorage(settings: StorageSettings): Promise<SqlStorage> {
   const { orm, dialect } = await openOrm(settings);

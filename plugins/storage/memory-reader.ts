@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import type { MemoryStore } from "../../core/index.ts";
 import { type PgPool, postgresBoundSql, type SqliteDatabase, sqliteBoundSql } from "./bound-sql.ts";
-import { isPostgresUrl, sqliteReadPragmas } from "./create-storage.ts";
+import { isPostgresUrl, sqliteReadPragmas } from "./connection-settings.ts";
 import { createSqlMemoryStore } from "./memory-store.ts";
 
 export interface MemoryReaderSettings {
