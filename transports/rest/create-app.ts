@@ -175,12 +175,17 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     app.use(path, idempotency(platform, clientIp));
     app.route(path, mount);
   }
-  const openApiDocument = createOpenApiDocument(
-    version,
-    (tool) => isEnabled(tool, config),
-    platform.tools.tools,
-  );
-  app.get("/v1/openapi.json", (context) => context.json(openApiDocument));
+  // Built at its first request, not at start-up (about a tenth of a second of JSON Schemas); the
+  // schemas do not change while the server runs.
+  let openApiDocument: ReturnType<typeof createOpenApiDocument> | undefined;
+  app.get("/v1/openapi.json", (context) => {
+    openApiDocument ??= createOpenApiDocument(
+      version,
+      (tool) => isEnabled(tool, config),
+      platform.tools.tools,
+    );
+    return context.json(openApiDocument);
+  });
   if (config.SVC_API_DOCS) mountDocs(app);
 
   mountToolRoutes(app, platform, { clientIp });

@@ -37,8 +37,8 @@ export function mountToolRoutes(
 ): void {
   const offered = platform.tools.tools.filter((tool) => isEnabled(tool, platform.config));
   const byName = new Map(offered.map((tool) => [tool.name, tool]));
-  // Computed once: the schemas do not change while the server runs.
-  const listing = { tools: offered.map(describeTool) };
+  // Computed at the first listing, not at start-up: the schemas do not change while the server runs.
+  let listing: { tools: Array<ReturnType<typeof describeTool>> } | undefined;
 
   app.get("/v1/tools", async (context) => {
     await authenticate(
@@ -47,6 +47,7 @@ export function mountToolRoutes(
       context.req.header("Authorization") ?? null,
       platform.clock.now(),
     );
+    listing ??= { tools: offered.map(describeTool) };
     return context.json(listing);
   });
   app.post("/v1/tools/:name", async (context) => {
