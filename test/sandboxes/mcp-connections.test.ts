@@ -33,7 +33,18 @@ describe.each(storageTargets)("MCP connections on %s", (target) => {
   let client: SandboxClient;
 
   beforeAll(async () => {
+    // The wall clock, but each reading at least a millisecond after the last: connections made one
+    // after the other get distinct creation times, so "newest first" has a single answer (two in
+    // the same millisecond listed in either order once failed this file).
+    let last = 0;
+    const clock = {
+      now() {
+        last = Math.max(Date.now(), last + 1);
+        return new Date(last);
+      },
+    };
     test = await createSandboxPlatform(target, {
+      clock,
       environment: {
         SVC_MAX_MCP_CONNECTIONS_PER_ACCOUNT: "3",
         SVC_MCP_CONNECTION_RATE_LIMIT_PER_MINUTE: "100000",
