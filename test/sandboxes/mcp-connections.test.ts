@@ -6,6 +6,7 @@
  * session's egress and mark the connection used.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../core/index.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -31,18 +32,11 @@ const listConnections = (client: SandboxClient) => client.sendJson<ConnectionOut
 describe.each(storageTargets)("MCP connections on %s", (target) => {
   let test: TestPlatform;
   let client: SandboxClient;
+  // Moved by hand, so connections made one after the other have distinct creation times and
+  // "newest first" has a single answer (two in the same millisecond once failed this file).
+  const clock = createManualClock();
 
   beforeAll(async () => {
-    // The wall clock, but each reading at least a millisecond after the last: connections made one
-    // after the other get distinct creation times, so "newest first" has a single answer (two in
-    // the same millisecond listed in either order once failed this file).
-    let last = 0;
-    const clock = {
-      now() {
-        last = Math.max(Date.now(), last + 1);
-        return new Date(last);
-      },
-    };
     test = await createSandboxPlatform(target, {
       clock,
       environment: {
@@ -72,6 +66,7 @@ describe.each(storageTargets)("MCP connections on %s", (target) => {
     };
     const owner = await createSandboxClient(test);
     for (const [catalogId, host] of Object.entries(hosts)) {
+      clock.advance(1000);
       const made = await createConnection(owner, { label: `my ${catalogId}`, catalog_id: catalogId });
       expect([made.status, made.body.host]).toEqual([201, host]);
     }
