@@ -336,8 +336,14 @@ export async function recallMemories(
 
   // 1-hop relation neighbours of the best rows of a first ranking join with the edge's
   // confidence (the first ranking, not BM25 alone, picks them: it breaks ties by time, not id).
+  // Access counts change without raising the version, so rows served from the cache get today's:
+  // those kept so far are read while the neighbours are (on PostgreSQL two statements at once,
+  // not one more round trip at the end; the final ranking draws on all of them).
   const seeds = score(neighbourSeeds, new Map()).map((hit) => hit.id);
-  const neighbours = await neighboursOf(store, accountId, cache, seeds, request.now);
+  const [neighbours, counts] = await Promise.all([
+    neighboursOf(store, accountId, cache, seeds, request.now),
+    accessCountsOf(store, accountId, [...kept]),
+  ]);
   const edges = neighbours.edges;
   const boosts = new Map<string, number>();
   for (const edge of edges) {
@@ -362,11 +368,9 @@ export async function recallMemories(
   const statistics = candidateStatistics(hits.map((row) => row.content));
   const specific = new Map(hits.map((row) => [row.id, specificity(row.content, statistics)]));
   const scored = score(request.limit, boosts, specific);
-  // Access counts change without raising the version: rows from the cache get today's.
-  const stale = scored.filter((hit) => kept.has(hit.id)).map((hit) => hit.id);
-  const counts = new Map(
-    (stale.length > 0 ? await store.accessCounts(accountId, stale) : []).map((row) => [row.id, row]),
-  );
+  // Neighbours' rows that came from the cache after that read.
+  const stale = scored.filter((hit) => kept.has(hit.id) && !counts.has(hit.id)).map((hit) => hit.id);
+  for (const [id, count] of await accessCountsOf(store, accountId, stale)) counts.set(id, count);
   return scored.map((hit) => {
     const record = byId.get(hit.id) as MemoryRecord;
     const count = counts.get(hit.id);
@@ -411,6 +415,12 @@ async function statisticsOf(store: MemoryStore, accountId: string, request: Reca
     terms.shortPostings.push(...postings);
   }
   return { terms, cache };
+}
+
+/** The access counts of `ids` by id, read only if there are any. */
+async function accessCountsOf(store: MemoryStore, accountId: string, ids: string[]) {
+  const read = ids.length > 0 ? await store.accessCounts(accountId, ids) : [];
+  return new Map(read.map((row) => [row.id, row]));
 }
 
 /** Live rows of `ids`: kept ones from the cache (noted in `kept`), the others read and kept. */

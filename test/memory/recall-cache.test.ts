@@ -97,6 +97,33 @@ describe.each(storageTargets)("recall from kept rows and edges on %s", (target) 
     expect(counts).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it("counts a kept neighbour's accesses exactly too", async () => {
+    const { accountId, memory, remember } = await account();
+    const seed = await remember({ content: "Ysolde Brankworth charts the reef channels." });
+    const neighbour = await remember({ content: "Halvard keeps the lighthouse lamp trimmed." });
+    await test.platform.storage.memories.transaction((store) =>
+      store.addRelations(accountId, [
+        {
+          sourceMemoryId: seed,
+          targetMemoryId: neighbour,
+          relationType: "related",
+          confidence: 0.9,
+          createdAt: clock.now(),
+        },
+      ]),
+    );
+    const counts: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      // From the second round on, the edge and the neighbour's row come from the cache: the row
+      // joins after the first ranking, so its count is read on its own.
+      const found = await search(memory, "Brankworth reef");
+      counts.push(found.find((row) => row.id === neighbour)?.access_count ?? -1);
+      // A read writes the counts searches took: the kept row's count is then old.
+      await memory.get(neighbour);
+    }
+    expect(counts).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it("shows a supersession and a new relation written behind its back", async () => {
     const { accountId, memory, remember } = await account();
     const old = await remember({ content: "Marrowby keeps the lighthouse logbook." });
