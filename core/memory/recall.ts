@@ -292,12 +292,14 @@ export async function recallMemories(
     top.length < rerankDepth || (top.length < tiedDepth && score === top[top.length - 1][1]);
   let next = 0;
   while (next < ranked.length && wanted(ranked.at(next))) {
-    // A full page while rows are missing; past that, only the rows tied with the last one.
-    let end = Math.min(ranked.length, next + rerankDepth);
-    if (top.length >= rerankDepth) {
-      end = next;
-      while (end < ranked.length && end - next < tiedDepth - top.length && wanted(ranked.at(end))) end++;
-    }
+    // A full page while rows are missing, with the rows tied with its last one (the ranking knows
+    // them: one read, where most recalls made a second for the ties); past that, only the rows
+    // tied with the last one taken.
+    const full = top.length < rerankDepth;
+    let end = full ? Math.min(ranked.length, next + rerankDepth) : next;
+    const tied = (index: number) =>
+      full ? ranked.at(index)[1] === ranked.at(index - 1)[1] : wanted(ranked.at(index));
+    while (end < ranked.length && end - next < tiedDepth - top.length && tied(end)) end++;
     const page = Array.from({ length: end - next }, (_, offset) => ranked.at(next + offset));
     next += page.length;
     const rows = new Map(
