@@ -43,6 +43,7 @@ import { connectRedis } from "../plugins/rate-limit/redis-connection.ts";
 import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
 import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
 import { createStorage, type SqlStorage } from "../plugins/storage/create-storage.ts";
+import { vacuumAfterBursts } from "../plugins/storage/postgres-vacuum.ts";
 import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
 import { logEmptier, startSqliteCheckpoints } from "./sqlite-checkpoints.ts";
@@ -191,6 +192,11 @@ export async function createPlatform(
       : storage.dialect === "sqlite"
         ? logEmptier((sql) => storage.execute(sql), logger).empty
         : undefined;
+  // PostgreSQL: the memory tables vacuumed after a burst of writes (postgres-vacuum.ts says why).
+  const vacuum =
+    storage.dialect === "postgresql"
+      ? vacuumAfterBursts({ execute: (sql) => storage.execute(sql), logger })
+      : null;
   const memoryEmbedder = embeddingProvider
     ? createMemoryEmbedder({ memories: storage.memories, provider: embeddingProvider, logger, clock })
     : null;
@@ -199,6 +205,7 @@ export async function createPlatform(
     logger,
     afterWrite: () => memoryEmbedder?.wake(),
     afterForget: emptyLogSoon,
+    afterLink: vacuum?.linked,
     // Writes of remember and ingest (not imports) are memory.remembered events, queued before
     // their link job leaves the queue, so a crash in between queues them again.
     beforeLink: plugins.subscribes("memory.remembered")
@@ -264,6 +271,7 @@ export async function createPlatform(
       await sandboxRuntime.close();
       await loginGuard.close();
       await checkpoints?.stop();
+      await vacuum?.stop();
       await storage.close();
     },
   };

@@ -106,6 +106,8 @@ export function createMemoryWriter(settings: {
    * the restart, so what it does happens at least once for every committed write.
    */
   beforeLink?: (accountId: string, jobs: LinkJob[]) => Promise<void>;
+  /** Called after a link run committed, with the number of writes it linked. */
+  afterLink?: (linked: number) => void;
 }): MemoryWriter {
   const { memories, logger } = settings;
   const waiting = new Map<string, PendingRemember[]>();
@@ -199,7 +201,7 @@ export function createMemoryWriter(settings: {
         await beforeLink?.(accountId, queued);
         // Only jobs `beforeLink` saw leave the queue (a write may have queued more since).
         const seen = beforeLink ? (queued.at(-1) as LinkJob).seq : Number.POSITIVE_INFINITY;
-        const left = await memories.transaction(async (store) => {
+        const { left, linked } = await memories.transaction(async (store) => {
           const read = await store.linkJobs(accountId, jobsPerLink);
           const jobs = read.filter((job) => job.seq <= seen);
           await linkQueued(store, accountId, jobs);
@@ -208,8 +210,9 @@ export function createMemoryWriter(settings: {
             jobs.map((job) => job.seq),
           );
           // A full chunk, or jobs queued after the ones `beforeLink` saw, may not be all.
-          return read.length === jobsPerLink || jobs.length < read.length;
+          return { left: read.length === jobsPerLink || jobs.length < read.length, linked: jobs.length };
         });
+        settings.afterLink?.(linked);
         if (!left) linkedUpTo(accountId, writes);
         return left;
       });
