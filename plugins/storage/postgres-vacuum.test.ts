@@ -64,13 +64,19 @@ describe("vacuumAfterBursts", () => {
     expect(warnings).toHaveLength(1);
   });
 
-  it("runs one vacuum at a time: links during one wait for the next quiet spell", async () => {
+  /** A vacuum started and not finished (`finish` ends it), and 100 more memories linked meanwhile. */
+  async function duringOne() {
     let finish = () => {};
     const execute = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
     const { vacuum } = scheduled(execute);
     vacuum.linked(100);
     await vi.advanceTimersByTimeAsync(1_000);
     vacuum.linked(100);
+    return { vacuum, execute, finish: () => finish() };
+  }
+
+  it("runs one vacuum at a time: links during one wait for the next quiet spell", async () => {
+    const { execute, finish } = await duringOne();
     await vi.advanceTimersByTimeAsync(3_000);
     expect(execute).toHaveBeenCalledTimes(1);
     finish();
@@ -79,12 +85,7 @@ describe("vacuumAfterBursts", () => {
   });
 
   it("stop cancels the vacuum not started and waits for the one under way", async () => {
-    let finish = () => {};
-    const execute = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
-    const { vacuum } = scheduled(execute);
-    vacuum.linked(100);
-    await vi.advanceTimersByTimeAsync(1_000);
-    vacuum.linked(100);
+    const { vacuum, execute, finish } = await duringOne();
     let stopped = false;
     const stopping = vacuum.stop().then(() => (stopped = true));
     await vi.advanceTimersByTimeAsync(0);
