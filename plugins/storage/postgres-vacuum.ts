@@ -41,7 +41,6 @@ export function vacuumAfterBursts(settings: VacuumSettings): PostgresVacuum {
   let running: Promise<void> | null = null;
   let stopped = false;
   const run = () => {
-    timer = undefined;
     // Links that committed while a vacuum ran wait for the next quiet spell.
     if (running !== null) return schedule();
     since = 0;
