@@ -6,6 +6,7 @@
 import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
+import { cacheApiKeys } from "./api-key-cache.ts";
 import { boundSql } from "./bound-sql.ts";
 import { isPostgresUrl, sqliteReadPragmas } from "./connection-settings.ts";
 import { entities } from "./entities.ts";
@@ -102,11 +103,17 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   const memories = createSqlMemoryStore(dialect, execute, runTransaction);
   const indexed = await memories.indexUnposted();
   if (indexed > 0) settings.logger.info({ indexed }, "memories indexed for search");
+  // SQLite answers a key's lookup in process; PostgreSQL's round trip is worth keeping keys for.
+  const keys = createApiKeyRepository(fork, execute);
+  const cachedKeys =
+    dialect === "postgresql"
+      ? cacheApiKeys(keys, { databaseUrl: settings.databaseUrl as string, logger: settings.logger })
+      : undefined;
   return {
     dialect,
     orm,
     accounts: createAccountRepository(fork),
-    apiKeys: createApiKeyRepository(fork, execute),
+    apiKeys: cachedKeys ?? keys,
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
     memories,
@@ -160,6 +167,9 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
         return false;
       }
     },
-    close: () => orm.close(true),
+    async close() {
+      await cachedKeys?.close();
+      await orm.close(true);
+    },
   };
 }

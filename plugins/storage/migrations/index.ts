@@ -22,6 +22,7 @@ import { memoryIndexVersions } from "./0016-memory-index-versions.ts";
 import { memoryEmbeddingScopes } from "./0017-memory-embedding-scopes.ts";
 import { memoryEmbeddingScopeIndex } from "./0018-memory-embedding-scope-index.ts";
 import { memoryStemmedTerms } from "./0019-memory-stemmed-terms.ts";
+import { apiKeyChanges } from "./0020-api-key-changes.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -51,6 +52,7 @@ export const migrationSources: MigrationSource[] = [
   memoryEmbeddingScopes,
   memoryEmbeddingScopeIndex,
   memoryStemmedTerms,
+  apiKeyChanges,
 ];
 
 export function migrationsFor(dialect: Dialect) {
