@@ -3,6 +3,7 @@
  * one that revoked it at once, the other once it hears the change), changes made in SQL are heard
  * too, and nothing is kept while the listener is down or past the time limit.
  */
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiKeyRecord, type ApiKeyRepository, silentLogger } from "../../core/index.ts";
@@ -179,6 +180,26 @@ describe("API keys kept in memory on PostgreSQL", () => {
     await revokeUnheard(again.keyId);
     expect(await cache.findActiveByHash(again.hash)).not.toBeNull();
   });
+
+  it("closes at once while its listener waits on a database that never answers", async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const cache = cacheApiKeys(first.platform.storage.apiKeys, {
+        databaseUrl: `postgres://cairn@127.0.0.1:${port}/cairn`,
+        logger: silentLogger,
+      });
+      await eventually(async () => (sockets.length > 0 ? true : undefined));
+      expect(cache.isListening()).toBe(false);
+      // Waiting for the connection still trying to end would take its ten-second timeout.
+      await cache.close();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 5_000);
 
   it("does not keep a key whose lookup began before a revoke", async () => {
     const record: ApiKeyRecord = {

@@ -55,7 +55,8 @@ export function cacheApiKeys(keys: ApiKeyRepository, options: ApiKeyCacheOptions
   let listening = false;
   let warned = false;
   let closed = false;
-  let client: pg.Client | undefined;
+  // The listening connection, or the one trying to be.
+  let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
 
   function forgetAll() {
@@ -65,12 +66,17 @@ export function cacheApiKeys(keys: ApiKeyRepository, options: ApiKeyCacheOptions
 
   async function listen() {
     retry = undefined;
-    const connection = new pg.Client({ connectionString: options.databaseUrl });
+    // A database that accepts the connection but never answers is an outage too, not a wait.
+    const connection = new pg.Client({
+      connectionString: options.databaseUrl,
+      connectionTimeoutMillis: 10_000,
+    });
+    current = connection;
     let lost = false;
     const onLost = (error?: Error) => {
       if (lost) return;
       lost = true;
-      if (client === connection) client = undefined;
+      if (current === connection) current = undefined;
       listening = false;
       forgetAll();
       connection.end().catch(() => {});
@@ -95,19 +101,14 @@ export function cacheApiKeys(keys: ApiKeyRepository, options: ApiKeyCacheOptions
       onLost(error as Error);
       return;
     }
-    if (closed) {
-      lost = true;
-      await connection.end().catch(() => {});
-      return;
-    }
-    client = connection;
+    if (closed) return;
     // Anything that changed before the listener heard it is read again.
     forgetAll();
     listening = true;
     warned = false;
   }
 
-  const started = listen();
+  void listen();
 
   return {
     isListening: () => listening,
@@ -141,9 +142,8 @@ export function cacheApiKeys(keys: ApiKeyRepository, options: ApiKeyCacheOptions
       closed = true;
       listening = false;
       clearTimeout(retry);
-      await started;
-      await client?.end().catch(() => {});
-      client = undefined;
+      // Not waited for: a database that stopped answering would hold the shutdown until a timeout.
+      current?.end().catch(() => {});
     },
   };
 }
