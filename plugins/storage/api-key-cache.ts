@@ -14,7 +14,7 @@
  * - a lookup that began before a change, or before the listener came back, is not kept;
  * - a minute bounds what a change made without the trigger (`session_replication_role =
  *   replica`) can be missed for.
- * Unknown keys are never kept: a key created on another replica works there at once.
+ * Unknown keys are never kept: a key created on one replica works on every other at once.
  */
 import { LRUCache } from "lru-cache";
 import pg from "pg";
