@@ -43,10 +43,7 @@ describe("API keys kept in memory on PostgreSQL", () => {
 
   /** The key repository of the first replica's database, kept in memory by a cache of the test's own. */
   function cached(options: { retryDelay?: number; now?: () => number } = {}) {
-    const storage = first.platform.storage as unknown as {
-      orm: { em: { fork(): never } };
-      execute: Parameters<typeof createApiKeyRepository>[1];
-    };
+    const storage = first.platform.storage;
     const warnings: unknown[] = [];
     const logger = { ...silentLogger, warn: (...args: unknown[]) => warnings.push(args) };
     const cache = cacheApiKeys(
