@@ -6,7 +6,8 @@
  * with other defaults still stores what the SDK documents.
  */
 import { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
-import { CairnError } from "./errors.ts";
+import { environmentValue } from "./environment.ts";
+import { CairnApiError, CairnError } from "./errors.ts";
 import {
   type HttpCall,
   type QueryValue,
@@ -32,9 +33,11 @@ import type {
 } from "./types.ts";
 
 export interface CairnClientOptions {
-  /** Default http://127.0.0.1:8090. https, or plain http only for localhost and 127.0.0.1. */
+  /** Default `CAIRN_BASE_URL`, else http://127.0.0.1:8090. https, or plain http only for
+   * localhost and 127.0.0.1. */
   baseUrl?: string;
-  /** An API key (`cairn_…`); signup, login and the key routes work without one. */
+  /** An API key (`cairn_…`), default `CAIRN_API_KEY`; pass "" for none. Signup, login and the key
+   * routes work without one. */
   apiKey?: string;
   /** A fetch to use instead of the global one (a proxy agent, a test double). */
   fetchImpl?: typeof fetch;
@@ -69,7 +72,7 @@ export class CairnClient {
   readonly #apiKey: string | null;
 
   constructor(options: CairnClientOptions = {}) {
-    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? defaultBaseUrl);
+    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? environmentValue("CAIRN_BASE_URL") ?? defaultBaseUrl);
     const fetchImpl = options.fetchImpl ?? globalThis.fetch?.bind(globalThis);
     if (!fetchImpl) throw new CairnError("No fetch available: pass fetchImpl");
     this.#transport = {
@@ -78,7 +81,7 @@ export class CairnClient {
       timeoutMs: options.timeoutMs ?? 30_000,
       retry: retrySettings(options.retry),
     };
-    this.#apiKey = options.apiKey ?? null;
+    this.#apiKey = (options.apiKey ?? environmentValue("CAIRN_API_KEY")) || null;
   }
 
   #send<T>(call: Omit<HttpCall, "credential"> & { credential?: string | null }): Promise<T> {
@@ -411,27 +414,46 @@ export class CairnClient {
     input: Record<string, unknown> = {},
     options: CallToolOptions = {},
   ): Promise<Result> {
+    // A sandbox-side `timeout` in the input (exec's, http_request's) gets the wait exec gets.
+    const sandboxSeconds = typeof input.timeout === "number" && input.timeout > 0 ? input.timeout : null;
     return this.#send<Result>({
       method: "POST",
       path: `/v1/tools/${segment(name)}`,
       body: input,
-      timeoutMs: options.timeoutMs,
+      timeoutMs:
+        options.timeoutMs ??
+        (sandboxSeconds === null ? undefined : sandboxSeconds * 1000 + sandboxTimeoutMarginMs),
       headers: options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : undefined,
     });
   }
 
-  /** Creates a sandbox, runs `work` with it, and destroys it afterwards, whatever `work` did. */
+  /**
+   * Creates a sandbox, runs `work` with it, and destroys it afterwards, whatever `work` did. A
+   * sandbox already gone (404) is fine; any other failure to destroy it is thrown, unless `work`
+   * threw first: its error is the one that surfaces.
+   */
   async withSandbox<T>(
     work: (sandbox: SandboxSession) => Promise<T>,
     options: CreateSandboxOptions = {},
   ): Promise<T> {
     const sandbox = await this.createSandbox(options);
+    let result: T;
     try {
-      return await work(new SandboxSession(this, sandbox));
-    } finally {
-      await this.destroySandbox(sandbox.id).catch(() => {
-        // already gone (expired, destroyed by work): nothing left to clean up
-      });
+      result = await work(new SandboxSession(this, sandbox));
+    } catch (error) {
+      await this.#destroyIfThere(sandbox.id).catch(() => {});
+      throw error;
+    }
+    await this.#destroyIfThere(sandbox.id);
+    return result;
+  }
+
+  /** Destroys a sandbox; one already gone (expired, destroyed by the work) is not an error. */
+  async #destroyIfThere(id: string): Promise<void> {
+    try {
+      await this.destroySandbox(id);
+    } catch (error) {
+      if (!(error instanceof CairnApiError && error.statusCode === 404)) throw error;
     }
   }
 }

@@ -93,6 +93,7 @@ export interface ToolList {
 export interface CallToolOptions {
   /** Sent as `Idempotency-Key`: a repeat with the same key and input replays the first answer. */
   idempotencyKey?: string;
-  /** Overrides the client's timeout (a long `exec` through `callTool`). */
+  /** Overrides the wait: by default the client's timeout, or, when the input has a sandbox-side
+   * `timeout` in seconds (exec, http_request), that plus 15 s, as `exec` waits. */
   timeoutMs?: number;
 }

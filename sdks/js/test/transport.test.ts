@@ -3,7 +3,7 @@
  * test scripts (503 then 200, a Retry-After date, a slow exec), counting the requests it gets.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   CairnApiError,
   CairnClient,
@@ -193,5 +193,90 @@ describe("timeouts", () => {
     const timedOut = await client.getSandbox("session").catch((caught: unknown) => caught);
     expect(timedOut).toBeInstanceOf(CairnConnectionError);
     expect((timedOut as Error).message).toContain("no answer within 0.2 s");
+  });
+
+  it("gives a tool called by name its input's sandbox-side timeout plus 15 s", async () => {
+    const slow: Answer = (_, response) =>
+      setTimeout(() => json(200, { exit_code: 0, stdout: "done" })(_, response, 0), 600);
+    const { baseUrl } = await scripted(slow);
+    const client = new CairnClient({ baseUrl, apiKey: "cairn_x", timeoutMs: 200 });
+    const input = { session_id: "session", command: "sleep 0.5", timeout: 1 };
+    expect(await client.callTool("exec", input)).toMatchObject({ stdout: "done" });
+    const timedOut = await client.callTool("recall", { query: "x" }).catch((caught: unknown) => caught);
+    expect(timedOut).toBeInstanceOf(CairnConnectionError);
+    const overridden = await client
+      .callTool("exec", input, { timeoutMs: 100 })
+      .catch((caught: unknown) => caught);
+    expect((overridden as Error).message).toContain("no answer within 0.1 s");
+  });
+});
+
+describe("CAIRN_BASE_URL and CAIRN_API_KEY", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("are the defaults for the base URL and the key; explicit options win, and an empty key sends none", async () => {
+    const keys: (string | undefined)[] = [];
+    const { baseUrl, seen } = await scripted((request, response) => {
+      keys.push(request.headers.authorization);
+      usage(request, response, 0);
+    });
+    vi.stubEnv("CAIRN_BASE_URL", `${baseUrl}/`);
+    vi.stubEnv("CAIRN_API_KEY", "cairn_from_environment");
+    const fromEnvironment = new CairnClient();
+    expect(fromEnvironment.baseUrl).toBe(baseUrl);
+    await fromEnvironment.usage();
+    await new CairnClient({ apiKey: "cairn_explicit" }).usage();
+    await new CairnClient({ apiKey: "" }).usage();
+    expect(seen).toEqual(["GET /v1/usage", "GET /v1/usage", "GET /v1/usage"]);
+    expect(keys).toEqual(["Bearer cairn_from_environment", "Bearer cairn_explicit", undefined]);
+    expect(() => new CairnClient({ baseUrl: "http://example.com" })).toThrow(/use https/);
+  });
+
+  it("are ignored when empty", () => {
+    vi.stubEnv("CAIRN_BASE_URL", "");
+    expect(new CairnClient().baseUrl).toBe("http://127.0.0.1:8090");
+  });
+});
+
+describe("withSandbox's clean-up", () => {
+  const created = json(201, { id: "sbx_1", status: "active" });
+  const deleted: Answer = (_, response) => {
+    response.writeHead(204);
+    response.end();
+  };
+  const failing = json(500, {
+    error: { code: "internal_error", message: "Internal error", retryable: true },
+  });
+  const gone = json(404, { error: { code: "not_found", message: "Sandbox not found", retryable: false } });
+
+  it("destroys the sandbox and returns the work's result", async () => {
+    const { baseUrl, seen } = await scripted(created, deleted);
+    const client = new CairnClient({ baseUrl, apiKey: "cairn_x" });
+    expect(await client.withSandbox(async (sandbox) => sandbox.id)).toBe("sbx_1");
+    expect(seen).toEqual(["POST /v1/sandboxes", "DELETE /v1/sandboxes/sbx_1"]);
+  });
+
+  it("throws when the sandbox could not be destroyed, so it is not left running unnoticed", async () => {
+    const { baseUrl } = await scripted(created, failing);
+    const client = new CairnClient({ baseUrl, apiKey: "cairn_x" });
+    const failure = await client.withSandbox(async () => "done").catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CairnApiError);
+    expect(failure).toMatchObject({ statusCode: 500, code: "internal_error" });
+  });
+
+  it("takes a sandbox already gone (404) as destroyed", async () => {
+    const { baseUrl } = await scripted(created, gone);
+    const client = new CairnClient({ baseUrl, apiKey: "cairn_x" });
+    expect(await client.withSandbox(async () => "done")).toBe("done");
+  });
+
+  it("surfaces the work's error when the work and the clean-up both fail", async () => {
+    const { baseUrl, seen } = await scripted(created, failing);
+    const client = new CairnClient({ baseUrl, apiKey: "cairn_x" });
+    const work = client.withSandbox(async () => {
+      throw new Error("the work failed");
+    });
+    await expect(work).rejects.toThrow("the work failed");
+    expect(seen).toEqual(["POST /v1/sandboxes", "DELETE /v1/sandboxes/sbx_1"]);
   });
 });
