@@ -43,10 +43,11 @@ def json_answer(status: int, body: Any, headers: dict[str, str] | None = None, d
 @dataclass
 class ScriptedServer:
     """A local HTTP server answering from a script, one answer per request (the last one repeats);
-    it records each request's method and path."""
+    it records each request's method and path, and its Authorization header."""
 
     answers: List[Answer]
     requests: List[Tuple[str, str]] = field(default_factory=list)
+    authorizations: List[str | None] = field(default_factory=list)
     url: str = ""
     server: Any = None
 
@@ -67,6 +68,7 @@ def start_scripted_server(answers: List[Answer]) -> ScriptedServer:
             if length:
                 self.rfile.read(length)
             script.requests.append((self.command, self.path))
+            script.authorizations.append(self.headers.get("authorization"))
             status, headers, body, delay = script.answer()
             if delay:
                 threading.Event().wait(delay)

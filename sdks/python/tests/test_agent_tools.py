@@ -15,11 +15,12 @@ from helpers import Account, Answer, ScriptedServer
 NAMES = ["remember", "ingest_memory", "recall", "memory_profile", "forget_memory"]
 
 
-def test_no_memory_tools_unless_enabled_with_a_key() -> None:
+def test_no_memory_tools_unless_enabled_with_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CAIRN_API_KEY", raising=False)
     assert create_tool_specs() == []
     assert create_tool_specs(hosted_api_key="cairn_x") == []
     assert create_tool_executor()("recall", {"query": "x"}).startswith("Memory error: unknown tool 'recall'")
-    with pytest.raises(CairnConfigError, match="hosted_api_key"):
+    with pytest.raises(CairnConfigError, match="hosted_api_key or CAIRN_API_KEY"):
         create_tool_specs(enable_memory_tools=True)
     with pytest.raises(CairnConfigError, match="hosted_api_key"):
         create_tool_executor(enable_memory_tools=True)
@@ -67,7 +68,12 @@ def test_the_tools_against_the_live_server(base_url: str, account: Account) -> N
     forgotten = json.loads(execute("forget_memory", json.dumps({"memory_id": stored["id"]})))
     assert forgotten == {"status": "forgotten", "id": stored["id"]}
     assert execute("forget_memory", {"memory_id": stored["id"]}).startswith("Memory error: ")
-    assert execute("recall", {"query": ""}) == "Memory error: Invalid request"
+    assert execute("recall", {"query": ""}) == (
+        "Memory error: Invalid request (q: Too small: expected string to have >=1 characters)"
+    )
+    assert execute("recall", {"query": "a", "limit": 500}) == (
+        "Memory error: Invalid request (limit: Too big: expected number to be <=50)"
+    )
     assert execute("recall", "{not json").startswith("Memory error: the arguments are not valid JSON")
     assert execute("recall", "[1]") == "Memory error: the arguments must be a JSON object"
     assert execute("recall", {}) == "Memory error: missing argument 'query'"
@@ -99,3 +105,19 @@ def test_an_answer_without_a_message(scripted_server: Callable[[List[Answer]], S
         enable_memory_tools=True, hosted_api_key="cairn_x", hosted_base_url=server.url
     )
     assert execute("memory_profile", {}) == "Memory error: memory request failed with HTTP 500"
+
+
+def test_the_environment_gives_the_key_and_base_url(
+    scripted_server: Callable[[List[Answer]], ScriptedServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = scripted_server([(200, {"content-type": "application/json"}, b'{"memories": []}', 0)])
+    monkeypatch.setenv("CAIRN_BASE_URL", server.url)
+    monkeypatch.setenv("CAIRN_API_KEY", "cairn_from_environment")
+    assert [spec["name"] for spec in create_tool_specs(enable_memory_tools=True, format="anthropic")] == NAMES
+    execute = create_tool_executor(enable_memory_tools=True)
+    assert json.loads(execute("recall", {"query": "anything"})) == {"memories": []}
+    assert server.requests[0][0] == "GET" and server.requests[0][1].startswith("/v1/memory/search?")
+    assert server.authorizations == ["Bearer cairn_from_environment"]
+    monkeypatch.setenv("CAIRN_BASE_URL", "http://example.com")
+    with pytest.raises(Exception, match="https"):
+        create_tool_executor(enable_memory_tools=True)

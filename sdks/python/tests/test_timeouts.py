@@ -41,6 +41,19 @@ def test_exec_waits_its_timeout_plus_15_seconds(
     assert [timeout["read"] for timeout in timeouts] == [45.0, 95.0, 20.0, 30.0]
 
 
+def test_a_tool_called_by_name_waits_its_sandbox_timeout_plus_15_seconds(
+    scripted_server: Callable[[List[Answer]], ScriptedServer],
+) -> None:
+    server = scripted_server([json_answer(200, EXEC_RESULT)])
+    timeouts: list[Any] = []
+    with CairnClient(server.url, "cairn_x", http_client=recording_client(timeouts)) as client:
+        client.call_tool("exec", {"session_id": "session", "command": "sleep 80", "timeout": 80})
+        client.call_tool("exec", {"session_id": "session", "command": "true", "timeout": 80}, timeout=3)
+        client.call_tool("recall", {"query": "x"})
+        client.call_tool("recall", {"query": "x", "timeout": True})
+    assert [timeout["read"] for timeout in timeouts] == [95.0, 3.0, 30.0, 30.0]
+
+
 def test_exec_outlasts_the_client_timeout(scripted_server: Callable[[List[Answer]], ScriptedServer]) -> None:
     # The server takes 1.5 s; the client's own timeout is 0.5 s. exec(timeout=1) waits 16 s and
     # gets its answer; an ordinary call gives up.

@@ -6,14 +6,17 @@
 
 The five tools (remember, ingest_memory, recall, memory_profile, forget_memory) are the MCP
 server's own definitions, shipped as ``memory_tool_specs.json``. Memory tools exist only when
-``enable_memory_tools`` is true and an API key is given; enabling them without a key is an error
-at construction. A tool call never raises: any failure comes back as ``Memory error: <detail>``,
-text the model can read and act on.
+``enable_memory_tools`` is true and an API key is given (``hosted_api_key``, else
+``$CAIRN_API_KEY``); enabling them without one is an error at construction. ``hosted_base_url``
+defaults to ``$CAIRN_BASE_URL``, else ``http://127.0.0.1:8090``. A tool call never raises: any
+failure comes back as ``Memory error: <detail>``, text the model can read and act on (a refused
+input names each field and why, so the model can correct it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from importlib import resources
 from typing import Any, Dict, List, Literal, Mapping, cast
 
@@ -33,25 +36,56 @@ def memory_tool_definitions() -> List[Dict[str, Any]]:
     return cast(List[Dict[str, Any]], json.loads(text))
 
 
+def _settings(hosted_api_key: str | None, hosted_base_url: str | None) -> tuple[str | None, str]:
+    """The key and base URL as given, else from the environment (as ``CairnClient`` reads them)."""
+    key = hosted_api_key if hosted_api_key is not None else os.environ.get("CAIRN_API_KEY") or None
+    base_url = (
+        hosted_base_url
+        if hosted_base_url is not None
+        else os.environ.get("CAIRN_BASE_URL") or DEFAULT_BASE_URL
+    )
+    return key, base_url
+
+
 def _memory_enabled(enable_memory_tools: bool, hosted_api_key: str | None, hosted_base_url: str) -> bool:
     normalize_base_url(hosted_base_url)  # the base-URL rule applies at construction
     if enable_memory_tools and not hosted_api_key:
-        raise CairnConfigError("enable_memory_tools=True needs hosted_api_key (a Cairn API key)")
+        raise CairnConfigError(
+            "enable_memory_tools=True needs hosted_api_key or CAIRN_API_KEY (a Cairn API key)"
+        )
     return enable_memory_tools
+
+
+def _refusal(error: CairnApiError) -> str:
+    """The server's message, with each refused field and why when it lists them (validation)."""
+    detail = error.server_message or f"memory request failed with HTTP {error.status_code}"
+    details: Any = error.details
+    if isinstance(details, list):
+        fields: List[str] = []
+        for item in cast(List[Any], details):
+            if not isinstance(item, Mapping):
+                continue
+            entry = cast(Mapping[str, Any], item)
+            location = cast(List[Any], entry.get("loc") or [])
+            where = ".".join(str(part) for part in location if part not in ("body", "query")) or "input"
+            fields.append(f"{where}: {entry.get('msg', '')}")
+        if fields:
+            detail = f"{detail} ({'; '.join(fields)})"
+    return detail
 
 
 def create_tool_specs(
     *,
     enable_memory_tools: bool = False,
     hosted_api_key: str | None = None,
-    hosted_base_url: str = DEFAULT_BASE_URL,
+    hosted_base_url: str | None = None,
     format: ToolFormat = "openai",
 ) -> List[ToolSpec]:
     """Tool specs for an LLM API: OpenAI Chat Completions ``{"type": "function", "function": {...}}``
     or Anthropic Messages ``{"name", "description", "input_schema"}``. Empty unless memory tools are on."""
     if format not in ("openai", "anthropic"):
         raise CairnConfigError(f'format must be "openai" or "anthropic", not {format!r}')
-    if not _memory_enabled(enable_memory_tools, hosted_api_key, hosted_base_url):
+    if not _memory_enabled(enable_memory_tools, *_settings(hosted_api_key, hosted_base_url)):
         return []
     definitions = memory_tool_definitions()
     if format == "anthropic":
@@ -118,8 +152,7 @@ class ToolExecutor:
         try:
             return json.dumps(_run(self._client, name, cast(Mapping[str, Any], parsed)))
         except CairnApiError as error:
-            detail = error.server_message or f"memory request failed with HTTP {error.status_code}"
-            return f"Memory error: {detail}"
+            return f"Memory error: {_refusal(error)}"
         except CairnConnectionError as error:
             return f"Memory error: memory connection failed: {error.reason}"
         except KeyError as error:
@@ -136,14 +169,15 @@ def create_tool_executor(
     *,
     enable_memory_tools: bool = False,
     hosted_api_key: str | None = None,
-    hosted_base_url: str = DEFAULT_BASE_URL,
+    hosted_base_url: str | None = None,
     timeout: float = 30.0,
     retry: bool | RetryPolicy | None = None,
 ) -> ToolExecutor:
     """The executor matching ``create_tool_specs`` with the same settings."""
-    if not _memory_enabled(enable_memory_tools, hosted_api_key, hosted_base_url):
+    key, base_url = _settings(hosted_api_key, hosted_base_url)
+    if not _memory_enabled(enable_memory_tools, key, base_url):
         return ToolExecutor(None, [])
-    client = CairnClient(hosted_base_url, hosted_api_key, timeout=timeout, retry=retry)
+    client = CairnClient(base_url, key, timeout=timeout, retry=retry)
     return ToolExecutor(client, [tool["name"] for tool in memory_tool_definitions()])
 
 

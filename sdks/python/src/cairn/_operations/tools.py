@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .._core import Call, segment
+from .._core import SANDBOX_TIMEOUT_MARGIN, Call, segment
 from ..models import ToolList
 
 
@@ -23,7 +23,17 @@ def call_tool(
 ) -> Call[Any]:
     """Calls a tool by name (``recall``, ``<plugin>.<tool>``) with its wire input, through the same
     checks as its own route; returns its output (``{}`` for a route that answers nothing).
-    ``idempotency_key`` replays the first answer to a repeat; ``timeout`` overrides the client's."""
+    ``idempotency_key`` replays the first answer to a repeat. An input with a sandbox-side
+    ``timeout`` in seconds (exec, http_request) is waited for that + 15 s, as ``exec`` is;
+    ``timeout`` overrides the wait."""
+    sandbox_seconds = (input or {}).get("timeout")
+    if (
+        timeout is None
+        and isinstance(sandbox_seconds, (int, float))
+        and not isinstance(sandbox_seconds, bool)
+        and sandbox_seconds > 0
+    ):
+        timeout = sandbox_seconds + SANDBOX_TIMEOUT_MARGIN
     return Call(
         "POST",
         f"/v1/tools/{segment(name)}",
