@@ -4,7 +4,7 @@
  * batch size with a progress line.
  */
 import { writeFile } from "node:fs/promises";
-import type { ImportedMemory, ImportedRelation, Memory } from "cairn-client";
+import type { ImportedMemory, ImportedRelation, IngestOptions, Memory } from "cairn-client";
 import type { Command } from "commander";
 import { group, leaf, parseJson, readInputFile, readStdin } from "../command-kit.ts";
 import { authenticatedClient, type JsonOption } from "../context.ts";
@@ -116,23 +116,36 @@ export function addMemoryCommands(program: Command): void {
     "cat transcript.txt | cairn memory ingest",
   ])
     .addOption(schemaOption("--scope <scope>", "ingest_memory", "scope"))
+    .addOption(schemaOption("--kind <kind>", "ingest_memory", "kind"))
     .addOption(schemaOption("--metadata <json>", "ingest_memory", "metadata", "a JSON object"))
     .addOption(schemaOption("--source-session-id <id>", "ingest_memory", "source_session_id"))
     .action(
       async (
         file: string | undefined,
-        options: JsonOption & { scope?: string; metadata?: string; sourceSessionId?: string },
+        options: JsonOption & {
+          scope?: string;
+          kind?: IngestOptions["kind"];
+          metadata?: string;
+          sourceSessionId?: string;
+        },
       ) => {
         const content = file === undefined ? await readStdin() : await readInputFile(file);
         const metadata = parseMetadata(options.metadata);
         validateInput(
           "ingest_memory",
-          { content, scope: options.scope, metadata, source_session_id: options.sourceSessionId },
+          {
+            content,
+            scope: options.scope,
+            kind: options.kind,
+            metadata,
+            source_session_id: options.sourceSessionId,
+          },
           { content: file ?? "stdin" },
         );
         const { client } = await authenticatedClient();
         const result = await client.ingestMemory(content, {
           scope: options.scope,
+          kind: options.kind,
           metadata,
           sourceSessionId: options.sourceSessionId,
         });

@@ -132,6 +132,20 @@ describe("cairn memory", () => {
     expect(result.memories.every((memory) => memory.scope === "notes")).toBe(true);
   });
 
+  it("ingests with one kind for every memory extracted, and refuses an unknown kind", async () => {
+    const result = await json<{ memories: MemoryOut[] }>(
+      ["memory", "ingest", "--scope", "kinds", "--kind", "goal"],
+      "Ship the importer by Friday. Then write the migration guide.",
+    );
+    expect(result.memories.length).toBeGreaterThan(0);
+    expect(result.memories.every((memory) => memory.kind === "goal")).toBe(true);
+    const refused = await runCairn(["memory", "ingest", "--kind", "wish"], { env, input: "x y" });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^cairn: option '--kind <kind>' argument 'wish' is invalid\. Allowed choices are auto, /,
+    );
+  });
+
   it("exports to a file and imports a file larger than one batch, relations kept", async () => {
     const memories = Array.from({ length: 620 }, (_, index) => ({
       id: `m${index}`,

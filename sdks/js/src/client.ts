@@ -352,6 +352,7 @@ export class CairnClient {
     return this.#post<Output<"ingest_memory">>("/v1/memory/ingest", {
       content,
       scope: options.scope ?? "default",
+      kind: options.kind ?? "auto",
       metadata: options.metadata ?? {},
       source_session_id: options.sourceSessionId ?? null,
     });

@@ -39,6 +39,8 @@ export interface RememberOptions {
 
 export interface IngestOptions {
   scope?: string;
+  /** The kind of every memory extracted; "auto" (the default) detects it per memory. */
+  kind?: Input<"ingest_memory">["kind"];
   sourceSessionId?: string | null;
   metadata?: Record<string, unknown>;
 }
