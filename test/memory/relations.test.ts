@@ -90,6 +90,41 @@ describe.each(storageTargets)("memory relations route on %s", (target) => {
     expect(await targets(later.id)).toEqual([older.id, ...imported.map((row) => row.id)].sort());
   });
 
+  it("re-imports an export as it was: its rows are not compared with each other", async () => {
+    const scope = "reimport";
+    await memory.import({
+      memories: [
+        { id: "a", content: "Alpha service runs Postgres", scope },
+        { id: "b", content: "Alpha service runs MySQL now", scope },
+      ],
+    });
+    const exported = await memory.export(scope);
+    expect(exported.memories.map((row) => row.superseded_by_id)).toEqual([null, null]);
+    for (let round = 0; round < 2; round++) {
+      clock.advance(1000);
+      await memory.import(exported);
+      const live = await memory.list({ scope });
+      expect(live.map((row) => row.content).sort()).toEqual(
+        exported.memories.map((row) => row.content).sort(),
+      );
+      expect((await memory.export(scope)).relations).toEqual([]);
+    }
+  });
+
+  it("makes a superseded memory current again when it is stated again, and only one of the two is live", async () => {
+    const scope = "superseded-writes-again";
+    const old = await memory.remember({ content: "Alpha service runs Postgres", scope });
+    clock.advance(1000);
+    const current = await memory.remember({ content: "Alpha service runs MySQL now", scope });
+    expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
+    clock.advance(1000);
+    // Writing the old content again merges into the old row, which is linked once more.
+    expect((await memory.remember({ content: "Alpha service runs Postgres", scope })).id).toBe(old.id);
+    expect((await memory.list({ scope })).map((row) => row.id)).toEqual([old.id]);
+    expect((await memory.get(old.id)).superseded_by_id).toBeNull();
+    expect((await memory.get(current.id)).superseded_by_id).toBe(old.id);
+  });
+
   it("keeps edges to a superseded target and drops every edge of a forgotten row", async () => {
     const scope = "forgotten-edges";
     const old = await memory.remember({ content: "The backup job runs at midnight.", scope });
