@@ -4,10 +4,12 @@
  * in a fresh folder under /tmp, and "outside" is a folder under /var/tmp.
  */
 
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import type { SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
+import { grepFiles } from "../../core/sandboxes/files/grep-files.ts";
 import {
   createFakeCluster,
   interceptableExecWebSocket,
@@ -191,18 +193,67 @@ describe("stat, list and walk", () => {
     await expect(files.list(`${root}/gone`)).rejects.toMatchObject({ code: "not_found" });
   });
 
-  test("walk goes down without following symlinks and stops at the limit", async () => {
+  test("walk goes down without following or reporting symlinks and stops at the limit", async () => {
     await mkdir(`${root}/a/b`, { recursive: true });
     await writeFile(`${root}/a/b/c.txt`, "c");
     await writeFile(`${root}/a/d.txt`, "d");
     await symlink(outside, `${root}/a/escape`);
+    await symlink("b", `${root}/a/inside`);
+    await symlink("d.txt", `${root}/a/alias.txt`);
     const all = await files.walk(root, 100);
     expect(all.map((entry) => entry.path).sort()).toEqual(
-      [`${root}/a`, `${root}/a/b`, `${root}/a/b/c.txt`, `${root}/a/d.txt`, `${root}/a/escape`].sort(),
+      [`${root}/a`, `${root}/a/b`, `${root}/a/b/c.txt`, `${root}/a/d.txt`].sort(),
     );
-    expect(all.find((entry) => entry.path.endsWith("escape"))?.isDirectory).toBe(false);
     expect(await files.walk(root, 2)).toHaveLength(2);
+    // list still shows the links as they are: not directories, with the link's own size.
+    expect(
+      (await files.list(`${root}/a`)).map((entry) => [entry.path, entry.isDirectory, entry.size]).sort(),
+    ).toEqual([
+      [`${root}/a/alias.txt`, false, "d.txt".length],
+      [`${root}/a/b`, true, expect.any(Number)],
+      [`${root}/a/d.txt`, false, 1],
+      [`${root}/a/escape`, false, outside.length],
+      [`${root}/a/inside`, false, "b".length],
+    ]);
     await expect(files.walk(`${root}/a/d.txt`, 10)).rejects.toMatchObject({ code: "validation_error" });
+  });
+});
+
+describe("grep over the pod's files", () => {
+  // Regression: a link to a directory below the searched tree failed the whole grep with
+  // "Path is a directory"; links met while walking are now neither followed nor searched.
+  test("skips links to directories inside and out, to files and to nowhere, and FIFOs", async () => {
+    await mkdir(`${root}/src/deep`, { recursive: true });
+    await writeFile(`${root}/src/a.txt`, "needle\n");
+    await writeFile(`${root}/src/deep/b.txt`, "needle deep\n");
+    await symlink(`${root}/src`, `${root}/link`);
+    await symlink(outside, `${root}/outside-link`);
+    await symlink("src/a.txt", `${root}/file-link.txt`);
+    await symlink("missing", `${root}/dangling.txt`);
+    await symlink("..", `${root}/src/up`);
+    execFileSync("mkfifo", [`${root}/pipe.txt`]);
+    const expected = [
+      { path: `${root}/src/a.txt`, line: 1, text: "needle" },
+      { path: `${root}/src/deep/b.txt`, line: 1, text: "needle deep" },
+    ];
+    for (const input of [{}, { glob: "*.txt" }, { glob: "**/*.txt" }]) {
+      expect(await grepFiles(files, { pattern: "needle|outside", path: root, ...input })).toEqual({
+        matches: expected,
+        error: null,
+        truncated: false,
+      });
+    }
+    // A link named as the root is followed while it stays inside.
+    expect(await grepFiles(files, { pattern: "needle", path: `${root}/link`, glob: "deep/*" })).toEqual({
+      matches: [expected[1]],
+      error: null,
+      truncated: false,
+    });
+    await expect(
+      grepFiles(files, { pattern: "outside", path: `${root}/outside-link` }),
+    ).rejects.toMatchObject({
+      code: "path_outside_sandbox",
+    });
   });
 });
 

@@ -43,7 +43,7 @@ list)
 walk)
   [ -e "$real" ] || exit ${exitMissing}
   [ -d "$real" ] || exit ${exitNotDirectory}
-  find "$real" -mindepth 1 -printf "$format" | head -z -n "$number"
+  find "$real" -mindepth 1 ! -type l -printf "$format" | head -z -n "$number"
   exit 0;;
 read)
   [ -e "$real" ] || exit ${exitMissing}

@@ -219,7 +219,9 @@ export function createSandboxFileSystem(
             if (entries.length >= limit) return;
             const childPath = joinSandboxPath(sandboxPath, entry.name);
             const stats = await statChild(directory, entry.name, childPath);
-            if (stats === null) continue;
+            // Links met on the way are left out, as ripgrep does: neither followed nor reported, so
+            // glob and grep see no link to a directory (which they would read) nor to a file twice.
+            if (stats === null || stats.isSymbolicLink()) continue;
             entries.push(toFileStat(childPath, stats));
             if (!stats.isDirectory() || depth >= maximumWalkDepth) continue;
             const child = await openChildDirectory(directory, entry.name, childPath);

@@ -261,10 +261,11 @@ describe("file operations cannot leave the sandbox", () => {
     expect((await test.run(sandbox, "cat orig")).stdout).toBe("original\n");
   });
 
-  it("walks without following symlinks and stops at the limit", async () => {
+  it("walks without following or reporting symlinks and stops at the limit", async () => {
     await test.run(
       sandbox,
-      "mkdir -p walk/deep/er && ln -sfn /usr walk/usr && ln -sfn / walk/root && touch walk/deep/er/file",
+      "mkdir -p walk/deep/er && ln -sfn /usr walk/usr && ln -sfn / walk/root && touch walk/deep/er/file && " +
+        "ln -sfn deep walk/inside && ln -sf deep/er/file walk/file-link",
     );
     const files = test.runtime.files(sandbox);
     const entries = await files.walk("/workspace/walk", 100);
@@ -272,11 +273,18 @@ describe("file operations cannot leave the sandbox", () => {
       "/workspace/walk/deep",
       "/workspace/walk/deep/er",
       "/workspace/walk/deep/er/file",
-      "/workspace/walk/root",
-      "/workspace/walk/usr",
     ]);
-    expect(entries.find((entry) => entry.path === "/workspace/walk/usr")?.isDirectory).toBe(false);
     expect(await files.walk("/workspace/walk", 2)).toHaveLength(2);
+    // list shows the links as they are: not directories, with the link's own size.
+    expect(
+      (await files.list("/workspace/walk")).map((entry) => [entry.path, entry.isDirectory, entry.size]),
+    ).toEqual([
+      ["/workspace/walk/deep", true, expect.any(Number)],
+      ["/workspace/walk/file-link", false, "deep/er/file".length],
+      ["/workspace/walk/inside", false, "deep".length],
+      ["/workspace/walk/root", false, 1],
+      ["/workspace/walk/usr", false, "/usr".length],
+    ]);
   });
 });
 

@@ -125,6 +125,99 @@ describe("file paths", () => {
   });
 });
 
+// Regression: a symlink to a directory under the searched tree made grep read the directory and
+// fail the whole search with 422 "Is a directory". As ripgrep does by default, links met while
+// walking are neither followed nor searched; only a link named as the root is followed, and only
+// when it stays inside the sandbox.
+describe("symbolic links met while walking", () => {
+  let client: SandboxClient;
+  let linkedSession: string;
+  const expectedMatches = [
+    { path: "/workspace/src/a.txt", line: 1, text: "needle" },
+    { path: "/workspace/src/deep/b.txt", line: 1, text: "needle deep" },
+  ];
+
+  beforeAll(async () => {
+    client = await createSandboxClient(test);
+    linkedSession = (await client.createActive()).id;
+    const made = await client.exec(
+      linkedSession,
+      "mkdir -p src/deep && echo needle > src/a.txt && echo 'needle deep' > src/deep/b.txt && " +
+        "ln -s src link && ln -s /etc etc-link && ln -s /etc/passwd passwd.txt && " +
+        "ln -s src/a.txt file-link.txt && ln -s missing dangling.txt && ln -s .. src/up && mkfifo pipe.txt",
+    );
+    expect(made.body.exit_code).toBe(0);
+  });
+
+  const grep = (json: Record<string, unknown>) =>
+    client.sendJson<{ matches: unknown[]; error: string | null; truncated: boolean }>(
+      `/v1/sandboxes/${linkedSession}/files/grep`,
+      { method: "POST", json },
+    );
+
+  it("greps a tree holding links to directories inside and out, files and nowhere, without following them", async () => {
+    for (const json of [
+      { pattern: "needle|root:" },
+      { pattern: "needle|root:", path: "/workspace" },
+      { pattern: "needle|root:", path: "/workspace", glob: "**/*.txt" },
+      { pattern: "needle|root:", glob: "*.txt" },
+    ]) {
+      const response = await grep(json);
+      expect([json, response.status, response.body]).toEqual([
+        json,
+        200,
+        { matches: expectedMatches, error: null, truncated: false },
+      ]);
+    }
+  });
+
+  it("follows a link named as the grep root when it stays inside, and refuses one that leads out", async () => {
+    const throughLink = await grep({ pattern: "needle", path: "link" });
+    expect([throughLink.status, throughLink.body.matches]).toEqual([200, expectedMatches]);
+    const filtered = await grep({ pattern: "needle", path: "/workspace/link", glob: "deep/*.txt" });
+    expect([filtered.status, filtered.body.matches]).toEqual([200, [expectedMatches[1]]]);
+    for (const path of ["etc-link", "passwd.txt"]) {
+      const outside = await grep({ pattern: "root:", path });
+      expect([path, outside.status, errorCode(outside.body)]).toEqual([path, 403, "path_outside_sandbox"]);
+    }
+  });
+
+  it("leaves links out of glob, and ls shows them as links (is_dir false, the link's own size)", async () => {
+    const glob = await client.sendJson<{ matches: Array<{ path: string; is_dir: boolean }> }>(
+      `/v1/sandboxes/${linkedSession}/files/glob`,
+      { method: "POST", json: { pattern: "**/*" } },
+    );
+    expect(glob.status).toBe(200);
+    expect(glob.body.matches.map((match) => [match.path, match.is_dir])).toEqual([
+      ["/workspace/pipe.txt", false],
+      ["/workspace/src/a.txt", false],
+      ["/workspace/src/deep/b.txt", false],
+    ]);
+    const throughLink = await client.sendJson<{ matches: Array<{ path: string }> }>(
+      `/v1/sandboxes/${linkedSession}/files/glob`,
+      { method: "POST", json: { pattern: "deep/*", path: "link" } },
+    );
+    expect([throughLink.status, throughLink.body.matches.map((match) => match.path)]).toEqual([
+      200,
+      ["/workspace/src/deep/b.txt"],
+    ]);
+    const list = await client.sendJson<{ entries: Array<{ path: string; is_dir: boolean; size: number }> }>(
+      `/v1/sandboxes/${linkedSession}/files/ls`,
+      { method: "POST", json: { path: "/workspace" } },
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.entries.map((entry) => [entry.path, entry.is_dir, entry.size])).toEqual([
+      ["/workspace/dangling.txt", false, "missing".length],
+      ["/workspace/etc-link", false, "/etc".length],
+      ["/workspace/file-link.txt", false, "src/a.txt".length],
+      ["/workspace/link", false, "src".length],
+      ["/workspace/passwd.txt", false, "/etc/passwd".length],
+      ["/workspace/pipe.txt", false, 0],
+      ["/workspace/src/", true, expect.any(Number)],
+    ]);
+  });
+});
+
 describe("tenancy", () => {
   it("answers 404 on every per-session route for another account's session", async () => {
     const stranger = await createSandboxClient(test);

@@ -145,13 +145,16 @@ export async function globFiles(
   } catch {
     throw invalidField("pattern", "pattern is not a valid glob");
   }
+  const stat = await statOrNotFound(files, root);
+  // A root that is a link inside the sandbox is followed; the walk reports canonical paths below
+  // stat.path and follows no link itself, so links met below the root are not matched.
+  const base = stat.path;
   // An absolute pattern is matched against the whole path, a relative one below the root.
   const subject = (path: string): string =>
     input.pattern.startsWith("/")
       ? path.slice(1)
-      : relativeTo(root, path) || path.slice(path.lastIndexOf("/") + 1);
-  const stat = await statOrNotFound(files, root);
-  const candidates = stat.isDirectory ? await files.walk(root, maxWalkEntries) : [stat];
+      : relativeTo(base, path) || path.slice(path.lastIndexOf("/") + 1);
+  const candidates = stat.isDirectory ? await files.walk(base, maxWalkEntries) : [stat];
   return {
     matches: candidates
       .filter((entry) => !entry.isDirectory && matches(subject(entry.path)))

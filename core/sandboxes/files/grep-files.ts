@@ -43,6 +43,7 @@ export interface GrepInput {
 }
 
 const linesBetweenClockChecks = 256;
+const skippedReadErrors: readonly string[] = ["not_found", "path_outside_sandbox", "validation_error"];
 
 export async function grepFiles(
   files: SandboxFileSystem,
@@ -72,11 +73,14 @@ export async function grepFiles(
   }
 
   const rootStat = await statOrNotFound(files, root);
-  const candidates = rootStat.isDirectory ? await files.walk(root, maxWalkEntries) : [rootStat];
+  // A root that is a link inside the sandbox is followed: the walk reports canonical paths below
+  // rootStat.path, so the glob is matched relative to that. The walk itself follows no link.
+  const base = rootStat.path;
+  const candidates = rootStat.isDirectory ? await files.walk(base, maxWalkEntries) : [rootStat];
   const searched = candidates
     .filter((entry) => !entry.isDirectory && entry.size <= maxFileBytes)
     .filter(
-      (entry) => globFilter === null || globFilter(relativeTo(root, entry.path) || baseName(entry.path)),
+      (entry) => globFilter === null || globFilter(relativeTo(base, entry.path) || baseName(entry.path)),
     )
     .sort((left, right) => (left.path < right.path ? -1 : 1));
 
@@ -106,14 +110,17 @@ export async function grepFiles(
   return { matches, error: null, truncated: false };
 }
 
-/** Reads a file for searching; null for files that vanished, escape the sandbox or look binary. */
+/**
+ * Reads a file for searching; null for files that vanished, escape the sandbox, look binary, or
+ * cannot be read as a regular file (a FIFO, or a file a concurrent exec swapped for a directory
+ * or a link to one since the walk): one such file must not fail the whole search.
+ */
 async function readIfText(files: SandboxFileSystem, file: FileStat): Promise<string | null> {
   let content: string;
   try {
     content = await files.readFile(file.path, maxViewBytes);
   } catch (error) {
-    if (error instanceof ServiceError && ["not_found", "path_outside_sandbox"].includes(error.code))
-      return null;
+    if (error instanceof ServiceError && skippedReadErrors.includes(error.code)) return null;
     throw error;
   }
   return content.includes("\0") ? null : content;
