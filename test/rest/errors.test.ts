@@ -32,13 +32,23 @@ describe("REST errors and headers", () => {
   });
 
   it("wrong methods on known routes are 405 method_not_allowed", async () => {
-    for (const [method, path] of [
-      ["PUT", "/v1/account"],
-      ["DELETE", "/v1/auth/signup"],
-      ["PATCH", "/v1/api-keys/abc"],
+    for (const [method, path, allow] of [
+      ["PUT", "/v1/account", "GET"],
+      ["DELETE", "/v1/auth/signup", "POST"],
+      ["PATCH", "/v1/api-keys/abc", "DELETE"],
+      ["PUT", "/v1/memory/search", "GET, DELETE"], // also a memory id's route
+      ["DELETE", "/v1/tools", "GET"],
+      ["GET", "/v1/tools/recall", "POST"],
+      ["PUT", "/health", "GET"],
+      ["POST", "/health/ready", "GET"],
+      ["POST", "/metrics", "GET"],
+      ["PUT", "/v1/openapi.json", "GET"],
+      ["DELETE", "/docs", "GET"],
     ]) {
       const response = await test.request(path, { method });
       expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      expect(response.headers.get("x-request-id")).toBeTruthy();
       expect((await envelope(response)).error.code).toBe("method_not_allowed");
     }
   });

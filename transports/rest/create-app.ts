@@ -19,7 +19,7 @@ import { idempotency } from "./idempotency.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createOpenApiDocument } from "./openapi.ts";
 import { httpOperations, mountOperationRoutes, rateLimitHeaders, routePattern } from "./operation-routes.ts";
-import { mountToolRoutes, toolRoutePaths } from "./tool-routes.ts";
+import { mountToolRoutes, toolRoutes } from "./tool-routes.ts";
 
 /** How a runtime learns the client address (Node: the socket; Deno: the connection info). */
 export type ClientAddress = (request: Request, environment: unknown) => string | undefined;
@@ -89,12 +89,18 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     };
   });
   const { config } = platform;
+  // Every route this app serves with its method, for 405 (with `Allow`) against 404.
   const knownRoutes = [
-    ...toolRoutePaths,
+    { method: "GET", path: "/health" },
+    { method: "GET", path: "/health/ready" },
+    { method: "GET", path: "/v1/openapi.json" },
+    ...(config.SVC_METRICS_ENABLED ? [{ method: "GET", path: "/metrics" }] : []),
+    ...(config.SVC_API_DOCS ? [{ method: "GET", path: "/docs" }] : []),
+    ...toolRoutes,
     ...httpOperations(platform.tools.tools)
       .filter((tool) => isEnabled(tool, config))
-      .map((tool) => tool.http.path),
-  ].map(routePattern);
+      .map((tool) => tool.http),
+  ].map(({ method, path }) => ({ method, pattern: routePattern(path) }));
   const clientIp = (request: Request, environment: unknown) =>
     options.clientIp?.(request, environment) ?? "unknown";
 
@@ -193,10 +199,17 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
 
   app.notFound((context) => {
     const path = new URL(context.req.url).pathname;
-    const error = knownRoutes.some((pattern) => pattern.test(path))
-      ? new ServiceError("method_not_allowed", `Method ${context.req.method} is not allowed on ${path}`)
-      : new ServiceError("not_found", "Not found");
-    return errorResponse(error, context.get("requestId") ?? newRequestId());
+    const allowed = [
+      ...new Set(knownRoutes.filter(({ pattern }) => pattern.test(path)).map(({ method }) => method)),
+    ];
+    const requestId = context.get("requestId") ?? newRequestId();
+    if (allowed.length === 0) return errorResponse(new ServiceError("not_found", "Not found"), requestId);
+    const response = errorResponse(
+      new ServiceError("method_not_allowed", `Method ${context.req.method} is not allowed on ${path}`),
+      requestId,
+    );
+    response.headers.set("Allow", allowed.join(", "));
+    return response;
   });
   app.onError((thrown, context) => {
     const requestId = context.get("requestId") ?? newRequestId();

@@ -11,7 +11,10 @@ import { jsonSchema, openApiPath } from "./openapi.ts";
 import { answerOperation, type OperationRouteOptions, readJsonBody } from "./operation-routes.ts";
 
 /** The paths these routes take, for telling a wrong method (405) from an unknown path (404). */
-export const toolRoutePaths = ["/v1/tools", "/v1/tools/:name"];
+export const toolRoutes = [
+  { method: "GET", path: "/v1/tools" },
+  { method: "POST", path: "/v1/tools/:name" },
+] as const;
 
 /** One operation as GET /v1/tools lists it. */
 export function describeTool(tool: AnyTool) {
