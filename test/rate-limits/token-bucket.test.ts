@@ -167,6 +167,8 @@ describe.each(stores)("per-IP buckets for signup and login on the $name", ({ tar
     const blocked = await login("the right one", "192.0.2.60");
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(60);
+    expect(blocked.headers.get("X-RateLimit-Limit")).toBe("10");
+    expect(blocked.headers.get("X-RateLimit-Remaining")).toBe("0");
     expect((await login("the right one", "192.0.2.61")).status).toBe(200);
   });
 });

@@ -28,7 +28,8 @@ export const login = defineTool({
     if (blockedSeconds > 0) {
       throw new ServiceError("rate_limited", `Too many failed logins; retry in ${blockedSeconds} s`, {
         details: { bucket: "login", limit: 10, retry_after_seconds: blockedSeconds },
-        retryAfterSeconds: blockedSeconds,
+        // X-RateLimit-* as on every 429 (docs/rate-limits.md): the ten failures, none left.
+        rateLimit: { limit: 10, remaining: 0, retryAfterSeconds: blockedSeconds },
       });
     }
     const account = await storage.accounts.findByEmail(input.email);
