@@ -1,4 +1,7 @@
-/** The OpenAPI document covers every registry route, and the committed sdks/openapi.json is current. */
+/**
+ * The OpenAPI document covers every registry route and the tool routes, and the committed
+ * sdks/openapi.json is current.
+ */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { allOperations, version } from "../../core/index.ts";
@@ -18,8 +21,10 @@ describe("OpenAPI", () => {
       })),
     );
     expect(operations.map((operation) => operation.id).sort()).toEqual(
-      allOperations.map((tool) => tool.name).sort(),
+      [...allOperations.map((tool) => tool.name), "call_tool", "list_tools"].sort(),
     );
+    expect(document.paths["/v1/tools"]).toHaveProperty("get");
+    expect(document.paths["/v1/tools/{name}"]).toHaveProperty("post");
     for (const tool of httpOperations()) {
       const path = tool.http.path.replace(/:([a-z_]+)/g, "{$1}");
       expect(document.paths[path]?.[tool.http.method.toLowerCase()], tool.name).toBeDefined();

@@ -1,4 +1,7 @@
-/** The OpenAPI 3.1 document of every /v1 route, generated from the registry's zod schemas. */
+/**
+ * The OpenAPI 3.1 document of every /v1 route: each operation's from the registry's zod schemas,
+ * and the two routes that serve any tool by name.
+ */
 import { z } from "zod";
 import { type AnyTool, errorCodes } from "../../core/index.ts";
 import { type HttpOperation, httpOperations, pathParameters } from "./operation-routes.ts";
@@ -79,15 +82,128 @@ function operation(tool: HttpOperation) {
         content: { "application/json": { schema: { type: "object", properties, required } } },
       },
     }),
-    responses: {
-      [tool.http.status]: success,
-      default: { description: "Error", content: { "application/json": { schema: errorEnvelope } } },
-    },
+    responses: { [tool.http.status]: success, ...errorResponses },
     "x-rate-limit-bucket":
       typeof tool.bucket === "object" && tool.bucket !== null ? tool.bucket.name : tool.bucket,
     "x-mcp-tool": tool.mcp ? (tool.mcp.name ?? tool.name) : null,
   };
 }
+
+const errorResponses = {
+  default: { description: "Error", content: { "application/json": { schema: errorEnvelope } } },
+};
+
+/** The two routes that serve every tool by name (transports/rest/tool-routes.ts). */
+const toolPaths = {
+  "/v1/tools": {
+    get: {
+      operationId: "list_tools",
+      summary: "List tools",
+      description:
+        "Every tool this server offers, built-in and from its plugins, with each one's input and output JSON Schemas.",
+      tags: ["tools"],
+      security: [{ apiKey: [] }],
+      parameters: [],
+      responses: {
+        200: {
+          description: "Success",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["tools"],
+                properties: {
+                  tools: {
+                    type: "array",
+                    items: {
+                      type: "object",
+                      required: [
+                        "name",
+                        "plugin",
+                        "group",
+                        "title",
+                        "description",
+                        "input_schema",
+                        "output_schema",
+                      ],
+                      properties: {
+                        name: { type: "string" },
+                        plugin: { type: ["string", "null"] },
+                        group: { type: "string" },
+                        title: { type: "string" },
+                        description: { type: "string" },
+                        annotations: {
+                          type: "object",
+                          required: ["read_only", "destructive", "idempotent", "open_world"],
+                          properties: {
+                            read_only: { type: "boolean" },
+                            destructive: { type: "boolean" },
+                            idempotent: { type: "boolean" },
+                            open_world: { type: "boolean" },
+                          },
+                        },
+                        input_schema: { type: "object", description: "JSON Schema of the tool's input" },
+                        output_schema: { type: "object", description: "JSON Schema of the tool's output" },
+                        mcp_name: { type: ["string", "null"] },
+                        http: {
+                          anyOf: [
+                            {
+                              type: "object",
+                              required: ["method", "path"],
+                              properties: { method: { type: "string" }, path: { type: "string" } },
+                            },
+                            { type: "null" },
+                          ],
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+    },
+  },
+  "/v1/tools/{name}": {
+    post: {
+      operationId: "call_tool",
+      summary: "Call a tool by name",
+      description:
+        "Calls a tool (`recall`, or `<plugin>.<tool>` for a plugin's) with its input as the JSON body, through the same checks, credential and rate limit as its own route. Answers 200 with its output, `{}` where the route itself answers 204.",
+      tags: ["tools"],
+      security: [{ apiKey: [] }, { dashboardToken: [] }, {}],
+      parameters: [
+        {
+          name: "name",
+          in: "path",
+          required: true,
+          description: "The tool's name",
+          schema: { type: "string" },
+        },
+      ],
+      requestBody: {
+        required: false,
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              description: "The tool's input (its input_schema in GET /v1/tools)",
+              properties: {},
+              additionalProperties: true,
+            },
+          },
+        },
+      },
+      responses: {
+        200: { description: "The tool's output", content: { "application/json": { schema: {} } } },
+        ...errorResponses,
+      },
+    },
+  },
+};
 
 /** A route's path as OpenAPI writes it: `/v1/memory/{memory_id}`. */
 export const openApiPath = (path: string) => path.replace(/:([a-z_]+)/g, "{$1}");
@@ -107,6 +223,7 @@ export function createOpenApiDocument(
     paths[path] ??= {};
     paths[path][tool.http.method.toLowerCase()] = operation(tool);
   }
+  Object.assign(paths, toolPaths);
   return {
     openapi: "3.1.0",
     info: { title: "Cairn API", version, description: "Persistent agent memory and isolated sandboxes." },
