@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
 	"strings"
 	"time"
 
@@ -20,8 +19,8 @@ import (
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client, err := cairn.NewClient(os.Getenv("CAIRN_BASE_URL"), os.Getenv("CAIRN_API_KEY"),
-		cairn.WithRetry(cairn.RetryPolicy{})) // retries idempotent calls only
+	// CAIRN_BASE_URL (default http://127.0.0.1:8090) and CAIRN_API_KEY.
+	client, err := cairn.NewClientFromEnv(cairn.WithRetry(cairn.RetryPolicy{})) // retries idempotent calls only
 	if err != nil {
 		log.Fatal(err)
 	}

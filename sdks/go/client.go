@@ -1,9 +1,11 @@
 // NewClient and its options: the base URL (checked by the base-URL rule), the API key, the
-// HTTP client, the per-request timeout and the opt-in retry.
+// HTTP client, the per-request timeout and the opt-in retry; NewClientFromEnv reads the first two
+// from CAIRN_BASE_URL and CAIRN_API_KEY.
 package cairn
 
 import (
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -78,6 +80,17 @@ func NewClient(baseURL, apiKey string, options ...Option) (*Client, error) {
 		option(client)
 	}
 	return client, nil
+}
+
+// NewClientFromEnv is NewClient with the base URL from CAIRN_BASE_URL (unset or empty:
+// DefaultBaseURL) and the API key from CAIRN_API_KEY (unset or empty: none), the variables every
+// Cairn client reads.
+func NewClientFromEnv(options ...Option) (*Client, error) {
+	baseURL := os.Getenv("CAIRN_BASE_URL")
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	return NewClient(baseURL, os.Getenv("CAIRN_API_KEY"), options...)
 }
 
 // BaseURL is the normalized base URL the client sends to.

@@ -7,7 +7,7 @@
 // *EgressDeniedError, *SandboxNotReadyError, *ServiceUnavailableError) that errors.As finds
 // and that unwrap to *APIError.
 //
-//	client, err := cairn.NewClient("http://127.0.0.1:8090", os.Getenv("CAIRN_API_KEY"))
+//	client, err := cairn.NewClientFromEnv() // CAIRN_BASE_URL (unset: DefaultBaseURL), CAIRN_API_KEY
 //	if err != nil { ... }
 //	memory, err := client.Remember(ctx, cairn.RememberRequest{Content: "Deploys run on Tuesdays"})
 //

@@ -1,6 +1,6 @@
 // Per-request timeouts: the client's (WithTimeout) bounds ordinary calls, while Exec and
-// HTTPRequest wait their sandbox-side timeout plus 15 s, so the server's own timed_out answer
-// arrives before the client gives up.
+// HTTPRequest (and CallTool given an input with a sandbox-side timeout) wait their sandbox-side
+// timeout plus 15 s, so the server's own timed_out answer arrives before the client gives up.
 package cairn_test
 
 import (
@@ -96,5 +96,72 @@ func TestExecOutlastsTheClientTimeout(t *testing.T) {
 	var connectionError *cairn.ConnectionError
 	if !errors.As(err, &connectionError) || !strings.Contains(err.Error(), "no answer within") {
 		t.Fatalf("an ordinary call outlived the client timeout: %v", err)
+	}
+}
+
+func TestCallToolWaitsAnInputTimeoutPlusFifteenSeconds(t *testing.T) {
+	var remaining time.Duration
+	client := newTestClient(t, "http://localhost:8090",
+		cairn.WithTimeout(2*time.Second),
+		cairn.WithHTTPClient(deadlineRecorder(`{"exit_code":0}`, &remaining)))
+	type execInput struct {
+		SessionID string `json:"session_id"`
+		Command   string `json:"command"`
+		Timeout   int    `json:"timeout,omitempty"`
+	}
+	cases := []struct {
+		name  string
+		input any
+		want  time.Duration
+	}{
+		{"a map", map[string]any{"session_id": "s", "command": "true", "timeout": 100}, 115 * time.Second},
+		{"a struct", execInput{SessionID: "s", Command: "true", Timeout: 1}, 16 * time.Second},
+		{"seconds with a fraction", map[string]any{"url": "https://example.com", "timeout": 2.5}, 17500 * time.Millisecond},
+		{"no timeout", map[string]any{"q": "deploy day"}, 2 * time.Second},
+		{"a zero timeout", execInput{SessionID: "s", Command: "true"}, 2 * time.Second},
+		{"a negative timeout", map[string]any{"timeout": -5}, 2 * time.Second},
+		{"a timeout that is not a number", map[string]any{"timeout": "100"}, 2 * time.Second},
+		{"a nested timeout", map[string]any{"options": map[string]any{"timeout": 100}}, 2 * time.Second},
+		{"nil", nil, 2 * time.Second},
+	}
+	for _, c := range cases {
+		if err := client.CallTool(context.Background(), "exec", c.input, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !within(remaining, c.want) {
+			t.Errorf("%s: the HTTP deadline was %v away, want %v", c.name, remaining, c.want)
+		}
+	}
+}
+
+func TestCallToolWithATimeoutOutlastsTheClientTimeout(t *testing.T) {
+	// The server answers after 300 ms; the client's own timeout is 30 ms.
+	server := httptest.NewServer(http.HandlerFunc(func(writer http.ResponseWriter, request *http.Request) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+		case <-request.Context().Done():
+			return
+		}
+		_, _ = writer.Write([]byte(`{"exit_code":0,"stdout":"done\n","timed_out":false}`))
+	}))
+	defer server.Close()
+	client := newTestClient(t, server.URL, cairn.WithTimeout(30*time.Millisecond))
+	var result cairn.ExecResult
+	input := map[string]any{"session_id": "s", "command": "sleep 0.3; echo done", "timeout": 1}
+	if err := client.CallTool(context.Background(), "exec", input, &result); err != nil || result.Stdout != "done\n" {
+		t.Fatalf("a tool call with a sandbox-side timeout gave up at the client timeout: %v", err)
+	}
+	err := client.CallTool(context.Background(), "recall", map[string]any{"q": "deploy day"}, nil)
+	var connectionError *cairn.ConnectionError
+	if !errors.As(err, &connectionError) || !strings.Contains(err.Error(), "no answer within") {
+		t.Fatalf("a tool call without a timeout outlived the client timeout: %v", err)
+	}
+	err = client.CallTool(context.Background(), "exec", input, nil, cairn.WithCallTimeout(50*time.Millisecond))
+	if !errors.As(err, &connectionError) || !strings.Contains(err.Error(), "no answer within 50ms") {
+		t.Fatalf("WithCallTimeout did not replace the sandbox-side wait: %v", err)
+	}
+	if err := client.CallTool(context.Background(), "recall", map[string]any{"q": "deploy day"}, nil,
+		cairn.WithCallTimeout(time.Second)); err != nil {
+		t.Fatalf("WithCallTimeout did not lengthen the wait: %v", err)
 	}
 }

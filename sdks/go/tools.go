@@ -3,7 +3,13 @@
 // CallTool decodes the output into whatever the caller passes.
 package cairn
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
 
 // ToolAnnotations is what a client may assume about calling a tool.
 type ToolAnnotations struct {
@@ -51,6 +57,12 @@ func WithIdempotencyKey(key string) ToolCallOption {
 	return func(request *call) { request.headers = map[string]string{"Idempotency-Key": key} }
 }
 
+// WithCallTimeout sets how long this call waits for its answer, instead of the client's timeout
+// or a sandbox-side timeout's wait.
+func WithCallTimeout(timeout time.Duration) ToolCallOption {
+	return func(request *call) { request.timeout = timeout }
+}
+
 // ListTools lists every tool the server offers, built-in and from plugins, with its input and
 // output JSON Schemas.
 func (c *Client) ListTools(ctx context.Context) (*ToolList, error) {
@@ -60,14 +72,39 @@ func (c *Client) ListTools(ctx context.Context) (*ToolList, error) {
 
 // CallTool calls a tool by name ("recall", "<plugin>.<tool>") with its wire input (a struct or a
 // map; nil sends {}) through the same checks as its own route, and decodes its output into out
-// (a pointer; nil drops it). A route that answers nothing answers {} here.
+// (a pointer; nil drops it). A route that answers nothing answers {} here. An input with a
+// positive sandbox-side "timeout" in seconds (exec, http_request) is waited for that plus 15 s,
+// as Exec is; any other call waits the client's timeout.
 func (c *Client) CallTool(ctx context.Context, name string, input any, out any, options ...ToolCallOption) error {
 	if input == nil {
 		input = map[string]any{}
 	}
-	request := call{method: "POST", path: "/v1/tools/" + segment(name), body: input}
+	path := "/v1/tools/" + segment(name)
+	body, err := json.Marshal(input)
+	if err != nil {
+		return fmt.Errorf("cairn: encoding the POST %s body: %w", path, err)
+	}
+	request := call{method: "POST", path: path, body: json.RawMessage(body), timeout: sandboxWait(body)}
 	for _, option := range options {
 		option(&request)
 	}
 	return c.send(ctx, request, out)
 }
+
+// sandboxWait is the HTTP wait for an encoded tool input whose top-level "timeout" is a positive
+// number of seconds: that plus the sandbox margin. Zero (the client's timeout) otherwise, and for
+// a value too large for a Duration (the server refuses it at once anyway).
+func sandboxWait(body []byte) time.Duration {
+	var fields map[string]any
+	if json.Unmarshal(body, &fields) != nil {
+		return 0
+	}
+	seconds, isNumber := fields["timeout"].(float64)
+	if !isNumber || seconds <= 0 || seconds > maxSandboxSeconds {
+		return 0
+	}
+	return time.Duration(seconds*float64(time.Second)) + sandboxTimeoutMargin
+}
+
+// maxSandboxSeconds keeps a sandbox-side timeout plus the margin within a Duration.
+const maxSandboxSeconds = float64(math.MaxInt64/int64(time.Second)) - 3600

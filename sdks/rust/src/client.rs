@@ -22,13 +22,14 @@ impl Client {
         Self::builder().base_url(base_url).api_key(api_key).build()
     }
 
-    /// A client from `CAIRN_BASE_URL` (default `http://127.0.0.1:8090`) and `CAIRN_API_KEY`.
+    /// A client from `CAIRN_BASE_URL` (unset or empty: `http://127.0.0.1:8090`) and
+    /// `CAIRN_API_KEY` (unset or empty: none), as the other SDKs read them.
     pub fn from_env() -> Result<Self, CairnError> {
         let mut builder = Self::builder();
-        if let Ok(base_url) = std::env::var("CAIRN_BASE_URL") {
+        if let Some(base_url) = non_empty_variable("CAIRN_BASE_URL") {
             builder = builder.base_url(base_url);
         }
-        if let Ok(api_key) = std::env::var("CAIRN_API_KEY") {
+        if let Some(api_key) = non_empty_variable("CAIRN_API_KEY") {
             builder = builder.api_key(api_key);
         }
         builder.build()
@@ -184,6 +185,11 @@ impl ClientBuilder {
             }),
         })
     }
+}
+
+/// An environment variable's value; unset, empty or not Unicode is None.
+fn non_empty_variable(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.is_empty())
 }
 
 fn default_http_client() -> Result<reqwest::Client, CairnError> {

@@ -32,7 +32,8 @@ impl Client {
             .await
     }
 
-    /// Splits a longer text (a transcript, notes) into memories the server classifies.
+    /// Splits a longer text (a transcript, notes) into memories the server classifies, unless
+    /// `options.kind` names the kind of them all.
     pub async fn ingest_memory(
         &self,
         content: &str,
@@ -41,6 +42,7 @@ impl Client {
         let body = json!({
             "content": content,
             "scope": options.scope.as_deref().unwrap_or("default"),
+            "kind": options.kind.map_or(json!("auto"), |kind| json!(kind)),
             "metadata": options.metadata.unwrap_or_default(),
             "source_session_id": options.source_session_id,
         });

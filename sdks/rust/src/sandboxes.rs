@@ -14,7 +14,7 @@ use std::future::Future;
 use std::time::Duration;
 
 /// Extra HTTP wait beyond a sandbox-side timeout, so the server's own answer arrives first.
-const SANDBOX_TIMEOUT_MARGIN: Duration = Duration::from_secs(15);
+pub(crate) const SANDBOX_TIMEOUT_MARGIN: Duration = Duration::from_secs(15);
 
 /// The HTTP timeout of a sandbox-side operation that may run `seconds` (or the server's default).
 pub(crate) fn sandbox_call_timeout(seconds: Option<u32>, default_seconds: u32) -> Duration {

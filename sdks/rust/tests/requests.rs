@@ -1,9 +1,13 @@
 //! What the SDK puts on the wire, seen by a scripted server: memory defaults sent explicitly, the
-//! bearer credential, path encoding, and exec's HTTP timeout of its command timeout + 15 s.
+//! bearer credential, path encoding, and the HTTP timeout of exec (and of a tool call whose input
+//! has a sandbox-side timeout): that timeout + 15 s.
 
 mod support;
 
-use cairn_client::{CairnError, ExecOptions, ListMemoriesOptions, RememberOptions};
+use cairn_client::{
+    CairnError, CallToolOptions, ExecOptions, IngestOptions, ListMemoriesOptions, MemoryKind,
+    RememberOptions,
+};
 use serde_json::json;
 use std::time::Duration;
 use support::{Answer, ScriptedServer};
@@ -37,6 +41,33 @@ async fn remember_sends_every_default() {
         .find(|(name, _)| name == "authorization")
         .unwrap();
     assert_eq!(authorization.1, "Bearer cairn_scripted");
+}
+
+#[tokio::test]
+async fn ingest_sends_kind_auto_unless_a_kind_is_chosen() {
+    let batch = format!(r#"{{"source_session_id":"s1","memories":[{MEMORY}]}}"#);
+    let server = ScriptedServer::start(vec![Answer::new(201, &batch)]).await;
+    let client = server.client().build().unwrap();
+    client
+        .ingest_memory("Notes.", IngestOptions::default())
+        .await
+        .unwrap();
+    let options = IngestOptions {
+        kind: Some(MemoryKind::Preference),
+        ..IngestOptions::default()
+    };
+    client.ingest_memory("Notes.", options).await.unwrap();
+    let received = server.received();
+    assert_eq!(
+        (received[0].method.as_str(), received[0].target.as_str()),
+        ("POST", "/v1/memory/ingest")
+    );
+    assert_eq!(
+        received[0].json(),
+        json!({"content": "Notes.", "scope": "default", "kind": "auto", "metadata": {},
+               "source_session_id": null})
+    );
+    assert_eq!(received[1].json()["kind"], "preference");
 }
 
 #[tokio::test]
@@ -104,6 +135,51 @@ async fn exec_waits_its_command_timeout_plus_fifteen_seconds() {
         server.received()[1].json(),
         json!({"command": "sleep 2; echo done", "timeout": 1})
     );
+}
+
+#[tokio::test]
+async fn call_tool_waits_an_input_timeout_plus_fifteen_seconds() {
+    let result = r#"{"exit_code":0,"stdout":"done\n","stderr":"","timed_out":false}"#;
+    let server = ScriptedServer::start(vec![
+        Answer::new(200, result).delayed(Duration::from_secs(1))
+    ])
+    .await;
+    // The client's own timeout is shorter than the answer takes…
+    let client = server
+        .client()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let error = client
+        .call_tool("recall", json!({"q": "deploy day"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, CairnError::Connection { .. }), "{error:?}");
+    let error = client
+        .call_tool(
+            "exec",
+            json!({"session_id": "s", "command": "true", "timeout": 0}),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(error, CairnError::Connection { .. }), "{error:?}");
+    // …but an input's sandbox-side timeout (whole or fractional seconds) is waited for + 15 s…
+    let input = json!({"session_id": "s", "command": "sleep 1; echo done", "timeout": 1});
+    let output = client.call_tool("exec", input.clone()).await.unwrap();
+    assert_eq!(output["stdout"], "done\n");
+    let fraction = json!({"session_id": "s", "url": "https://example.com", "timeout": 0.5});
+    client.call_tool("http_request", fraction).await.unwrap();
+    // …unless the caller names its own wait.
+    let options = CallToolOptions {
+        timeout: Some(Duration::from_millis(300)),
+        ..CallToolOptions::default()
+    };
+    let error = client
+        .call_tool_with("exec", input.clone(), options)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, CairnError::Connection { .. }), "{error:?}");
+    assert_eq!(server.received()[2].json(), input);
 }
 
 #[tokio::test]

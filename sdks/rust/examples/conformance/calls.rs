@@ -158,8 +158,14 @@ pub async fn dispatch(
             json(client.remember(&args.text("content")?, options).await)
         }
         "ingest_memory" => {
+            // "auto" is the SDK's default (None); any other kind names one.
+            let kind = match args.optional_text("kind")?.as_deref() {
+                None | Some("auto") => None,
+                Some(_) => args.parse("kind")?,
+            };
             let options = IngestOptions {
                 scope: args.optional_text("scope")?,
+                kind,
                 metadata: args.parse("metadata")?,
                 source_session_id: args.optional_text("source_session_id")?,
             };

@@ -37,10 +37,12 @@ pub struct RememberOptions {
     pub importance: Option<f64>,
 }
 
-/// Options of `ingest_memory` (the server picks each fragment's kind).
+/// Options of `ingest_memory`; sent explicitly (scope "default", kind "auto", metadata {}).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct IngestOptions {
     pub scope: Option<String>,
+    /// The kind of every memory extracted; None sends "auto" (the server detects each one's).
+    pub kind: Option<MemoryKind>,
     pub metadata: Option<JsonObject>,
     pub source_session_id: Option<String>,
 }

@@ -50,6 +50,7 @@ pub struct ToolList {
 pub struct CallToolOptions {
     /// Sent as `Idempotency-Key`: a repeat with the same key and input replays the first answer.
     pub idempotency_key: Option<String>,
-    /// Overrides the client's timeout (a long `exec` through the tool route).
+    /// Overrides the wait: by default the client's timeout, or, when the input has a positive
+    /// sandbox-side `timeout` in seconds (exec, http_request), that plus 15 s, as `exec` waits.
     pub timeout: Option<Duration>,
 }
