@@ -2,7 +2,7 @@
  * What every command needs from its surroundings: the settings, a client for them, whether to
  * print JSON, and which sandbox session it means when `--session` is left out.
  */
-import { CairnClient } from "cairn-client";
+import { CairnClient, CairnConnectionError } from "cairn-client";
 import { requireApiKey, resolveSettings, type Settings } from "./config.ts";
 import { CliError } from "./errors.ts";
 
@@ -17,12 +17,26 @@ export async function authenticatedClient(): Promise<{ client: CairnClient; sett
   return { client: new CairnClient({ baseUrl: settings.baseUrl, apiKey }), settings };
 }
 
+/**
+ * Throws the network error a request would when nothing answers at `baseUrl`, so signup and login
+ * say so before asking for an email and a password.
+ */
+export async function ensureServerAnswers(baseUrl: string): Promise<void> {
+  try {
+    await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    const reason = error instanceof Error ? `${error.message}${cause}` : String(error);
+    throw new CairnConnectionError(`GET /health failed: ${reason}`, { cause: error });
+  }
+}
+
 /** A client without a key, for signup, login and the key routes (they take a dashboard token). */
 export async function anonymousClient(
   urlFlag?: string,
 ): Promise<{ client: CairnClient; settings: Settings }> {
   const settings = await resolveSettings(urlFlag);
-  return { client: new CairnClient({ baseUrl: settings.baseUrl }), settings };
+  return { client: new CairnClient({ baseUrl: settings.baseUrl, apiKey: "" }), settings };
 }
 
 /**

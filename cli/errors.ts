@@ -44,8 +44,14 @@ export function exitCodeForStatus(status: number): number {
 
 /** A short hint for the codes a person can act on at once. */
 function hintFor(error: CairnApiError): string | null {
-  if (error.statusCode === 401 && error.code !== "invalid_credentials")
+  if (error.statusCode === 401 && error.code !== "invalid_credentials") {
+    // A key exported in the shell wins over the saved one, so logging in again would not help.
+    if (process.env.CAIRN_API_KEY)
+      return "This key comes from CAIRN_API_KEY, which overrides the key `cairn login` saves: unset it (`unset CAIRN_API_KEY`) or set it to a valid key.";
+    if (error.code === "missing_credentials")
+      return "No API key yet: run `cairn login` (or `cairn signup`), or set CAIRN_API_KEY.";
     return "Log in again with `cairn login`, or set CAIRN_API_KEY.";
+  }
   if (error.retryAfterSeconds !== null && error.statusCode === 429)
     return `Try again in ${error.retryAfterSeconds} s.`;
   return error.remediation;
@@ -74,8 +80,14 @@ export function describeError(error: unknown): ReportedError {
     if (hint) lines.push(`Hint: ${hint}`);
     return { lines, exitCode: exitCodeForStatus(error.statusCode) };
   }
-  if (error instanceof CairnConnectionError)
-    return { lines: [`Network error: ${error.message}`], exitCode: exitCodes.network };
+  if (error instanceof CairnConnectionError) {
+    const lines = [`Network error: ${error.message}`];
+    if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(error.message))
+      lines.push(
+        "Hint: no Cairn server answers there. Start one (`npm start` in a Cairn checkout), or point the CLI at yours with --url, CAIRN_BASE_URL or `cairn config set-url`.",
+      );
+    return { lines, exitCode: exitCodes.network };
+  }
   // The SDK's own refusals (a base URL that breaks the https rule) are configuration mistakes.
   if (error instanceof CairnError)
     return { lines: [`Error: ${error.message} [invalid_config]`], exitCode: exitCodes.usage };

@@ -7,8 +7,17 @@ import type { Command } from "commander";
 import { registry } from "../../core/registry.ts";
 import { group, leaf } from "../command-kit.ts";
 import { configPath, maskKey, updateConfig } from "../config.ts";
-import { anonymousClient, authenticatedClient, type JsonOption } from "../context.ts";
-import { colour, printFields, printJson, printTable, relativeTime, statusText, success } from "../output.ts";
+import { anonymousClient, authenticatedClient, ensureServerAnswers, type JsonOption } from "../context.ts";
+import {
+  colour,
+  note,
+  printFields,
+  printJson,
+  printTable,
+  relativeTime,
+  statusText,
+  success,
+} from "../output.ts";
 import { askNewSecret, askSecret, askText } from "../prompts.ts";
 import { validateInput } from "../schemas.ts";
 
@@ -46,6 +55,8 @@ interface SessionStartOptions extends CredentialOptions {
 async function startSession(options: SessionStartOptions, isSignup: boolean) {
   const { client, settings } = await anonymousClient(options.url);
   validateInput("create_api_key", { name: options.keyName }, { name: "--key-name" });
+  if (options.email === undefined || options.password === undefined)
+    await ensureServerAnswers(settings.baseUrl);
   const { email, password } = await askCredentials(options, isSignup);
   const token = isSignup ? await client.signup(email, password) : await client.login(email, password);
   const created = await client.createApiKey(token.access_token, options.keyName);
@@ -61,6 +72,10 @@ async function startSession(options: SessionStartOptions, isSignup: boolean) {
   success(
     `API key "${created.name}" (${maskKey(created.key)}) saved to ${configPath()} for ${settings.baseUrl}`,
   );
+  if (process.env.CAIRN_API_KEY)
+    note(
+      "Note: CAIRN_API_KEY is set in this shell and overrides the saved key; unset it (`unset CAIRN_API_KEY`) to use the new one.",
+    );
 }
 
 function addSessionStart(program: Command, name: "signup" | "login") {

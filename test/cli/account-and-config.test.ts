@@ -207,6 +207,26 @@ describe("config", () => {
     expect(fromEnvironment.stderr).toContain("CAIRN_BASE_URL must use https");
   });
 
+  it("says when a refused key comes from CAIRN_API_KEY, which a new login does not replace", async () => {
+    const cli = await home();
+    const stale = cli.environment({
+      CAIRN_API_KEY: `cairn_${"B".repeat(38)}`,
+      CAIRN_BASE_URL: server.baseUrl,
+    });
+    const refused = await runCairn(["whoami"], { env: stale });
+    expectFailure(refused, 3, "invalid_api_key");
+    expect(refused.stderr).toContain(
+      "Hint: This key comes from CAIRN_API_KEY, which overrides the key `cairn login` saves",
+    );
+    const login = await runOk(
+      ["signup", "--email", newEmail(), "--password", "correct horse battery", "--url", server.baseUrl],
+      { env: stale },
+    );
+    expect(login.stderr).toContain("Note: CAIRN_API_KEY is set in this shell and overrides the saved key");
+    const missing = await runCairn(["whoami"], { env: cli.environment({ CAIRN_BASE_URL: server.baseUrl }) });
+    expect(missing.stderr).not.toContain("CAIRN_API_KEY, which overrides");
+  });
+
   it("names a broken config file instead of crashing (exit 2)", async () => {
     const cli = await home();
     await runOk(["config", "set-url", server.baseUrl], { env: cli.environment() });

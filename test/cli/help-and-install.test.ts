@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../cli/program.ts";
 import { root } from "../mcp/mcp-harness.ts";
+import { freePort } from "../support/processes.ts";
 import { type CliHome, createHome, runCairn } from "./cli-harness.ts";
 
 const run = promisify(execFile);
@@ -126,15 +127,39 @@ describe("the installed cairn", () => {
     expect(
       (await runCairn(["no-such-command"], { env: environment(), command: [installedCairn] })).code,
     ).toBe(2);
-    const login = await runCairn(["login", "--url", "http://127.0.0.1:9"], {
+    // Nothing listens on that port: what the command read from stdin decides how it fails.
+    const unreachable = {
+      ...environment(),
+      CAIRN_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+      CAIRN_API_KEY: "cairn_x",
+    };
+    const broken = await runCairn(["memory", "import", "-"], {
+      env: unreachable,
+      command: [installedCairn],
+      input: "{nope",
+    });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain("[invalid_json]");
+    const ingest = await runCairn(["memory", "ingest"], {
+      env: unreachable,
+      command: [installedCairn],
+      input: "The team meets on Mondays.",
+    });
+    expect(ingest.code).toBe(9);
+    expect(ingest.stderr).toMatch(/^Network error: POST \/v1\/memory\/ingest failed: .*ECONNREFUSED/m);
+    expect(ingest.stderr).toMatch(/^Hint: no Cairn server answers there\. Start one/m);
+  });
+
+  it("says nothing answers before asking for an email and a password", async () => {
+    const login = await runCairn(["login", "--url", `http://127.0.0.1:${await freePort()}`], {
       env: environment(),
       command: [installedCairn],
       input: "someone@example.com\nsome password\n",
     });
-    expect(login.stderr).toContain("Email: ");
-    expect(login.stderr).toContain("Password: ");
     expect(login.code).toBe(9);
-    expect(login.stderr).toMatch(/^Network error: /m);
+    expect(login.stderr).not.toContain("Email: ");
+    expect(login.stderr).toMatch(/^Network error: GET \/health failed: .*ECONNREFUSED/m);
+    expect(login.stderr).toMatch(/^Hint: no Cairn server answers there/m);
   });
 
   it("ends by the signal that ended the command", async () => {
