@@ -73,6 +73,15 @@ describe("the registry", () => {
     },
   );
 
+  it.each(allOperations.map((tool) => [tool.name, tool] as const))(
+    "%s's input schema means the same to draft-07 validators (no tuple keywords)",
+    (_, tool) => {
+      const text = JSON.stringify(z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }));
+      expect(text).not.toContain('"prefixItems"');
+      expect(text).not.toContain('"items":false');
+    },
+  );
+
   it("names operations and MCP tools in snake_case, each name once", () => {
     const names = allOperations.map((tool) => tool.name);
     const toolNames = allOperations.filter((tool) => tool.mcp).map(mcpName);

@@ -128,6 +128,38 @@ describe.each(transports)("over $name", ({ connect }) => {
       "view",
     );
     expect(viewed.content).toContain("hello agents");
+
+    // A check a handler makes names the tool's argument too, as a schema's does.
+    const badPath = await client.callTool({
+      name: "file_create",
+      arguments: { session_id, path: "a\u0000b", content: "x" },
+    });
+    expect(badPath.isError).toBe(true);
+    expect(badPath.structuredContent).toMatchObject({
+      error: { code: "validation_error", details: [expect.objectContaining({ loc: ["arguments", "path"] })] },
+    });
+    // A result over 4 MiB is refused (it would travel twice in one message, past what stdio
+    // clients accept); a line range of the same file is not.
+    structured(
+      await client.callTool({
+        name: "exec",
+        arguments: { session_id, command: "yes 0123456789abcdef | head -c 5000000 > big.txt" },
+      }),
+      "exec",
+    );
+    const big = await client.callTool({ name: "view", arguments: { session_id, path: "big.txt" } });
+    expect(big.isError).toBe(true);
+    expect((big.content as Array<{ text: string }>)[0].text).toMatch(
+      /^Error view: The result is 5\.0 MiB, more than a tool result carries \(4 MiB\) \[payload_too_large\]/,
+    );
+    expect(big.structuredContent).toMatchObject({
+      error: { remediation: expect.stringContaining("view_range") },
+    });
+    const range = structured<{ content: string }>(
+      await client.callTool({ name: "view", arguments: { session_id, path: "big.txt", view_range: [1, 2] } }),
+      "view",
+    );
+    expect(range.content).toContain("0123456789abcdef");
     const destroyed = structured(
       await client.callTool({ name: "destroy_sandbox", arguments: { session_id } }),
       "destroy_sandbox",

@@ -49,6 +49,18 @@ export interface McpServerOptions {
   caller(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller;
 }
 
+/** The largest tool result a call returns: 4 MiB of JSON, sent twice, stays under 10 MiB. */
+export const maxResultBytes = 4 * 1024 * 1024;
+
+function resultTooLarge(bytes: number): ServiceError {
+  const mib = (bytes / 1024 / 1024).toFixed(1);
+  return new ServiceError(
+    "payload_too_large",
+    `The result is ${mib} MiB, more than a tool result carries (4 MiB)`,
+    { remediation: "Ask for less: a line range of the file (view_range), or search it with grep." },
+  );
+}
+
 /** A failed call as the model sees it: the REST error envelope, and a line of text. */
 function errorResult(name: string, memory: boolean, error: ServiceError): CallToolResult {
   const summary = `${error.message} [${error.code}] (HTTP ${error.status})`;
@@ -59,11 +71,14 @@ function errorResult(name: string, memory: boolean, error: ServiceError): CallTo
   };
 }
 
-/** Core locates a bad field as ["input", field, …]; the tool names it as its argument. */
+/** Where core and the handlers locate a bad field: the schema's check, or a handler's own (REST's). */
+const fieldLocations = new Set(["input", "body", "query", "path"]);
+
+/** A bad field located as ["input" | "body" | …, field, …]; the tool names it as its argument. */
 function asToolError(tool: McpTool, error: ServiceError): ServiceError {
   if (error.code !== "validation_error" || !Array.isArray(error.details)) return error;
   const details = (error.details as ValidationIssue[]).map((issue) =>
-    issue.loc[0] === "input"
+    fieldLocations.has(issue.loc[0])
       ? { ...issue, loc: ["arguments", tool.argumentName(issue.loc[1] ?? ""), ...issue.loc.slice(2)] }
       : issue,
   );
@@ -112,11 +127,16 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
         input,
       });
       const result = tool.toResult(output, input);
+      const text = JSON.stringify(result);
+      const bytes = Buffer.byteLength(text);
+      // The result travels twice (structured and as text) in one message, and stdio clients
+      // refuse a message over 10 MiB and drop the session: a larger result is refused instead.
+      if (bytes > maxResultBytes) throw resultTooLarge(bytes);
       platform.logger.info(
         { requestId: caller.requestId, tool: tool.name, ms: Math.round(performance.now() - started) },
         "tool call",
       );
-      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+      return { content: [{ type: "text", text }], structuredContent: result };
     } catch (thrown) {
       const result = failure(tool, thrown, platform, caller.requestId);
       platform.logger.info(

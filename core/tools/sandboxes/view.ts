@@ -14,8 +14,11 @@ export const view = defineTool({
   input: z.object({
     session_id: sessionIdParameter,
     path: pathField.describe("File or directory path; relative paths resolve under /workspace"),
+    // Two integers, written as an array of length 2 rather than a tuple: a tuple's JSON Schema
+    // (prefixItems) means "no items at all" to draft-07 validators, which many MCP clients use.
     view_range: z
-      .tuple([z.number().int(), z.number().int()])
+      .array(z.number().int())
+      .length(2)
       .nullable()
       .optional()
       .describe("[start, end] lines, 1-indexed and inclusive; end -1 reads to the end"),
@@ -33,8 +36,16 @@ export const view = defineTool({
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   mcp: { omit: ["description"] },
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file view", (files) => viewFile(files, input), {
-      path: input.path,
-      operation: "view",
-    }),
+    withFiles(
+      context,
+      input.session_id,
+      "file view",
+      // The schema holds the range to two integers.
+      (files) =>
+        viewFile(files, { ...input, view_range: input.view_range as [number, number] | null | undefined }),
+      {
+        path: input.path,
+        operation: "view",
+      },
+    ),
 });
