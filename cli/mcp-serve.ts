@@ -2,10 +2,15 @@
  * `cairn mcp serve`: an MCP server on stdio that forwards every request to a Cairn server's /mcp.
  * It lists exactly the tools the server lists and calls them there, so the stdio and HTTP
  * transports cannot drift apart. Nothing throws into the MCP client: a failed or unreachable
- * upstream call comes back as an `isError` result.
+ * upstream call comes back as an `isError` result. A stdio client keeps this process for days,
+ * so when the server has ended the upstream session (a restart, an hour idle, the account's
+ * oldest of too many) the next call opens a new one and is sent again.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -22,45 +27,112 @@ export interface McpServeOptions {
   tools: string;
 }
 
-function unreachable(name: string, error: unknown): CallToolResult {
+/**
+ * The longest line read from the MCP client. The SDK's 10 MiB default is less than a tool's
+ * arguments may be (10 Mi characters of file content): past it the transport closes and this
+ * process ends. Anything up to this reaches the server, whose body limit answers for itself.
+ */
+const maxMessageBytes = 64 * 1024 * 1024;
+
+interface Upstream {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+}
+
+async function openUpstream(options: McpServeOptions): Promise<Upstream> {
+  const endpoint = new URL(`${options.baseUrl}/mcp`);
+  endpoint.searchParams.set("tools", options.tools);
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers: { Authorization: `Bearer ${options.apiKey}` } },
+  });
+  const client = new Client({ name: "cairn-mcp-serve", version });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The server no longer knows the session: 404 on a request that carried its id. */
+const sessionEnded = (error: unknown) => error instanceof StreamableHTTPError && error.code === 404;
+
+/** An upstream refusal as the server words a failed call, or a network error. */
+function upstreamFailure(name: string, error: unknown): CallToolResult {
   const reason = error instanceof Error ? error.message : String(error);
-  return {
-    isError: true,
-    content: [{ type: "text", text: `Error ${name}: Network error: ${reason}` }],
-  };
+  if (error instanceof StreamableHTTPError) {
+    const envelope = /\{"error":.*\}$/s.exec(reason);
+    const parsed = envelope
+      ? (JSON.parse(envelope[0]) as { error?: { code?: string; message?: string } })
+      : {};
+    if (parsed.error?.code && parsed.error.message)
+      return {
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: `Error ${name}: ${parsed.error.message} [${parsed.error.code}] (HTTP ${error.code})`,
+          },
+        ],
+        structuredContent: parsed,
+      };
+  }
+  return { isError: true, content: [{ type: "text", text: `Error ${name}: Network error: ${reason}` }] };
 }
 
 /** Connects upstream first, so a wrong key or an unreachable server fails at start with a clear line. */
 export async function serveMcpOverStdio(options: McpServeOptions): Promise<void> {
-  const endpoint = new URL(`${options.baseUrl}/mcp`);
-  endpoint.searchParams.set("tools", options.tools);
-  const upstreamTransport = new StreamableHTTPClientTransport(endpoint, {
-    requestInit: { headers: { Authorization: `Bearer ${options.apiKey}` } },
-  });
-  const upstream = new Client({ name: "cairn-mcp-serve", version });
-  await upstream.connect(upstreamTransport);
+  const first = await openUpstream(options);
+  let upstream: Promise<Upstream> = Promise.resolve(first);
+
+  /** A new session in place of `ended`, shared by the calls that met the same ended session. */
+  function reconnect(ended: Promise<Upstream>): Promise<Upstream> {
+    if (upstream !== ended) return upstream;
+    const next = openUpstream(options);
+    upstream = next;
+    next.then(
+      () => void ended.then(({ client }) => client.close()).catch(() => {}),
+      // Unreachable for now: the next call meets the ended session again and tries once more.
+      () => {
+        if (upstream === next) upstream = ended;
+      },
+    );
+    return next;
+  }
+
+  /** Runs `work` on the upstream session, once more on a new one when the server ended it. */
+  async function upstreamCall<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const current = upstream;
+    try {
+      return await work((await current).client);
+    } catch (error) {
+      if (!sessionEnded(error)) throw error;
+      return work((await reconnect(current)).client);
+    }
+  }
 
   const server = new Server(
     { name: "cairn", version },
-    { capabilities: { tools: { listChanged: false } }, instructions: upstream.getInstructions() },
+    { capabilities: { tools: { listChanged: false } }, instructions: first.client.getInstructions() },
   );
   server.setRequestHandler(ListToolsRequestSchema, (request, extra) =>
-    upstream.listTools(request.params, { signal: extra.signal }),
+    upstreamCall((client) => client.listTools(request.params, { signal: extra.signal })),
   );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
-      return await upstream.request({ method: "tools/call", params: request.params }, CallToolResultSchema, {
-        signal: extra.signal,
-        // Long commands run up to 100 s on the server; the SDK's 60 s default would cut them off.
-        timeout: 300_000,
-      });
+      return await upstreamCall((client) =>
+        client.request({ method: "tools/call", params: request.params }, CallToolResultSchema, {
+          signal: extra.signal,
+          // Long commands run up to 100 s on the server; the SDK's 60 s default would cut them off.
+          timeout: 300_000,
+        }),
+      );
     } catch (error) {
-      return unreachable(request.params.name, error);
+      return upstreamFailure(request.params.name, error);
     }
   });
-  const stdio = new StdioServerTransport();
+  server.onerror = (error) => process.stderr.write(`cairn mcp serve: ${error.message}\n`);
+  const stdio = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: maxMessageBytes });
   stdio.onclose = () => {
-    void upstreamTransport.terminateSession().finally(() => upstream.close());
+    void upstream
+      .then(({ client, transport }) => transport.terminateSession().finally(() => client.close()))
+      .catch(() => {});
   };
   await server.connect(stdio);
 }

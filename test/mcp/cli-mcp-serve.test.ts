@@ -3,9 +3,18 @@
  * on stderr, never a stack trace. Plain http is allowed for this machine only, by parsing the URL.
  */
 import { spawn } from "node:child_process";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkBaseUrl } from "../../cli/base-url.ts";
-import { cliEntry, createAccount, type LiveServer, startLiveServer } from "./mcp-harness.ts";
+import {
+  cliEntry,
+  connectHttp,
+  connectStdio,
+  createAccount,
+  type LiveServer,
+  startLiveServer,
+  structured,
+} from "./mcp-harness.ts";
 
 function runCli(args: string[], environment: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -125,4 +134,55 @@ describe("cairn mcp serve configuration errors", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^cairn: unknown command: serve\nUsage: cairn mcp serve/);
   });
+});
+
+describe("cairn mcp serve once running", () => {
+  it("opens a new upstream session when the server has ended its own, and serves on", async () => {
+    const account = await createAccount(server.baseUrl);
+    const stdio = await connectStdio(server.baseUrl, account.key, "memory");
+    const opened: Client[] = [];
+    try {
+      structured(await stdio.callTool({ name: "memory_profile", arguments: { limit: 1 } }), "memory_profile");
+      // An account holds at most 32 sessions: 32 more close the proxy's, as a restart or an idle
+      // hour would.
+      for (let index = 0; index < 32; index++)
+        opened.push(await connectHttp(server.baseUrl, account.key, "memory"));
+      structured(await stdio.callTool({ name: "memory_profile", arguments: { limit: 1 } }), "memory_profile");
+      expect((await stdio.listTools()).tools).toHaveLength(5);
+    } finally {
+      await Promise.all([stdio, ...opened].map((client) => client.close()));
+    }
+  }, 60_000);
+
+  it("takes a message past the SDK's 10 MiB line, and words the server's refusal of a too-large body as a failed call", async () => {
+    const account = await createAccount(server.baseUrl);
+    const stdio = await connectStdio(server.baseUrl, account.key, "sandbox");
+    try {
+      const sandbox = structured<{ id: string }>(
+        await stdio.callTool({ name: "create_sandbox", arguments: {} }),
+      );
+      const session_id = sandbox.id;
+      // 10 Mi characters, the schema's limit: over 10 MiB as a JSON-RPC line, under the body limit.
+      const created = structured<{ size: number }>(
+        await stdio.callTool({
+          name: "file_create",
+          arguments: { session_id, path: "max.txt", content: "a".repeat(10 * 1024 * 1024) },
+        }),
+      );
+      expect(created.size).toBe(10 * 1024 * 1024);
+      // Within the schema's characters but 18 MiB of UTF-8: the server's HTTP limit refuses it.
+      const refused = await stdio.callTool({
+        name: "file_create",
+        arguments: { session_id, path: "wide.txt", content: "é".repeat(9 * 1024 * 1024) },
+      });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as Array<{ text: string }>)[0].text).toMatch(
+        /^Error file_create: .* \[payload_too_large\] \(HTTP 413\)$/,
+      );
+      expect(refused.structuredContent).toMatchObject({ error: { code: "payload_too_large" } });
+      structured(await stdio.callTool({ name: "destroy_sandbox", arguments: { session_id } }));
+    } finally {
+      await stdio.close();
+    }
+  }, 120_000);
 });
