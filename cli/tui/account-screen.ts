@@ -50,10 +50,11 @@ export function AccountScreen({ client, active, width, onModeChange }: ScreenPro
             width: barWidth,
           }),
           h(Gauge, {
-            label: "Sandbox ops used (minute)",
+            label: "Sandbox ops this minute",
             used: usage.sandbox_ops_rate_limit - usage.sandbox_ops_rate_limit_remaining,
             limit: usage.sandbox_ops_rate_limit,
-            figures: `${usage.sandbox_ops_rate_limit_remaining} / ${usage.sandbox_ops_rate_limit} left`,
+            // The figures say what the bar shows: used of the limit (the rest is left).
+            figures: `${usage.sandbox_ops_rate_limit - usage.sandbox_ops_rate_limit_remaining} / ${usage.sandbox_ops_rate_limit} used`,
             width: barWidth,
           }),
           h(Text, null, `Sandboxes created in total: ${usage.total_sandboxes_created}`),

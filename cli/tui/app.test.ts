@@ -38,7 +38,7 @@ describe("the TUI's frame", () => {
       expect(frame).toContain(`Email       ${account.email}`);
       expect(frame).toMatch(/Sandbox hours this month\s+░+ 0\.00 \/ \d+ h/);
       expect(frame).toMatch(/Concurrent sandboxes\s+░+ 0 \/ \d+/);
-      expect(frame).toMatch(/Sandbox ops used \(minute\)\s+[█░]+ \d+ \/ \d+ left/);
+      expect(frame).toMatch(/Sandbox ops this minute\s+[█░]+ \d+ \/ \d+ used/);
       expect(frame).toContain(server.baseUrl);
       expect(frame.split("\n").at(-1)).toBe("r reload  tab next  q quit");
     },
@@ -74,7 +74,7 @@ describe("the TUI's frame", () => {
     "without an API key, says so and how to log in, in the CLI's words",
     async () => {
       app = renderApp(server.baseUrl).app;
-      await waitForFrame(app, /Error: .* \[missing_credentials\] — Hint: Log in again with\s+`cairn login`/);
+      await waitForFrame(app, /Error: .* \[missing_credentials\] — Hint: No API key yet: run\s+`cairn login`/);
     },
     liveTestTimeoutMs,
   );

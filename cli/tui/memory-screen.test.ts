@@ -44,9 +44,12 @@ describe("the memory screen", () => {
       const { app, client } = await freshApp();
       await client.remember("The deploy script lives in ops/deploy.sh");
       await client.remember("Alice prefers tabs over spaces", { kind: "preference", scope: "team" });
+      await client.remember("Always lint before pushing", { kind: "instruction" });
       await press(app, "3");
-      const recent = await waitForFrame(app, "2 most recent");
+      const recent = await waitForFrame(app, "3 most recent");
       expect(recent).toMatch(/preference\s+\[team\] Alice prefers tabs over spaces/);
+      // The longest kind keeps a space before the text.
+      expect(recent).toMatch(/instruction\s+Always lint before pushing/);
       expect(recent).toMatch(/fact\s+The deploy script lives in ops\/deploy\.sh/);
 
       await press(app, "/");

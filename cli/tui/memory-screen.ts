@@ -4,12 +4,16 @@
  */
 import { Box, Text, useInput } from "ink";
 import React, { useEffect, useState } from "react";
+import { memoryKinds } from "../../core/memory/vocabulary.ts";
 import type { Mode } from "./help-bar.ts";
 import { MemoryDetailView } from "./memory-detail.ts";
 import { type ScreenProps, useReportMode, useScreenMode } from "./screen-props.ts";
 import { editLine, TextField } from "./text-input.ts";
 import { useMemory } from "./use-memory.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
+
+/** The kind column: a space, the longest kind ("instruction"), and a space before the text. */
+const kindWidth = Math.max(...memoryKinds.map((kind) => kind.length)) + 2;
 
 const h = React.createElement;
 
@@ -128,7 +132,7 @@ export function MemoryScreen({ client, active, isShown, width, height, onModeCha
         Box,
         { key: item.id },
         h(Text, { inverse: isSelected }, isSelected ? "›" : " "),
-        h(Box, { width: 12, flexShrink: 0 }, h(Text, { color: "magenta" }, ` ${item.kind}`)),
+        h(Box, { width: kindWidth, flexShrink: 0 }, h(Text, { color: "magenta" }, ` ${item.kind}`)),
         h(
           Box,
           { flexGrow: 1 },
