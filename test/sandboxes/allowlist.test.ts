@@ -62,6 +62,12 @@ describe.each(storageTargets)("allowlist rules on %s", (target) => {
     expect(((await client.sendJson<{ rules: string[] }>(path)).body.rules as string[]).length).toBe(50);
   });
 
+  it("stores the valid entries of a list that has invalid ones, and answers what it kept", async () => {
+    const response = await put(client, ["", "ls", { command: "git", args_deny: "push" }, 42]);
+    expect([response.status, response.body]).toEqual([200, { rules: ["ls"] }]);
+    expect((await client.sendJson<{ rules: string[] }>(path)).body).toEqual({ rules: ["ls"] });
+  });
+
   it("returns the rules as stored, and DELETE clears them", async () => {
     const rules = [
       " ls ",

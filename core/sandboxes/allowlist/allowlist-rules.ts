@@ -27,8 +27,11 @@ const invalidRules = (message: string, details?: unknown): ServiceError =>
 
 /**
  * Validates the `rules` of PUT /v1/account/allowed-commands and returns them as stored: names
- * trimmed, bare strings kept as strings, objects completed with empty pattern lists. Any
- * malformed entry fails the whole request (naming its index) rather than being dropped quietly.
+ * trimmed, bare strings kept as strings, objects completed with empty pattern lists. An entry
+ * that is not a valid rule is left out (CONTRACT: `invalid_rules` when nothing valid is left), so
+ * the stored list allows less than was sent, never more: a rule with a malformed `args_deny` is
+ * dropped whole, not kept without it. The answer's `rules` show what was kept. A pattern that is
+ * too long or does not compile fails the whole request.
  */
 export function parseAllowlistRules(input: unknown, maxRules = 50): AllowlistRule[] {
   if (!Array.isArray(input)) {
@@ -50,7 +53,22 @@ export function parseAllowlistRules(input: unknown, maxRules = 50): AllowlistRul
       details: { limit: maxRules },
     });
   }
-  return input.map((entry, index) => parseRule(entry, index));
+  const kept: AllowlistRule[] = [];
+  const dropped: ServiceError[] = [];
+  for (const [index, entry] of input.entries()) {
+    try {
+      kept.push(parseRule(entry, index));
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.code === "invalid_rules")) throw error;
+      dropped.push(error);
+    }
+  }
+  if (kept.length === 0) {
+    throw invalidRules(`No valid rule: ${dropped.map((error) => error.message).join("; ")}`, {
+      invalid: dropped.map((error) => ({ message: error.message, ...(error.details as object) })),
+    });
+  }
+  return kept;
 }
 
 function parseCommandName(value: unknown, index: number): string {
@@ -85,7 +103,8 @@ function parseRule(entry: unknown, index: number): AllowlistRule {
 
 function parsePatterns(value: unknown, ruleIndex: number, field: "args_allow" | "args_deny"): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalidRules(`rules[${ruleIndex}].${field} must be a list of regexes`);
+  if (!Array.isArray(value))
+    throw invalidRules(`rules[${ruleIndex}].${field} must be a list of regexes`, { index: ruleIndex });
   return value.map((pattern, patternIndex) => {
     const where = `rules[${ruleIndex}].${field}[${patternIndex}]`;
     const details = { rule_index: ruleIndex, field, pattern_index: patternIndex };

@@ -69,6 +69,25 @@ describe("parseAllowlistRules", () => {
   ])("refuses %s as invalid_rules", (_label, input) => {
     expect(serviceErrorOf(() => parseAllowlistRules(input)).code).toBe("invalid_rules");
   });
+
+  it("leaves out entries that are not valid rules and keeps the rest, allowing less, never more", () => {
+    expect(
+      parseAllowlistRules([
+        "",
+        " ls ",
+        42,
+        { command: "git", args_deny: "push" },
+        { command: "cat", args_deny: [1] },
+      ]),
+    ).toEqual(["ls"]);
+    const refusal = serviceErrorOf(() => parseAllowlistRules(["", "/bin/rm"]));
+    expect(refusal.code).toBe("invalid_rules");
+    expect(refusal.message).toMatch(/^No valid rule: rules\[0\].*; rules\[1\]/);
+    // A pattern that is wrong fails the whole list, as before.
+    expect(
+      serviceErrorOf(() => parseAllowlistRules(["ls", { command: "git", args_deny: ["(x"] }])).code,
+    ).toBe("invalid_pattern");
+  });
 });
 
 const rules: AllowlistRule[] = [
