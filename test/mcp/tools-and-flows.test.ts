@@ -177,7 +177,7 @@ describe.each(transports)("over $name", ({ connect }) => {
     const failed = await client.callTool({ name: "recall", arguments: { query: "" } });
     expect(failed.isError).toBe(true);
     expect((failed.content as Array<{ text: string }>)[0].text).toMatch(
-      /^Memory error: Invalid request \[validation_error\]/,
+      /^Memory error: Invalid request \(query: Too small: expected string to have >=1 characters\) \[validation_error\]/,
     );
     expect(failed.structuredContent).toMatchObject({
       error: {

@@ -37,6 +37,24 @@ describe("file paths the kernel cannot take", () => {
   });
   afterAll(() => test.close());
 
+  it("gives a refusal the runtime makes (a FIFO is not a file to read) the shape of every 422", async () => {
+    const made = await client.sendJson(`/v1/sandboxes/${sessionId}/exec`, {
+      method: "POST",
+      json: { command: "mkfifo pipe" },
+    });
+    expect(made.status).toBe(200);
+    const refused = await client.sendJson<ErrorBody>(`/v1/sandboxes/${sessionId}/files/view`, {
+      method: "POST",
+      json: { path: "pipe" },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({
+      code: "validation_error",
+      message: "Invalid request",
+      details: [{ type: "value_error", loc: ["body", "path"], msg: "Not a regular file: /workspace/pipe" }],
+    });
+  });
+
   it("answers a component over 255 bytes with 422 validation_error on all six operations", async () => {
     for (const path of [
       "a".repeat(256),
@@ -55,6 +73,11 @@ describe("file paths the kernel cannot take", () => {
           "validation_error",
         ]);
         expect(response.body.error.retryable).toBe(false);
+        // As every 422 reads (CONTRACT §5): the detail names the path and says what is wrong.
+        expect(response.body.error).toMatchObject({
+          message: "Invalid request",
+          details: [{ type: "value_error", loc: ["body", "path"], msg: expect.any(String) }],
+        });
       }
     }
     // 255 bytes is a name the kernel takes: written and read back.

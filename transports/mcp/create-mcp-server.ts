@@ -61,9 +61,18 @@ function resultTooLarge(bytes: number): ServiceError {
   );
 }
 
+/** A refused argument's problems for the line a model reads: ` (path: Is a directory: …)`. */
+function fieldProblems(error: ServiceError): string {
+  if (error.code !== "validation_error" || !Array.isArray(error.details)) return "";
+  const problems = (error.details as ValidationIssue[]).map(
+    (issue) => `${issue.loc.slice(1).join(".") || "arguments"}: ${issue.msg}`,
+  );
+  return problems.length > 0 ? ` (${problems.join("; ")})` : "";
+}
+
 /** A failed call as the model sees it: the REST error envelope, and a line of text. */
 function errorResult(name: string, memory: boolean, error: ServiceError): CallToolResult {
-  const summary = `${error.message} [${error.code}] (HTTP ${error.status})`;
+  const summary = `${error.message}${fieldProblems(error)} [${error.code}] (HTTP ${error.status})`;
   return {
     isError: true,
     content: [{ type: "text", text: memory ? `Memory error: ${summary}` : `Error ${name}: ${summary}` }],

@@ -125,7 +125,10 @@ describe("viewFile", () => {
     files.seed({ "/tmp/big": "x".repeat(maxViewBytes + 1) });
     const error = await rejection(viewFile(files, { path: "/tmp/big" }));
     expect(error.code).toBe("validation_error");
-    expect(error.message).toContain("25 MiB");
+    expect(error.message).toBe("Invalid request");
+    expect(error.details).toEqual([
+      { type: "value_error", loc: ["body", "path"], msg: "/tmp/big is larger than 25 MiB" },
+    ]);
   });
 
   it("reports a missing file as not_found", async () => {
@@ -148,9 +151,13 @@ describe("strReplace", () => {
   it("refuses an ambiguous old_str and says how many times it occurs", async () => {
     const error = await rejection(strReplace(files, { path: "code.py", old_str: "= 1", new_str: "= 9" }));
     expect(error.code).toBe("validation_error");
-    expect(error.message).toBe(
-      "old_str occurs 2 times in /workspace/code.py; make it unique or pass replace_all",
-    );
+    expect(error.details).toEqual([
+      {
+        type: "value_error",
+        loc: ["body", "old_str"],
+        msg: "old_str occurs 2 times in /workspace/code.py; make it unique or pass replace_all",
+      },
+    ]);
     expect(files.contentOf("/workspace/code.py")).toBe("a = 1\nb = 1\nc = 2\n");
   });
 
@@ -168,8 +175,11 @@ describe("strReplace", () => {
   it("says clearly when old_str is absent", async () => {
     const error = await rejection(strReplace(files, { path: "code.py", old_str: "zzz", new_str: "" }));
     expect(error.code).toBe("validation_error");
-    expect(error.message).toBe("old_str not found in /workspace/code.py");
-    expect(error.details).toEqual([{ type: "value_error", loc: ["body", "old_str"], msg: error.message }]);
+    // Every 422 reads the same (CONTRACT §5); the detail says what is wrong with which field.
+    expect(error.message).toBe("Invalid request");
+    expect(error.details).toEqual([
+      { type: "value_error", loc: ["body", "old_str"], msg: "old_str not found in /workspace/code.py" },
+    ]);
   });
 
   it("counts non-overlapping occurrences", async () => {

@@ -4,6 +4,8 @@
  * file access; paths outside the sandbox's roots are 403 path_outside_sandbox there.
  */
 import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import { invalidField } from "../../sandboxes/files/file-entries.ts";
 import type { ToolContext } from "../../tool.ts";
 import { requireActiveSession, runtimeCall } from "./sessions.ts";
 
@@ -34,7 +36,13 @@ export async function withFiles<T>(
   const session = await requireActiveSession(context, sessionId);
   const result = await runtimeCall(context, action, () =>
     work(context.platform.sandboxRuntime.files(session.id)),
-  );
+  ).catch((error: unknown) => {
+    // A runtime's refusal of the path ("Is a directory", "Path is too long") in the shape of
+    // every 422: the path is the field the caller changes.
+    if (error instanceof ServiceError && error.code === "validation_error" && !Array.isArray(error.details))
+      throw invalidField("path", error.message);
+    throw error;
+  });
   if (touched)
     await context.platform.plugins.recordActivity(session.id, { kind: "file", ...touched, at: context.now });
   return result;
