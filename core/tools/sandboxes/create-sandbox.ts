@@ -25,7 +25,9 @@ const createRequest = z.object({
     .min(1)
     .nullable()
     .default(null)
-    .describe("Minutes until it expires; null means the server maximum (30 by default)"),
+    .describe(
+      "Minutes until it expires, at most the server maximum (SVC_MAX_SESSION_MINUTES, 30 by default); null means that maximum",
+    ),
   count: z.number().int().min(1).max(10).default(1).describe("How many to create; above 1 returns an array"),
   secret_names: z
     .array(z.string().min(1).max(200))
