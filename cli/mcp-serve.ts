@@ -19,6 +19,7 @@ import {
   CallToolResultSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { version } from "../core/version.ts";
 
 export interface McpServeOptions {
@@ -33,6 +34,10 @@ export interface McpServeOptions {
  * process ends. Anything up to this reaches the server, whose body limit answers for itself.
  */
 const maxMessageBytes = 64 * 1024 * 1024;
+
+/** tools/call with only its method checked, so the SDK answers a malformed one with -32602
+ * Invalid params, as the server does (transports/mcp/create-mcp-server.ts, `toolCallMethod`). */
+const toolCallMethod = z.object({ method: z.literal("tools/call") }).passthrough();
 
 interface Upstream {
   client: Client;
@@ -114,7 +119,8 @@ export async function serveMcpOverStdio(options: McpServeOptions): Promise<void>
   server.setRequestHandler(ListToolsRequestSchema, (request, extra) =>
     upstreamCall((client) => client.listTools(request.params, { signal: extra.signal })),
   );
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(toolCallMethod, async (raw, extra): Promise<CallToolResult> => {
+    const request = CallToolRequestSchema.parse(raw); // checked by the SDK already
     try {
       return await upstreamCall((client) =>
         client.request({ method: "tools/call", params: request.params }, CallToolResultSchema, {

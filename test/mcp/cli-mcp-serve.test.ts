@@ -186,3 +186,54 @@ describe("cairn mcp serve once running", () => {
     }
   }, 120_000);
 });
+
+describe("cairn mcp serve and malformed requests", () => {
+  it("answers a malformed tools/call with -32602 Invalid params, and serves on", async () => {
+    const account = await createAccount(server.baseUrl);
+    const child = spawn(process.execPath, [cliEntry, "mcp", "serve", "--tools", "memory"], {
+      env: { PATH: process.env.PATH ?? "", CAIRN_BASE_URL: server.baseUrl, CAIRN_API_KEY: account.key },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const answers = new Map<number, { error?: { code: number }; result?: unknown }>();
+    let buffered = "";
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+        const message = JSON.parse(buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+        if (typeof message.id === "number") answers.set(message.id, message);
+      }
+    });
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const answer = async (id: number) => {
+      for (let attempt = 0; attempt < 200 && !answers.has(id); attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      return answers.get(id);
+    };
+    try {
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      });
+      expect(await answer(1)).toHaveProperty("result");
+      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "recall", arguments: "hello" } });
+      expect((await answer(2))?.error?.code).toBe(-32602);
+      send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "memory_profile", arguments: {} },
+      });
+      expect(await answer(3)).toMatchObject({ result: { structuredContent: { static: [], dynamic: [] } } });
+    } finally {
+      child.kill();
+    }
+  }, 30_000);
+});

@@ -152,6 +152,23 @@ describe("MCP sessions", () => {
     expect(body).toMatchObject({ id: 7, result: { structuredContent: { static: [], dynamic: [] } } });
   });
 
+  it("answers a malformed tools/call with -32602 Invalid params, not an internal error", async () => {
+    for (const params of [
+      { name: "recall", arguments: "hello" },
+      { name: "recall", arguments: ["x"] },
+      { name: 5, arguments: {} },
+      undefined,
+    ]) {
+      const response = await post(
+        { jsonrpc: "2.0", id: 8, method: "tools/call", ...(params ? { params } : {}) },
+        { authorization: `Bearer ${owner.key}` },
+      );
+      const body = await response.json();
+      expect([JSON.stringify(params), body.error?.code]).toEqual([JSON.stringify(params), -32602]);
+      expect(body.error.message).toMatch(/^MCP error -32602: Invalid tools\/call request/);
+    }
+  });
+
   it("refuses GET and DELETE without a session, an unknown profile, other methods and malformed JSON", async () => {
     const authorization = `Bearer ${owner.key}`;
     expect((await fetch(`${server.baseUrl}/mcp`, { headers: { authorization } })).status).toBe(405);

@@ -10,6 +10,7 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import {
   invoke,
   isEnabled,
@@ -24,6 +25,14 @@ import { inProfile, type ToolProfile } from "./profiles.ts";
 import { type McpTool, mcpTools } from "./tools.ts";
 
 export const serverName = "cairn";
+
+/**
+ * tools/call with only its method checked, to register the handler with: the SDK's server then
+ * checks the request itself and answers a malformed one (arguments that are not an object, no
+ * name) with -32602 Invalid params. Registered with the full schema, the protocol layer parsed it
+ * first and answered -32603 Internal error.
+ */
+export const toolCallMethod = z.object({ method: z.literal("tools/call") }).passthrough();
 
 export const instructions = [
   "Memory: call recall and memory_profile early in a task; call remember when you learn something durable",
@@ -117,7 +126,8 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(toolCallMethod, async (raw, extra): Promise<CallToolResult> => {
+    const request = CallToolRequestSchema.parse(raw); // checked by the SDK already
     const caller = options.caller(extra);
     const tool = byName.get(request.params.name);
     if (!tool) {
