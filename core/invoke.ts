@@ -55,8 +55,10 @@ export async function invoke<Tool extends AnyTool>(
       : await authenticate(platform, tool.auth, request.authorization, now);
   const accountId = principal?.accountId ?? null;
   await requireSandboxRuntime(platform, tool);
-  const rateLimit = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
+  // Checked before a token is taken: a call refused for its input did nothing, and a model
+  // correcting its arguments must not use up a small bucket (image builds: 3 a minute).
   const input = validate(tool.input, request.input);
+  const rateLimit = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
   const context: ToolContext = {
     platform,
     accountId,

@@ -117,6 +117,21 @@ describe.each(stores)("token buckets on the $name", ({ target, environment }) =>
     expect(await peek()).toBe(120);
     expect(await test.platform.rateLimits.peek("memory_ops:nobody", limit, clock.now())).toBe(limit);
   });
+
+  it("takes no token for a call its schema refuses, and one for a call that fails after", async () => {
+    const { key, accountId } = await createAccountWithKey(test);
+    const left = () => test.platform.rateLimits.peek(`memory_ops:${accountId}`, 120, clock.now());
+    const remember = (json: unknown) =>
+      test.request("/v1/memory", { method: "POST", headers: { authorization: `Bearer ${key}` }, json });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await remember({ content: "" })).status).toBe(422);
+    expect(await left()).toBe(120);
+    const forget = await test.request(`/v1/memory/${crypto.randomUUID()}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(forget.status).toBe(404);
+    expect(await left()).toBe(119);
+  });
 });
 
 describe.each(stores)("per-IP buckets for signup and login on the $name", ({ target, environment }) => {
