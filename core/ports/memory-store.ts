@@ -252,7 +252,8 @@ export interface MemoryStore {
     perSeed: number,
     now: Date,
   ): Promise<{ bySeed: Map<string, RelationRecord[]>; rows: MemoryRecord[] }>;
-  /** Hard delete of the row, its index entry, embeddings and every edge touching it. */
+  /** Hard delete of the row, its index entry, embeddings and every edge touching it; the rows it
+   * had superseded are current again. */
   delete(accountId: string, id: string): Promise<boolean>;
   /**
    * The terms' document frequencies and the account's totals and, in the same read, the postings

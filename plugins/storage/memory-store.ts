@@ -594,6 +594,12 @@ export function createSqlMemoryStore(
           "delete from memory_relations where account_id = ? and (source_memory_id = ? or target_memory_id = ?)",
           [accountId, id, id],
         );
+        // What this row had superseded is current again: forgetting a correction brings back
+        // what it corrected, and no row keeps the forgotten id.
+        await run(
+          "update memories set superseded_at = null, superseded_by_id = null where account_id = ? and superseded_by_id = ?",
+          [accountId, id],
+        );
         return true;
       },
 

@@ -151,7 +151,11 @@ describe.each(storageTargets)("memory relations route on %s", (target) => {
       ]);
       expect(ends).not.toContain(current.id);
     }
-    // The superseded row keeps its (now dangling) successor id, as docs/memory.md#forget says.
-    expect((await memory.get(old.id)).superseded_by_id).toBe(current.id);
+    // Forgetting the correction brings back what it corrected (docs/memory.md#forget): the old
+    // row is current again, listed and found, and names no forgotten id.
+    expect(await memory.get(old.id)).toMatchObject({ superseded_by_id: null, superseded_at: null });
+    expect((await memory.list({ scope })).map((row) => row.id)).toContain(old.id);
+    const found = await memory.search("backup job midnight", { scope });
+    expect(found.memories[0]?.id).toBe(old.id);
   });
 });

@@ -23,6 +23,7 @@ import { memoryEmbeddingScopes } from "./0017-memory-embedding-scopes.ts";
 import { memoryEmbeddingScopeIndex } from "./0018-memory-embedding-scope-index.ts";
 import { memoryStemmedTerms } from "./0019-memory-stemmed-terms.ts";
 import { apiKeyChanges } from "./0020-api-key-changes.ts";
+import { memorySupersededByIndex } from "./0021-memory-superseded-by-index.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -53,6 +54,7 @@ export const migrationSources: MigrationSource[] = [
   memoryEmbeddingScopeIndex,
   memoryStemmedTerms,
   apiKeyChanges,
+  memorySupersededByIndex,
 ];
 
 export function migrationsFor(dialect: Dialect) {
