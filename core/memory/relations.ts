@@ -28,6 +28,8 @@ const entityConfidenceStep = 0.15;
 
 const updateMarkerPattern =
   /\b(now|as of|currently|instead|no longer|changed|used to|rescheduled|replaced|superseded|retired)\b/;
+// Words that add to what was said rather than replace it: "The API now also supports CSV".
+const additionPattern = /\b(also|too|as well|additionally|in addition)\b/;
 const updateMarkerWords = new Set(["now", "currently", "instead", "longer", "changed"]);
 // The first copula or verb that separates a subject from the value stated about it.
 const subjectSeparatorPattern =
@@ -87,6 +89,8 @@ function clearlyDifferentEntities(first: Subject, second: Subject): boolean {
 function isUpdate(newer: RelationProfile, older: RelationProfile): boolean {
   // Nothing changed: the same statement again is not an update of itself.
   if (newer.tokens.size === older.tokens.size && isSubset(newer.tokens, older.tokens)) return false;
+  // "Now also", "too": the newer statement adds to the older one, which stays current.
+  if (newer.addition) return false;
   const newerSubject = newer.subject;
   const olderSubject = older.subject;
   const bothSubjects = newerSubject !== null && olderSubject !== null;
@@ -155,6 +159,8 @@ export interface RelationProfile {
   subject: Subject | null;
   /** The text carries an update marker ("now", "instead", "no longer"…). */
   marker: boolean;
+  /** The text says it adds to something ("also", "too", "as well"…): it updates nothing. */
+  addition: boolean;
 }
 
 export function relationProfile(content: string): RelationProfile {
@@ -168,6 +174,7 @@ export function relationProfile(content: string): RelationProfile {
     entitySet: new Set(entities),
     subject: subjectOf(content),
     marker: updateMarkerPattern.test(content.toLowerCase()),
+    addition: additionPattern.test(content.toLowerCase()),
   };
 }
 
