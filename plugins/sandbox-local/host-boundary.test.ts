@@ -219,6 +219,48 @@ thread.start(); thread.join()
     );
   });
 
+  it("opens Unix, IPv4, IPv6 and netlink sockets only: vsock and the other families are refused", async () => {
+    // vsock ignores network namespaces and reaches the hypervisor's services; AF_ALG, AF_KEY and
+    // the like widen the kernel surface. personality may not switch off address randomisation;
+    // modify_ldt is refused (x86_64 numbers, as above).
+    const script = `
+import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+def family(name, number):
+    try:
+        socket.socket(number, socket.SOCK_STREAM if number != 16 else socket.SOCK_RAW).close()
+        print(name, "ok")
+    except OSError as error:
+        print(name, error.strerror)
+for name, number in [("unix", 1), ("inet", 2), ("inet6", 10), ("netlink", 16), ("vsock", 40), ("alg", 38), ("key", 15)]:
+    family(name, number)
+left, right = socket.socketpair(); print("socketpair ok")
+result = libc.syscall(53, 40, 1, 0, ctypes.byref((ctypes.c_int * 2)()))
+print("socketpair vsock", result, os.strerror(ctypes.get_errno()) if result < 0 else "ok")
+print("personality query", libc.personality(0xffffffff) >= 0)
+print("personality no-aslr", libc.personality(0x0040000), os.strerror(ctypes.get_errno()))
+print("modify_ldt", libc.syscall(154, 0, None, 0), os.strerror(ctypes.get_errno()))
+`;
+    const result = await test.run(sandbox, `python3 -c '${script}'`);
+    expect(result.stdout).toBe(
+      [
+        "unix ok",
+        "inet ok",
+        "inet6 ok",
+        "netlink ok",
+        "vsock Operation not permitted",
+        "alg Operation not permitted",
+        "key Operation not permitted",
+        "socketpair ok",
+        "socketpair vsock -1 Operation not permitted",
+        "personality query True",
+        "personality no-aslr -1 Operation not permitted",
+        "modify_ldt -1 Operation not permitted",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("sees no host path in its mount table", async () => {
     const mountInfo = (await test.run(sandbox, "cat /proc/self/mountinfo")).stdout;
     expect(mountInfo).toContain(" /workspace ");

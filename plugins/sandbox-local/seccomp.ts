@@ -5,8 +5,12 @@
  * that widen the kernel surface it can reach: Docker's default profile is the reference (mount
  * and the new mount API, namespaces, keyrings, BPF, perf, kexec and modules, userfaultfd,
  * io_uring, clock and swap changes, …). clone3 answers ENOSYS, so libc falls back to clone,
- * whose flags a filter can read: clone with any CLONE_NEW* flag is EPERM. Other architectures'
- * calls (32-bit x86, x32) are refused whole: the numbers below mean nothing there.
+ * whose flags a filter can read: clone with any CLONE_NEW* flag is EPERM. socket and socketpair
+ * take only the families a program here needs (Unix, IPv4, IPv6, netlink): vsock, which ignores
+ * network namespaces and reaches the hypervisor, and the rarely used families that widen the
+ * kernel surface, are EPERM. personality takes only the values Docker's profile allows (no
+ * switching off address randomisation). Other architectures' calls (32-bit x86, x32) are refused
+ * whole: the numbers below mean nothing there.
  */
 
 /** Denied system calls with their numbers on x86_64 and on aarch64 (the asm-generic table). */
@@ -37,6 +41,7 @@ export const deniedSystemCalls: Record<string, { x64?: number; arm64?: number }>
   kexec_load: { x64: 246, arm64: 104 },
   keyctl: { x64: 250, arm64: 219 },
   lookup_dcookie: { x64: 212, arm64: 18 },
+  modify_ldt: { x64: 154 },
   mbind: { x64: 237, arm64: 235 },
   mount: { x64: 165, arm64: 40 },
   mount_setattr: { x64: 442, arm64: 442 },
@@ -73,6 +78,13 @@ export const deniedSystemCalls: Record<string, { x64?: number; arm64?: number }>
 };
 
 const cloneNumbers = { x64: 56, arm64: 220 };
+const socketNumbers = { x64: 41, arm64: 198 };
+const socketpairNumbers = { x64: 53, arm64: 199 };
+const personalityNumbers = { x64: 135, arm64: 92 };
+/** AF_UNIX, AF_INET, AF_INET6, AF_NETLINK: the socket families a sandbox may open. */
+export const allowedSocketFamilies = [1, 2, 10, 16];
+/** Query (0xffffffff), PER_LINUX, PER_LINUX32, UNAME26 and both: Docker's default profile's list. */
+export const allowedPersonalities = [0x0, 0x8, 0x20000, 0x20008, 0xffffffff];
 const clone3Numbers = { x64: 435, arm64: 435 };
 const auditArchitectures = { x64: 0xc000003e, arm64: 0xc00000b7 };
 export type FilterArchitecture = keyof typeof auditArchitectures;
@@ -100,7 +112,7 @@ const jumpIfAnyBitSet = 0x45;
 const returnConstant = 0x06;
 
 type Instruction =
-  | { op: "load"; offset: number }
+  | { op: "load"; offset: number; label?: string }
   | { op: "jump"; code: number; value: number; ifTrue: string; ifFalse?: string }
   | { op: "return"; value: number; label?: string };
 
@@ -123,22 +135,32 @@ export function buildSeccompFilter(arch: FilterArchitecture = seccompArchitectur
     const number = numbers[arch];
     if (number !== undefined) program.push({ op: "jump", code: jumpIfEqual, value: number, ifTrue: "deny" });
   }
+  // The first argument (its low 32 bits: the kernel reads an int) against the values allowed.
+  const onlyValues = (label: string, values: number[]): Instruction[] => [
+    { op: "load", offset: offsetFirstArgumentLow, label },
+    ...values.map((value): Instruction => ({ op: "jump", code: jumpIfEqual, value, ifTrue: "allow" })),
+    { op: "jump", code: jumpIfEqual, value: 0, ifTrue: "deny", ifFalse: "deny" },
+  ];
   program.push(
     { op: "jump", code: jumpIfEqual, value: clone3Numbers[arch], ifTrue: "nosys" },
     { op: "jump", code: jumpIfEqual, value: cloneNumbers[arch], ifTrue: "clone" },
+    { op: "jump", code: jumpIfEqual, value: socketNumbers[arch], ifTrue: "family" },
+    { op: "jump", code: jumpIfEqual, value: socketpairNumbers[arch], ifTrue: "family" },
+    { op: "jump", code: jumpIfEqual, value: personalityNumbers[arch], ifTrue: "personality" },
     { op: "return", value: returnAllow },
     { op: "return", value: returnErrno(errnoENOSYS), label: "nosys" },
-    { op: "load", offset: offsetFirstArgumentLow },
+    { op: "load", offset: offsetFirstArgumentLow, label: "clone" },
     { op: "jump", code: jumpIfAnyBitSet, value: newNamespaceFlags, ifTrue: "deny" },
     { op: "return", value: returnAllow },
+    ...onlyValues("family", allowedSocketFamilies),
+    ...onlyValues("personality", allowedPersonalities),
+    { op: "return", value: returnAllow, label: "allow" },
     { op: "return", value: returnErrno(errnoEPERM), label: "deny" },
   );
-  // The clone check starts at the load that follows the ENOSYS return.
   const labels = new Map<string, number>();
   program.forEach((instruction, index) => {
-    if (instruction.op === "return" && instruction.label) labels.set(instruction.label, index);
+    if (instruction.op !== "jump" && instruction.label) labels.set(instruction.label, index);
   });
-  labels.set("clone", (labels.get("nosys") ?? 0) + 1);
 
   const buffer = Buffer.alloc(program.length * 8);
   program.forEach((instruction, index) => {
