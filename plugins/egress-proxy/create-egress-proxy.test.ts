@@ -197,3 +197,43 @@ describe("splitAuthority", () => {
     expect(splitAuthority("a:b:443")).toBeNull();
   });
 });
+
+describe("what a client can hold open in the proxy", () => {
+  it("closes connections past the limit as they arrive, and one that sends no request in time", async () => {
+    const proxy = await startEgressProxy({
+      allowedHosts: ["allowed.test"],
+      allowPrivateEgress: true,
+      listen: { path: join(directory, "limited.sock") },
+      ports: [echoPort],
+      resolveHost,
+      maxConnections: 3,
+      logger: recordingLogger,
+    });
+    try {
+      const held = await Promise.all([0, 1, 2].map(() => tunnel(proxy, `allowed.test:${echoPort}`)));
+      expect(held.map(({ status }) => status)).toEqual(Array(3).fill("HTTP/1.1 200 Connection Established"));
+      // A fourth is closed at once, without an answer.
+      const extra = connectTo(proxy);
+      extra.on("error", () => {});
+      await once(extra, "close");
+      expect(decisions.some((entry) => entry.message === "egress connection refused: too many open")).toBe(
+        true,
+      );
+      // Once one closes, a new connection gets through.
+      held[0].socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const again = await tunnel(proxy, `allowed.test:${echoPort}`);
+      expect(again.status).toBe("HTTP/1.1 200 Connection Established");
+      for (const { socket } of [...held, again]) socket.destroy();
+
+      // A connection that sends nothing is closed by the proxy (10 s headers timeout; Node's own
+      // default, 60 s, would outlast this test's 30 s).
+      const silent = connectTo(proxy);
+      silent.on("error", () => {});
+      await once(silent, "connect");
+      await once(silent, "close");
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
+});

@@ -5,7 +5,10 @@
  * allowed ports, resolves each name itself and connects to the address it resolved (so a name
  * cannot be re-pointed between the check and the connection), refuses private, loopback,
  * link-local and metadata addresses unless private egress is allowed, and logs every decision.
- * Anything refused gets 403 and nothing leaves the machine.
+ * Anything refused gets 403 and nothing leaves the machine. It runs in the server's process, so
+ * what a client can hold open there is bounded: at most `maxConnections` connections at once
+ * (each costs the server a descriptor, a tunnel two), and one that sends no request line and
+ * headers within 10 s is closed.
  */
 import { lookup } from "node:dns/promises";
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
@@ -24,8 +27,15 @@ export interface EgressProxySettings {
   ports?: readonly number[];
   /** A name's addresses (default: the system resolver, every address). */
   resolveHost?: (host: string) => Promise<string[]>;
+  /** Connections open at once (default 64); more are closed as they arrive. */
+  maxConnections?: number;
   logger: Logger;
 }
+
+/** Enough for a sandbox's package manager or MCP client; a few hundred would cost the server
+ * as many descriptors for every sandbox. */
+export const defaultMaxConnections = 64;
+const headersTimeoutMs = 10_000;
 
 export interface EgressProxy {
   /** The socket path, or `127.0.0.1:<port>`. */
@@ -80,48 +90,51 @@ export async function startEgressProxy(settings: EgressProxySettings): Promise<E
     else logger.warn({ kind, host, port, reason: decision.reason }, "egress denied");
   };
 
-  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
-    let target: URL;
-    try {
-      target = new URL(request.url ?? "");
-    } catch {
-      response.writeHead(400, { "content-type": "text/plain" }).end("Absolute http:// URLs only\n");
-      return;
-    }
-    if (target.protocol !== "http:") {
-      response.writeHead(403, { "content-type": "text/plain" }).end("Egress denied: http:// only here\n");
-      return;
-    }
-    const port = Number(target.port || 80);
-    const host = target.hostname.replace(/^\[|\]$/g, "");
-    const decision = await decide(host, port);
-    log("http", host, port, decision);
-    if (!decision.allowed) {
-      response.writeHead(403, { "content-type": "text/plain" }).end(`Egress denied: ${decision.reason}\n`);
-      return;
-    }
-    const headers = { ...request.headers };
-    delete headers["proxy-connection"];
-    delete headers["proxy-authorization"];
-    const upstream = httpRequest(
-      {
-        host: decision.address,
-        port,
-        method: request.method,
-        path: `${target.pathname}${target.search}`,
-        headers: { ...headers, host: target.host },
-      },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    upstream.on("error", () => {
-      if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain" });
-      response.end();
-    });
-    request.pipe(upstream);
-  });
+  const server = createServer(
+    { connectionsCheckingInterval: 1000 },
+    async (request: IncomingMessage, response: ServerResponse) => {
+      let target: URL;
+      try {
+        target = new URL(request.url ?? "");
+      } catch {
+        response.writeHead(400, { "content-type": "text/plain" }).end("Absolute http:// URLs only\n");
+        return;
+      }
+      if (target.protocol !== "http:") {
+        response.writeHead(403, { "content-type": "text/plain" }).end("Egress denied: http:// only here\n");
+        return;
+      }
+      const port = Number(target.port || 80);
+      const host = target.hostname.replace(/^\[|\]$/g, "");
+      const decision = await decide(host, port);
+      log("http", host, port, decision);
+      if (!decision.allowed) {
+        response.writeHead(403, { "content-type": "text/plain" }).end(`Egress denied: ${decision.reason}\n`);
+        return;
+      }
+      const headers = { ...request.headers };
+      delete headers["proxy-connection"];
+      delete headers["proxy-authorization"];
+      const upstream = httpRequest(
+        {
+          host: decision.address,
+          port,
+          method: request.method,
+          path: `${target.pathname}${target.search}`,
+          headers: { ...headers, host: target.host },
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      upstream.on("error", () => {
+        if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain" });
+        response.end();
+      });
+      request.pipe(upstream);
+    },
+  );
 
   server.on("connect", async (request: IncomingMessage, client: Socket, head: Buffer) => {
     sockets.add(client);
@@ -160,6 +173,13 @@ export async function startEgressProxy(settings: EgressProxySettings): Promise<E
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
+  server.maxConnections = settings.maxConnections ?? defaultMaxConnections;
+  server.on("drop", () =>
+    logger.warn({ limit: server.maxConnections }, "egress connection refused: too many open"),
+  );
+  // A client that connects and sends nothing is closed, not kept (Node checks every second here).
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = headersTimeoutMs * 3;
 
   const address = await new Promise<string>((resolveAddress, reject) => {
     server.once("error", reject);
