@@ -16,12 +16,16 @@ export function volumeSizeBytes(sizeGb: number): number {
 
 /**
  * Paths a volume may not be mounted at, nor below: the sandbox's own roots (/workspace, /tmp),
- * /mnt (docs/api.md#sandboxes), and the system directories a sandbox runs from.
+ * /mnt (docs/api.md#sandboxes), what the server mounts for it (/cairn: language servers and the
+ * egress socket; /opt/cairn: a custom image's layer), and the system directories a sandbox runs
+ * from. Nor above one: a volume at /opt would hide /opt/cairn.
  */
 export const reservedMountPaths = [
   "/workspace",
   "/tmp",
   "/mnt",
+  "/cairn",
+  "/opt/cairn",
   "/bin",
   "/boot",
   "/dev",
@@ -49,7 +53,7 @@ export function mountPathProblem(path: string): string | null {
   if (segments.some((segment) => !mountSegment.test(segment) || segment === "." || segment === "..")) {
     return "must name a directory with plain segments (letters, digits, '.', '_', '-'), no '..' or '//'";
   }
-  const reserved = reservedMountPaths.find((parent) => isWithin(path, parent));
+  const reserved = reservedMountPaths.find((parent) => isWithin(path, parent) || isWithin(parent, path));
   return reserved ? `must be outside ${reserved}` : null;
 }
 
