@@ -42,6 +42,7 @@ import {
   bindReadOnly,
   defaultMountDirectory,
   diskBytes,
+  ensureHostRoom,
   etcMountPoint,
   formatDisk,
   formatVolume,
@@ -539,7 +540,10 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       const bytes = diskBytes(spec.storageGb ?? defaultStorageGb[spec.size]);
       const spare = closed ? null : await spares?.take(bytes);
       if (spare) await rename(spare, image);
-      else await formatDisk(image, bytes);
+      else {
+        await ensureHostRoom(records.directory(spec.id), bytes);
+        await formatDisk(image, bytes);
+      }
       await mountNewDisk(image, diskMount(spec.id), ownerOf(record), hostRunner(state));
       mounted.add(spec.id);
       await mountVolumes(record);
@@ -550,6 +554,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await rm(creatingMarker(spec.id));
     } catch (error) {
       await removeSandbox(spec.id).catch(() => {});
+      // A host out of room says so (429 global_capacity_reached); anything else is the runtime's.
+      if (error instanceof ServiceError && error.code === "global_capacity_reached") throw error;
       throw new ServiceError("sandbox_operation_failed", "The sandbox could not be created", {
         cause: error,
       });

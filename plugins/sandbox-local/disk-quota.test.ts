@@ -112,8 +112,10 @@ describe("the disk quota", () => {
     const { bavail, bsize } = await statfs(test.dataDir);
     const tooLarge = (bavail * bsize * 2) / 1024 ** 3;
     const id = crypto.randomUUID();
+    // Checked before anything is written: the host keeps its reserve (host-room.test.ts).
     await expect(test.createSandbox({ id, storageGb: tooLarge })).rejects.toMatchObject({
-      code: "sandbox_operation_failed",
+      code: "global_capacity_reached",
+      message: expect.stringMatching(/^The host has no room for/),
     });
     expect(await test.runtime.list()).not.toContain(id);
   });

@@ -11,7 +11,8 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmod, chown, cp, mkdir, readFile, rm, rmdir, statfs, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { ServiceError } from "../../core/errors.ts";
 
 /** The uid and gid a sandbox's processes have inside (its host ids are the session's own). */
 export const sandboxUserId = 1000;
@@ -120,6 +121,31 @@ export interface DiskOwner {
 }
 
 /**
+ * Room the host keeps free on the file system of the data directory, whatever sandboxes and
+ * volumes take: its database and log, and everything else on that disk, must never run out.
+ * 5 % of the file system, at least 2 GiB.
+ */
+export function hostReserveBytes(fileSystemBytes: number): number {
+  return Math.max(2 * 1024 ** 3, Math.ceil(fileSystemBytes * 0.05));
+}
+
+/**
+ * Refuses to take `bytes` of the file system holding `directory` when that would leave less than
+ * the host's reserve: `global_capacity_reached`, the deployment is out of disk. Disks and volumes
+ * are preallocated, so what is checked here is what they take.
+ */
+export async function ensureHostRoom(directory: string, bytes: number): Promise<void> {
+  const stats = await statfs(directory);
+  const available = stats.bavail * stats.bsize;
+  if (available - bytes >= hostReserveBytes(stats.blocks * stats.bsize)) return;
+  const gib = (value: number) => (value / 1024 ** 3).toFixed(1);
+  throw new ServiceError(
+    "global_capacity_reached",
+    `The host has no room for ${gib(bytes)} GiB more of sandbox storage (${gib(available)} GiB free, part of it kept for the server)`,
+  );
+}
+
+/**
  * Makes an empty disk image of `bytes`: preallocated, then formatted in the same shell (one
  * process start instead of two). `nodiscard` matters: by default mkfs would punch the
  * preallocated blocks back out of the image. No reserved blocks (the sandbox gets all of it), no
@@ -135,17 +161,24 @@ export async function formatDisk(imagePath: string, bytes: number, runner: HostR
 }
 
 /**
- * Makes a volume's disk image of `bytes`: sparse (a volume may be far larger than what it holds,
- * up to 1 TiB; its blocks are taken as it fills), with a journal (its data outlives sessions).
- * The size is the file system's: a write past it fails with ENOSPC inside the sandbox.
+ * Makes a volume's disk image of `bytes`, with a journal (its data outlives sessions). It is
+ * preallocated, as a sandbox's disk is: a sparse image took the host's blocks as it filled, so a
+ * volume larger than the host's free space could fill the host's disk. The size is the file
+ * system's: a write past it fails with ENOSPC inside the sandbox. A failed format leaves no image.
  */
 export async function formatVolume(imagePath: string, bytes: number): Promise<void> {
+  await ensureHostRoom(dirname(imagePath), bytes);
   const script = [
     "set -e",
-    'truncate --size "$2" "$1"',
+    'fallocate --length "$2" "$1"',
     'mkfs.ext4 -q -F -m 0 -E lazy_itable_init=1,nodiscard,root_owner=0:0 "$1"',
   ].join("\n");
-  await run("/bin/sh", ["-c", script, "format-volume", imagePath, String(bytes)]);
+  try {
+    await run("/bin/sh", ["-c", script, "format-volume", imagePath, String(bytes)]);
+  } catch (error) {
+    await rm(imagePath, { force: true });
+    throw error;
+  }
 }
 
 /** Blocks in use on a mounted file system, in bytes. */

@@ -95,7 +95,11 @@ export async function provisionVolume(platform: Platform, volume: VolumeRecord):
     await storage.volumes.settle(volume.id, {
       status: "failed",
       pvcName: null,
-      failureReason: "The runtime could not provision the volume's storage",
+      // A refusal the runtime words (the host has no room) is the user's to read; a crash is not.
+      failureReason:
+        error instanceof ServiceError && error.code === "global_capacity_reached"
+          ? error.message
+          : "The runtime could not provision the volume's storage",
     });
   }
 }

@@ -1,0 +1,55 @@
+/**
+ * Sandbox disks and volumes are preallocated, and never take the host's last room: a request that
+ * would leave less than the reserve (5 % of the file system, at least 2 GiB) is refused with
+ * global_capacity_reached before anything is written. A volume's image holds its whole size at
+ * once, so filling it later takes nothing more from the host. Real files, real mkfs.
+ */
+import { mkdtemp, rm, stat, statfs } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ServiceError } from "../../core/errors.ts";
+import { ensureHostRoom, formatVolume, hostReserveBytes } from "./session-disk.ts";
+
+describe("room on the host for sandbox storage", () => {
+  let directory: string;
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), "cairn-room-"));
+  });
+  afterAll(() => rm(directory, { recursive: true, force: true }));
+
+  it("keeps 5 % of the file system, and at least 2 GiB, for the host", () => {
+    expect(hostReserveBytes(10 * 1024 ** 3)).toBe(2 * 1024 ** 3);
+    expect(hostReserveBytes(1000 * 1024 ** 3)).toBe(50 * 1024 ** 3);
+  });
+
+  it("refuses what would eat into the reserve, and allows what leaves it whole", async () => {
+    const stats = await statfs(directory);
+    const room = stats.bavail * stats.bsize - hostReserveBytes(stats.blocks * stats.bsize);
+    await expect(ensureHostRoom(directory, 16 * 1024 ** 2)).resolves.toBeUndefined();
+    const refusal = await ensureHostRoom(directory, Math.max(room, 0) + 1024 ** 3).catch(
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServiceError);
+    expect(refusal).toMatchObject({ code: "global_capacity_reached", status: 429 });
+    expect((refusal as Error).message).toMatch(
+      /^The host has no room for [\d.]+ GiB more of sandbox storage/,
+    );
+  });
+
+  it("makes a volume's image preallocated, and none at all when the host has no room", async () => {
+    const image = join(directory, "volume.img");
+    await formatVolume(image, 64 * 1024 ** 2);
+    const made = await stat(image);
+    expect(made.size).toBe(64 * 1024 ** 2);
+    // Allocated blocks (512 bytes each), not a sparse file that fills the host as it is written.
+    expect(made.blocks * 512).toBeGreaterThanOrEqual(64 * 1024 ** 2);
+
+    const stats = await statfs(directory);
+    const tooLarge = join(directory, "too-large.img");
+    await expect(formatVolume(tooLarge, stats.bavail * stats.bsize + 1024 ** 3)).rejects.toMatchObject({
+      code: "global_capacity_reached",
+    });
+    await expect(stat(tooLarge)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
