@@ -41,12 +41,28 @@ describe("extractMemories", () => {
     expect(memories[50].content).toBe(sentences[49]);
   });
 
-  it("truncates a fragment to 64 Ki characters without splitting a surrogate pair", () => {
-    const long = `${"word ".repeat(13_107)}x😀tail end here`; // the emoji straddles the cut
-    const [memory] = ingest(long);
-    expect(memory.content.length).toBeLessThanOrEqual(maxMemoryLength);
-    expect(memory.content.length).toBeGreaterThan(maxMemoryLength - 2);
-    expect(memory.content.at(-1)).not.toMatch(/[\uD800-\uDBFF]/);
+  it("keeps a fragment past 64 Ki characters as more memories, cut at spaces, losing nothing", () => {
+    const words = Array.from({ length: 30_000 }, (_, index) => `word${index}`);
+    const memories = ingest(words.join(" "));
+    expect(memories.length).toBeGreaterThan(1);
+    for (const memory of memories) expect(memory.content.length).toBeLessThanOrEqual(maxMemoryLength);
+    expect(memories.map((memory) => memory.content).join(" ")).toBe(words.join(" "));
+  });
+
+  it("cuts a run without spaces at 64 Ki characters, never between the halves of a surrogate pair", () => {
+    const long = `${"x".repeat(maxMemoryLength - 1)}😀${"y".repeat(100)} tail end here`;
+    const memories = ingest(long);
+    expect(memories[0].content).toBe("x".repeat(maxMemoryLength - 1));
+    expect(memories.map((memory) => memory.content).join("")).toBe(long);
+  });
+
+  it("ends sentences at the full stops of Chinese and Japanese, which no space follows", () => {
+    const memories = ingest("我叫王小明今年三十岁。我住在北京的海淀区里。我每天早上喝乌龙茶！").map(
+      (memory) => memory.content,
+    );
+    expect(memories).toContain("我叫王小明今年三十岁。");
+    expect(memories).toContain("我住在北京的海淀区里。");
+    expect(memories).toContain("我每天早上喝乌龙茶！");
   });
 
   it("adds the whole document only when it has more than one fragment and fits in 8 KiB (bytes)", () => {

@@ -5,7 +5,7 @@
  */
 
 import { extractEventDates, unionDates } from "./dates.ts";
-import { meaningfulTokens } from "./tokenize.ts";
+import { indexTokens, meaningfulTokens } from "./tokenize.ts";
 
 import type { MemoryKind } from "./vocabulary.ts";
 
@@ -74,18 +74,31 @@ function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function truncate(text: string): string {
-  if (text.length <= maxMemoryLength) return text;
-  const cut = text.slice(0, maxMemoryLength);
-  // Never leave half of a surrogate pair at the end.
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+/**
+ * A text as pieces of at most `limit` (64 Ki), cut at the last space that fits (or, with none,
+ * at the limit, never between the halves of a surrogate pair). Where the contract truncates a
+ * fragment to 64 KiB, the rest is kept as the next pieces: an ingest loses nothing it was sent.
+ */
+function pieces(text: string, limit = maxMemoryLength): string[] {
+  const found: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    const space = rest.lastIndexOf(" ", limit);
+    let end = space > 0 ? space : limit;
+    if (space <= 0 && /[\uD800-\uDBFF]/.test(rest[end - 1])) end -= 1;
+    found.push(rest.slice(0, end));
+    rest = rest.slice(space > 0 ? end + 1 : end);
+  }
+  found.push(rest);
+  return found;
 }
 
-/** Sentences of one line: cut after `.`, `!` or `?` (and closing quotes) followed by whitespace. */
+/** Sentences of one line: cut after `.`, `!` or `?` (and closing quotes) followed by whitespace,
+ * and after the full-width `。`, `！`, `？` of Chinese and Japanese, which no space follows. */
 function splitSentences(line: string): string[] {
   const sentences: string[] = [];
   let start = 0;
-  for (const match of line.matchAll(/[.!?]+["'’”)\]]*\s+/g)) {
+  for (const match of line.matchAll(/[.!?]+["'’”)\]]*\s+|[。！？]+[」』”）]*\s*/g)) {
     const lastWord = (/\S+$/.exec(line.slice(start, match.index))?.[0] ?? "").replace(/^[^\p{L}]+/u, "");
     // An abbreviation or an initial ("J. R. R. Tolkien"; not the pronoun "I") does not end a sentence.
     const isAbbreviation =
@@ -121,18 +134,27 @@ function segment(text: string): Fragment[] {
   return fragments;
 }
 
-/** Step 2: keep fragments with enough meaning, once each (case-insensitive), at most 50. */
+// Chinese and Japanese are written without spaces: a sentence is one "word" to
+// `meaningfulTokens`, so its meaning is counted in the index's character pairs instead.
+const unspacedScript = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
+const meaningfulCount = (text: string) =>
+  unspacedScript.test(text) ? indexTokens(text).length : meaningfulTokens(text).length;
+
+/** Step 2: keep fragments with enough meaning, once each (case-insensitive), at most 50; one
+ * past 64 Ki characters becomes as many pieces as it takes, each counted. */
 function selectFragments(fragments: Fragment[]): Fragment[] {
   const seen = new Set<string>();
   const selected: Fragment[] = [];
   for (const fragment of fragments) {
-    if (selected.length >= maxFragments) break;
-    const content = truncate(fragment.content);
-    if (meaningfulTokens(fragment.body).length < minMeaningfulTokens) continue;
-    const key = content.toLowerCase();
+    if (meaningfulCount(fragment.body) < minMeaningfulTokens) continue;
+    const key = fragment.content.toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);
-    selected.push({ content, body: fragment.body });
+    const speaker = fragment.content.slice(0, fragment.content.length - fragment.body.length);
+    for (const body of pieces(fragment.body, maxMemoryLength - speaker.length)) {
+      if (selected.length >= maxFragments) return selected;
+      selected.push({ content: `${speaker}${body}`, body });
+    }
   }
   return selected;
 }
@@ -166,10 +188,7 @@ export function extractMemories(request: IngestRequest): ExtractedMemory[] {
   const whole = request.content.trim();
   if (whole === "") return [];
   const fragments = selectFragments(segment(request.content));
-  if (fragments.length === 0) {
-    const content = truncate(whole);
-    return [describe(content, content, request)];
-  }
+  if (fragments.length === 0) return pieces(whole).map((content) => describe(content, content, request));
   const memories = fragments.map((fragment) => describe(fragment.content, fragment.body, request));
   // Short documents are also kept whole: the fragments lose the context between sentences.
   if (memories.length > 1 && fitsWholeDocument(whole)) {

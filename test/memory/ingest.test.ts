@@ -119,8 +119,13 @@ describe.each(storageTargets)("memory ingest on %s", (target) => {
     expect(new TextEncoder().encode(long.join("\n")).length).toBeGreaterThan(8192);
     expect(big.memories).toHaveLength(40);
     expect(big.memories.every((row) => row.content.startsWith("Paragraph "))).toBe(true);
-    const huge = await memory.ingest({ content: "x".repeat(262_144), scope: "huge" });
-    expect(huge.memories.map((row) => row.content.length)).toEqual([65_536]);
+    // A text past 64 Ki characters is kept whole, as pieces of at most 64 Ki: nothing is dropped.
+    const words = Array.from({ length: 36_000 }, (_, index) => `w${index}`).join(" ");
+    const huge = await memory.ingest({ content: words, scope: "huge" });
+    expect(words.length).toBeGreaterThan(3 * 65_536);
+    expect(huge.memories.length).toBe(4);
+    expect(huge.memories.every((row) => row.content.length <= 65_536)).toBe(true);
+    expect(huge.memories.map((row) => row.content).join(" ")).toBe(words);
   });
 
   it("upserts the same rows when the same text is ingested again", async () => {
