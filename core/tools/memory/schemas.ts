@@ -85,7 +85,11 @@ export const fieldDescriptions = {
 };
 
 export const memoryCreateFields = {
-  content: storableString().min(1).max(65_536).describe("The memory: one self-contained statement"),
+  content: storableString()
+    .min(1)
+    .max(65_536)
+    .refine((text) => text.trim().length > 0, "content must contain text, not only whitespace")
+    .describe("The memory: one self-contained statement"),
   scope: scope.default("default").describe(fieldDescriptions.scope),
   kind: z
     .enum(memoryKinds)
