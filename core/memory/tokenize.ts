@@ -9,9 +9,9 @@
  *
  * Index and query terms are stems: an English word (ASCII letters only) is reduced by the
  * Porter2 (Snowball English) stemmer, so "researching", "researched" and "research" are one
- * term and "What did she research?" finds "Researching adoption agencies". Any other word
- * (digits, accents, other scripts) stays as written. Stopwords are recognised before stemming,
- * on the words as written.
+ * term and "What did she research?" finds "Researching adoption agencies". Accents are taken off
+ * first (`normaliseText`), so "Résumés" is stemmed as "resumes". Any other word (digits, other
+ * scripts) stays as written. Stopwords are recognised before stemming, on the words as written.
  */
 
 import { stem } from "porter2";
@@ -40,10 +40,31 @@ const unspacedSegmentPattern =
 const unspacedCharacterPattern = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
 const asciiWordPattern = /^[a-z0-9]+$/;
 
-/** NFKC (folds full-width forms, ligatures, compatibility characters) then lower-case. */
+const nonAscii = /[\u0080-\uffff]/;
+// The accents of Latin, Greek and Cyrillic letters once decomposed (é is e and a combining
+// acute accent); other scripts' marks (Devanagari vowel signs, Arabic vowels, kana voicing) lie
+// outside and stay.
+const combiningDiacritics = /[\u0300-\u036f]/g;
+// "C++", "C#", "F#": a letter and the signs that make it a name, as one word.
+const signedNames = /(?<![\p{L}\p{N}])([a-z])(\+\+|#)(?![\p{L}\p{N}+#])/gu;
+
+/**
+ * NFKC (folds full-width forms, ligatures, compatibility characters), lower-case, accents taken
+ * off ("Zürich" and "Zurich", "résumé" and "resume" are one word; "ß" is "ss"), and "c++", "c#"
+ * written as the words "cplusplus", "csharp", which the word pattern would otherwise cut to "c".
+ * Index, query and phrase terms all come from it, so they fold alike on both databases.
+ */
 export function normaliseText(text: string): string {
   // toLowerCase is locale-independent, unlike toLocaleLowerCase: same result in every runtime.
-  return text.normalize("NFKC").toLowerCase();
+  let folded = text.normalize("NFKC").toLowerCase();
+  if (nonAscii.test(folded))
+    folded = folded.normalize("NFD").replace(combiningDiacritics, "").normalize("NFC").replaceAll("ß", "ss");
+  if (folded.includes("+") || folded.includes("#"))
+    folded = folded.replace(
+      signedNames,
+      (_, letter: string, signs: string) => `${letter}${signs === "#" ? "sharp" : "plusplus"}`,
+    );
+  return folded;
 }
 
 function capLength(codePoints: string[]): string {

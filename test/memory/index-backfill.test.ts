@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { memoryStemmedTerms } from "../../plugins/storage/migrations/0019-memory-stemmed-terms.ts";
+import { memoryFoldedTerms } from "../../plugins/storage/migrations/0022-memory-folded-terms.ts";
 import { storageTargets } from "../support/platforms.ts";
 import { createMemoryPlatform, embeddingsMode, type MemoryOut, newAccount } from "./memory-client.ts";
 
@@ -77,6 +78,32 @@ describe.each(storageTargets)("index backfill on %s", (target) => {
         "Melanie painted a sunrise over the lake.",
       ]);
       expect(await indexedLength()).toBe(lengthBefore);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it("indexes every row again without accents after the folded-terms migration", async () => {
+    const test = await createMemoryPlatform(target);
+    try {
+      const { memory } = await newAccount(test);
+      for (const content of [
+        "Priya's manager is Tomás García, who moved to Zürich.",
+        "I write C++ and C# every day.",
+        "The office is at Müllerstraße 12.",
+      ]) {
+        await memory.remember({ content });
+      }
+      const { dialect, execute, memories } = test.platform.storage;
+      for (const statement of memoryFoldedTerms[dialect]) await execute(statement);
+      expect(await memories.indexUnposted()).toBe(3);
+      const found = async (query: string) => (await memory.search(query)).memories.map((row) => row.content);
+      expect(await found("Tomas Garcia Zurich")).toEqual([
+        "Priya's manager is Tomás García, who moved to Zürich.",
+      ]);
+      expect(await found("C++")).toEqual(["I write C++ and C# every day."]);
+      expect(await found("c#")).toEqual(["I write C++ and C# every day."]);
+      expect(await found("Mullerstrasse")).toEqual(["The office is at Müllerstraße 12."]);
     } finally {
       await test.close();
     }

@@ -24,6 +24,7 @@ import { memoryEmbeddingScopeIndex } from "./0018-memory-embedding-scope-index.t
 import { memoryStemmedTerms } from "./0019-memory-stemmed-terms.ts";
 import { apiKeyChanges } from "./0020-api-key-changes.ts";
 import { memorySupersededByIndex } from "./0021-memory-superseded-by-index.ts";
+import { memoryFoldedTerms } from "./0022-memory-folded-terms.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -55,6 +56,7 @@ export const migrationSources: MigrationSource[] = [
   memoryStemmedTerms,
   apiKeyChanges,
   memorySupersededByIndex,
+  memoryFoldedTerms,
 ];
 
 export function migrationsFor(dialect: Dialect) {

@@ -1,0 +1,19 @@
+/**
+ * Index and query terms lost their accents and gained "cplusplus" and "csharp"
+ * (core/memory/tokenize.ts `normaliseText`): "Zürich" is now indexed as "zurich". As in 0019, the
+ * index written before is emptied and every row marked unindexed; the store indexes them again
+ * when it opens (`indexUnposted`, in batches of 500), before the server answers, and each scope's
+ * version moves so no cache serves the old index.
+ */
+import type { MigrationSource } from "./index.ts";
+
+const reindex = [
+  "update memories set index_length = null",
+  "update memory_counts set total_length = 0, version = version + 1",
+];
+
+export const memoryFoldedTerms: MigrationSource = {
+  name: "0022-memory-folded-terms",
+  sqlite: ["delete from memory_postings", "delete from memory_terms", ...reindex],
+  postgresql: ["truncate memory_postings, memory_terms", ...reindex],
+};
