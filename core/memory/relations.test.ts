@@ -51,7 +51,12 @@ describe("detectRelation", () => {
     // A marker does not make a statement about another subject an update.
     ["The api now uses oauth tokens.", "The dashboard uses oauth tokens.", "extends", 0.5],
     // A statement that adds to another ("also", "too") leaves it current.
-    ["The export API now also supports CSV output.", "The export API supports JSON output.", "extends", 0.5714],
+    [
+      "The export API now also supports CSV output.",
+      "The export API supports JSON output.",
+      "extends",
+      0.5714,
+    ],
     ["The staging database runs Redis too.", "The staging database runs PostgreSQL 15.", "related", 0.5],
   ])("%j → %j", (newer, older, type, confidence) => {
     expect(detectRelation({ content: newer }, { content: older })).toEqual({ type, confidence });
