@@ -133,6 +133,26 @@ export function extractEventDates(text: string, documentDate: Date | null): stri
   return unionDates([found.map((date) => date.value)]);
 }
 
+const hasYear = /\d{4}/;
+
+/**
+ * The text with its written dates ("March 14, 2026", "14th of March 2026") in ISO form, so that
+ * search matches them with the same day written "2026-03-14" (tokenize.ts `normaliseText`), and
+ * not with another day of March. A date that is no real day stays as written.
+ */
+export function writtenDatesAsIso(text: string): string {
+  if (!hasYear.test(text)) return text;
+  const iso = (match: string, year: string, month: string, day: string) =>
+    isoDate(Number(year), monthNumbers.get(month.toLowerCase()) ?? 0, Number(day)) ?? match;
+  return text
+    .replace(monthFirstPattern, (match, month: string, day: string, year: string) =>
+      iso(match, year, month, day),
+    )
+    .replace(dayFirstPattern, (match, day: string, month: string, year: string) =>
+      iso(match, year, month, day),
+    );
+}
+
 /** The union of several date lists: first occurrences in order, case-insensitive, capped. */
 export function unionDates(lists: ReadonlyArray<readonly string[]>): string[] {
   const seen = new Set<string>();

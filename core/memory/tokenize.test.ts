@@ -21,6 +21,9 @@ describe("indexTokens", () => {
     // Accents come off, composed or not, and the words are then English words to stem.
     ["Café NAÏVE e\u0301cole", ["cafe", "naiv", "ecol"]],
     ["Tomás García, Zürich, Müllerstraße", ["toma", "garcia", "zurich", "mullerstrass"]],
+    // A written date is the ISO date of the same day; a day that does not exist stays as written.
+    ["Due March 14, 2026; or 14th of March 2026", ["due", "2026", "03", "14"]],
+    ["Feb 30, 2026", ["feb", "30", "2026"]],
     // A letter with ++ or # is a name, but not when a letter or digit runs on ("F#7", "i++x").
     ["I write C++ and C#, not F#7 or i++x", ["write", "cplusplus", "csharp", "not"]],
     ["a b c 1 2 x9 I", ["x9"]],

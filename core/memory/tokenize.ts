@@ -15,6 +15,7 @@
  */
 
 import { stem } from "porter2";
+import { writtenDatesAsIso } from "./dates.ts";
 import { stopwords } from "./stopwords.ts";
 
 /**
@@ -52,11 +53,12 @@ const signedNames = /(?<![\p{L}\p{N}])([a-z])(\+\+|#)(?![\p{L}\p{N}+#])/gu;
  * NFKC (folds full-width forms, ligatures, compatibility characters), lower-case, accents taken
  * off ("Zürich" and "Zurich", "résumé" and "resume" are one word; "ß" is "ss"), and "c++", "c#"
  * written as the words "cplusplus", "csharp", which the word pattern would otherwise cut to "c".
+ * Written dates become ISO dates ("March 14, 2026" is "2026-03-14"), as the same day is written.
  * Index, query and phrase terms all come from it, so they fold alike on both databases.
  */
 export function normaliseText(text: string): string {
   // toLowerCase is locale-independent, unlike toLocaleLowerCase: same result in every runtime.
-  let folded = text.normalize("NFKC").toLowerCase();
+  let folded = writtenDatesAsIso(text.normalize("NFKC").toLowerCase());
   if (nonAscii.test(folded))
     folded = folded.normalize("NFD").replace(combiningDiacritics, "").normalize("NFC").replaceAll("ß", "ss");
   if (folded.includes("+") || folded.includes("#"))

@@ -83,7 +83,7 @@ describe.each(storageTargets)("index backfill on %s", (target) => {
     }
   });
 
-  it("indexes every row again without accents after the folded-terms migration", async () => {
+  it("indexes every row again without accents, written dates as ISO, after the folded-terms migration", async () => {
     const test = await createMemoryPlatform(target);
     try {
       const { memory } = await newAccount(test);
@@ -91,12 +91,14 @@ describe.each(storageTargets)("index backfill on %s", (target) => {
         "Priya's manager is Tomás García, who moved to Zürich.",
         "I write C++ and C# every day.",
         "The office is at Müllerstraße 12.",
+        "The contract renewal is due on 2026-03-14.",
+        "Dentist appointment on March 20, 2026 at 3pm.",
       ]) {
         await memory.remember({ content });
       }
       const { dialect, execute, memories } = test.platform.storage;
       for (const statement of memoryFoldedTerms[dialect]) await execute(statement);
-      expect(await memories.indexUnposted()).toBe(3);
+      expect(await memories.indexUnposted()).toBe(5);
       const found = async (query: string) => (await memory.search(query)).memories.map((row) => row.content);
       expect(await found("Tomas Garcia Zurich")).toEqual([
         "Priya's manager is Tomás García, who moved to Zürich.",
@@ -104,6 +106,9 @@ describe.each(storageTargets)("index backfill on %s", (target) => {
       expect(await found("C++")).toEqual(["I write C++ and C# every day."]);
       expect(await found("c#")).toEqual(["I write C++ and C# every day."]);
       expect(await found("Mullerstrasse")).toEqual(["The office is at Müllerstraße 12."]);
+      // A date written out finds the same day written in ISO form first, not another day of March.
+      expect((await found("March 14, 2026"))[0]).toBe("The contract renewal is due on 2026-03-14.");
+      expect((await found("2026-03-20"))[0]).toBe("Dentist appointment on March 20, 2026 at 3pm.");
     } finally {
       await test.close();
     }

@@ -1,6 +1,7 @@
 /**
- * Index and query terms lost their accents and gained "cplusplus" and "csharp"
- * (core/memory/tokenize.ts `normaliseText`): "Zürich" is now indexed as "zurich". As in 0019, the
+ * Index and query terms lost their accents, gained "cplusplus" and "csharp", and read written
+ * dates as ISO dates (core/memory/tokenize.ts `normaliseText`): "Zürich" is now indexed as
+ * "zurich", "March 14, 2026" as "2026 03 14". As in 0019, the
  * index written before is emptied and every row marked unindexed; the store indexes them again
  * when it opens (`indexUnposted`, in batches of 500), before the server answers, and each scope's
  * version moves so no cache serves the old index.
