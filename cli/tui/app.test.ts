@@ -74,7 +74,10 @@ describe("the TUI's frame", () => {
     "without an API key, says so and how to log in, in the CLI's words",
     async () => {
       app = renderApp(server.baseUrl).app;
-      await waitForFrame(app, /Error: .* \[missing_credentials\] — Hint: No API key yet: run\s+`cairn login`/);
+      await waitForFrame(
+        app,
+        /Error: .* \[missing_credentials\] — Hint: No API key yet: run\s+`cairn login`/,
+      );
     },
     liveTestTimeoutMs,
   );

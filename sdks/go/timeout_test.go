@@ -76,8 +76,10 @@ func TestExecWaitsItsTimeoutPlusFifteenSeconds(t *testing.T) {
 	}
 }
 
-func TestExecOutlastsTheClientTimeout(t *testing.T) {
-	// The server answers after 300 ms; the client's own timeout is 30 ms.
+// slowExecClient is a client whose own timeout is 30 ms, of a server that answers every request
+// with an exec result after 300 ms.
+func slowExecClient(t *testing.T) *cairn.Client {
+	t.Helper()
 	server := httptest.NewServer(http.HandlerFunc(func(writer http.ResponseWriter, request *http.Request) {
 		select {
 		case <-time.After(300 * time.Millisecond):
@@ -86,8 +88,12 @@ func TestExecOutlastsTheClientTimeout(t *testing.T) {
 		}
 		_, _ = writer.Write([]byte(`{"exit_code":0,"stdout":"done\n","timed_out":false}`))
 	}))
-	defer server.Close()
-	client := newTestClient(t, server.URL, cairn.WithTimeout(30*time.Millisecond))
+	t.Cleanup(server.Close)
+	return newTestClient(t, server.URL, cairn.WithTimeout(30*time.Millisecond))
+}
+
+func TestExecOutlastsTheClientTimeout(t *testing.T) {
+	client := slowExecClient(t)
 	result, err := client.Exec(context.Background(), "s", cairn.ExecRequest{Command: "sleep", Timeout: 1})
 	if err != nil || result.Stdout != "done\n" {
 		t.Fatalf("exec gave up at the client timeout: %v", err)
@@ -135,17 +141,7 @@ func TestCallToolWaitsAnInputTimeoutPlusFifteenSeconds(t *testing.T) {
 }
 
 func TestCallToolWithATimeoutOutlastsTheClientTimeout(t *testing.T) {
-	// The server answers after 300 ms; the client's own timeout is 30 ms.
-	server := httptest.NewServer(http.HandlerFunc(func(writer http.ResponseWriter, request *http.Request) {
-		select {
-		case <-time.After(300 * time.Millisecond):
-		case <-request.Context().Done():
-			return
-		}
-		_, _ = writer.Write([]byte(`{"exit_code":0,"stdout":"done\n","timed_out":false}`))
-	}))
-	defer server.Close()
-	client := newTestClient(t, server.URL, cairn.WithTimeout(30*time.Millisecond))
+	client := slowExecClient(t)
 	var result cairn.ExecResult
 	input := map[string]any{"session_id": "s", "command": "sleep 0.3; echo done", "timeout": 1}
 	if err := client.CallTool(context.Background(), "exec", input, &result); err != nil || result.Stdout != "done\n" {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../core/index.ts";
 import { prepareMemories, writeMemories } from "../../core/memory/write-memory.ts";
+import { factInput } from "../support/memory-writes.ts";
 import { createAccountWithKey, storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createMemoryPlatform, type MemoryClient, memoryClient } from "./memory-client.ts";
 
@@ -122,20 +123,7 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
     clock.advance(1000);
     // Another replica's remember, say: committed with its link job, this process not told.
     const [prepared] = await prepareMemories(
-      [
-        {
-          content: "The archive cluster uses canary rollout.",
-          scope,
-          kind: "fact",
-          metadata: {},
-          sourceSessionId: null,
-          expiresAt: null,
-          sourceContent: null,
-          documentDate: null,
-          eventDates: [],
-          importance: 0.5,
-        },
-      ],
+      [factInput("The archive cluster uses canary rollout.", scope)],
       clock.now(),
     );
     const [current] = await test.platform.storage.memories.transaction((store) =>

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { linkQueued, prepareMemories, writeMemories } from "../../core/memory/write-memory.ts";
 import { memoryStoreUnderTest } from "../support/memory-store-tests.ts";
+import { factInput } from "../support/memory-writes.ts";
 import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
 
 const start = Date.parse("2026-01-01T00:00:00Z");
@@ -17,23 +18,7 @@ describe.each(storageTargets)("one link run's supersessions on %s", (target) => 
     const { accountId } = await createAccountWithKey(store.test);
     const write = async (content: string, minute: number) => {
       const now = new Date(start + minute * 60_000);
-      const [prepared] = await prepareMemories(
-        [
-          {
-            content,
-            scope: "order",
-            kind: "fact",
-            metadata: {},
-            sourceSessionId: null,
-            expiresAt: null,
-            sourceContent: null,
-            documentDate: null,
-            eventDates: [],
-            importance: 0.5,
-          },
-        ],
-        now,
-      );
+      const [prepared] = await prepareMemories([factInput(content, "order")], now);
       const [id] = await store.memories.transaction((memories) =>
         writeMemories(memories, accountId, [prepared], now),
       );

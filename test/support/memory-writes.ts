@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { MemoryWrite } from "../../core/index.ts";
+import type { MemoryInput } from "../../core/memory/write-memory.ts";
 
 /** A plain fact to hand the memory store directly (`insertMany`), updated at `updatedAt`. */
 export function memoryWrite(
@@ -22,5 +23,21 @@ export function memoryWrite(
     expiresAt,
     createdAt: updatedAt,
     updatedAt,
+  };
+}
+
+/** A plain fact as the write path takes it (`prepareMemories`), every optional field empty. */
+export function factInput(content: string, scope = "default"): MemoryInput {
+  return {
+    content,
+    scope,
+    kind: "fact",
+    metadata: {},
+    sourceSessionId: null,
+    expiresAt: null,
+    sourceContent: null,
+    documentDate: null,
+    eventDates: [],
+    importance: 0.5,
   };
 }
