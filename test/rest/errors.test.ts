@@ -36,7 +36,12 @@ describe("REST errors and headers", () => {
       ["PUT", "/v1/account", "GET"],
       ["DELETE", "/v1/auth/signup", "POST"],
       ["PATCH", "/v1/api-keys/abc", "DELETE"],
-      ["PUT", "/v1/memory/search", "GET, DELETE"], // also a memory id's route
+      // A fixed path is not a memory id: a wrong method on it is 405, not a forget of "search".
+      ["PUT", "/v1/memory/search", "GET"],
+      ["DELETE", "/v1/memory/search", "GET"],
+      ["DELETE", "/v1/memory/metrics", "GET"],
+      ["DELETE", "/v1/memory/profile", "GET"],
+      ["GET", "/v1/memory/import", "POST"],
       ["DELETE", "/v1/tools", "GET"],
       ["GET", "/v1/tools/recall", "POST"],
       ["PUT", "/health", "GET"],

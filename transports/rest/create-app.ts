@@ -90,7 +90,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
   });
   const { config } = platform;
   // Every route this app serves with its method, for 405 (with `Allow`) against 404.
-  const knownRoutes = [
+  const routes: Array<{ method: string; path: string }> = [
     { method: "GET", path: "/health" },
     { method: "GET", path: "/health/ready" },
     { method: "GET", path: "/v1/openapi.json" },
@@ -100,7 +100,22 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     ...httpOperations(platform.tools.tools)
       .filter((tool) => isEnabled(tool, config))
       .map((tool) => tool.http),
-  ].map(({ method, path }) => ({ method, pattern: routePattern(path) }));
+  ];
+  const knownRoutes = routes.map(({ method, path }) => ({ method, pattern: routePattern(path) }));
+  // A fixed path's own methods: DELETE /v1/memory/metrics is a wrong method on /metrics, not a
+  // forget of a memory called "metrics".
+  const fixedPathMethods = new Map<string, Set<string>>();
+  for (const { method, path } of routes)
+    if (!path.includes(":"))
+      fixedPathMethods.set(path, (fixedPathMethods.get(path) ?? new Set()).add(method));
+  const methodNotAllowed = (method: string, path: string, allowed: Iterable<string>, requestId: string) => {
+    const response = errorResponse(
+      new ServiceError("method_not_allowed", `Method ${method} is not allowed on ${path}`),
+      requestId,
+    );
+    response.headers.set("Allow", [...allowed].join(", "));
+    return response;
+  };
   const clientIp = (request: Request, environment: unknown) =>
     options.clientIp?.(request, environment) ?? "unknown";
 
@@ -164,6 +179,14 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     return next();
   });
 
+  app.use(async (context, next) => {
+    const { method, path } = context.req;
+    const allowed = fixedPathMethods.get(path);
+    const answered = allowed === undefined || allowed.has(method) || method === "OPTIONS";
+    if (answered || (method === "HEAD" && allowed.has("GET"))) return next();
+    return methodNotAllowed(method, path, allowed, context.get("requestId"));
+  });
+
   app.get("/health", (context) => context.json({ status: "ok" }));
   app.get("/health/ready", async (context) => {
     const healthy = await platform.storage.ping();
@@ -199,17 +222,12 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
 
   app.notFound((context) => {
     const path = new URL(context.req.url).pathname;
-    const allowed = [
-      ...new Set(knownRoutes.filter(({ pattern }) => pattern.test(path)).map(({ method }) => method)),
-    ];
-    const requestId = context.get("requestId") ?? newRequestId();
-    if (allowed.length === 0) return errorResponse(new ServiceError("not_found", "Not found"), requestId);
-    const response = errorResponse(
-      new ServiceError("method_not_allowed", `Method ${context.req.method} is not allowed on ${path}`),
-      requestId,
+    const allowed = new Set(
+      knownRoutes.filter(({ pattern }) => pattern.test(path)).map(({ method }) => method),
     );
-    response.headers.set("Allow", allowed.join(", "));
-    return response;
+    const requestId = context.get("requestId") ?? newRequestId();
+    if (allowed.size === 0) return errorResponse(new ServiceError("not_found", "Not found"), requestId);
+    return methodNotAllowed(context.req.method, path, allowed, requestId);
   });
   app.onError((thrown, context) => {
     const requestId = context.get("requestId") ?? newRequestId();
