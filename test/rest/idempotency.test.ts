@@ -46,6 +46,22 @@ describe.each(storageTargets)("Idempotency-Key on %s", (target) => {
     expect(((await reused.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_reuse");
   });
 
+  it("takes the same JSON written another way (key order, spaces) as the same body and replays it", async () => {
+    const send = (body: string) =>
+      test.request("/v1/memory", {
+        method: "POST",
+        credential: key,
+        headers: { "Idempotency-Key": "key-json", "content-type": "application/json" },
+        body,
+      });
+    const first = await send('{"content":"Re-serialised on a retry.","scope":"idem"}');
+    expect(first.status).toBe(201);
+    const again = await send('{ "scope": "idem",\n  "content": "Re-serialised on a retry." }');
+    expect([again.status, await again.text()]).toEqual([201, await first.text()]);
+    const changed = await send('{"scope":"idem","content":"Re-serialised on a retry!"}');
+    expect(changed.status).toBe(422);
+  });
+
   it("keeps keys apart per credential and per path", async () => {
     const mine = await remember("Scoped per caller.", "shared-key");
     const theirs = await remember("Scoped per caller, other account.", "shared-key", otherKey);

@@ -9,6 +9,31 @@ import { type Platform, ServiceError, sha256Hex } from "../../core/index.ts";
 
 const maxKeyLength = 255;
 
+/** A JSON value written one way: object keys sorted, no white space. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * What "the same body" means for a key: the same JSON, whatever its key order or white space (a
+ * client that serialises again on a retry sends the same request); a body that is not JSON, its
+ * bytes.
+ */
+function canonicalBody(text: string): string {
+  try {
+    return canonicalJson(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
 export function idempotency(
   platform: Platform,
   clientIp: (request: Request, environment: unknown) => string,
@@ -30,7 +55,7 @@ export function idempotency(
     // The credential itself is hashed into the scope, never stored; anonymous callers by address.
     const caller = context.req.header("Authorization") ?? `ip:${clientIp(context.req.raw, context.env)}`;
     const scopeKey = await sha256Hex(`${caller}\n${context.req.method}\n${context.req.path}\n${key}`);
-    const requestHash = await sha256Hex(await context.req.text());
+    const requestHash = await sha256Hex(canonicalBody(await context.req.text()));
     const claim = await platform.storage.idempotency.claim(scopeKey, requestHash, platform.clock.now());
     if (claim.state === "completed") {
       return new Response(claim.body === "" ? null : claim.body, {
