@@ -5,7 +5,7 @@
  */
 
 import { extractEventDates, unionDates } from "./dates.ts";
-import { indexTokens, meaningfulTokens } from "./tokenize.ts";
+import { indexTokens, meaningfulTokens, writtenWithoutSpaces } from "./tokenize.ts";
 
 import type { MemoryKind } from "./vocabulary.ts";
 
@@ -136,9 +136,8 @@ function segment(text: string): Fragment[] {
 
 // Chinese and Japanese are written without spaces: a sentence is one "word" to
 // `meaningfulTokens`, so its meaning is counted in the index's character pairs instead.
-const unspacedScript = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
 const meaningfulCount = (text: string) =>
-  unspacedScript.test(text) ? indexTokens(text).length : meaningfulTokens(text).length;
+  writtenWithoutSpaces(text) ? indexTokens(text).length : meaningfulTokens(text).length;
 
 /** Step 2: keep fragments with enough meaning, once each (case-insensitive), at most 50; one
  * past 64 Ki characters becomes as many pieces as it takes, each counted. */

@@ -166,6 +166,7 @@ export interface RelationProfile {
 export function relationProfile(content: string): RelationProfile {
   const entities = extractEntities(content);
   const tokens = new Set(meaningfulTokens(content));
+  const lower = content.toLowerCase();
   return {
     tokens,
     tokenHashes: hashes(tokens),
@@ -173,8 +174,8 @@ export function relationProfile(content: string): RelationProfile {
     entities,
     entitySet: new Set(entities),
     subject: subjectOf(content),
-    marker: updateMarkerPattern.test(content.toLowerCase()),
-    addition: additionPattern.test(content.toLowerCase()),
+    marker: updateMarkerPattern.test(lower),
+    addition: additionPattern.test(lower),
   };
 }
 

@@ -39,6 +39,10 @@ const wordRunPattern = /[\p{L}\p{N}\p{M}]+/gu;
 const unspacedSegmentPattern =
   /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+|[^\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+/gu;
 const unspacedCharacterPattern = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
+const unspacedAnywherePattern = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
+
+/** Whether a text holds Chinese or Japanese, written without spaces (indexed by character pairs). */
+export const writtenWithoutSpaces = (text: string): boolean => unspacedAnywherePattern.test(text);
 const asciiWordPattern = /^[a-z0-9]+$/;
 
 const nonAscii = /[\u0080-\uffff]/;

@@ -197,9 +197,7 @@ export async function linkQueued(store: MemoryStore, accountId: string, jobs: Li
     if (other.expiresAt !== null && other.expiresAt <= job.enqueuedAt) return false;
     if (job.batchId !== null && batchesOf.get(other.id)?.has(job.batchId)) return false;
     const insert = insertedBy.get(other.id);
-    if (insert === undefined) return true;
-    if (insert.seq > job.seq) return false;
-    return job.batchId === null || insert.batchId !== job.batchId;
+    return insert === undefined || insert.seq <= job.seq;
   };
   // When every row the run inserted comes from the job's own import batch, none of them was there
   // for it, whatever their order: the rest depends on the write time and the batch alone, so it

@@ -42,7 +42,6 @@ import {
   bindReadOnly,
   defaultMountDirectory,
   diskBytes,
-  ensureHostRoom,
   etcMountPoint,
   formatDisk,
   formatVolume,
@@ -540,10 +539,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       const bytes = diskBytes(spec.storageGb ?? defaultStorageGb[spec.size]);
       const spare = closed ? null : await spares?.take(bytes);
       if (spare) await rename(spare, image);
-      else {
-        await ensureHostRoom(records.directory(spec.id), bytes);
-        await formatDisk(image, bytes);
-      }
+      else await formatDisk(image, bytes);
       await mountNewDisk(image, diskMount(spec.id), ownerOf(record), hostRunner(state));
       mounted.add(spec.id);
       await mountVolumes(record);

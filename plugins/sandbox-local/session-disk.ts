@@ -150,8 +150,10 @@ export async function ensureHostRoom(directory: string, bytes: number): Promise<
  * process start instead of two). `nodiscard` matters: by default mkfs would punch the
  * preallocated blocks back out of the image. No reserved blocks (the sandbox gets all of it), no
  * journal (scratch space that dies with the session), inode tables zeroed lazily by the kernel.
+ * Refused first when the host has no room for it (`ensureHostRoom`).
  */
 export async function formatDisk(imagePath: string, bytes: number, runner: HostRunner = run): Promise<void> {
+  await ensureHostRoom(dirname(imagePath), bytes);
   const script = [
     "set -e",
     'fallocate --length "$2" "$1"',
