@@ -213,6 +213,11 @@ const schema = z.object({
   SVC_MEMORY_COMMON_TERM_ROWS: integer(2000, 1),
   /** Worker threads that rank recalls (0: on the thread that serves requests). */
   SVC_MEMORY_SEARCH_THREADS: integer(2, 0),
+  /**
+   * Worker threads that match tenant patterns: grep, glob and allowlist checks (0: on the thread
+   * that serves requests, where each match is still linear-time but holds the event loop).
+   */
+  SVC_PATTERN_THREADS: integer(1, 0),
 
   /** Plugin modules loaded at start: package names or paths (docs/plugins.md). */
   SVC_PLUGINS: list,

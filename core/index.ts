@@ -18,6 +18,7 @@ export * from "./ports/logger.ts";
 export type * from "./ports/memory-search.ts";
 export type * from "./ports/memory-store.ts";
 export type * from "./ports/passwords.ts";
+export * from "./ports/pattern-work.ts";
 export type * from "./ports/rate-limit.ts";
 export type * from "./ports/sandbox-runtime.ts";
 export type * from "./ports/storage.ts";

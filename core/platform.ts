@@ -12,6 +12,7 @@ import type { Egress } from "./ports/egress.ts";
 import type { Logger } from "./ports/logger.ts";
 import type { MemorySearch } from "./ports/memory-search.ts";
 import type { PasswordHasher } from "./ports/passwords.ts";
+import type { PatternWork } from "./ports/pattern-work.ts";
 import type { LoginGuard, TokenBucketStore } from "./ports/rate-limit.ts";
 import type { SandboxRuntime } from "./ports/sandbox-runtime.ts";
 import type { Storage } from "./ports/storage.ts";
@@ -35,6 +36,8 @@ export interface Platform {
   readonly memorySearch: MemorySearch;
   /** Semantic search's background embedder and query embeddings; null when SVC_MEMORY_EMBEDDINGS_ENABLED is false. */
   readonly memoryEmbedder: MemoryEmbedder | null;
+  /** Where tenant patterns are matched (grep, glob, allowlist): on pattern threads, or in process. */
+  readonly patternWork: PatternWork;
   readonly passwords: PasswordHasher;
   readonly dashboardTokens: DashboardTokens;
   readonly rateLimits: TokenBucketStore;

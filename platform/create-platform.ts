@@ -9,6 +9,7 @@ import {
   type Clock,
   type Config,
   createDashboardTokens,
+  createInlinePatternWork,
   createMemoryTokenBucketStore,
   createMemoryWriter,
   createToolRegistry,
@@ -46,6 +47,7 @@ import { createStorage, type SqlStorage } from "../plugins/storage/create-storag
 import { vacuumAfterBursts } from "../plugins/storage/postgres-vacuum.ts";
 import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
+import { createPatternThreads } from "./pattern-threads.ts";
 import { logEmptier, startSqliteCheckpoints } from "./sqlite-checkpoints.ts";
 
 export interface PlatformOverrides {
@@ -228,6 +230,10 @@ export async function createPlatform(
           recall: (accountId, request) => recallMemories(storage.memories, accountId, request),
           close: async () => {},
         };
+  const patternWork =
+    config.SVC_PATTERN_THREADS > 0
+      ? createPatternThreads({ threads: config.SVC_PATTERN_THREADS, logger })
+      : createInlinePatternWork();
   const imageBuilds = createImageBuilds({
     images: storage.images,
     builder: overrides.imageBuilder ?? (await createImageBuilder(config, logger)),
@@ -250,6 +256,7 @@ export async function createPlatform(
     memoryWriter,
     memorySearch,
     memoryEmbedder,
+    patternWork,
     passwords: overrides.passwords ?? createArgon2Hasher(),
     dashboardTokens: createDashboardTokens({
       secret: await serverSecret(config, "SVC_JWT_SECRET", "jwt-secret"),
@@ -268,6 +275,7 @@ export async function createPlatform(
       await memoryWriter.close();
       await memoryEmbedder?.close();
       await memorySearch.close();
+      await patternWork.close();
       await sandboxRuntime.close();
       await loginGuard.close();
       await checkpoints?.stop();

@@ -15,9 +15,9 @@ declare const Deno: {
   ): { shutdown(): Promise<void> };
 };
 
-// Recall ranks on the serving thread under Deno (the search threads are Node worker threads).
+// Recall ranks, and patterns match, on the serving thread under Deno (their threads are Node worker threads).
 const stop = await startCairn(
-  { SVC_MEMORY_SEARCH_THREADS: "0", ...Deno.env.toObject() },
+  { SVC_MEMORY_SEARCH_THREADS: "0", SVC_PATTERN_THREADS: "0", ...Deno.env.toObject() },
   {
     name: "deno",
     clientIp: (_request, environment) =>

@@ -32,7 +32,7 @@ describe.each(storageTargets)("allowlist rules on %s", (target) => {
       [Array.from({ length: 51 }, (_, index) => `tool${index}`), 400, "too_many_rules"],
       [[{ command: "grep", args_allow: ["a".repeat(201)], args_deny: [] }], 400, "pattern_too_long"],
       [[{ command: "grep", args_allow: [], args_deny: ["(unclosed"] }], 400, "invalid_pattern"],
-      [[{ command: "grep", args_allow: ["(a+)+$"], args_deny: [] }], 400, "invalid_pattern"],
+      [[{ command: "grep", args_allow: ["(?<=x)y"], args_deny: [] }], 400, "invalid_pattern"],
       [[42], 400, "invalid_rules"],
       [[{ args_allow: [] }], 400, "invalid_rules"],
       [["/usr/bin/ls"], 400, "invalid_rules"],

@@ -5,7 +5,7 @@
  */
 
 import { ServiceError } from "../../errors.ts";
-import { compileUserPattern } from "../files/regex-safety.ts";
+import { compileUserPattern } from "../files/linear-regex.ts";
 
 export interface AllowlistRuleObject {
   command: string;
@@ -31,9 +31,18 @@ const invalidRules = (message: string, details?: unknown): ServiceError =>
  * that is not a valid rule is left out (CONTRACT: `invalid_rules` when nothing valid is left), so
  * the stored list allows less than was sent, never more: a rule with a malformed `args_deny` is
  * dropped whole, not kept without it. The answer's `rules` show what was kept. A pattern that is
- * too long or does not compile fails the whole request.
+ * too long fails the whole request, as does one that does not compile (`invalidPatternOf`, which
+ * compiles, runs as a pattern task: compiling a 200-character RE2 pattern can take 100 ms).
  */
 export function parseAllowlistRules(input: unknown, maxRules = 50): AllowlistRule[] {
+  return readAllowlistRules(input, maxRules).rules;
+}
+
+/** parseAllowlistRules, with each kept rule's index in the request (for naming a bad pattern). */
+export function readAllowlistRules(
+  input: unknown,
+  maxRules = 50,
+): { rules: AllowlistRule[]; inputIndexes: number[] } {
   if (!Array.isArray(input)) {
     throw invalidRules("rules must be a list of command names or {command, args_allow, args_deny} objects");
   }
@@ -54,10 +63,12 @@ export function parseAllowlistRules(input: unknown, maxRules = 50): AllowlistRul
     });
   }
   const kept: AllowlistRule[] = [];
+  const inputIndexes: number[] = [];
   const dropped: ServiceError[] = [];
   for (const [index, entry] of input.entries()) {
     try {
       kept.push(parseRule(entry, index));
+      inputIndexes.push(index);
     } catch (error) {
       if (!(error instanceof ServiceError && error.code === "invalid_rules")) throw error;
       dropped.push(error);
@@ -68,7 +79,7 @@ export function parseAllowlistRules(input: unknown, maxRules = 50): AllowlistRul
       invalid: dropped.map((error) => ({ message: error.message, ...(error.details as object) })),
     });
   }
-  return kept;
+  return { rules: kept, inputIndexes };
 }
 
 function parseCommandName(value: unknown, index: number): string {
@@ -114,13 +125,41 @@ function parsePatterns(value: unknown, ruleIndex: number, field: "args_allow" | 
         details: { ...details, limit: maxPatternLength },
       });
     }
-    const compiled = compileUserPattern(pattern);
-    if (!compiled.ok) {
-      const why = compiled.reason.startsWith("invalid")
-        ? "is not a valid regular expression"
-        : "nests repetition";
-      throw new ServiceError("invalid_pattern", `${where} ${why}`, { details });
-    }
     return pattern;
   });
+}
+
+export interface InvalidPattern {
+  message: string;
+  details: { rule_index: number; field: string; pattern_index: number; reason: string };
+}
+
+/** The first stored pattern that does not compile, named by its place (never its text), or null. */
+export function invalidPatternOf(
+  rules: readonly AllowlistRule[],
+  inputIndexes: readonly number[] = rules.map((_, index) => index),
+): InvalidPattern | null {
+  for (const [keptIndex, rule] of rules.entries()) {
+    if (typeof rule === "string") continue;
+    const ruleIndex = inputIndexes[keptIndex];
+    for (const field of ["args_allow", "args_deny"] as const) {
+      for (const [patternIndex, pattern] of rule[field].entries()) {
+        const compiled = compileUserPattern(pattern);
+        if (compiled.ok) continue;
+        return {
+          message: `rules[${ruleIndex}].${field}[${patternIndex}] is not a valid regular expression: ${compiled.reason}`,
+          details: { rule_index: ruleIndex, field, pattern_index: patternIndex, reason: compiled.reason },
+        };
+      }
+    }
+  }
+  return null;
+}
+
+/** parseAllowlistRules, then `invalid_pattern` for the first pattern that does not compile. */
+export function parseAndCompileAllowlistRules(input: unknown, maxRules = 50): AllowlistRule[] {
+  const { rules, inputIndexes } = readAllowlistRules(input, maxRules);
+  const invalid = invalidPatternOf(rules, inputIndexes);
+  if (invalid) throw new ServiceError("invalid_pattern", invalid.message, { details: invalid.details });
+  return rules;
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../errors.ts";
-import { type AllowlistRule, checkCommand, parseAllowlistRules } from "./allowlist.ts";
+import {
+  type AllowlistRule,
+  checkCommand,
+  parseAllowlistRules,
+  parseAndCompileAllowlistRules,
+} from "./allowlist.ts";
 
 function serviceErrorOf(action: () => unknown): ServiceError {
   try {
@@ -40,19 +45,34 @@ describe("parseAllowlistRules", () => {
     expect(error.code).toBe("pattern_too_long");
   });
 
-  it("names the index of a pattern that does not compile, not its value", () => {
+  it("names the index in the request of a pattern that does not compile, not its value", () => {
     const error = serviceErrorOf(() =>
-      parseAllowlistRules(["ls", { command: "git", args_allow: ["^ok$", "secret-value(("] }]),
+      parseAndCompileAllowlistRules(["/bin/rm", { command: "git", args_deny: ["(x"] }]),
+    );
+    expect(error.details).toMatchObject({ rule_index: 1, field: "args_deny", pattern_index: 0 });
+  });
+
+  it("names a pattern that does not compile by its place, not its value", () => {
+    const error = serviceErrorOf(() =>
+      parseAndCompileAllowlistRules(["ls", { command: "git", args_allow: ["^ok$", "secret-value(("] }]),
     );
     expect(error.code).toBe("invalid_pattern");
-    expect(error.message).toBe("rules[1].args_allow[1] is not a valid regular expression");
+    expect(error.message).toBe(
+      "rules[1].args_allow[1] is not a valid regular expression: missing closing ) (RE2 syntax, which matches in linear time)",
+    );
     expect(error.message).not.toContain("secret-value");
   });
 
-  it("refuses nested repetition that could stall the server", () => {
-    expect(serviceErrorOf(() => parseAllowlistRules([{ command: "git", args_allow: ["(a+)+$"] }])).code).toBe(
-      "invalid_pattern",
+  // Patterns run on RE2, where nested repetition costs linear time: it is no longer refused.
+  it("keeps nested repetition and refuses what RE2 cannot run, saying why", () => {
+    expect(
+      parseAndCompileAllowlistRules([{ command: "git", args_allow: ["(a+)+$", "^(a|a)*$"] }]),
+    ).toHaveLength(1);
+    const error = serviceErrorOf(() =>
+      parseAndCompileAllowlistRules([{ command: "git", args_allow: ["^(?!push)"] }]),
     );
+    expect(error.code).toBe("invalid_pattern");
+    expect(error.message).toContain("lookahead and lookbehind are not supported");
   });
 
   it.each([
@@ -85,7 +105,7 @@ describe("parseAllowlistRules", () => {
     expect(refusal.message).toMatch(/^No valid rule: rules\[0\].*; rules\[1\]/);
     // A pattern that is wrong fails the whole list, as before.
     expect(
-      serviceErrorOf(() => parseAllowlistRules(["ls", { command: "git", args_deny: ["(x"] }])).code,
+      serviceErrorOf(() => parseAndCompileAllowlistRules(["ls", { command: "git", args_deny: ["(x"] }])).code,
     ).toBe("invalid_pattern");
   });
 });

@@ -9,7 +9,7 @@
  * ALLOWLIST.md describes what the check covers and what it cannot.
  */
 
-import { compileUserPattern } from "../files/regex-safety.ts";
+import { compileUserPattern, type LinearRegex } from "../files/linear-regex.ts";
 import type { AllowlistRule } from "./allowlist-rules.ts";
 import {
   isDangerousVariable,
@@ -28,13 +28,15 @@ export {
   maxCommandNameLength,
   maxPatternLength,
   parseAllowlistRules,
+  parseAndCompileAllowlistRules,
+  readAllowlistRules,
 } from "./allowlist-rules.ts";
 
 export type CommandCheck = { allowed: true } | { allowed: false; reason: string };
 
 interface CompiledRule {
-  allow: RegExp[];
-  deny: RegExp[];
+  allow: LinearRegex[];
+  deny: LinearRegex[];
 }
 
 type RuleIndex = Map<string, CompiledRule[]>;
@@ -43,10 +45,10 @@ function indexRules(rules: readonly AllowlistRule[]): RuleIndex {
   const index: RuleIndex = new Map();
   for (const rule of rules) {
     const name = typeof rule === "string" ? rule : rule.command;
-    const compile = (patterns: string[]): RegExp[] | null => {
+    const compile = (patterns: string[]): LinearRegex[] | null => {
       const compiled = patterns.map(compileUserPattern);
       return compiled.every((entry) => entry.ok)
-        ? compiled.map((entry) => (entry.ok ? entry.regex : /$^/))
+        ? compiled.flatMap((entry) => (entry.ok ? [entry.regex] : []))
         : null;
     };
     const allow = typeof rule === "string" ? [] : compile(rule.args_allow);

@@ -4,6 +4,7 @@
  * resolved by resolveSandboxPath before the runtime sees it.
  */
 
+import { PatternTimeout, type RunPatternTask, runPatternTaskInline } from "../../ports/pattern-work.ts";
 import type { SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
 import {
   byPath,
@@ -17,7 +18,6 @@ import {
   statOrNotFound,
   toDirectoryEntry,
 } from "./file-entries.ts";
-import { createGlobMatcher } from "./glob.ts";
 import { resolveSandboxPath } from "./paths.ts";
 
 async function readTextFile(files: SandboxFileSystem, path: string): Promise<string> {
@@ -133,18 +133,29 @@ export async function listDirectory(
   return { entries: children.map(toDirectoryEntry).sort(byPath) };
 }
 
+/** How long glob's matching may take (it is linear in the names, at most 20,000 of them). */
+const globMatchMs = 10_000;
+
 export async function globFiles(
   files: SandboxFileSystem,
   input: { pattern: string; path?: string },
+  run: RunPatternTask = runPatternTaskInline,
 ): Promise<{ matches: DirectoryEntry[] }> {
   const root = resolveSandboxPath(input.path ?? "/", files.roots());
   if (input.pattern.length === 0) throw invalidField("pattern", "pattern must not be empty");
-  let matches: (path: string) => boolean;
-  try {
-    matches = createGlobMatcher(input.pattern.startsWith("/") ? input.pattern.slice(1) : input.pattern);
-  } catch {
-    throw invalidField("pattern", "pattern is not a valid glob");
-  }
+  const glob = input.pattern.startsWith("/") ? input.pattern.slice(1) : input.pattern;
+  const select = async (subjects: string[], paths: string[]): Promise<number[]> => {
+    const selection = await run("selectPaths", { glob, mode: "path", subjects, paths }, globMatchMs).catch(
+      (error: unknown) => {
+        if (!(error instanceof PatternTimeout)) throw error;
+        throw invalidField("pattern", "matching took longer than 10 s; narrow path or pattern");
+      },
+    );
+    if ("error" in selection)
+      throw invalidField("pattern", `pattern is not a valid glob: ${selection.error}`);
+    return selection.selected;
+  };
+  await select([], []);
   const stat = await statOrNotFound(files, root);
   // A root that is a link inside the sandbox is followed; the walk reports canonical paths below
   // stat.path and follows no link itself, so links met below the root are not matched.
@@ -154,14 +165,14 @@ export async function globFiles(
     input.pattern.startsWith("/")
       ? path.slice(1)
       : relativeTo(base, path) || path.slice(path.lastIndexOf("/") + 1);
-  const candidates = stat.isDirectory ? await files.walk(base, maxWalkEntries) : [stat];
-  return {
-    matches: candidates
-      .filter((entry) => !entry.isDirectory && matches(subject(entry.path)))
-      .sort(byPath)
-      .slice(0, maxGlobMatches)
-      .map(toDirectoryEntry),
-  };
+  const candidates = (stat.isDirectory ? await files.walk(base, maxWalkEntries) : [stat]).filter(
+    (entry) => !entry.isDirectory,
+  );
+  const selected = await select(
+    candidates.map((entry) => subject(entry.path)),
+    candidates.map((entry) => entry.path),
+  );
+  return { matches: selected.slice(0, maxGlobMatches).map((index) => toDirectoryEntry(candidates[index])) };
 }
 
 export {

@@ -1,23 +1,20 @@
 /**
  * The grep file operation (docs/api.md#files): a regex search over the files below a path. Problems
  * with the search itself (an invalid regex or glob, the time budget running out) come back in
- * `error` rather than as a failed request, so an agent sees what it found so far. The budget is
- * checked between files and every few hundred lines against an injected clock; a single regex
- * match cannot be interrupted, which is why nested repetition is refused up front.
+ * `error` rather than as a failed request, so an agent sees what it found so far. Files are read
+ * here and matched in batches by pattern tasks (core/ports/pattern-work.ts), on RE2's linear-time
+ * engine and, in the Node server, off the event loop; the budget covers the reading, the waiting
+ * for a turn and the matching.
  */
 
 import { ServiceError } from "../../errors.ts";
+import { PatternTimeout, type RunPatternTask, runPatternTaskInline } from "../../ports/pattern-work.ts";
 import type { FileStat, SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
+import type { LineMatch } from "../patterns/pattern-tasks.ts";
 import { invalidField, maxViewBytes, maxWalkEntries, relativeTo, statOrNotFound } from "./file-entries.ts";
-import { createGlobFilter } from "./glob.ts";
 import { resolveSandboxPath } from "./paths.ts";
-import { compileUserPattern } from "./regex-safety.ts";
 
-export interface GrepMatch {
-  path: string;
-  line: number;
-  text: string;
-}
+export type GrepMatch = LineMatch;
 
 export interface GrepResult {
   matches: GrepMatch[];
@@ -26,6 +23,8 @@ export interface GrepResult {
 }
 
 export interface GrepOptions {
+  /** Where the patterns run (the account's pattern work); in process unless given. */
+  run?: RunPatternTask;
   /** Milliseconds clock; Date.now unless a test injects one. */
   now?: () => number;
   budgetMs?: number;
@@ -33,6 +32,8 @@ export interface GrepOptions {
   maxLineLength?: number;
   /** Files larger than this are skipped. */
   maxFileBytes?: number;
+  /** Characters of text sent to one matching task (a larger file goes alone); 1 Mi. */
+  batchCharacters?: number;
 }
 
 export interface GrepInput {
@@ -42,7 +43,6 @@ export interface GrepInput {
   max_matches?: number;
 }
 
-const linesBetweenClockChecks = 256;
 const skippedReadErrors: readonly string[] = ["not_found", "path_outside_sandbox", "validation_error"];
 
 export async function grepFiles(
@@ -50,80 +50,106 @@ export async function grepFiles(
   input: GrepInput,
   options: GrepOptions = {},
 ): Promise<GrepResult> {
+  const run = options.run ?? runPatternTaskInline;
   const now = options.now ?? Date.now;
   const budgetMs = options.budgetMs ?? 10_000;
   const maxLineLength = options.maxLineLength ?? 500;
   const maxFileBytes = options.maxFileBytes ?? maxViewBytes;
+  const batchCharacters = options.batchCharacters ?? 1024 * 1024;
   const maxMatches = input.max_matches ?? 500;
   if (!Number.isInteger(maxMatches) || maxMatches < 1 || maxMatches > 5000) {
     throw invalidField("max_matches", "max_matches must be an integer from 1 to 5000");
   }
   if (input.pattern.length === 0) throw invalidField("pattern", "pattern must not be empty");
   const root = resolveSandboxPath(input.path ?? "/", files.roots());
-
-  const compiled = compileUserPattern(input.pattern);
-  if (!compiled.ok) return { matches: [], error: compiled.reason, truncated: false };
-  let globFilter: ((relativePath: string) => boolean) | null = null;
-  if (input.glob) {
-    try {
-      globFilter = createGlobFilter(input.glob);
-    } catch {
-      return { matches: [], error: "invalid glob", truncated: false };
-    }
-  }
-
-  const rootStat = await statOrNotFound(files, root);
-  // A root that is a link inside the sandbox is followed: the walk reports canonical paths below
-  // rootStat.path, so the glob is matched relative to that. The walk itself follows no link.
-  const base = rootStat.path;
-  const candidates = rootStat.isDirectory ? await files.walk(base, maxWalkEntries) : [rootStat];
-  const searched = candidates
-    .filter((entry) => !entry.isDirectory && entry.size <= maxFileBytes)
-    .filter(
-      (entry) => globFilter === null || globFilter(relativeTo(base, entry.path) || baseName(entry.path)),
-    )
-    .sort((left, right) => (left.path < right.path ? -1 : 1));
-
   const started = now();
-  const overBudget = (): boolean => now() - started > budgetMs;
+  const remaining = (): number => budgetMs - (now() - started);
   const timedOut = (matches: GrepMatch[]): GrepResult => ({
     matches,
     error: `search stopped after ${budgetMs / 1000} s; narrow path or glob`,
     truncated: true,
   });
+
+  // The pattern is checked before any file is read, so a bad one is reported as such.
+  const checked = await run(
+    "grepLines",
+    { pattern: input.pattern, files: [], maxMatches: 1, maxLineLength },
+    budgetMs,
+  );
+  if (checked.error !== null) return { matches: [], error: checked.error, truncated: false };
+
+  const rootStat = await statOrNotFound(files, root);
+  // A root that is a link inside the sandbox is followed: the walk reports canonical paths below
+  // rootStat.path, so the glob is matched relative to that. The walk itself follows no link.
+  const base = rootStat.path;
+  const candidates = (rootStat.isDirectory ? await files.walk(base, maxWalkEntries) : [rootStat]).filter(
+    (entry) => !entry.isDirectory && entry.size <= maxFileBytes,
+  );
+  const selection = await run(
+    "selectPaths",
+    {
+      glob: input.glob || null,
+      mode: "filter",
+      subjects: candidates.map((entry) => relativeTo(base, entry.path) || baseName(entry.path)),
+      paths: candidates.map((entry) => entry.path),
+    },
+    Math.max(remaining(), 1),
+  ).catch(rethrowUnlessTimeout);
+  if (selection === null) return timedOut([]);
+  if ("error" in selection) return { matches: [], error: "invalid glob", truncated: false };
+
   const matches: GrepMatch[] = [];
-  for (const file of searched) {
-    if (overBudget()) return timedOut(matches);
-    const content = await readIfText(files, file);
+  let outOfTime = false;
+  let batch: Array<{ path: string; content: string }> = [];
+  let batchSize = 0;
+  // Matches the batch; false when the budget ran out or one match past the limit was found.
+  const flush = async (): Promise<boolean> => {
+    if (batch.length === 0) return true;
+    const wanted = maxMatches + 1 - matches.length;
+    const found = await run(
+      "grepLines",
+      { pattern: input.pattern, files: batch, maxMatches: wanted, maxLineLength },
+      Math.max(remaining(), 1),
+    ).catch(rethrowUnlessTimeout);
+    batch = [];
+    batchSize = 0;
+    if (found !== null) matches.push(...found.matches);
+    outOfTime = found === null;
+    return !outOfTime && matches.length <= maxMatches;
+  };
+  for (const index of selection.selected) {
+    outOfTime = remaining() <= 0;
+    if (outOfTime) break;
+    const content = await readIfFile(files, candidates[index]);
     if (content === null) continue;
-    const lines = content.split("\n");
-    if (lines.at(-1) === "") lines.pop();
-    for (let index = 0; index < lines.length; index += 1) {
-      if (index > 0 && index % linesBetweenClockChecks === 0 && overBudget()) return timedOut(matches);
-      const text = lines[index].endsWith("\r") ? lines[index].slice(0, -1) : lines[index];
-      if (!compiled.regex.test(text)) continue;
-      // One match past the limit proves there are more: only then is the result truncated.
-      if (matches.length === maxMatches) return { matches, error: null, truncated: true };
-      matches.push({ path: file.path, line: index + 1, text: text.slice(0, maxLineLength) });
-    }
+    batch.push({ path: candidates[index].path, content });
+    batchSize += content.length;
+    if (batchSize >= batchCharacters && !(await flush())) break;
   }
-  return { matches, error: null, truncated: false };
+  if (!outOfTime && matches.length <= maxMatches) await flush();
+  // One match past the limit proves there are more: only then is the result truncated.
+  if (matches.length > maxMatches)
+    return { matches: matches.slice(0, maxMatches), error: null, truncated: true };
+  return outOfTime ? timedOut(matches) : { matches, error: null, truncated: false };
+}
+
+function rethrowUnlessTimeout(error: unknown): null {
+  if (error instanceof PatternTimeout) return null;
+  throw error;
 }
 
 /**
- * Reads a file for searching; null for files that vanished, escape the sandbox, look binary, or
- * cannot be read as a regular file (a FIFO, or a file a concurrent exec swapped for a directory
- * or a link to one since the walk): one such file must not fail the whole search.
+ * Reads a file for searching; null for files that vanished, escape the sandbox, or cannot be
+ * read as a regular file (a FIFO, or a file a concurrent exec swapped for a directory or a link
+ * to one since the walk): one such file must not fail the whole search.
  */
-async function readIfText(files: SandboxFileSystem, file: FileStat): Promise<string | null> {
-  let content: string;
+async function readIfFile(files: SandboxFileSystem, file: FileStat): Promise<string | null> {
   try {
-    content = await files.readFile(file.path, maxViewBytes);
+    return await files.readFile(file.path, maxViewBytes);
   } catch (error) {
     if (error instanceof ServiceError && skippedReadErrors.includes(error.code)) return null;
     throw error;
   }
-  return content.includes("\0") ? null : content;
 }
 
 function baseName(path: string): string {

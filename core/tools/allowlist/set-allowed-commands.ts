@@ -1,7 +1,11 @@
 import { z } from "zod";
-import { parseAllowlistRules } from "../../sandboxes/allowlist/allowlist.ts";
+import { ServiceError } from "../../errors.ts";
+import { PatternTimeout } from "../../ports/pattern-work.ts";
+import { readAllowlistRules } from "../../sandboxes/allowlist/allowlist.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { rulesOut } from "./schemas.ts";
+
+const compileMs = 10_000;
 
 export const setAllowedCommands = defineTool({
   name: "set_allowed_commands",
@@ -26,7 +30,15 @@ export const setAllowedCommands = defineTool({
   http: { method: "PUT", path: "/v1/account/allowed-commands", status: 200 },
   async handler(context, input) {
     const { config, storage } = context.platform;
-    const rules = parseAllowlistRules(input.rules, config.SVC_MAX_ALLOWLIST_RULES);
+    const { rules, inputIndexes } = readAllowlistRules(input.rules, config.SVC_MAX_ALLOWLIST_RULES);
+    // Compiling is the tenant's CPU (a 200-character pattern can take 100 ms): a pattern task.
+    const invalid = await context.platform.patternWork
+      .run(requireAccount(context), "invalidAllowlistPattern", { rules, inputIndexes }, compileMs)
+      .catch((error: unknown) => {
+        if (!(error instanceof PatternTimeout)) throw error;
+        return { message: "the patterns took too long to compile", details: {} };
+      });
+    if (invalid) throw new ServiceError("invalid_pattern", invalid.message, { details: invalid.details });
     await storage.allowlists.set(requireAccount(context), rules, context.now);
     return { rules };
   },

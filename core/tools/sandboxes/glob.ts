@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { accountPatternWork } from "../../ports/pattern-work.ts";
 import { globFiles } from "../../sandboxes/files/file-operations.ts";
-import { defineTool } from "../../tool.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
 import { fileEntry, filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";
 
@@ -22,5 +23,7 @@ export const glob = defineTool({
   http: filesRoute("/glob"),
   mcp: {},
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file glob", (files) => globFiles(files, input)),
+    withFiles(context, input.session_id, "file glob", (files) =>
+      globFiles(files, input, accountPatternWork(context.platform.patternWork, requireAccount(context))),
+    ),
 });

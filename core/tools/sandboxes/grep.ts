@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { accountPatternWork } from "../../ports/pattern-work.ts";
 import { grepFiles } from "../../sandboxes/files/file-operations.ts";
-import { defineTool } from "../../tool.ts";
+import { defineTool, requireAccount } from "../../tool.ts";
 import { filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";
 
@@ -28,5 +29,9 @@ export const grep = defineTool({
   http: filesRoute("/grep"),
   mcp: {},
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file grep", (files) => grepFiles(files, input)),
+    withFiles(context, input.session_id, "file grep", (files) =>
+      grepFiles(files, input, {
+        run: accountPatternWork(context.platform.patternWork, requireAccount(context)),
+      }),
+    ),
 });
