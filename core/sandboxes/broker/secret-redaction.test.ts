@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { minimumEncodedSecretBytes, redactSecrets, stableBase64 } from "./secret-redaction.ts";
+import {
+  createRedactor,
+  minimumEncodedSecretBytes,
+  redactSecrets,
+  stableBase64,
+} from "./secret-redaction.ts";
 
 const secret = "ghp_S3cr3t/Value+with=odd~bytes ✓";
 const secretBytes = new TextEncoder().encode(secret);
@@ -110,6 +115,66 @@ describe("redactSecrets: textual forms", () => {
   });
 });
 
+// The value from the report of what was missed, and the same with the characters encoders disagree on.
+const reported = 'Zq9-Sec/ret+Val ue_42"x';
+const withSubDelimiters = `${reported}!'()*~`;
+
+describe("redactSecrets: URL encodings", () => {
+  const expectRedactedInBodyAndCookie = (value: string, encoded: string) => {
+    const redact = createRedactor([value]);
+    expect(redact(`{"echo":"token=${encoded}&next=1"}`)).toBe('{"echo":"token=[REDACTED]&next=1"}');
+    expect(redact(`session=${encoded}; Path=/; HttpOnly`)).toBe("session=[REDACTED]; Path=/; HttpOnly");
+  };
+
+  // Python's forms as urllib.parse writes them, .NET's as HttpUtility.UrlEncode does (lower-case hex).
+  it.each([
+    ["Python's quote() leaves it (`/` unescaped)", reported, "Zq9-Sec/ret%2BVal%20ue_42%22x"],
+    ["encodeURI leaves it (`/` and `+` unescaped)", reported, encodeURI(reported)],
+    [
+      "Python's quote(safe='') and RFC 3986 write it (`!'()*` escaped too)",
+      withSubDelimiters,
+      "Zq9-Sec%2Fret%2BVal%20ue_42%22x%21%27%28%29%2A~",
+    ],
+    ["Python's quote_plus(safe='/') writes it", reported, "Zq9-Sec/ret%2BVal+ue_42%22x"],
+    [".NET's HttpUtility.UrlEncode writes it (lower-case hex)", reported, "Zq9-Sec%2fret%2bVal+ue_42%22x"],
+    [
+      "lower-case hex writes it, UTF-8 bytes too",
+      `${reported} ü✓`,
+      "Zq9-Sec/ret%2bVal%20ue_42%22x%20%c3%bc%e2%9c%93",
+    ],
+    ["a form decoder the wrong way round echoes it (its space as `+`)", reported, 'Zq9-Sec/ret+Val+ue_42"x'],
+    [
+      "a URL-encoded JSON string holds it",
+      reported,
+      encodeURIComponent(JSON.stringify(reported).slice(1, -1)),
+    ],
+  ])("redacts a secret percent-encoded as %s, in the body and in Set-Cookie", (_, value, encoded) => {
+    expectRedactedInBodyAndCookie(value, encoded);
+  });
+
+  // Matched one pattern per encoder before; the decoding that replaced those patterns must keep them.
+  it.each([
+    ["encodeURIComponent and Python's quote(safe='')", reported, "Zq9-Sec%2Fret%2BVal%20ue_42%22x"],
+    ["Python's quote_plus()", reported, "Zq9-Sec%2Fret%2BVal+ue_42%22x"],
+    [
+      "URLSearchParams (`*` kept, `~` escaped)",
+      withSubDelimiters,
+      new URLSearchParams({ v: withSubDelimiters }).toString().slice(2),
+    ],
+    ["encodeURIComponent, a value holding `%`", "100%25 (a+)+$ .*", encodeURIComponent("100%25 (a+)+$ .*")],
+  ])("still redacts a secret encoded by %s, in the body and in Set-Cookie", (_, value, encoded) => {
+    expectRedactedInBodyAndCookie(value, encoded);
+  });
+
+  it("redacts the start of a URL-encoded secret left at the end of a body cut mid-escape", () => {
+    for (const cut of ["Zq9-Sec/ret%2", "Zq9-Sec%2fret%2bV", "Zq9-Sec%2Fret%2BVal+"]) {
+      expect(redactSecrets(`q=${cut}`, [reported], { cutAtEnd: true })).toBe("q=[REDACTED]");
+      // Not cut: the same text is left alone.
+      expect(redactSecrets(`q=${cut}`, [reported])).toBe(`q=${cut}`);
+    }
+  });
+});
+
 describe("redactSecrets: hex", () => {
   it("redacts lower, upper and mixed case, inside a longer hex string too", () => {
     const hex = hexOf(secretBytes);
@@ -131,6 +196,11 @@ describe("redactSecrets: what it leaves alone", () => {
     expect(redactSecrets(body, [secret, "another-secret-value"])).toBe(body);
   });
 
+  it("leaves a URL-encoded near miss alone", () => {
+    const body = "token=Zq9-Sec%2Fret%2BVal%20ue_43%22x&path=Zq9-Sec/ret+Val+ue_42";
+    expect(redactSecrets(body, [reported])).toBe(body);
+  });
+
   it(`redacts a secret under ${minimumEncodedSecretBytes} bytes only as itself`, () => {
     const short = "pw12";
     expect(redactSecrets(`${short} ${btoa(short)} ${hexOf(new TextEncoder().encode(short))}`, [short])).toBe(
@@ -144,6 +214,12 @@ describe("redactSecrets: what it leaves alone", () => {
     expect(redactSecrets(body, [value])).toBe(body);
     expect(redactSecrets(`${body}b`, [value], { cutAtEnd: true })).toBe(
       `${"a".repeat(1024 * 1024 - 4000)}[REDACTED]`,
+    );
+    // The same, percent-encoded: `%61` is `a`.
+    const encoded = "%61".repeat(300_000);
+    expect(redactSecrets(encoded, [value])).toBe(encoded);
+    expect(redactSecrets(`${encoded}%62`, [value], { cutAtEnd: true })).toBe(
+      `${"%61".repeat(300_000 - 4000)}[REDACTED]`,
     );
   });
 });

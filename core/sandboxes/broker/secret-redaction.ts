@@ -2,15 +2,17 @@
  * Redaction of secret values from what the HTTP broker hands back to a sandbox
  * (docs/sandboxes.md#http-broker-and-secrets; the forms and limits are listed in BROKER.md).
  * A service echoes a value in more than one form, so each secret is looked for as itself,
- * URL-encoded, JSON-escaped, as hex (either case) and as base64 or base64url at any byte offset
- * inside a longer blob (GitHub's contents API returns files that way), with or without padding,
- * wrapped into lines. What this cannot promise is in core/sandboxes/broker/BROKER.md.
+ * JSON-escaped, URL-encoded by any encoder (url-decoded-text.ts), as hex (either case) and as
+ * base64 or base64url at any byte offset inside a longer blob (GitHub's contents API returns files
+ * that way), with or without padding, wrapped into lines. What this cannot promise is in
+ * core/sandboxes/broker/BROKER.md.
  *
  * Every search is linear in the text (text-search.ts); matches are collected as spans of the
  * original text and replaced in one pass, so one form's marker never hides or splits another's.
  */
 import { base64Runs, indexOfCharacter } from "./base64-runs.ts";
 import { compilePattern, forEachMatch, longestPrefixAtEnd, type SearchPattern } from "./text-search.ts";
+import { bytesBefore, cutEscapeLength, decodeUrlText, textSpan, urlDecodedForm } from "./url-decoded-text.ts";
 
 export const redactionMarker = "[REDACTED]";
 
@@ -22,8 +24,10 @@ export const redactionMarker = "[REDACTED]";
 export const minimumEncodedSecretBytes = 5;
 
 interface SecretForms {
-  /** Searched in the text as it is: the value, URL-encoded and JSON-escaped. */
+  /** Searched in the text as it is: the value and its JSON escapes. */
   textual: SearchPattern[];
+  /** The textual forms' bytes, searched in the text URL-decoded: any encoder's escapes, JSON's too. */
+  urlDecoded: SearchPattern[];
   /** Lower-case hex, searched in a copy of the text with A–F lowered, so any case matches. */
   hex: SearchPattern | null;
   /** Per byte offset mod 3, the base64 characters that depend on the value alone. */
@@ -57,9 +61,6 @@ function secretForms(value: string): SecretForms {
   const textual = [
     ...new Set([
       value,
-      encodeURIComponent(value),
-      // Form encoding (a query string or a form body): a space is `+` and more is escaped.
-      new URLSearchParams({ v: value }).toString().slice(2),
       json,
       asciiJson,
       asciiJson.replace(/\\u[0-9a-f]{4}/g, (sequence) => `\\u${sequence.slice(2).toUpperCase()}`),
@@ -69,6 +70,7 @@ function secretForms(value: string): SecretForms {
   const encoded = bytes.length >= minimumEncodedSecretBytes;
   return {
     textual: textual.map(compilePattern),
+    urlDecoded: [...new Set(textual.map(urlDecodedForm))].map(compilePattern),
     hex: encoded
       ? compilePattern(Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join(""))
       : null,
@@ -113,6 +115,7 @@ function redact(text: string, forms: SecretForms[], cutAtEnd: boolean): string {
       if (cut > 0) mark(kept - cut, text.length);
     }
   }
+  redactUrlEncoded(text, forms, cutAtEnd ? kept : null, mark);
   if (forms.some((form) => form.hex !== null)) {
     // Only A–F are lowered, so every index still points at the same character of `text`.
     const lowered = text.replace(/[A-F]/g, (letter) => letter.toLowerCase());
@@ -148,6 +151,31 @@ function redact(text: string, forms: SecretForms[], cutAtEnd: boolean): string {
     }
   }
   return spans.reach === null ? text : applySpans(text, spans.reach);
+}
+
+/**
+ * Matches in the URL-decoded text. Without a `%` in the text, and without a space or `+` in both
+ * the text and a pattern, decoding changes nothing the textual search has not already read.
+ */
+function redactUrlEncoded(
+  text: string,
+  forms: SecretForms[],
+  kept: number | null,
+  mark: (start: number, end: number) => void,
+): void {
+  const patterns = forms.flatMap((form) => form.urlDecoded);
+  const spaceOrPlus = /[ +]/.test(text) && patterns.some((pattern) => pattern.text.includes("+"));
+  if (!text.includes("%") && !spaceOrPlus) return;
+  const decoded = decodeUrlText(text);
+  // A cut may split an escape too (`%2`): the value's bytes before it are what is left.
+  const keptBytes = kept === null ? 0 : bytesBefore(decoded, kept - cutEscapeLength(text, kept));
+  for (const pattern of patterns) {
+    forEachMatch(decoded.bytes, pattern, (start) =>
+      mark(...textSpan(decoded, start, start + pattern.text.length)),
+    );
+    const cut = kept === null ? 0 : longestPrefixAtEnd(decoded.bytes, pattern, 0, keptBytes);
+    if (cut > 0) mark(textSpan(decoded, keptBytes - cut, keptBytes)[0], text.length);
+  }
 }
 
 function contains(text: string, pattern: SearchPattern): boolean {
