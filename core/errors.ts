@@ -62,6 +62,11 @@ export const errorCodes = {
   ),
   sandbox_size_limit_reached: code(429, "Request a smaller size."),
   sandbox_storage_limit_reached: code(429, "Request less storage."),
+  // Its own processes use up the sandbox's process limit (its size's): an exec cannot start.
+  sandbox_process_limit_reached: code(
+    429,
+    "Wait for the sandbox's other commands to finish or run fewer processes in parallel, or create it with a larger size; details.limit is its size's process limit.",
+  ),
   secret_limit_reached: code(429, "Delete a secret you no longer need."),
   secret_name_taken: code(409, "Choose another name or delete the existing secret."),
   invalid_allowed_host: code(422, "Give non-empty host names."),

@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
 import { ServiceError } from "../../core/errors.ts";
-import type { ExecResult } from "../../core/ports/sandbox-runtime.ts";
+import type { ExecResult, SandboxSize } from "../../core/ports/sandbox-runtime.ts";
 import { sandboxEnvironment } from "./bubblewrap-arguments.ts";
 import type { SessionSpawner } from "./session-spawner.ts";
 import type { SizeLimits } from "./sizes.ts";
@@ -25,6 +25,8 @@ export const timedOutExitCode = 124;
 /** The exit code of the wrapper and the helper when they could not set the sandbox up; their stderr line starts with the prefix. */
 export const setupFailureExitCode = 125;
 export const setupFailurePrefix = "cairn-sandbox:";
+/** The helper's line when the sandbox's processes left no room to start the exec (session-helper.c). */
+export const processLimitLine = `${setupFailurePrefix} process limit reached`;
 
 /** The descriptor the serving helper opens the seccomp filter on for bwrap's `--seccomp`. */
 export const seccompDescriptor = 9;
@@ -110,6 +112,8 @@ export function spawnInSession(options: SessionCommand, stdin: "ignore" | "pipe"
 }
 
 export interface RunOptions extends SessionCommand {
+  /** The sandbox's size, named when its process limit refuses the exec. */
+  size: SandboxSize;
   /** The runtime's helper in serve mode, which forks the exec's helper. */
   spawner: SessionSpawner;
   timeoutSeconds: number;
@@ -166,6 +170,9 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
     const killedBy = status & 0x7f;
     const code = killedBy === 0 ? (status >> 8) & 0xff : 128 + killedBy;
     const stderrText = stderr.text();
+    if (code === setupFailureExitCode && stderrText.startsWith(processLimitLine)) {
+      throw processLimitReached(options.size, options.limits.maxProcesses);
+    }
     if (code === setupFailureExitCode && stderrText.startsWith(setupFailurePrefix)) {
       throw new ServiceError("sandbox_operation_failed", "The sandbox could not be set up", {
         cause: new Error(stderrText.trim()),
@@ -191,6 +198,22 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
     signal?.removeEventListener("abort", onAbort);
     options.terminate?.removeEventListener("abort", killEverything);
   }
+}
+
+/**
+ * The sandbox's own processes (other execs, what they left running) use up its process limit, so
+ * the exec could not even start: the caller's limit, answered as such, not a runtime failure.
+ */
+function processLimitReached(size: SandboxSize, limit: number): ServiceError {
+  const larger = size === "large" ? "" : ", or create the sandbox with a larger size";
+  return new ServiceError(
+    "sandbox_process_limit_reached",
+    `The sandbox's processes use up its limit of ${limit}; the command could not be started`,
+    {
+      details: { limit, size },
+      remediation: `A ${size} sandbox runs at most ${limit} processes and threads at once: wait for its other commands to finish or run fewer processes in parallel${larger}.`,
+    },
+  );
 }
 
 function createCappedCollector(capBytes: number) {

@@ -19,7 +19,8 @@
  *      shell. It reaps orphans and exits with the shell's status; the kernel then kills whatever
  *      the command left in the exec's pid namespace.
  * Exit status: the command's (128 + N for signal N); 125 with a "cairn-sandbox:" line on stderr
- * when the set-up failed.
+ * when the set-up failed ("cairn-sandbox: process limit reached" when the sandbox's processes
+ * left no room for the exec's own).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +48,8 @@
 #include <unistd.h>
 
 #define SETUP_FAILED 125
+/* After "cairn-sandbox: " on stderr; exec.ts matches the same words (processLimitLine). */
+#define PROCESS_LIMIT_REACHED "process limit reached"
 #define MAX_INPUT (4 * 1024 * 1024)
 #define MAX_LIST 64
 /* Commands up to this size run as `sh -c COMMAND`; longer ones (the kernel limits one argument to
@@ -224,11 +227,20 @@ static int exit_code(int status) {
   return SETUP_FAILED;
 }
 
+/* A fork the sandbox's own process limit refused (its pids cgroup, or RLIMIT_NPROC of its uid,
+ * both held by the sandbox's other processes) says so on its own line: it is the caller's limit,
+ * not a broken sandbox, and exec.ts answers it as such. */
+static pid_t fork_in_sandbox(void) {
+  pid_t child = fork();
+  if (child < 0 && errno == EAGAIN) fail_plain(PROCESS_LIMIT_REACHED);
+  if (child < 0) fail("fork");
+  return child;
+}
+
 static pid_t fork_dying_with_parent(void) {
   int alive[2];
   if (pipe2(alive, O_CLOEXEC) != 0) fail("pipe");
-  pid_t child = fork();
-  if (child < 0) fail("fork");
+  pid_t child = fork_in_sandbox();
   if (child == 0) {
     die_with_parent(alive);
     return 0;
@@ -396,8 +408,7 @@ static int run_command(char *input, size_t length) {
   drop_capabilities();
   load_seccomp(filter, filter_length);
 
-  pid_t shell = fork();
-  if (shell < 0) fail("fork");
+  pid_t shell = fork_in_sandbox();
   if (shell == 0) run_shell(&settings, command_file);
   if (command_file >= 0) close(command_file);
   for (;;) {

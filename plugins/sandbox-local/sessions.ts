@@ -199,6 +199,7 @@ export function createSessionManager(options: SessionManagerOptions) {
     const terminate = new AbortController();
     const done = runInSession({
       ...sessionCommand(record, state, init, cgroupTaskFiles, request.command),
+      size: record.size,
       spawner: state.spawner,
       timeoutSeconds: request.timeoutSeconds,
       signal: request.signal,
