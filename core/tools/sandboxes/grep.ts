@@ -14,7 +14,11 @@ export const grep = defineTool({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    pattern: z.string().min(1).max(1000).describe("Regular expression to search for"),
+    pattern: z
+      .string()
+      .min(1)
+      .max(1000)
+      .describe("Regular expression to search for, in RE2 syntax (no lookaround or backreferences)"),
     path: pathField.default("/").describe('Directory to search below; "/" means /workspace'),
     glob: z.string().max(1000).nullable().optional().describe("Only files matching this glob, e.g. *.py"),
     max_matches: z.number().int().min(1).max(5000).default(500).describe("Most matching lines to return"),
