@@ -2,8 +2,9 @@
  * Pattern tasks (core/ports/pattern-work.ts) on worker threads: the CPU a tenant's pattern,
  * file sizes, file names or command length make the server spend is spent off the event loop
  * that serves every account. Accounts take turns: each has its own queue, and a free thread
- * takes the next task of the next account in turn, so one account's eight clients queue behind
- * each other, not in front of a second account. A task still running at its deadline is ended
+ * takes the next task of the account with the fewest tasks running, among equals the one served
+ * longest ago, so one account's eight clients queue behind each other, not in front of a second
+ * account. A task still running at its deadline is ended
  * with its thread (a running match cannot be interrupted otherwise) and the thread replaced.
  * The threads lower their own scheduling priority, so the serving thread wins a busy core.
  */
@@ -29,18 +30,21 @@ interface Thread {
   worker: Worker;
   task: Task | null;
   timer: ReturnType<typeof setTimeout> | null;
+  accountId: string | null;
 }
 
 const entry = new URL("./pattern-thread.ts", import.meta.url);
 
 export function createPatternThreads(settings: { threads: number; logger: Logger }): PatternWork {
   const queues = new Map<string, Task[]>();
-  // Accounts with queued tasks, in the order they get their next turn.
-  const turns: string[] = [];
+  const running = new Map<string, number>();
+  // When each account last had a task started (a counter, not a time).
+  const lastServed = new Map<string, number>();
+  let served = 0;
   let closing = false;
 
   function start(): Thread {
-    const thread: Thread = { worker: new Worker(entry), task: null, timer: null };
+    const thread: Thread = { worker: new Worker(entry), task: null, timer: null, accountId: null };
     thread.worker.on("message", (message: { output?: unknown; error?: string }) => {
       const task = finish(thread);
       if (message.error !== undefined) task?.reject(new Error(`pattern thread: ${message.error}`));
@@ -53,31 +57,49 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
     });
     thread.worker.on("exit", () => {
       finish(thread)?.reject(new Error("pattern thread exited"));
-      const index = threads.indexOf(thread);
-      if (index >= 0 && !closing) {
-        threads[index] = start();
-        dispatch();
-      }
+      // A thread that died by itself is replaced here; one ended at a deadline already was.
+      if (threads.includes(thread) && !closing) replace(thread);
     });
     return thread;
+  }
+
+  function replace(thread: Thread) {
+    threads[threads.indexOf(thread)] = start();
+    void thread.worker.terminate();
+    dispatch();
   }
 
   function finish(thread: Thread): Task | null {
     const task = thread.task;
     if (thread.timer) clearTimeout(thread.timer);
+    if (thread.accountId !== null) running.set(thread.accountId, (running.get(thread.accountId) ?? 1) - 1);
     thread.task = null;
     thread.timer = null;
+    thread.accountId = null;
     return task;
   }
 
-  function nextTask(): Task | null {
-    while (turns.length > 0) {
-      const accountId = turns.shift() as string;
+  /** The account whose turn it is: fewest tasks running, then served longest ago. */
+  function nextAccount(): string | null {
+    let best: string | null = null;
+    for (const accountId of queues.keys()) {
+      if (best === null) best = accountId;
+      else {
+        const order =
+          (running.get(accountId) ?? 0) - (running.get(best) ?? 0) ||
+          (lastServed.get(accountId) ?? -1) - (lastServed.get(best) ?? -1);
+        if (order < 0) best = accountId;
+      }
+    }
+    return best;
+  }
+
+  function nextTask(): { accountId: string; task: Task } | null {
+    for (let accountId = nextAccount(); accountId !== null; accountId = nextAccount()) {
       const queue = queues.get(accountId) as Task[];
       const task = queue.shift() as Task;
-      if (queue.length > 0) turns.push(accountId);
-      else queues.delete(accountId);
-      if (Date.now() < task.deadline) return task;
+      if (queue.length === 0) queues.delete(accountId);
+      if (Date.now() < task.deadline) return { accountId, task };
       task.reject(new PatternTimeout(task.name, task.timeoutMs));
     }
     return null;
@@ -86,14 +108,18 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
   function dispatch() {
     for (const thread of threads) {
       if (thread.task !== null) continue;
-      const task = nextTask();
-      if (task === null) return;
+      const next = nextTask();
+      if (next === null) return;
+      const { accountId, task } = next;
       thread.task = task;
+      thread.accountId = accountId;
+      running.set(accountId, (running.get(accountId) ?? 0) + 1);
+      lastServed.set(accountId, served++);
       thread.timer = setTimeout(() => {
         const late = finish(thread);
-        // terminate() ends the match mid-run; the exit handler starts the replacement.
-        void thread.worker.terminate();
         late?.reject(new PatternTimeout(late.name, late.timeoutMs));
+        // terminate() ends the match mid-run; the thread is replaced before it has exited.
+        replace(thread);
       }, task.deadline - Date.now());
       thread.worker.postMessage({ name: task.name, input: task.input });
     }
@@ -120,10 +146,7 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
         };
         const queue = queues.get(accountId);
         if (queue) queue.push(task);
-        else {
-          queues.set(accountId, [task]);
-          turns.push(accountId);
-        }
+        else queues.set(accountId, [task]);
         dispatch();
       });
     },
@@ -132,7 +155,6 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
       for (const queue of queues.values())
         for (const task of queue) task.reject(new Error("pattern threads are closed"));
       queues.clear();
-      turns.length = 0;
       await Promise.all(threads.map((thread) => thread.worker.terminate()));
     },
   };
