@@ -4,22 +4,27 @@
  * loads from it; a version that does not exist fails with the npm step's reason and log; a
  * registry left off the proxy's list is unreachable from the jail (the proxy's denial is in the
  * log); equal builds give the same digest and share one layer directory; a pinned Python package
- * lands in the layer's python directory and imports from it.
+ * lands in the layer's python directory and imports from it. Each build runs in its own jail
+ * (builder-jail.test.ts tries that jail as an attacker would).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ImageBuildSpec } from "../../core/ports/image-builder.ts";
+import type { ImageBuilder, ImageBuildSpec } from "../../core/ports/image-builder.ts";
 import { silentLogger } from "../../core/ports/logger.ts";
 import { createLocalImageBuilder } from "./create-local-image-builder.ts";
 
 let dataDir: string;
+const builders: ImageBuilder[] = [];
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "cairn-image-builder-"));
 });
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  for (const builder of builders) await builder.close?.();
+  await rm(dataDir, { recursive: true, force: true });
+});
 
 const spec = (npmPackages: string[]): ImageBuildSpec => ({
   id: crypto.randomUUID(),
@@ -31,16 +36,21 @@ const spec = (npmPackages: string[]): ImageBuildSpec => ({
   specHash: "0".repeat(64),
 });
 
-const builderWith = (registryHosts: string[]) =>
-  createLocalImageBuilder({
+function builderWith(registryHosts: string[]) {
+  const builder = createLocalImageBuilder({
     dataDir,
     registryHosts,
     // This machine's resolver answers the registries with an address of a documentation range
     // (203.0.113.0/24, its network's mirror), which the proxy counts as private: allowed here.
     allowPrivateEgress: true,
     timeoutSeconds: 240,
+    // Room for these small packages; the 10 GiB default would be preallocated for each build.
+    diskBytes: 512 * 1024 * 1024,
     logger: silentLogger,
   });
+  builders.push(builder);
+  return builder;
+}
 
 describe("the local image builder", () => {
   it("builds a pinned npm package through the proxy into a content-addressed layer that loads it", async () => {
@@ -59,6 +69,9 @@ describe("the local image builder", () => {
     );
     expect(manifest.version).toBe("7.0.0");
     expect((await readdir(layer)).sort()).toEqual(["apt", "npm", "python"]);
+    // Kept as the server's, not the build's uid; the build's own disk is gone.
+    expect((await stat(join(layer, "npm/node_modules/is-number/package.json"))).uid).toBe(0);
+    expect(await readdir(join(dataDir, "image-builds", "disks"))).toEqual([]);
     // What a sandbox started from the image does: NODE_PATH at the layer's node_modules.
     const output = execFileSync(process.execPath, ["-e", "console.log(require('is-number')(5))"], {
       env: { NODE_PATH: join(layer, "npm/node_modules") },

@@ -1,20 +1,33 @@
 /**
  * The local image builder (docs/sandboxes.md#images): builds an image's pinned packages into a
- * layer directory `<dataDir>/images/<digest hex>/` (`npm/node_modules`, `python`, `apt`). Each
- * build runs in its own bubblewrap jail as an unprivileged user, with its own user, pid, mount,
- * network, ipc and uts namespaces: the jail's network has only loopback, and its one way out is
- * an egress proxy started for the build outside the jail (on a Unix socket bound in) that allows
- * just the package registries. Layers are content-addressed, so equal builds share one directory.
+ * layer directory `<dataDir>/images/<digest hex>/` (`npm/node_modules`, `python`, `apt`). A build
+ * runs the package tools on tenant-chosen packages, whose install scripts are attacker code, so
+ * each build gets a sandbox session's isolation (build-isolation.ts): a host uid of its own, its
+ * own cgroups, the rlimits, the sessions' seccomp filter, a preallocated disk of its own and a
+ * time limit, in a bubblewrap jail (builder-jail.ts) whose network has only loopback. Its one way
+ * out is an egress proxy started for the build outside the jail (on a Unix socket bound in) that
+ * allows just the package registries. Layers are content-addressed, so equal builds share one
+ * directory.
  */
-import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, chown, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ServiceError } from "../../core/errors.ts";
 import type { ImageBuilder, ImageBuildResult, ImageBuildSpec } from "../../core/ports/image-builder.ts";
 import type { Logger } from "../../core/ports/logger.ts";
 import { startEgressProxy } from "../egress-proxy/index.ts";
+import { ensureHostRoom, type UserIdRange, usedBytes } from "../sandbox-local/isolation.ts";
+import {
+  type BuildHost,
+  type BuildLimits,
+  type BuildRoom,
+  createBuildIsolation,
+  defaultBuildDiskBytes,
+  defaultBuildLimits,
+  defaultBuildUserIds,
+} from "./build-isolation.ts";
 import { buildScript } from "./build-script.ts";
 import { runBuilderJail } from "./builder-jail.ts";
-import { layerDigest } from "./layer-digest.ts";
+import { keepLayer } from "./keep-layer.ts";
 
 export interface LocalImageBuilderSettings {
   dataDir: string;
@@ -23,8 +36,20 @@ export interface LocalImageBuilderSettings {
   allowPrivateEgress: boolean;
   timeoutSeconds: number;
   logger: Logger;
-  /** The unprivileged host uid and gid builds run as (default 65534, nobody). */
-  builderUserId?: number;
+  /**
+   * Host uids (and gids) handed out one per build in flight (default 2100000–2165535); none may
+   * belong to anything else, the sandboxes' SVC_SANDBOX_UID_RANGE included.
+   */
+  userIds?: UserIdRange;
+  /** Each build's disk, preallocated: its layer, its /tmp and the tools' caches (default 10 GiB). */
+  diskBytes?: number;
+  /** Memory, processes, CPU and open files per build (default 2 GiB, 256, 1 core, 4096). */
+  limits?: Partial<BuildLimits>;
+  /** false limits builds by rlimits only (as where cgroup v1 is not writable). */
+  useCgroups?: boolean;
+  /** The cgroup made under the server's own in each hierarchy (default `cairn-image-builds`). */
+  cgroupParent?: string;
+  bubblewrapPath?: string;
   /** Ports the proxy lets builds reach (default 443 and 80). */
   proxyPorts?: readonly number[];
   /** A name's addresses for the proxy (default: the system resolver). */
@@ -48,27 +73,86 @@ function failureReason(log: string, exitCode: number | null, timedOut: boolean):
     .split("\n")
     .filter((line) => /^(npm error|npm ERR!|ERROR:|E: )/.test(line))
     .find((line) => !/A complete log of this run|npm error (code|errno)\b/.test(line));
-  const where = step ? `The ${step} step failed` : "The build failed";
+  const what = /No space left on device|\bENOSPC\b/.test(log) ? "ran out of disk" : "failed";
+  const where = step ? `The ${step} step ${what}` : `The build ${what}`;
   return `${where} (exit code ${exitCode ?? "none"})${errorLine ? `: ${errorLine.trim()}` : ""}`;
 }
 
 export function createLocalImageBuilder(settings: LocalImageBuilderSettings): ImageBuilder {
-  const userId = settings.builderUserId ?? 65534;
   const imagesDir = join(settings.dataDir, "images");
+  const diskBytes = settings.diskBytes ?? defaultBuildDiskBytes;
+  const isolation = createBuildIsolation({
+    dataDir: settings.dataDir,
+    userIds: settings.userIds ?? defaultBuildUserIds,
+    diskBytes,
+    limits: {
+      ...defaultBuildLimits,
+      ...settings.limits,
+      // No file larger than the disk; no process running longer than the build may.
+      maxFileBytes: diskBytes,
+      cpuSeconds: settings.timeoutSeconds,
+    },
+    useCgroups: settings.useCgroups ?? true,
+    cgroupParent: settings.cgroupParent ?? "cairn-image-builds",
+    logger: settings.logger,
+  });
 
-  /** Moves a finished layer to its content address (a layer already there is the same content). */
-  async function keepLayer(layer: string, digest: string, imageId: string): Promise<string> {
-    const target = join(imagesDir, digest.slice("sha256:".length));
-    await mkdir(imagesDir, { recursive: true, mode: 0o755 });
-    if (await lstat(target).catch(() => null)) return target;
-    const partial = `${target}.partial-${imageId}`;
-    // Copied, not moved: the copy belongs to the server's user, not the builder's.
-    await cp(layer, partial, { recursive: true, verbatimSymlinks: true });
-    await rename(partial, target).catch(async (error) => {
-      await rm(partial, { recursive: true, force: true });
-      if (!(await lstat(target).catch(() => null))) throw error;
+  /** The proxy's logger: a denial goes into the build's log as well. */
+  function proxyLogger(imageId: string, appendLog: (text: string) => void): Logger {
+    // Spelled out, not spread: a pino logger keeps its methods on its prototype.
+    const logger = settings.logger;
+    return {
+      debug: (fields, message) => logger.debug({ ...fields, imageId }, message),
+      error: (fields, message) => logger.error({ ...fields, imageId }, message),
+      child: (bindings) => logger.child(bindings),
+      info: (fields, message) => logger.info({ ...fields, imageId }, message),
+      warn: (fields, message) => {
+        const { host, port, reason } = fields as { host?: string; port?: number; reason?: string };
+        appendLog(`egress proxy: denied ${host}:${port} (${reason})\n`);
+        logger.warn({ ...fields, imageId }, message);
+      },
+    };
+  }
+
+  async function buildIn(
+    host: BuildHost,
+    room: BuildRoom,
+    spec: ImageBuildSpec,
+    signal: AbortSignal,
+    appendLog: (text: string) => void,
+  ) {
+    const socket = join(room.run, "egress.sock");
+    const proxy = await startEgressProxy({
+      allowedHosts: settings.registryHosts,
+      allowPrivateEgress: settings.allowPrivateEgress,
+      listen: { path: socket },
+      ports: settings.proxyPorts,
+      resolveHost: settings.resolveHost,
+      logger: proxyLogger(spec.id, appendLog),
     });
-    return target;
+    try {
+      // Only the build's uid may connect.
+      await chown(socket, room.uid, room.uid);
+      await chmod(socket, 0o600);
+      const script = buildScript({
+        npmPackages: spec.npmPackages,
+        pythonPackages: spec.pythonPackages,
+        aptPackages: spec.aptPackages,
+        debianSuite: await debianSuite(),
+        debianMirror: settings.debianMirror ?? "deb.debian.org",
+      });
+      return await runBuilderJail({
+        host,
+        room,
+        script,
+        timeoutSeconds: settings.timeoutSeconds,
+        signal,
+        appendLog,
+        bubblewrapPath: settings.bubblewrapPath,
+      });
+    } finally {
+      await proxy.close();
+    }
   }
 
   return {
@@ -77,63 +161,37 @@ export function createLocalImageBuilder(settings: LocalImageBuilderSettings): Im
       const appendLog = (text: string) => {
         log = (log + text).slice(-keptLogBytes);
       };
-      const work = await mkdtemp(join(tmpdir(), "cairn-image-build-"));
-      // Spelled out, not spread: a pino logger keeps its methods on its prototype.
-      const logger = settings.logger;
-      const proxyLogger: Logger = {
-        debug: (fields, message) => logger.debug({ ...fields, imageId: spec.id }, message),
-        error: (fields, message) => logger.error({ ...fields, imageId: spec.id }, message),
-        child: (bindings) => logger.child(bindings),
-        info: (fields, message) => logger.info({ ...fields, imageId: spec.id }, message),
-        warn: (fields, message) => {
-          const { host, port, reason } = fields as { host?: string; port?: number; reason?: string };
-          appendLog(`egress proxy: denied ${host}:${port} (${reason})\n`);
-          logger.warn({ ...fields, imageId: spec.id }, message);
-        },
-      };
-      let proxy: Awaited<ReturnType<typeof startEgressProxy>> | undefined;
+      let host: BuildHost;
       try {
-        await mkdir(join(work, "layer"));
-        await mkdir(join(work, "run"));
-        await chown(work, userId, userId);
-        await chown(join(work, "layer"), userId, userId);
-        await chmod(join(work, "run"), 0o755);
-        proxy = await startEgressProxy({
-          allowedHosts: settings.registryHosts,
-          allowPrivateEgress: settings.allowPrivateEgress,
-          listen: { path: join(work, "run", "egress.sock") },
-          ports: settings.proxyPorts,
-          resolveHost: settings.resolveHost,
-          logger: proxyLogger,
-        });
-        await chmod(join(work, "run", "egress.sock"), 0o666);
-        const script = buildScript({
-          npmPackages: spec.npmPackages,
-          pythonPackages: spec.pythonPackages,
-          aptPackages: spec.aptPackages,
-          debianSuite: await debianSuite(),
-          debianMirror: settings.debianMirror ?? "deb.debian.org",
-        });
-        const { exitCode, timedOut } = await runBuilderJail({
-          work,
-          script,
-          userId,
-          timeoutSeconds: settings.timeoutSeconds,
-          signal,
-          appendLog,
-        });
+        host = await isolation.host();
+      } catch (error) {
+        // The cause (no `cc`, not root) is the operator's to read, not the tenant's.
+        settings.logger.error({ err: error, imageId: spec.id }, "the image builder cannot start");
+        return { status: "failed", reason: "Image builds are not available on this server", log };
+      }
+      let room: BuildRoom | undefined;
+      try {
+        room = await isolation.prepare(host);
+        const { exitCode, timedOut } = await buildIn(host, room, spec, signal, appendLog);
         if (signal.aborted) throw new Error("image build aborted");
         if (exitCode !== 0 || timedOut) {
           return { status: "failed", reason: failureReason(log, exitCode, timedOut), log };
         }
-        const digest = await layerDigest(join(work, "layer"));
-        const layerPath = await keepLayer(join(work, "layer"), digest, spec.id);
+        // No process of the build is left (runBuilderJail): the layer no longer changes.
+        await ensureHostRoom(settings.dataDir, await usedBytes(room.disk));
+        const { digest, layerPath } = await keepLayer(room.layer, imagesDir);
         appendLog(`layer ${digest}\n`);
         return { status: "completed", digest, registryRef: null, layerPath, log };
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === "global_capacity_reached") {
+          return { status: "failed", reason: error.message, log };
+        }
+        throw error;
       } finally {
-        await proxy?.close();
-        await rm(work, { recursive: true, force: true });
+        if (room !== undefined) await isolation.release(host, room);
       }
     },
+
+    close: () => isolation.close(),
   };
 }
