@@ -1,6 +1,7 @@
 /**
  * The work whose cost a tenant chooses through a pattern: grep's line matching, glob's name
- * matching and an exec command's allowlist check. Each task is a pure function of plain data,
+ * matching, an exec command's allowlist check, and the broker's search of a response for the
+ * granted secrets (a 1 MiB body and 50 secrets take over 100 ms). Each task is a pure function of plain data,
  * so the Node server runs it on a pattern thread (platform/pattern-threads.ts) and anything else
  * may run it in process (core/ports/pattern-work.ts). Every regular expression in them is RE2's
  * (linear time); a task's size is bounded by its caller (a batch of at most ~1 MiB of text plus
@@ -8,6 +9,7 @@
  */
 import { type CommandCheck, checkCommand } from "../allowlist/allowlist.ts";
 import { type AllowlistRule, invalidPatternOf } from "../allowlist/allowlist-rules.ts";
+import { createRedactor } from "../broker/secret-redaction.ts";
 import { createGlobFilter, createGlobMatcher } from "../files/glob.ts";
 import { compileUserPattern } from "../files/linear-regex.ts";
 
@@ -83,7 +85,30 @@ function invalidAllowlistPattern(input: { rules: AllowlistRule[]; inputIndexes: 
   return invalidPatternOf(input.rules, input.inputIndexes);
 }
 
-export const patternTasks = { grepLines, selectPaths, checkAllowlist, invalidAllowlistPattern };
+export interface RedactResponseInput {
+  values: string[];
+  headers: Record<string, string>;
+  body: string;
+  /** The body was cut at the size cap (secret-redaction.ts, cutAtEnd). */
+  truncated: boolean;
+}
+
+/** A broker response with every granted secret's forms replaced, in header names, values and the body. */
+function redactResponse(input: RedactResponseInput): { headers: Record<string, string>; body: string } {
+  const redact = createRedactor(input.values);
+  const headers: Record<string, string> = {};
+  // A name can carry a secret as well as a value can.
+  for (const [name, value] of Object.entries(input.headers)) headers[redact(name)] = redact(value);
+  return { headers, body: redact(input.body, { cutAtEnd: input.truncated }) };
+}
+
+export const patternTasks = {
+  grepLines,
+  selectPaths,
+  checkAllowlist,
+  invalidAllowlistPattern,
+  redactResponse,
+};
 
 export type PatternTaskName = keyof typeof patternTasks;
 export type PatternTaskInput<Name extends PatternTaskName> = Parameters<(typeof patternTasks)[Name]>[0];

@@ -1,16 +1,19 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
+import { PatternTimeout } from "../../ports/pattern-work.ts";
 import {
   headerProblems,
   invalidHeaderValues,
   invalidValueMessage,
 } from "../../sandboxes/broker/broker-headers.ts";
-import { createRedactor, type GrantedSecret, substituteSecrets } from "../../sandboxes/broker/secrets.ts";
+import { type GrantedSecret, substituteSecrets } from "../../sandboxes/broker/secrets.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
 
 // The response body handed back is capped like exec output.
 const maxResponseBytes = 1024 * 1024;
+// Redacting waits its turn behind the account's other pattern tasks; past this the call fails.
+const redactionMs = 10_000;
 
 export const httpRequest = defineTool({
   name: "http_request",
@@ -78,7 +81,6 @@ export const httpRequest = defineTool({
         })),
       });
     }
-    const redact = createRedactor([...granted.values()].map((secret) => secret.value));
     const response = await runtimeCall(context, "http request", () =>
       egress.request({
         method: input.method.toUpperCase(),
@@ -92,13 +94,33 @@ export const httpRequest = defineTool({
       }),
     );
     await storage.secrets.touch(accountId, request.usedSecretNames, context.now);
-    const headers: Record<string, string> = {};
-    // A name can carry a secret as well as a value can.
-    for (const [name, value] of Object.entries(response.headers)) headers[redact(name)] = redact(value);
+    // Searching the response for every form of every granted secret is the tenant's CPU: a task.
+    const redacted =
+      granted.size === 0
+        ? response
+        : await context.platform.patternWork
+            .run(
+              accountId,
+              "redactResponse",
+              {
+                values: [...granted.values()].map((secret) => secret.value),
+                headers: response.headers,
+                body: response.body,
+                truncated: response.truncated,
+              },
+              redactionMs,
+            )
+            .catch((error: unknown) => {
+              if (!(error instanceof PatternTimeout)) throw error;
+              throw new ServiceError(
+                "sandbox_operation_failed",
+                "The response could not be checked for secrets in time",
+              );
+            });
     return {
       status_code: response.statusCode,
-      headers,
-      body: redact(response.body, { cutAtEnd: response.truncated }),
+      headers: redacted.headers,
+      body: redacted.body,
       truncated: response.truncated,
     };
   },
