@@ -39,8 +39,9 @@ export class JsonRpcError extends Error {
   }
 }
 
-// A completion list of a big module is a few MiB; anything far past that is a broken stream.
-const maximumMessageBytes = 64 * 1024 * 1024;
+// A completion list of a big module is a few MiB; anything far past that is a broken stream, or a
+// sandbox feeding the server JSON to parse on its event loop (16 MiB is about 100 ms of parsing).
+const maximumMessageBytes = 16 * 1024 * 1024;
 const headerEnd = new Uint8Array([13, 10, 13, 10]);
 
 interface Pending {
