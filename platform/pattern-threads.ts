@@ -6,7 +6,8 @@
  * longest ago, so one account's eight clients queue behind each other, not in front of a second
  * account. A task still running at its deadline is ended
  * with its thread (a running match cannot be interrupted otherwise) and the thread replaced.
- * The threads lower their own scheduling priority, so the serving thread wins a busy core.
+ * The threads lower their own scheduling priority, so the serving thread wins a busy core. They
+ * start with the first task that finds every thread busy, up to `threads`.
  */
 import { Worker } from "node:worker_threads";
 import { PatternTimeout, type PatternWork } from "../core/index.ts";
@@ -106,6 +107,8 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
   }
 
   function dispatch() {
+    if (queues.size > 0 && threads.length < capacity && threads.every((thread) => thread.task !== null))
+      threads.push(start());
     for (const thread of threads) {
       if (thread.task !== null) continue;
       const next = nextTask();
@@ -125,7 +128,8 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
     }
   }
 
-  const threads = Array.from({ length: Math.max(1, settings.threads) }, start);
+  const capacity = Math.max(1, settings.threads);
+  const threads: Thread[] = [];
 
   return {
     run<Name extends PatternTaskName>(
