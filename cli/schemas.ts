@@ -1,30 +1,30 @@
 /**
- * Flag values are checked by the server's own input schemas (core/registry.ts), before any
- * request: the CLI holds no second definition of an operation's limits, choices or defaults.
- * Help text, `--size` choices and defaults are read from the same schemas.
+ * Flag values are checked against the server's own input schemas before any request: their JSON
+ * Schemas, which `npm run contract` writes from the registry into generated/operation-inputs.ts, so
+ * the CLI neither holds a second definition of an operation's limits, choices or defaults nor loads
+ * the server's handlers. Help text, `--size` choices and defaults are read from the same schemas.
+ * Checks a JSON Schema cannot state (an exact package pin, a date that exists) are the server's.
  */
 import { Option } from "commander";
-import type { z } from "zod";
-import { type OperationName, registry } from "../core/registry.ts";
+import { z } from "zod";
 import { CliError } from "./errors.ts";
+import { type OperationName, operationInputs } from "./generated/operation-inputs.ts";
 
-type AnySchema = z.ZodType & { description?: string; def: Record<string, unknown> };
+export type { OperationName };
 
-function fieldSchema(operation: OperationName, field: string): AnySchema {
-  const shape = (registry[operation].input as unknown as z.ZodObject).shape as Record<string, AnySchema>;
-  const schema = shape[field];
-  if (!schema) throw new Error(`${operation} has no input field ${field}`);
-  return schema;
+interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
 }
 
-/** The schema under defaults, nullables, optionals and transforms. */
-function innermost(schema: AnySchema): AnySchema {
-  let current = schema;
-  for (;;) {
-    const inner = (current.def.innerType ?? current.def.in) as AnySchema | undefined;
-    if (!inner) return current;
-    current = inner;
-  }
+export function fieldSchema(operation: OperationName, field: string): JsonSchema {
+  const schema = (operationInputs[operation] as JsonSchema).properties?.[field];
+  if (!schema) throw new Error(`${operation} has no input field ${field}`);
+  return schema;
 }
 
 export function fieldDescription(operation: OperationName, field: string): string {
@@ -32,17 +32,31 @@ export function fieldDescription(operation: OperationName, field: string): strin
 }
 
 export function fieldChoices(operation: OperationName, field: string): string[] | undefined {
-  const inner = innermost(fieldSchema(operation, field)) as AnySchema & { options?: unknown[] };
-  return inner.def.type === "enum" ? (inner.options as string[]) : undefined;
+  const schema = fieldSchema(operation, field);
+  const choices = [schema, ...(schema.anyOf ?? [])].find((variant) => Array.isArray(variant.enum))?.enum;
+  return choices as string[] | undefined;
 }
 
 export function fieldDefault(operation: OperationName, field: string): unknown {
-  let current: AnySchema | undefined = fieldSchema(operation, field);
-  while (current) {
-    if (current.def.type === "default") return current.def.defaultValue;
-    current = (current.def.innerType ?? current.def.in) as AnySchema | undefined;
+  return fieldSchema(operation, field).default;
+}
+
+const validators = new Map<string, z.ZodType>();
+
+/** The zod schema of a JSON Schema, built once: zod's own messages for every refusal. */
+function validator(key: string, schema: JsonSchema): z.ZodType {
+  let built = validators.get(key);
+  if (!built) {
+    built = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    validators.set(key, built);
   }
-  return undefined;
+  return built;
+}
+
+/** A value of one field checked against that field's schema: true, or the refusal's message. */
+export function checkField(operation: OperationName, field: string, value: unknown): true | string {
+  const result = validator(`${operation}.${field}`, fieldSchema(operation, field)).safeParse(value);
+  return result.success || result.error.issues[0].message;
 }
 
 /**
@@ -73,7 +87,7 @@ export function validateInput(
   body: Record<string, unknown>,
   names: Record<string, string> = {},
 ): void {
-  const result = (registry[operation].input as unknown as z.ZodType).safeParse(body);
+  const result = validator(operation, operationInputs[operation] as JsonSchema).safeParse(body);
   if (result.success) return;
   const problems = result.error.issues.map((issue) => {
     const field = String(issue.path[0] ?? "");

@@ -4,7 +4,6 @@
  */
 import type { CairnClient } from "cairn-client";
 import type { Command } from "commander";
-import { registry } from "../../core/registry.ts";
 import { group, leaf } from "../command-kit.ts";
 import { configPath, maskKey, updateConfig } from "../config.ts";
 import { anonymousClient, authenticatedClient, ensureServerAnswers, type JsonOption } from "../context.ts";
@@ -19,7 +18,7 @@ import {
   success,
 } from "../output.ts";
 import { askNewSecret, askSecret, askText } from "../prompts.ts";
-import { validateInput } from "../schemas.ts";
+import { checkField, validateInput } from "../schemas.ts";
 
 interface CredentialOptions extends JsonOption {
   email?: string;
@@ -28,10 +27,7 @@ interface CredentialOptions extends JsonOption {
 
 /** A prompt's check from the same schema the server applies to that field. */
 function schemaCheck(operation: "signup" | "login", field: "email" | "password") {
-  return (value: string) => {
-    const result = registry[operation].input.shape[field].safeParse(value);
-    return result.success || result.error.issues[0].message;
-  };
+  return (value: string) => checkField(operation, field, value);
 }
 
 async function askCredentials(options: CredentialOptions, confirmPassword: boolean) {

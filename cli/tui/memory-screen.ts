@@ -4,7 +4,7 @@
  */
 import { Box, Text, useInput } from "ink";
 import React, { useEffect, useState } from "react";
-import { memoryKinds } from "../../core/memory/vocabulary.ts";
+import { fieldChoices } from "../schemas.ts";
 import type { Mode } from "./help-bar.ts";
 import { MemoryDetailView } from "./memory-detail.ts";
 import { type ScreenProps, useReportMode, useScreenMode } from "./screen-props.ts";
@@ -13,7 +13,7 @@ import { useMemory } from "./use-memory.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
 
 /** The kind column: a space, the longest kind ("instruction"), and a space before the text. */
-const kindWidth = Math.max(...memoryKinds.map((kind) => kind.length)) + 2;
+const kindWidth = Math.max(...(fieldChoices("remember", "kind") ?? []).map((kind) => kind.length)) + 2;
 
 const h = React.createElement;
 

@@ -29,7 +29,7 @@ func (c *Client) StrReplace(ctx context.Context, sessionID string, request StrRe
 // Ls lists a directory (empty path: the workspace).
 func (c *Client) Ls(ctx context.Context, sessionID, path string) (*LsResult, error) {
 	if path == "" {
-		path = "/"
+		path = defaultLsPath
 	}
 	var result LsResult
 	return done(&result, c.post(ctx, sandboxPath(sessionID, "/files/ls"), map[string]string{"path": path}, &result))
@@ -38,7 +38,7 @@ func (c *Client) Ls(ctx context.Context, sessionID, path string) (*LsResult, err
 // Glob finds files by pattern.
 func (c *Client) Glob(ctx context.Context, sessionID string, request GlobRequest) (*GlobResult, error) {
 	if request.Path == "" {
-		request.Path = "/"
+		request.Path = defaultGlobPath
 	}
 	var result GlobResult
 	return done(&result, c.post(ctx, sandboxPath(sessionID, "/files/glob"), request, &result))
@@ -47,10 +47,10 @@ func (c *Client) Glob(ctx context.Context, sessionID string, request GlobRequest
 // Grep searches file contents.
 func (c *Client) Grep(ctx context.Context, sessionID string, request GrepRequest) (*GrepResult, error) {
 	if request.Path == "" {
-		request.Path = "/"
+		request.Path = defaultGrepPath
 	}
 	if request.MaxMatches == 0 {
-		request.MaxMatches = 500
+		request.MaxMatches = defaultGrepMaxMatches
 	}
 	var result GrepResult
 	return done(&result, c.post(ctx, sandboxPath(sessionID, "/files/grep"), request, &result))

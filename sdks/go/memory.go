@@ -49,14 +49,14 @@ func nullable(value string) *string {
 
 // Remember stores one memory (an identical one is updated in place, keeping its id).
 func (c *Client) Remember(ctx context.Context, request RememberRequest) (*Memory, error) {
-	importance := 0.5
+	importance := defaultRememberImportance
 	if request.Importance != nil {
 		importance = *request.Importance
 	}
 	body := rememberBody{
 		Content:         request.Content,
-		Scope:           orDefault(request.Scope, "default"),
-		Kind:            orDefault(request.Kind, "fact"),
+		Scope:           orDefault(request.Scope, defaultRememberScope),
+		Kind:            orDefault(request.Kind, defaultRememberKind),
 		Metadata:        metadataOrEmpty(request.Metadata),
 		SourceSessionID: nullable(request.SourceSessionID),
 		Importance:      importance,
@@ -69,8 +69,8 @@ func (c *Client) Remember(ctx context.Context, request RememberRequest) (*Memory
 func (c *Client) IngestMemory(ctx context.Context, request IngestMemoryRequest) (*MemoryBatch, error) {
 	body := ingestBody{
 		Content:         request.Content,
-		Scope:           orDefault(request.Scope, "default"),
-		Kind:            orDefault(request.Kind, "auto"),
+		Scope:           orDefault(request.Scope, defaultIngestMemoryScope),
+		Kind:            orDefault(request.Kind, defaultIngestMemoryKind),
 		Metadata:        metadataOrEmpty(request.Metadata),
 		SourceSessionID: nullable(request.SourceSessionID),
 	}
@@ -97,7 +97,7 @@ func positiveOr(value, fallback int) int {
 func (c *Client) Recall(ctx context.Context, query string, options RecallOptions) (*RecallResult, error) {
 	values := scopeQuery(options.Scope)
 	values.Set("q", query)
-	values.Set("limit", strconv.Itoa(positiveOr(options.Limit, 10)))
+	values.Set("limit", strconv.Itoa(positiveOr(options.Limit, defaultRecallLimit)))
 	var result RecallResult
 	return done(&result, c.send(ctx, call{method: "GET", path: "/v1/memory/search", query: values}, &result))
 }
@@ -105,7 +105,7 @@ func (c *Client) Recall(ctx context.Context, query string, options RecallOptions
 // MemoryProfile summarises what the account knows (empty scope: every scope; limit zero: 20).
 func (c *Client) MemoryProfile(ctx context.Context, scope string, limit int) (*MemoryProfile, error) {
 	values := scopeQuery(scope)
-	values.Set("limit", strconv.Itoa(positiveOr(limit, 20)))
+	values.Set("limit", strconv.Itoa(positiveOr(limit, defaultMemoryProfileLimit)))
 	var result MemoryProfile
 	return done(&result, c.send(ctx, call{method: "GET", path: "/v1/memory/profile", query: values}, &result))
 }
@@ -114,7 +114,7 @@ func (c *Client) MemoryProfile(ctx context.Context, scope string, limit int) (*M
 func (c *Client) ListMemories(ctx context.Context, options ListMemoriesOptions) ([]Memory, error) {
 	values := scopeQuery(options.Scope)
 	values.Set("include_superseded", strconv.FormatBool(options.IncludeSuperseded))
-	values.Set("limit", strconv.Itoa(positiveOr(options.Limit, 50)))
+	values.Set("limit", strconv.Itoa(positiveOr(options.Limit, defaultListMemoriesLimit)))
 	values.Set("offset", strconv.Itoa(max(options.Offset, 0)))
 	var result []Memory
 	if err := c.send(ctx, call{method: "GET", path: "/v1/memory", query: values}, &result); err != nil {
@@ -131,7 +131,7 @@ func (c *Client) GetMemory(ctx context.Context, memoryID string) (*Memory, error
 
 // MemoryRelations lists a memory's links (limit zero: 20).
 func (c *Client) MemoryRelations(ctx context.Context, memoryID string, limit int) (*MemoryRelations, error) {
-	values := url.Values{"limit": {strconv.Itoa(positiveOr(limit, 20))}}
+	values := url.Values{"limit": {strconv.Itoa(positiveOr(limit, defaultMemoryRelationsLimit))}}
 	var result MemoryRelations
 	request := call{method: "GET", path: "/v1/memory/" + segment(memoryID) + "/relations", query: values}
 	return done(&result, c.send(ctx, request, &result))
@@ -155,11 +155,11 @@ func (c *Client) ExportMemories(ctx context.Context, scope string) (*MemoryExpor
 func (c *Client) ImportMemories(ctx context.Context, request ImportMemoriesRequest) (*MemoryBatch, error) {
 	memories := make([]MemoryRecord, len(request.Memories))
 	for index, memory := range request.Memories {
-		memory.Scope = orDefault(memory.Scope, "default")
-		memory.Kind = orDefault(memory.Kind, "fact")
+		memory.Scope = orDefault(memory.Scope, defaultRememberScope)
+		memory.Kind = orDefault(memory.Kind, defaultRememberKind)
 		memory.Metadata = metadataOrEmpty(memory.Metadata)
 		if memory.Importance == nil {
-			memory.Importance = Ptr(0.5)
+			memory.Importance = Ptr(defaultRememberImportance)
 		}
 		memories[index] = memory
 	}

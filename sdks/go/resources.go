@@ -25,7 +25,7 @@ func (c *Client) delete(ctx context.Context, path string) error {
 // GetImage reports "completed".
 func (c *Client) CreateImage(ctx context.Context, request CreateImageRequest) (*ImageCreated, error) {
 	if request.Base == "" {
-		request.Base = "default"
+		request.Base = defaultCreateSandboxImageBase
 	}
 	for _, list := range []*[]string{&request.PythonPackages, &request.AptPackages, &request.NPMPackages} {
 		if *list == nil {

@@ -17,7 +17,7 @@ type createSandboxBody struct {
 
 func (request CreateSandboxRequest) withDefaults() CreateSandboxRequest {
 	if request.Size == "" {
-		request.Size = "small"
+		request.Size = defaultCreateSandboxSize
 	}
 	return request
 }
@@ -75,7 +75,7 @@ func sandboxPath(sessionID, rest string) string {
 // 30 s) plus 15 s, whatever WithTimeout says, so the server's timed_out answer arrives first.
 func (c *Client) Exec(ctx context.Context, sessionID string, request ExecRequest) (*ExecResult, error) {
 	if request.Timeout == 0 {
-		request.Timeout = 30
+		request.Timeout = defaultExecTimeout
 	}
 	var result ExecResult
 	httpTimeout := time.Duration(request.Timeout)*time.Second + sandboxTimeoutMargin
@@ -87,13 +87,13 @@ func (c *Client) Exec(ctx context.Context, sessionID string, request ExecRequest
 // egress policy, substituting granted secrets. The HTTP call waits its timeout plus 15 s.
 func (c *Client) HTTPRequest(ctx context.Context, sessionID string, request SandboxHTTPRequest) (*SandboxHTTPResponse, error) {
 	if request.Method == "" {
-		request.Method = "GET"
+		request.Method = defaultHTTPRequestMethod
 	}
 	if request.Headers == nil {
 		request.Headers = map[string]string{}
 	}
 	if request.Timeout == 0 {
-		request.Timeout = 15
+		request.Timeout = defaultHTTPRequestTimeout
 	}
 	var result SandboxHTTPResponse
 	httpTimeout := time.Duration(request.Timeout)*time.Second + sandboxTimeoutMargin

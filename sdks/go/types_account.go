@@ -1,58 +1,11 @@
-// Typed shapes of the account routes: sign-up and login, API keys, the account, usage and the
-// command allowlist. Timestamps are ISO-8601 strings as the server sends them.
+// The command allowlist's rule, written by hand for its two JSON forms. What the account routes
+// answer (tokens, API keys, the account, usage, the allowlist) is in types_generated.go.
 package cairn
 
 import (
 	"encoding/json"
 	"fmt"
 )
-
-// Account is who a credential belongs to.
-type Account struct {
-	ID        string `json:"id"`
-	Email     string `json:"email"`
-	CreatedAt string `json:"created_at"`
-}
-
-// TokenResponse is what Signup and Login return: a dashboard token for the key routes.
-type TokenResponse struct {
-	AccessToken string  `json:"access_token"`
-	TokenType   string  `json:"token_type"`
-	ExpiresIn   int     `json:"expires_in"`
-	Account     Account `json:"account"`
-}
-
-// APIKey is one API key as listed (never its secret part).
-type APIKey struct {
-	ID         string  `json:"id"`
-	Name       string  `json:"name"`
-	Prefix     string  `json:"prefix"`
-	CreatedAt  string  `json:"created_at"`
-	RevokedAt  *string `json:"revoked_at"`
-	LastUsedAt *string `json:"last_used_at"`
-}
-
-// APIKeyCreated is a new key; Key is the raw key, returned exactly once.
-type APIKeyCreated struct {
-	APIKey
-	Key string `json:"key"`
-}
-
-// UsageSummary is the account's sandbox usage against its caps.
-type UsageSummary struct {
-	MonthlySandboxHoursUsed  float64 `json:"monthly_sandbox_hours_used"`
-	MonthlySandboxHoursLimit float64 `json:"monthly_sandbox_hours_limit"`
-	ConcurrentSandboxes      int     `json:"concurrent_sandboxes"`
-	ConcurrentSandboxesLimit int     `json:"concurrent_sandboxes_limit"`
-	TotalSandboxesCreated    int     `json:"total_sandboxes_created"`
-}
-
-// UsageDetail is UsageSummary plus the sandbox-operations rate limit.
-type UsageDetail struct {
-	UsageSummary
-	SandboxOpsRateLimitRemaining int `json:"sandbox_ops_rate_limit_remaining"`
-	SandboxOpsRateLimit          int `json:"sandbox_ops_rate_limit"`
-}
 
 // CommandRule is one allowlist entry: a command name alone (ArgsAllow and ArgsDeny empty,
 // sent as a plain string), or a command with regexes matched against its joined arguments.
@@ -85,9 +38,4 @@ func (rule *CommandRule) UnmarshalJSON(data []byte) error {
 	}
 	*rule = CommandRule(decoded)
 	return nil
-}
-
-// AllowedCommands is the account's allowlist; no rules means unrestricted.
-type AllowedCommands struct {
-	Rules []CommandRule `json:"rules"`
 }

@@ -1,33 +1,7 @@
-// Typed shapes of the memory routes. MemoryRecord and RelationRecord are both what an export
-// returns and what an import takes, so an export imports as it is.
+// What the memory routes take. MemoryRecord and RelationRecord are both what an export returns
+// and what an import takes, so an export imports as it is; what the routes answer otherwise is in
+// types_generated.go.
 package cairn
-
-// Memory is one stored memory.
-type Memory struct {
-	ID              string         `json:"id"`
-	Scope           string         `json:"scope"`
-	Kind            string         `json:"kind"`
-	Content         string         `json:"content"`
-	Metadata        map[string]any `json:"metadata"`
-	SourceSessionID *string        `json:"source_session_id"`
-	CreatedAt       string         `json:"created_at"`
-	UpdatedAt       string         `json:"updated_at"`
-	ExpiresAt       *string        `json:"expires_at"`
-	SourceContent   *string        `json:"source_content"`
-	DocumentDate    *string        `json:"document_date"`
-	EventDates      []string       `json:"event_dates"`
-	Importance      float64        `json:"importance"`
-	AccessCount     int            `json:"access_count"`
-	LastAccessedAt  *string        `json:"last_accessed_at"`
-	SupersededAt    *string        `json:"superseded_at"`
-	SupersededByID  *string        `json:"superseded_by_id"`
-}
-
-// ScoredMemory is a recall hit.
-type ScoredMemory struct {
-	Memory
-	Score float64 `json:"score"`
-}
 
 // RememberRequest is one memory to store. Zero fields take the documented defaults, sent
 // explicitly: scope "default", kind "fact", metadata {}, importance 0.5.
@@ -66,52 +40,6 @@ type ListMemoriesOptions struct {
 	Offset            int
 }
 
-// RecallResult is the hits for a query, best first.
-type RecallResult struct {
-	Query    string         `json:"query"`
-	Memories []ScoredMemory `json:"memories"`
-	// Warnings is set only when semantic search could not take part: the results are lexical only.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// MemoryProfile is what the account knows: lasting facts, preferences and instructions
-// (Static) and recent goals, notes and summaries (Dynamic).
-type MemoryProfile struct {
-	Static  []Memory `json:"static"`
-	Dynamic []Memory `json:"dynamic"`
-}
-
-// MemoryBatch is the memories an ingest or import wrote.
-type MemoryBatch struct {
-	SourceSessionID *string  `json:"source_session_id"`
-	Memories        []Memory `json:"memories"`
-}
-
-// MemoryMetrics counts the account's memories.
-type MemoryMetrics struct {
-	TotalMemories     int            `json:"total_memories"`
-	ByKind            map[string]int `json:"by_kind"`
-	EmbeddedMemories  int            `json:"embedded_memories"`
-	EmbeddingCoverage float64        `json:"embedding_coverage"`
-	EmbeddingModelID  *string        `json:"embedding_model_id"`
-}
-
-// MemoryRelation links two memories.
-type MemoryRelation struct {
-	SourceMemoryID string `json:"source_memory_id"`
-	TargetMemoryID string `json:"target_memory_id"`
-	// RelationType is updates, extends, related or derives.
-	RelationType string  `json:"relation_type"`
-	Confidence   float64 `json:"confidence"`
-	CreatedAt    string  `json:"created_at"`
-}
-
-// MemoryRelations is one memory's links.
-type MemoryRelations struct {
-	MemoryID  string           `json:"memory_id"`
-	Relations []MemoryRelation `json:"relations"`
-}
-
 // MemoryRecord is a memory as exported, and as imported. On import, ID only links relations
 // and SupersededByID inside the batch (the server assigns new ids); zero fields take the
 // remember defaults.
@@ -139,13 +67,6 @@ type RelationRecord struct {
 	TargetMemoryID string   `json:"target_memory_id"`
 	RelationType   string   `json:"relation_type"`
 	Confidence     *float64 `json:"confidence,omitempty"`
-}
-
-// MemoryExport is every memory of a scope (or the account) and their relations.
-type MemoryExport struct {
-	Version   int              `json:"version"`
-	Memories  []MemoryRecord   `json:"memories"`
-	Relations []RelationRecord `json:"relations"`
 }
 
 // ImportMemoriesRequest is 1–500 memories and up to 2000 relations between them.

@@ -1,35 +1,7 @@
-// Typed shapes of the sandbox routes: sessions, exec, the HTTP broker, files and language
-// servers. Request structs carry json tags for the wire; the methods fill in the documented
-// defaults before sending, so a zero field means "the default".
+// What the sandbox routes take: sessions, exec, the HTTP broker, files and language servers.
+// Request structs carry json tags for the wire; the methods fill in the documented defaults before
+// sending, so a zero field means "the default". What the routes answer is in types_generated.go.
 package cairn
-
-// Sandbox is one sandbox session, active or destroyed.
-type Sandbox struct {
-	ID          string  `json:"id"`
-	Status      string  `json:"status"`
-	Label       *string `json:"label"`
-	CreatedAt   string  `json:"created_at"`
-	DestroyedAt *string `json:"destroyed_at"`
-	ExpiresAt   string  `json:"expires_at"`
-	// EndedReason is nil while active, else "destroyed" or "expired".
-	EndedReason *string `json:"ended_reason"`
-	// Runtime is "local" or "kubernetes".
-	Runtime string `json:"runtime"`
-	// Connect is nil once destroyed.
-	Connect *SandboxConnect `json:"connect"`
-}
-
-// SandboxConnect says how to reach an active sandbox.
-type SandboxConnect struct {
-	PodName *string `json:"pod_name"`
-	Note    string  `json:"note"`
-}
-
-// SandboxCreated is a new sandbox and the account's usage after creating it.
-type SandboxCreated struct {
-	Sandbox
-	Usage UsageSummary `json:"usage"`
-}
 
 // CreateSandboxRequest holds the optional settings of a new sandbox.
 type CreateSandboxRequest struct {
@@ -56,16 +28,6 @@ type ExecRequest struct {
 	Description string `json:"description,omitempty"`
 }
 
-// ExecResult is what the command did.
-type ExecResult struct {
-	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	TimedOut   bool   `json:"timed_out"`
-	Truncated  bool   `json:"truncated"`
-	DurationMS int    `json:"duration_ms"`
-}
-
 // SandboxHTTPRequest is an HTTP request the broker makes for the sandbox, outside it. Headers
 // and Body may contain {{secret:<name>}} for secrets granted to the sandbox.
 type SandboxHTTPRequest struct {
@@ -78,14 +40,6 @@ type SandboxHTTPRequest struct {
 	Timeout int `json:"timeout"`
 }
 
-// SandboxHTTPResponse is the broker's answer, with secret values redacted.
-type SandboxHTTPResponse struct {
-	StatusCode int               `json:"status_code"`
-	Headers    map[string]string `json:"headers"`
-	Body       string            `json:"body"`
-	Truncated  bool              `json:"truncated"`
-}
-
 // FileCreateRequest writes (creates or overwrites) a file.
 type FileCreateRequest struct {
 	Path        string `json:"path"`
@@ -93,26 +47,11 @@ type FileCreateRequest struct {
 	Description string `json:"description,omitempty"`
 }
 
-// FileWritten is the file as written.
-type FileWritten struct {
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	Created bool   `json:"created"`
-}
-
 // ViewRequest reads a file, or lines [start, end] of it (1-indexed).
 type ViewRequest struct {
 	Path        string  `json:"path"`
 	ViewRange   *[2]int `json:"view_range"`
 	Description string  `json:"description,omitempty"`
-}
-
-// FileView is a file's content.
-type FileView struct {
-	Content     string   `json:"content"`
-	Lines       int      `json:"lines"`
-	IsDirectory bool     `json:"is_directory"`
-	Entries     []string `json:"entries"`
 }
 
 // StrReplaceRequest replaces OldStr, which must be unique unless ReplaceAll.
@@ -124,35 +63,10 @@ type StrReplaceRequest struct {
 	Description string `json:"description,omitempty"`
 }
 
-// StrReplaceResult counts what changed.
-type StrReplaceResult struct {
-	Path        string `json:"path"`
-	Replaced    int    `json:"replaced"`
-	Occurrences int    `json:"occurrences"`
-}
-
-// FileEntry is one file or directory (directories end with "/").
-type FileEntry struct {
-	Path       string `json:"path"`
-	IsDir      bool   `json:"is_dir"`
-	Size       int64  `json:"size"`
-	ModifiedAt string `json:"modified_at"`
-}
-
-// LsResult lists a directory, sorted by path.
-type LsResult struct {
-	Entries []FileEntry `json:"entries"`
-}
-
 // GlobRequest finds files matching a pattern such as "**/*.py" under Path (default "/").
 type GlobRequest struct {
 	Pattern string `json:"pattern"`
 	Path    string `json:"path"`
-}
-
-// GlobResult is the matching files.
-type GlobResult struct {
-	Matches []FileEntry `json:"matches"`
 }
 
 // GrepRequest searches file contents for a regular expression.
@@ -164,33 +78,4 @@ type GrepRequest struct {
 	Glob string `json:"glob,omitempty"`
 	// MaxMatches is 1–5000 (zero: 500).
 	MaxMatches int `json:"max_matches"`
-}
-
-// GrepMatch is one matching line.
-type GrepMatch struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Text string `json:"text"`
-}
-
-// GrepResult is the matches; Error says why a search stopped (an invalid regex, a timeout).
-type GrepResult struct {
-	Matches   []GrepMatch `json:"matches"`
-	Error     *string     `json:"error"`
-	Truncated bool        `json:"truncated"`
-}
-
-// LSPStarted names a language server running in the sandbox.
-type LSPStarted struct {
-	LSPID string `json:"lsp_id"`
-}
-
-// LSPStatus is "opened" or "stopped".
-type LSPStatus struct {
-	Status string `json:"status"`
-}
-
-// LSPCompletion is the raw LSP CompletionItem objects.
-type LSPCompletion struct {
-	Items []map[string]any `json:"items"`
 }

@@ -8,6 +8,7 @@
 import { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
 import { environmentValue } from "./environment.ts";
 import { CairnApiError, CairnError } from "./errors.ts";
+import { operationDefaults as defaults } from "./generated/types.ts";
 import {
   type HttpCall,
   type QueryValue,
@@ -55,7 +56,7 @@ const segment = (value: string) => encodeURIComponent(value);
 function sandboxBody(options: CreateSandboxOptions, count: number) {
   return {
     label: options.label ?? null,
-    size: options.size ?? "small",
+    size: options.size ?? defaults.create_sandbox.size,
     storage_gb: options.storageGb ?? null,
     lifetime_minutes: options.lifetimeMinutes ?? null,
     count,
@@ -173,14 +174,16 @@ export class CairnClient {
     return this.#get<Output<"get_sandbox">>(`/v1/sandboxes/${segment(sessionId)}`);
   }
   listSandboxes(options: { activeOnly?: boolean } = {}) {
-    return this.#get<Output<"list_sandboxes">>("/v1/sandboxes", { active_only: options.activeOnly ?? false });
+    return this.#get<Output<"list_sandboxes">>("/v1/sandboxes", {
+      active_only: options.activeOnly ?? defaults.list_sandboxes.active_only,
+    });
   }
   destroySandbox(sessionId: string) {
     return this.#delete(`/v1/sandboxes/${segment(sessionId)}`);
   }
   /** Runs a shell command; the HTTP call waits the command's timeout (default 30 s) plus 15 s. */
   exec(sessionId: string, command: string, options: { timeout?: number; description?: string } = {}) {
-    const timeout = options.timeout ?? 30;
+    const timeout = options.timeout ?? defaults.exec.timeout;
     return this.#post<Output<"exec">>(
       `/v1/sandboxes/${segment(sessionId)}/exec`,
       { command, timeout, description: options.description },
@@ -189,11 +192,11 @@ export class CairnClient {
   }
   /** An HTTP request made from inside the sandbox, through its egress policy. */
   httpRequest(sessionId: string, request: HttpRequestOptions) {
-    const timeout = request.timeout ?? 15;
+    const timeout = request.timeout ?? defaults.http_request.timeout;
     return this.#post<Output<"http_request">>(
       `/v1/sandboxes/${segment(sessionId)}/http-request`,
       {
-        method: request.method ?? "GET",
+        method: request.method ?? defaults.http_request.method,
         url: request.url,
         headers: request.headers ?? {},
         body: request.body ?? null,
@@ -224,16 +227,16 @@ export class CairnClient {
       path,
       old_str: oldStr,
       new_str: newStr,
-      replace_all: options.replaceAll ?? false,
+      replace_all: options.replaceAll ?? defaults.str_replace.replace_all,
     });
   }
-  ls(sessionId: string, path = "/") {
+  ls(sessionId: string, path: string = defaults.ls.path) {
     return this.#post<Output<"ls">>(`/v1/sandboxes/${segment(sessionId)}/files/ls`, { path });
   }
   glob(sessionId: string, pattern: string, options: { path?: string } = {}) {
     return this.#post<Output<"glob">>(`/v1/sandboxes/${segment(sessionId)}/files/glob`, {
       pattern,
-      path: options.path ?? "/",
+      path: options.path ?? defaults.glob.path,
     });
   }
   grep(
@@ -243,9 +246,9 @@ export class CairnClient {
   ) {
     return this.#post<Output<"grep">>(`/v1/sandboxes/${segment(sessionId)}/files/grep`, {
       pattern,
-      path: options.path ?? "/",
+      path: options.path ?? defaults.grep.path,
       glob: options.glob ?? null,
-      max_matches: options.maxMatches ?? 500,
+      max_matches: options.maxMatches ?? defaults.grep.max_matches,
     });
   }
 
@@ -280,7 +283,7 @@ export class CairnClient {
   createImage(options: CreateImageOptions = {}) {
     return this.#post<Output<"create_sandbox_image">>("/v1/images", {
       label: options.label ?? null,
-      base: options.base ?? "default",
+      base: options.base ?? defaults.create_sandbox_image.base,
       python_packages: options.pythonPackages ?? [],
       apt_packages: options.aptPackages ?? [],
       npm_packages: options.npmPackages ?? [],
@@ -340,19 +343,19 @@ export class CairnClient {
   remember(content: string, options: RememberOptions = {}) {
     return this.#post<Output<"remember">>("/v1/memory", {
       content,
-      scope: options.scope ?? "default",
-      kind: options.kind ?? "fact",
+      scope: options.scope ?? defaults.remember.scope,
+      kind: options.kind ?? defaults.remember.kind,
       metadata: options.metadata ?? {},
       source_session_id: options.sourceSessionId ?? null,
-      importance: options.importance ?? 0.5,
+      importance: options.importance ?? defaults.remember.importance,
     });
   }
   /** Splits a longer text (a transcript, notes) into memories the server classifies. */
   ingestMemory(content: string, options: IngestOptions = {}) {
     return this.#post<Output<"ingest_memory">>("/v1/memory/ingest", {
       content,
-      scope: options.scope ?? "default",
-      kind: options.kind ?? "auto",
+      scope: options.scope ?? defaults.ingest_memory.scope,
+      kind: options.kind ?? defaults.ingest_memory.kind,
       metadata: options.metadata ?? {},
       source_session_id: options.sourceSessionId ?? null,
     });
@@ -361,21 +364,21 @@ export class CairnClient {
     return this.#get<Output<"recall">>("/v1/memory/search", {
       q: query,
       scope: options.scope,
-      limit: options.limit ?? 10,
+      limit: options.limit ?? defaults.recall.limit,
     });
   }
   memoryProfile(options: { scope?: string; limit?: number } = {}) {
     return this.#get<Output<"memory_profile">>("/v1/memory/profile", {
       scope: options.scope,
-      limit: options.limit ?? 20,
+      limit: options.limit ?? defaults.memory_profile.limit,
     });
   }
   listMemories(options: ListMemoriesOptions = {}) {
     return this.#get<Output<"list_memories">>("/v1/memory", {
       scope: options.scope,
-      include_superseded: options.includeSuperseded ?? false,
-      limit: options.limit ?? 50,
-      offset: options.offset ?? 0,
+      include_superseded: options.includeSuperseded ?? defaults.list_memories.include_superseded,
+      limit: options.limit ?? defaults.list_memories.limit,
+      offset: options.offset ?? defaults.list_memories.offset,
     });
   }
   getMemory(memoryId: string) {
@@ -383,7 +386,7 @@ export class CairnClient {
   }
   memoryRelations(memoryId: string, options: { limit?: number } = {}) {
     return this.#get<Output<"memory_relations">>(`/v1/memory/${segment(memoryId)}/relations`, {
-      limit: options.limit ?? 20,
+      limit: options.limit ?? defaults.memory_relations.limit,
     });
   }
   forgetMemory(memoryId: string) {

@@ -1,12 +1,13 @@
 /**
- * The SDK's types, taken from the server's operation registry by a type-only import: they are
- * erased at run time (the SDK ships none of the server's code) and cannot drift from what the
- * server validates and returns. Results are the REST API's JSON as it is (snake_case fields).
+ * The SDK's types. The wire types come from generated/types.ts, which `npm run contract` writes from
+ * the server's operation registry (a test fails when it is stale), so they cannot drift from what
+ * the server validates and returns, and the SDK ships none of the server's code. Results are the
+ * REST API's JSON as it is (snake_case fields).
  */
-import type { OperationInput, OperationName, OperationOutput } from "../../../core/registry.ts";
+import type { OperationInputs, OperationName, OperationOutputs } from "./generated/types.ts";
 
-export type Input<Name extends OperationName> = OperationInput<Name>;
-export type Output<Name extends OperationName> = OperationOutput<Name>;
+export type Input<Name extends OperationName> = OperationInputs[Name];
+export type Output<Name extends OperationName> = OperationOutputs[Name];
 
 export type Sandbox = Exclude<Output<"create_sandbox">, readonly unknown[]>;
 export type SandboxSize = NonNullable<Input<"create_sandbox">["size"]>;

@@ -34,7 +34,7 @@ function pageServer(): Server {
     } else if (path === "/scenario.json") {
       const scenario = await readFile(join(root, "test/conformance/scenario.json"));
       response.writeHead(200, { "content-type": "application/json" }).end(scenario);
-    } else if (/^\/js\/(src|test)\/[\w-]+\.ts$/.test(path)) {
+    } else if (/^\/js\/(src|test)\/([\w-]+\/)?[\w-]+\.ts$/.test(path)) {
       const source = await readFile(join(root, "sdks", path), "utf8");
       response.writeHead(200, { "content-type": "text/javascript" }).end(stripTypeScriptTypes(source));
     } else {

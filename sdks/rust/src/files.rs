@@ -3,7 +3,7 @@
 
 use crate::transport::Call;
 use crate::types::{
-    FileList, FileView, FileWritten, GlobResult, GrepOptions, GrepResult, LspCompletion,
+    defaults, FileList, FileView, FileWritten, GlobResult, GrepOptions, GrepResult, LspCompletion,
     LspStarted, LspStatus, StrReplaceResult,
 };
 use crate::{CairnError, Client, SandboxSession};
@@ -75,7 +75,7 @@ impl Client {
         pattern: &str,
         path: Option<&str>,
     ) -> Result<GlobResult, CairnError> {
-        let body = json!({ "pattern": pattern, "path": path.unwrap_or("/") });
+        let body = json!({ "pattern": pattern, "path": path.unwrap_or(defaults::GLOB_PATH) });
         let call = Call::new(
             Method::POST,
             &["v1", "sandboxes", session_id, "files", "glob"],
@@ -92,9 +92,9 @@ impl Client {
     ) -> Result<GrepResult, CairnError> {
         let body = json!({
             "pattern": pattern,
-            "path": options.path.as_deref().unwrap_or("/"),
+            "path": options.path.as_deref().unwrap_or(defaults::GREP_PATH),
             "glob": options.glob,
-            "max_matches": options.max_matches.unwrap_or(500),
+            "max_matches": options.max_matches.unwrap_or(defaults::GREP_MAX_MATCHES),
         });
         let call = Call::new(
             Method::POST,

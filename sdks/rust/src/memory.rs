@@ -4,8 +4,8 @@
 
 use crate::transport::Call;
 use crate::types::{
-    ImportMemory, ImportRelation, IngestOptions, ListMemoriesOptions, Memory, MemoryBatch,
-    MemoryExport, MemoryKind, MemoryMetrics, MemoryProfile, MemoryRelations, RememberOptions,
+    defaults, ImportMemory, ImportRelation, IngestOptions, ListMemoriesOptions, Memory,
+    MemoryBatch, MemoryExport, MemoryMetrics, MemoryProfile, MemoryRelations, RememberOptions,
     SearchResult,
 };
 use crate::{CairnError, Client};
@@ -21,11 +21,11 @@ impl Client {
     ) -> Result<Memory, CairnError> {
         let body = json!({
             "content": content,
-            "scope": options.scope.as_deref().unwrap_or("default"),
-            "kind": options.kind.unwrap_or(MemoryKind::Fact),
+            "scope": options.scope.as_deref().unwrap_or(defaults::REMEMBER_SCOPE),
+            "kind": options.kind.unwrap_or_default(),
             "metadata": options.metadata.unwrap_or_default(),
             "source_session_id": options.source_session_id,
-            "importance": options.importance.unwrap_or(0.5),
+            "importance": options.importance.unwrap_or(defaults::REMEMBER_IMPORTANCE),
         });
         self.transport
             .send(Call::new(Method::POST, &["v1", "memory"]).json(&body))
@@ -41,8 +41,8 @@ impl Client {
     ) -> Result<MemoryBatch, CairnError> {
         let body = json!({
             "content": content,
-            "scope": options.scope.as_deref().unwrap_or("default"),
-            "kind": options.kind.map_or(json!("auto"), |kind| json!(kind)),
+            "scope": options.scope.as_deref().unwrap_or(defaults::INGEST_MEMORY_SCOPE),
+            "kind": options.kind.map_or(json!(defaults::INGEST_MEMORY_KIND), |kind| json!(kind)),
             "metadata": options.metadata.unwrap_or_default(),
             "source_session_id": options.source_session_id,
         });
@@ -62,7 +62,7 @@ impl Client {
         let call = Call::new(Method::GET, &["v1", "memory", "search"])
             .query("q", query)
             .query_if("scope", scope)
-            .query("limit", limit.unwrap_or(10));
+            .query("limit", limit.unwrap_or(defaults::RECALL_LIMIT));
         self.transport.send(call).await
     }
 
@@ -74,7 +74,7 @@ impl Client {
     ) -> Result<MemoryProfile, CairnError> {
         let call = Call::new(Method::GET, &["v1", "memory", "profile"])
             .query_if("scope", scope)
-            .query("limit", limit.unwrap_or(20));
+            .query("limit", limit.unwrap_or(defaults::MEMORY_PROFILE_LIMIT));
         self.transport.send(call).await
     }
 
@@ -86,8 +86,14 @@ impl Client {
         let call = Call::new(Method::GET, &["v1", "memory"])
             .query_if("scope", options.scope.as_deref())
             .query("include_superseded", options.include_superseded)
-            .query("limit", options.limit.unwrap_or(50))
-            .query("offset", options.offset.unwrap_or(0));
+            .query(
+                "limit",
+                options.limit.unwrap_or(defaults::LIST_MEMORIES_LIMIT),
+            )
+            .query(
+                "offset",
+                options.offset.unwrap_or(defaults::LIST_MEMORIES_OFFSET),
+            );
         self.transport.send(call).await
     }
 
@@ -104,7 +110,7 @@ impl Client {
         limit: Option<u32>,
     ) -> Result<MemoryRelations, CairnError> {
         let call = Call::new(Method::GET, &["v1", "memory", memory_id, "relations"])
-            .query("limit", limit.unwrap_or(20));
+            .query("limit", limit.unwrap_or(defaults::MEMORY_RELATIONS_LIMIT));
         self.transport.send(call).await
     }
 

@@ -3,7 +3,8 @@
 
 use crate::transport::Call;
 use crate::types::{
-    AllowedCommands, CommandRule, CreateImageOptions, Image, McpConnection, Queued, Secret, Volume,
+    defaults, AllowedCommands, CommandRule, CreateImageOptions, Image, McpConnection, Queued,
+    Secret, Volume,
 };
 use crate::{CairnError, Client};
 use reqwest::Method;
@@ -14,7 +15,7 @@ impl Client {
     pub async fn create_image(&self, options: &CreateImageOptions) -> Result<Queued, CairnError> {
         let body = json!({
             "label": options.label,
-            "base": options.base.as_deref().unwrap_or("default"),
+            "base": options.base.as_deref().unwrap_or(defaults::CREATE_SANDBOX_IMAGE_BASE),
             "python_packages": options.python_packages,
             "apt_packages": options.apt_packages,
             "npm_packages": options.npm_packages,

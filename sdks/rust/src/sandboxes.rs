@@ -3,8 +3,8 @@
 
 use crate::transport::Call;
 use crate::types::{
-    CreateSandboxOptions, ExecOptions, ExecResult, HttpRequestOptions, HttpResponse, Sandbox,
-    SandboxCreated,
+    defaults, CreateSandboxOptions, ExecOptions, ExecResult, HttpRequestOptions, HttpResponse,
+    Sandbox, SandboxCreated,
 };
 use crate::{CairnError, Client};
 use reqwest::Method;
@@ -89,14 +89,14 @@ impl Client {
         command: &str,
         options: ExecOptions,
     ) -> Result<ExecResult, CairnError> {
-        let timeout = options.timeout.unwrap_or(30);
+        let timeout = options.timeout.unwrap_or(defaults::EXEC_TIMEOUT);
         let mut body = json!({ "command": command, "timeout": timeout });
         if let Some(description) = options.description {
             body["description"] = description.into();
         }
         let call = Call::new(Method::POST, &["v1", "sandboxes", session_id, "exec"])
             .json(&body)
-            .timeout(sandbox_call_timeout(Some(timeout), 30));
+            .timeout(sandbox_call_timeout(Some(timeout), defaults::EXEC_TIMEOUT));
         self.transport.send(call).await
     }
 
@@ -106,9 +106,9 @@ impl Client {
         session_id: &str,
         request: HttpRequestOptions,
     ) -> Result<HttpResponse, CairnError> {
-        let timeout = request.timeout.unwrap_or(15);
+        let timeout = request.timeout.unwrap_or(defaults::HTTP_REQUEST_TIMEOUT);
         let body = json!({
-            "method": request.method.as_deref().unwrap_or("GET"),
+            "method": request.method.as_deref().unwrap_or(defaults::HTTP_REQUEST_METHOD),
             "url": request.url,
             "headers": request.headers,
             "body": request.body,
@@ -119,7 +119,10 @@ impl Client {
             &["v1", "sandboxes", session_id, "http-request"],
         )
         .json(&body)
-        .timeout(sandbox_call_timeout(Some(timeout), 15));
+        .timeout(sandbox_call_timeout(
+            Some(timeout),
+            defaults::HTTP_REQUEST_TIMEOUT,
+        ));
         self.transport.send(call).await
     }
 

@@ -13,6 +13,7 @@ import httpx
 
 from ._binding import async_method as _method
 from ._core import Call, ClientCore
+from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE
 from ._operations import account as _account
 from ._operations import memory as _memory
 from ._operations import resources as _resources
@@ -79,7 +80,7 @@ class AsyncCairnClient:
         self,
         *,
         label: str | None = None,
-        size: SandboxSize = "small",
+        size: SandboxSize = DEFAULT_CREATE_SANDBOX_SIZE,
         storage_gb: float | None = None,
         lifetime_minutes: int | None = None,
         secret_names: Sequence[str] | None = None,

@@ -1,10 +1,12 @@
-//! The request options and response models, by area. Responses keep every documented field
-//! (nullable ones as `Option`) and ignore fields they do not know, so a newer server still decodes.
+//! The request options and response models, by area. The response models are generated from the
+//! server's operation registry (`generated.rs`, by `npm run contract`); they keep every documented
+//! field (nullable ones as `Option`) and ignore fields they do not know, so a newer server still decodes.
 //! Closed vocabularies the caller sends (sizes, memory kinds, relation types) are enums; states
 //! only the server reports (`status`, `ended_reason`) are strings.
 
 mod account;
 mod files;
+mod generated;
 mod memory;
 mod resources;
 mod sandboxes;
@@ -12,6 +14,7 @@ mod tools;
 
 pub use account::*;
 pub use files::*;
+pub use generated::*;
 pub use memory::*;
 pub use resources::*;
 pub use sandboxes::*;

@@ -1,18 +1,8 @@
-//! Sandbox sessions, exec and the HTTP broker (CONTRACT §2.5–2.6).
+//! Options of sandbox sessions, exec and the HTTP broker (CONTRACT §2.5–2.6); what they answer is
+//! generated: `generated.rs`.
 
-use super::Usage;
-use serde::{Deserialize, Serialize};
+use super::SandboxSize;
 use std::collections::BTreeMap;
-
-/// CPU and memory class of a sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxSize {
-    #[default]
-    Small,
-    Medium,
-    Large,
-}
 
 /// Optional settings of a new sandbox; `Default` asks for a small sandbox with no extras.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -32,37 +22,6 @@ pub struct CreateSandboxOptions {
     pub volume_mounts: Option<BTreeMap<String, String>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sandbox {
-    pub id: String,
-    /// "active" or "destroyed".
-    pub status: String,
-    pub label: Option<String>,
-    pub created_at: String,
-    pub destroyed_at: Option<String>,
-    pub expires_at: String,
-    /// None while active, else "destroyed" or "expired".
-    pub ended_reason: Option<String>,
-    /// "local" or "kubernetes".
-    pub runtime: String,
-    /// None once destroyed.
-    pub connect: Option<SandboxConnect>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SandboxConnect {
-    pub pod_name: Option<String>,
-    pub note: String,
-}
-
-/// A new sandbox and the account's usage after creating it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SandboxCreated {
-    #[serde(flatten)]
-    pub sandbox: Sandbox,
-    pub usage: Usage,
-}
-
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExecOptions {
     /// Seconds before the command is killed (1–100; the server's default is 30). The HTTP call
@@ -70,18 +29,6 @@ pub struct ExecOptions {
     pub timeout: Option<u32>,
     /// What the command is for, in a few words (kept in logs).
     pub description: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExecResult {
-    pub exit_code: i32,
-    /// Capped at 1 MiB.
-    pub stdout: String,
-    /// Capped at 256 KiB.
-    pub stderr: String,
-    pub timed_out: bool,
-    pub truncated: bool,
-    pub duration_ms: u64,
 }
 
 /// A request the sandbox's broker makes on its behalf (`{{secret:<name>}}` placeholders allowed in
@@ -95,12 +42,4 @@ pub struct HttpRequestOptions {
     pub body: Option<String>,
     /// Seconds (1–60, default 15); the HTTP call waits this plus 15 s.
     pub timeout: Option<u32>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HttpResponse {
-    pub status_code: u16,
-    pub headers: BTreeMap<String, String>,
-    pub body: String,
-    pub truncated: bool,
 }

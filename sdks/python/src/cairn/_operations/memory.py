@@ -7,6 +7,19 @@ from __future__ import annotations
 from typing import Any, List, Mapping, Sequence
 
 from .._core import Call, segment
+from .._generated_types import (
+    DEFAULT_INGEST_MEMORY_KIND,
+    DEFAULT_INGEST_MEMORY_SCOPE,
+    DEFAULT_LIST_MEMORIES_INCLUDE_SUPERSEDED,
+    DEFAULT_LIST_MEMORIES_LIMIT,
+    DEFAULT_LIST_MEMORIES_OFFSET,
+    DEFAULT_MEMORY_PROFILE_LIMIT,
+    DEFAULT_MEMORY_RELATIONS_LIMIT,
+    DEFAULT_RECALL_LIMIT,
+    DEFAULT_REMEMBER_IMPORTANCE,
+    DEFAULT_REMEMBER_KIND,
+    DEFAULT_REMEMBER_SCOPE,
+)
 from ..models import (
     ExportMemory,
     ExportRelation,
@@ -26,11 +39,11 @@ from ..models import (
 def remember(
     content: str,
     *,
-    scope: str = "default",
-    kind: MemoryKind = "fact",
+    scope: str = DEFAULT_REMEMBER_SCOPE,
+    kind: MemoryKind = DEFAULT_REMEMBER_KIND,
     metadata: Mapping[str, Any] | None = None,
     source_session_id: str | None = None,
-    importance: float = 0.5,
+    importance: float = DEFAULT_REMEMBER_IMPORTANCE,
 ) -> Call[Memory]:
     """Stores one memory; the same content again updates it (same id) instead of duplicating."""
     body = {
@@ -47,8 +60,8 @@ def remember(
 def ingest_memory(
     content: str,
     *,
-    scope: str = "default",
-    kind: str = "auto",
+    scope: str = DEFAULT_INGEST_MEMORY_SCOPE,
+    kind: str = DEFAULT_INGEST_MEMORY_KIND,
     source_session_id: str | None = None,
     metadata: Mapping[str, Any] | None = None,
 ) -> Call[IngestResult]:
@@ -63,18 +76,24 @@ def ingest_memory(
     return Call("POST", "/v1/memory/ingest", body=body, has_body=True)
 
 
-def recall(query: str, *, scope: str | None = None, limit: int = 10) -> Call[SearchResult]:
+def recall(query: str, *, scope: str | None = None, limit: int = DEFAULT_RECALL_LIMIT) -> Call[SearchResult]:
     """The memories that best match ``query``, best first (``scope=None``: every scope)."""
     return Call("GET", "/v1/memory/search", query={"q": query, "scope": scope, "limit": limit})
 
 
-def memory_profile(*, scope: str | None = None, limit: int = 20) -> Call[MemoryProfile]:
+def memory_profile(
+    *, scope: str | None = None, limit: int = DEFAULT_MEMORY_PROFILE_LIMIT
+) -> Call[MemoryProfile]:
     """Stable facts, preferences and instructions (static) apart from goals, notes, summaries (dynamic)."""
     return Call("GET", "/v1/memory/profile", query={"scope": scope, "limit": limit})
 
 
 def list_memories(
-    *, scope: str | None = None, include_superseded: bool = False, limit: int = 50, offset: int = 0
+    *,
+    scope: str | None = None,
+    include_superseded: bool = DEFAULT_LIST_MEMORIES_INCLUDE_SUPERSEDED,
+    limit: int = DEFAULT_LIST_MEMORIES_LIMIT,
+    offset: int = DEFAULT_LIST_MEMORIES_OFFSET,
 ) -> Call[List[Memory]]:
     """Memories by ``updated_at``, newest first."""
     query = {"scope": scope, "include_superseded": include_superseded, "limit": limit, "offset": offset}
@@ -85,7 +104,7 @@ def get_memory(memory_id: str) -> Call[Memory]:
     return Call("GET", f"/v1/memory/{segment(memory_id)}")
 
 
-def memory_relations(memory_id: str, *, limit: int = 20) -> Call[MemoryRelations]:
+def memory_relations(memory_id: str, *, limit: int = DEFAULT_MEMORY_RELATIONS_LIMIT) -> Call[MemoryRelations]:
     """The memory's outgoing relations, most confident first."""
     return Call("GET", f"/v1/memory/{segment(memory_id)}/relations", query={"limit": limit})
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from .._core import Call, segment
+from .._generated_types import DEFAULT_CREATE_SANDBOX_IMAGE_BASE
 from ..models import Image, ImageCreated, McpConnection, Secret, Volume, VolumeCreated
 
 
 def create_image(
     *,
     label: str | None = None,
-    base: str = "default",
+    base: str = DEFAULT_CREATE_SANDBOX_IMAGE_BASE,
     python_packages: Sequence[str] = (),
     apt_packages: Sequence[str] = (),
     npm_packages: Sequence[str] = (),

@@ -5,6 +5,18 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Sequence, Tuple, cast
 
 from .._core import SANDBOX_TIMEOUT_MARGIN, Call, segment
+from .._generated_types import (
+    DEFAULT_CREATE_SANDBOX_SIZE,
+    DEFAULT_EXEC_TIMEOUT,
+    DEFAULT_GLOB_PATH,
+    DEFAULT_GREP_MAX_MATCHES,
+    DEFAULT_GREP_PATH,
+    DEFAULT_HTTP_REQUEST_METHOD,
+    DEFAULT_HTTP_REQUEST_TIMEOUT,
+    DEFAULT_LIST_SANDBOXES_ACTIVE_ONLY,
+    DEFAULT_LS_PATH,
+    DEFAULT_STR_REPLACE_REPLACE_ALL,
+)
 from ..models import (
     ExecResult,
     FileView,
@@ -30,7 +42,7 @@ def _sandbox_body(count: int, options: Dict[str, Any]) -> Dict[str, Any]:
 def create_sandbox(
     *,
     label: str | None = None,
-    size: SandboxSize = "small",
+    size: SandboxSize = DEFAULT_CREATE_SANDBOX_SIZE,
     storage_gb: float | None = None,
     lifetime_minutes: int | None = None,
     secret_names: Sequence[str] | None = None,
@@ -63,7 +75,7 @@ def create_sandboxes(
     count: int,
     *,
     label: str | None = None,
-    size: SandboxSize = "small",
+    size: SandboxSize = DEFAULT_CREATE_SANDBOX_SIZE,
     storage_gb: float | None = None,
     lifetime_minutes: int | None = None,
     image_id: str | None = None,
@@ -87,7 +99,7 @@ def get_sandbox(session_id: str) -> Call[Sandbox]:
     return Call("GET", f"/v1/sandboxes/{segment(session_id)}")
 
 
-def list_sandboxes(*, active_only: bool = False) -> Call[List[Sandbox]]:
+def list_sandboxes(*, active_only: bool = DEFAULT_LIST_SANDBOXES_ACTIVE_ONLY) -> Call[List[Sandbox]]:
     return Call("GET", "/v1/sandboxes", query={"active_only": active_only})
 
 
@@ -96,7 +108,7 @@ def destroy_sandbox(session_id: str) -> Call[None]:
 
 
 def exec(
-    session_id: str, command: str, *, timeout: int = 30, description: str | None = None
+    session_id: str, command: str, *, timeout: int = DEFAULT_EXEC_TIMEOUT, description: str | None = None
 ) -> Call[ExecResult]:
     """Runs a shell command in /workspace; the HTTP call waits ``timeout`` + 15 s."""
     body: Dict[str, Any] = {"command": command, "timeout": timeout}
@@ -115,10 +127,10 @@ def http_request(
     session_id: str,
     url: str,
     *,
-    method: str = "GET",
+    method: str = DEFAULT_HTTP_REQUEST_METHOD,
     headers: Mapping[str, str] | None = None,
     body: str | None = None,
-    timeout: int = 15,
+    timeout: int = DEFAULT_HTTP_REQUEST_TIMEOUT,
 ) -> Call[HttpResponse]:
     """An HTTP request made by the broker for the sandbox; ``{{secret:name}}`` placeholders allowed."""
     payload = {"method": method, "url": url, "headers": dict(headers or {}), "body": body, "timeout": timeout}
@@ -146,23 +158,33 @@ def view(session_id: str, path: str, *, view_range: Tuple[int, int] | None = Non
 
 
 def str_replace(
-    session_id: str, path: str, old_str: str, new_str: str, *, replace_all: bool = False
+    session_id: str,
+    path: str,
+    old_str: str,
+    new_str: str,
+    *,
+    replace_all: bool = DEFAULT_STR_REPLACE_REPLACE_ALL,
 ) -> Call[Replacement]:
     """Replaces ``old_str`` (which must be unique unless ``replace_all``) with ``new_str``."""
     body = {"path": path, "old_str": old_str, "new_str": new_str, "replace_all": replace_all}
     return _files(session_id, "/str-replace", body)
 
 
-def ls(session_id: str, path: str = "/") -> Call[Listing]:
+def ls(session_id: str, path: str = DEFAULT_LS_PATH) -> Call[Listing]:
     return _files(session_id, "/ls", {"path": path})
 
 
-def glob(session_id: str, pattern: str, *, path: str = "/") -> Call[GlobResult]:
+def glob(session_id: str, pattern: str, *, path: str = DEFAULT_GLOB_PATH) -> Call[GlobResult]:
     return _files(session_id, "/glob", {"pattern": pattern, "path": path})
 
 
 def grep(
-    session_id: str, pattern: str, *, path: str = "/", glob: str | None = None, max_matches: int = 500
+    session_id: str,
+    pattern: str,
+    *,
+    path: str = DEFAULT_GREP_PATH,
+    glob: str | None = None,
+    max_matches: int = DEFAULT_GREP_MAX_MATCHES,
 ) -> Call[GrepResult]:
     body = {"pattern": pattern, "path": path, "glob": glob, "max_matches": max_matches}
     return _files(session_id, "/grep", body)
