@@ -32,7 +32,7 @@ export function createCaller(platform: Platform): Caller {
     const tool = findOperation(name);
     if (!tool) throw new ServiceError("not_found", `Unknown operation ${name}`);
     const result = await invoke(platform, tool, {
-      authorization: options.credential ? `Bearer ${options.credential}` : null,
+      credential: options.credential || null,
       clientIp: options.clientIp ?? "127.0.0.1",
       requestId: options.requestId ?? crypto.randomUUID().replaceAll("-", ""),
       signal: options.signal ?? new AbortController().signal,

@@ -29,19 +29,15 @@ describe("dependency failures", () => {
     expect(dependencyFailure(coded("53100"))).toBe("storage_error");
   });
 
-  it("leaves every other failure a 500, and answers a dependency's with 503 and Retry-After", () => {
+  it("leaves every other failure internal_error, and answers a dependency's with a retry delay", () => {
     for (const error of [new Error("boom"), coded("23505"), coded("SQLITE_CONSTRAINT"), "text", null]) {
       expect(dependencyFailure(error)).toBeNull();
-      expect(toServiceError(error).status).toBe(500);
+      expect(toServiceError(error).code).toBe("internal_error");
     }
     const unavailable = toServiceError(coded("ECONNREFUSED"));
-    expect([unavailable.code, unavailable.status, unavailable.retryAfterSeconds]).toEqual([
-      "service_unavailable",
-      503,
-      5,
-    ]);
+    expect([unavailable.code, unavailable.retryAfterSeconds]).toEqual(["service_unavailable", 5]);
     const full = toServiceError(coded("SQLITE_FULL"));
-    expect([full.code, full.status, full.retryAfterSeconds]).toEqual(["storage_error", 503, 30]);
+    expect([full.code, full.retryAfterSeconds]).toEqual(["storage_error", 30]);
     expect(full.toBody()).toEqual({
       code: "storage_error",
       message: "The server's storage is full or failing; retry later",

@@ -1,88 +1,74 @@
 /**
  * The one error type of Cairn. Every failure a client can see is a ServiceError with a code from
  * the table below; transports render it (REST envelope and headers, MCP isError, CLI exit code)
- * and never invent their own. Anything that is not a ServiceError becomes `internal_error`, or a
- * 503 when a dependency failed (dependency-failures.ts).
+ * and never invent their own. Anything that is not a ServiceError becomes `internal_error`, or
+ * `service_unavailable`/`storage_error` when a dependency failed (dependency-failures.ts).
+ * Core knows no transport: each code's HTTP status is the transports' (transports/http-status.ts).
  */
 import { dependencyFailure, dependencyRetryAfterSeconds } from "./dependency-failures.ts";
 
 interface CodeSpec {
-  readonly status: number;
   readonly retryable: boolean;
   readonly remediation: string | null;
 }
 
-const code = (status: number, remediation: string | null, retryable = false): CodeSpec => ({
-  status,
-  retryable,
-  remediation,
-});
+const code = (remediation: string | null, retryable = false): CodeSpec => ({ retryable, remediation });
 
 export const errorCodes = {
-  validation_error: code(422, "Fix the fields listed in details and send the request again."),
-  invalid_json: code(400, "Send a valid JSON body with Content-Type: application/json."),
-  method_not_allowed: code(405, "Use one of the methods this route accepts."),
-  payload_too_large: code(413, "Send a smaller request body."),
-  internal_error: code(500, "Retry later; if it persists, report the X-Request-ID.", true),
-  not_found: code(404, "Check the path and the id; objects of other accounts are not visible."),
-  rate_limited: code(429, "Wait for Retry-After seconds before retrying.", true),
-  service_unavailable: code(503, "Retry later.", true),
-  storage_error: code(503, "Retry later.", true),
-  sandbox_not_ready: code(409, "Wait for the sandbox to become active, then retry.", true),
-  missing_credentials: code(401, "Send Authorization: Bearer <credential>."),
+  validation_error: code("Fix the fields listed in details and send the request again."),
+  invalid_json: code("Send a valid JSON body with Content-Type: application/json."),
+  method_not_allowed: code("Use one of the methods this route accepts."),
+  payload_too_large: code("Send a smaller request body."),
+  internal_error: code("Retry later; if it persists, report the X-Request-ID.", true),
+  not_found: code("Check the path and the id; objects of other accounts are not visible."),
+  rate_limited: code("Wait for Retry-After seconds before retrying.", true),
+  service_unavailable: code("Retry later.", true),
+  storage_error: code("Retry later.", true),
+  sandbox_not_ready: code("Wait for the sandbox to become active, then retry.", true),
+  missing_credentials: code("Send Authorization: Bearer <credential>."),
   wrong_credential_type: code(
-    401,
     "API-key routes need an API key (cairn_…); /v1/api-keys needs a dashboard token from login.",
   ),
-  invalid_api_key: code(401, "Create a new API key; this one is unknown, revoked or mistyped."),
-  invalid_token: code(401, "Log in again to get a fresh dashboard token."),
-  invalid_credentials: code(401, "Check the email and password."),
-  email_taken: code(409, "Log in instead, or sign up with another email."),
-  memory_not_found: code(404, "Check the memory id; it may have been forgotten or expired."),
-  too_many_rules: code(400, "Send at most the allowed number of rules."),
-  pattern_too_long: code(400, "Shorten the pattern."),
-  invalid_pattern: code(400, "Fix the regular expression."),
-  invalid_rules: code(400, "Send at least one valid rule."),
-  command_not_allowed: code(403, "Run only commands the account's allowlist permits."),
-  path_outside_sandbox: code(403, "Use paths under /workspace, /tmp or a mounted volume."),
-  egress_denied: code(403, "Add the host to the secret's allowed_hosts, or use a granted secret."),
-  // Not named in the retryable list of docs/errors.md, so the rule for other codes applies: 5xx retries.
-  sandbox_operation_failed: code(
-    502,
-    "Retry; if it persists, destroy the sandbox and create a new one.",
-    true,
-  ),
-  secret_not_found: code(404, "Create the secret first, or fix its name."),
-  mcp_connection_not_found: code(404, "Create the MCP connection first, or fix its label."),
-  concurrent_sandbox_limit_reached: code(429, "Destroy an active sandbox before creating another."),
-  global_capacity_reached: code(429, "The deployment is at capacity; retry later.", true),
+  invalid_api_key: code("Create a new API key; this one is unknown, revoked or mistyped."),
+  invalid_token: code("Log in again to get a fresh dashboard token."),
+  invalid_credentials: code("Check the email and password."),
+  email_taken: code("Log in instead, or sign up with another email."),
+  memory_not_found: code("Check the memory id; it may have been forgotten or expired."),
+  too_many_rules: code("Send at most the allowed number of rules."),
+  pattern_too_long: code("Shorten the pattern."),
+  invalid_pattern: code("Fix the regular expression."),
+  invalid_rules: code("Send at least one valid rule."),
+  command_not_allowed: code("Run only commands the account's allowlist permits."),
+  path_outside_sandbox: code("Use paths under /workspace, /tmp or a mounted volume."),
+  egress_denied: code("Add the host to the secret's allowed_hosts, or use a granted secret."),
+  // Not named in the retryable list of docs/errors.md, so the rule for server faults applies: retry.
+  sandbox_operation_failed: code("Retry; if it persists, destroy the sandbox and create a new one.", true),
+  secret_not_found: code("Create the secret first, or fix its name."),
+  mcp_connection_not_found: code("Create the MCP connection first, or fix its label."),
+  concurrent_sandbox_limit_reached: code("Destroy an active sandbox before creating another."),
+  global_capacity_reached: code("The deployment is at capacity; retry later.", true),
   monthly_usage_limit_reached: code(
-    429,
     "Wait for the next calendar month (UTC) or ask the operator for more hours.",
   ),
-  sandbox_size_limit_reached: code(429, "Request a smaller size."),
-  sandbox_storage_limit_reached: code(429, "Request less storage."),
+  sandbox_size_limit_reached: code("Request a smaller size."),
+  sandbox_storage_limit_reached: code("Request less storage."),
   // Its own processes use up the sandbox's process limit (its size's): an exec cannot start.
   sandbox_process_limit_reached: code(
-    429,
     "Wait for the sandbox's other commands to finish or run fewer processes in parallel, or create it with a larger size; details.limit is its size's process limit.",
   ),
-  secret_limit_reached: code(429, "Delete a secret you no longer need."),
-  secret_name_taken: code(409, "Choose another name or delete the existing secret."),
-  invalid_allowed_host: code(422, "Give non-empty host names."),
-  unsafe_allowed_host: code(
-    422,
-    "Use a public host name; private, loopback and metadata addresses are refused.",
-  ),
-  image_build_limit_reached: code(429, "Delete an image you no longer need."),
-  global_build_capacity_reached: code(429, "Too many builds are running; retry later.", true),
-  volume_limit_reached: code(429, "Delete a volume you no longer need."),
-  volume_in_use: code(409, "Destroy the sandboxes that mount the volume first."),
-  mcp_connection_limit_reached: code(429, "Delete a connection you no longer need."),
-  mcp_connection_label_taken: code(409, "Choose another label."),
-  lsp_limit_reached: code(429, "Stop a language server you no longer need."),
-  idempotency_key_reuse: code(422, "Use a new Idempotency-Key for a different request body."),
-  idempotency_key_in_progress: code(409, "Wait for the first request with this key to finish.", true),
+  secret_limit_reached: code("Delete a secret you no longer need."),
+  secret_name_taken: code("Choose another name or delete the existing secret."),
+  invalid_allowed_host: code("Give non-empty host names."),
+  unsafe_allowed_host: code("Use a public host name; private, loopback and metadata addresses are refused."),
+  image_build_limit_reached: code("Delete an image you no longer need."),
+  global_build_capacity_reached: code("Too many builds are running; retry later.", true),
+  volume_limit_reached: code("Delete a volume you no longer need."),
+  volume_in_use: code("Destroy the sandboxes that mount the volume first."),
+  mcp_connection_limit_reached: code("Delete a connection you no longer need."),
+  mcp_connection_label_taken: code("Choose another label."),
+  lsp_limit_reached: code("Stop a language server you no longer need."),
+  idempotency_key_reuse: code("Use a new Idempotency-Key for a different request body."),
+  idempotency_key_in_progress: code("Wait for the first request with this key to finish.", true),
 } as const satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;
@@ -102,7 +88,11 @@ export interface RateLimitState {
   retryAfterSeconds: number;
 }
 
-/** One entry of a validation_error's details; `loc` starts with where the field came from. */
+/**
+ * One entry of a validation_error's details. `loc` is the field's path in the operation's input
+ * (`["path"]`, `["rules", "1"]`); a transport prefixes where its request carried the input
+ * (REST `"body"`, `"query"` or `"path"`; MCP `"arguments"`).
+ */
 export interface ValidationIssue {
   type: string;
   loc: string[];
@@ -110,7 +100,6 @@ export interface ValidationIssue {
 }
 
 export interface ServiceErrorOptions {
-  status?: number;
   details?: unknown;
   cause?: unknown;
   /** The bucket that refused the call (rate_limited). */
@@ -123,7 +112,6 @@ export interface ServiceErrorOptions {
 
 export class ServiceError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
   readonly details: unknown;
   readonly rateLimit: RateLimitState | null;
   readonly retryAfterSeconds: number | null;
@@ -133,7 +121,6 @@ export class ServiceError extends Error {
     super(message, { cause: options.cause });
     this.name = "ServiceError";
     this.code = errorCode;
-    this.status = options.status ?? errorCodes[errorCode].status;
     this.details = options.details;
     this.rateLimit = options.rateLimit ?? null;
     this.retryAfterSeconds = options.retryAfterSeconds ?? options.rateLimit?.retryAfterSeconds ?? null;
@@ -160,7 +147,7 @@ const dependencyMessages = {
 
 /**
  * Turns anything thrown into a ServiceError: an unreachable database or a full disk becomes a
- * retryable 503 with Retry-After (dependency-failures.ts); anything else unknown becomes
+ * retryable service_unavailable or storage_error with a retry delay (dependency-failures.ts); anything else unknown becomes
  * internal_error. The cause is kept for logs in both cases, never sent.
  */
 export function toServiceError(error: unknown): ServiceError {

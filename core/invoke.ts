@@ -1,7 +1,9 @@
 /**
  * The one request pipeline every transport shares: authenticate by the operation's credential
  * kind, take a rate-limit token, validate the input, run the handler, shape the output. A
- * transport only turns its wire format into `InvokeRequest` and the result back.
+ * transport only turns its wire format into `InvokeRequest` and the result back: it takes the
+ * credential out of its own envelope (an HTTP `Authorization` header), and places a bad field,
+ * which core names by its path in the input, where its request carried it.
  */
 import type { z } from "zod";
 import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./auth/api-keys.ts";
@@ -11,12 +13,12 @@ import { bucketLimit } from "./rate-limits.ts";
 import { type AnyTool, type CredentialKind, isEnabled, type ToolContext, type ToolGroup } from "./tool.ts";
 
 export interface InvokeRequest {
-  /** The credential as an Authorization value (`Bearer …`), if any. */
-  authorization: string | null;
+  /** The bare credential (an API key or a dashboard token), or null when the caller sent none. */
+  credential: string | null;
   clientIp: string;
   requestId: string;
   signal: AbortSignal;
-  /** The operation's input, gathered by the transport; validation errors locate fields as `["input", …]`. */
+  /** The operation's input, gathered by the transport; validation errors locate a field by its path in it. */
   input: unknown;
   /**
    * Set by a transport that has just authenticated this same request's credential with
@@ -52,7 +54,7 @@ export async function invoke<Tool extends AnyTool>(
   const principal =
     request.principal?.kind === tool.auth
       ? request.principal
-      : await authenticate(platform, tool.auth, request.authorization, now);
+      : await authenticate(platform, tool.auth, request.credential, now);
   const accountId = principal?.accountId ?? null;
   await requireSandboxRuntime(platform, tool);
   // Checked before a token is taken: a call refused for its input did nothing, and a model
@@ -77,8 +79,8 @@ const sandboxGroups: ReadonlySet<ToolGroup> = new Set(["sandboxes", "files", "ls
 
 /**
  * A machine where the sandbox runtime cannot run (no bubblewrap, not root) still serves memory and
- * accounts; its sandbox operations answer 503 with the command that fixes it, before any token
- * is spent.
+ * accounts; its sandbox operations answer service_unavailable with the command that fixes it,
+ * before any token is spent.
  */
 async function requireSandboxRuntime(platform: Platform, tool: AnyTool): Promise<void> {
   if (tool.group === undefined || !sandboxGroups.has(tool.group)) return;
@@ -93,33 +95,29 @@ async function requireSandboxRuntime(platform: Platform, tool: AnyTool): Promise
   );
 }
 
-function bearerToken(authorization: string | null): string {
-  const match = authorization?.match(/^bearer[ \t]+([^\s]+)[ \t]*$/i);
-  if (!match) throw new ServiceError("missing_credentials", "Missing or malformed Authorization header");
-  return match[1];
-}
-
 /**
- * The account a credential belongs to, by the rules every route and tool follows: a missing or
- * malformed header, the wrong kind of credential, or an unknown or revoked one is refused.
+ * The account a credential belongs to, by the rules every route and tool follows: no credential
+ * (a transport passes none for a missing or malformed one), the wrong kind of credential, or an
+ * unknown or revoked one is refused.
  */
 export async function authenticate(
   platform: Platform,
   kind: CredentialKind,
-  authorization: string | null,
+  credential: string | null,
   now: Date,
 ): Promise<Principal | null> {
   if (kind === "none") return null;
-  const token = bearerToken(authorization);
-  const isApiKey = token.startsWith(apiKeyPrefix);
+  // Worded for the HTTP clients that send nearly every call, as the wire has always said it.
+  if (!credential) throw new ServiceError("missing_credentials", "Missing or malformed Authorization header");
+  const isApiKey = credential.startsWith(apiKeyPrefix);
   if (kind === "api_key") {
     if (!isApiKey)
       throw new ServiceError("wrong_credential_type", "This route needs an API key, not a dashboard token");
-    return authenticateApiKey(platform, token, now);
+    return authenticateApiKey(platform, credential, now);
   }
   if (isApiKey)
     throw new ServiceError("wrong_credential_type", "This route needs a dashboard token, not an API key");
-  const claims = await platform.dashboardTokens.verify(token, now);
+  const claims = await platform.dashboardTokens.verify(credential, now);
   const account = await platform.storage.accounts.findById(claims.accountId);
   if (!account) throw new ServiceError("invalid_token", "Invalid or expired dashboard token");
   return { kind: "dashboard", accountId: account.id, credentialId: account.id };
@@ -169,7 +167,7 @@ function validate<Schema extends z.ZodType>(schema: Schema, input: unknown): z.o
   if (result.success) return result.data;
   const details: ValidationIssue[] = result.error.issues.map((issue) => ({
     type: issue.code,
-    loc: ["input", ...issue.path.map(String)],
+    loc: issue.path.map(String),
     // zod's issue text never includes the submitted value.
     msg: issue.message,
   }));

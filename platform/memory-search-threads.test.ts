@@ -25,7 +25,7 @@ describe("search threads", () => {
           (error: unknown) => error,
         );
       expect(failure).toBeInstanceOf(Error);
-      expect(toServiceError(failure)).toMatchObject({ code: "service_unavailable", status: 503 });
+      expect(toServiceError(failure)).toMatchObject({ code: "service_unavailable" });
     } finally {
       await search.close();
     }

@@ -32,15 +32,12 @@ export interface PluginStore {
 
 function checkKey(key: unknown): string {
   if (typeof key !== "string" || key.length === 0 || key.length > pluginStoreLimits.keyLength) {
-    throw new ServiceError("validation_error", "Invalid plugin store key", {
-      details: [
-        {
-          type: "value_error",
-          loc: ["store", "key"],
-          msg: `Must be 1 to ${pluginStoreLimits.keyLength} characters`,
-        },
-      ],
-    });
+    // No details: a detail's loc names a field of the operation's input, and the key is the
+    // plugin's argument to its store, which transports could only misplace in the request.
+    throw new ServiceError(
+      "validation_error",
+      `Invalid plugin store key: must be 1 to ${pluginStoreLimits.keyLength} characters`,
+    );
   }
   return key;
 }

@@ -121,7 +121,7 @@ export function createHttpEgress(): Egress {
                 details: [
                   {
                     type: "value_error",
-                    loc: ["body", "url"],
+                    loc: ["url"],
                     msg: "the URL's host name does not resolve (no such name or no address)",
                   },
                 ],

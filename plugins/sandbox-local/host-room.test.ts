@@ -31,7 +31,7 @@ describe("room on the host for sandbox storage", () => {
       (error: unknown) => error,
     );
     expect(refusal).toBeInstanceOf(ServiceError);
-    expect(refusal).toMatchObject({ code: "global_capacity_reached", status: 429 });
+    expect(refusal).toMatchObject({ code: "global_capacity_reached" });
     expect((refusal as Error).message).toMatch(
       /^The host has no room for [\d.]+ GiB more of sandbox storage/,
     );

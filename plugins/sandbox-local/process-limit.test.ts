@@ -34,7 +34,6 @@ async function expectProcessLimitReached(testRuntime: TestRuntime, limit: number
   expect(refused).toBeInstanceOf(ServiceError);
   expect(refused).toMatchObject({
     code: "sandbox_process_limit_reached",
-    status: 429,
     details: { limit, size: "small" },
   });
   expect((refused as ServiceError).remediation).toContain(`at most ${limit} processes`);

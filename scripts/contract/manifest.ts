@@ -6,7 +6,8 @@
  * generated from it (scripts/contract/*), so they cannot drift from what the server validates.
  */
 import { z } from "zod";
-import { type AnyTool, allOperations, errorCodes } from "../../core/index.ts";
+import { type AnyTool, allOperations, type ErrorCode, errorCodes } from "../../core/index.ts";
+import { httpStatus } from "../../transports/http-status.ts";
 import { mcpTools } from "../../transports/mcp/tools.ts";
 import { pathParameters } from "../../transports/rest/operation-routes.ts";
 import type { JsonSchema } from "./json-schema.ts";
@@ -221,7 +222,11 @@ export function createManifest(): Manifest {
     errors: Object.fromEntries(
       Object.entries(errorCodes).map(([code, spec]) => [
         code,
-        { status: spec.status, retryable: spec.retryable, remediation: spec.remediation },
+        {
+          status: httpStatus(code as ErrorCode),
+          retryable: spec.retryable,
+          remediation: spec.remediation,
+        },
       ]),
     ),
     operations: allOperations.map(operationOf),

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock, type OperationName, registry, ServiceError } from "../../core/index.ts";
+import { httpStatus } from "../../transports/http-status.ts";
 import { mcpTools } from "../../transports/mcp/tools.ts";
 import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../support/platforms.ts";
 
@@ -104,7 +105,7 @@ function callerAdapter(test: TestPlatform, key: string): Adapter {
         return { output: await test.call(operation, input as never, { credential: key }) };
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
-        return { error: { code: error.code, status: error.status } };
+        return { error: { code: error.code, status: httpStatus(error.code) } };
       }
     },
     close: async () => {},

@@ -21,6 +21,7 @@ import {
   type ValidationIssue,
   version,
 } from "../../core/index.ts";
+import { httpStatus } from "../http-status.ts";
 import { inProfile, type ToolProfile } from "./profiles.ts";
 import { type McpTool, mcpTools } from "./tools.ts";
 
@@ -44,8 +45,8 @@ export const instructions = [
 
 /** Who is calling, per HTTP request (the same key for every request of a session). */
 export interface McpCaller {
-  /** The Authorization value the request carried. */
-  authorization: string;
+  /** The credential of the request's `Authorization: Bearer` header. */
+  credential: string | null;
   /** Its credential, authenticated at the door of this same HTTP request. */
   principal: Principal;
   clientIp: string;
@@ -81,7 +82,7 @@ function fieldProblems(error: ServiceError): string {
 
 /** A failed call as the model sees it: the REST error envelope, and a line of text. */
 function errorResult(name: string, memory: boolean, error: ServiceError): CallToolResult {
-  const summary = `${error.message}${fieldProblems(error)} [${error.code}] (HTTP ${error.status})`;
+  const summary = `${error.message}${fieldProblems(error)} [${error.code}] (HTTP ${httpStatus(error.code)})`;
   return {
     isError: true,
     content: [{ type: "text", text: memory ? `Memory error: ${summary}` : `Error ${name}: ${summary}` }],
@@ -89,23 +90,22 @@ function errorResult(name: string, memory: boolean, error: ServiceError): CallTo
   };
 }
 
-/** Where core and the handlers locate a bad field: the schema's check, or a handler's own (REST's). */
-const fieldLocations = new Set(["input", "body", "query", "path"]);
-
-/** A bad field located as ["input" | "body" | …, field, …]; the tool names it as its argument. */
+/**
+ * Core locates a bad field by its path in the operation's input ([field, …]), whether the schema
+ * or the handler found it; the tool names it as its argument: ["arguments", argument, …].
+ */
 function asToolError(tool: McpTool, error: ServiceError): ServiceError {
   if (error.code !== "validation_error" || !Array.isArray(error.details)) return error;
-  const details = (error.details as ValidationIssue[]).map((issue) =>
-    fieldLocations.has(issue.loc[0])
-      ? { ...issue, loc: ["arguments", tool.argumentName(issue.loc[1] ?? ""), ...issue.loc.slice(2)] }
-      : issue,
-  );
+  const details = (error.details as ValidationIssue[]).map((issue) => ({
+    ...issue,
+    loc: ["arguments", tool.argumentName(issue.loc[0] ?? ""), ...issue.loc.slice(1)],
+  }));
   return new ServiceError("validation_error", error.message, { details });
 }
 
 function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: string): CallToolResult {
   const error = asToolError(tool, toServiceError(thrown));
-  if (error.status >= 500) {
+  if (httpStatus(error.code) >= 500) {
     platform.logger.error(
       { requestId, tool: tool.name, err: error.cause ?? thrown, code: error.code },
       "tool failed",
@@ -138,7 +138,7 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
     const input = tool.toInput(request.params.arguments);
     try {
       const { output } = await invoke(platform, tool.operation, {
-        authorization: caller.authorization,
+        credential: caller.credential,
         principal: caller.principal,
         clientIp: caller.clientIp,
         requestId: caller.requestId,

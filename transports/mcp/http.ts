@@ -13,6 +13,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Context, Hono } from "hono";
 import { authenticate, type Platform, type Principal, ServiceError } from "../../core/index.ts";
+import { bearerCredential } from "../bearer-credential.ts";
 import { createMcpServer, type McpCaller } from "./create-mcp-server.ts";
 import { type ToolProfile, toolProfiles } from "./profiles.ts";
 
@@ -105,11 +106,11 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     if (method !== "GET" && method !== "POST" && method !== "DELETE") {
       throw new ServiceError("method_not_allowed", `Method ${method} is not allowed on /mcp`);
     }
-    const authorization = context.req.header("Authorization") ?? null;
+    const credential = bearerCredential(context.req.header("Authorization"));
     const now = platform.clock.now();
-    const principal = (await authenticate(platform, "api_key", authorization, now)) as Principal;
+    const principal = (await authenticate(platform, "api_key", credential, now)) as Principal;
     const caller: McpCaller = {
-      authorization: authorization ?? "",
+      credential,
       principal,
       clientIp: options.clientIp(context.req.raw, context.env),
       requestId: context.get("requestId"),

@@ -13,6 +13,7 @@ import {
   toServiceError,
   version,
 } from "../../core/index.ts";
+import { httpStatus } from "../http-status.ts";
 import { isClientAbort } from "./client-abort.ts";
 import { mountDocs } from "./docs-page.ts";
 import { idempotency } from "./idempotency.ts";
@@ -46,7 +47,7 @@ function newRequestId(): string {
 function errorResponse(error: ServiceError, requestId: string): Response {
   const body: { error: ErrorBody } = { error: error.toBody() };
   return new Response(JSON.stringify(body), {
-    status: error.status,
+    status: httpStatus(error.code),
     headers: {
       "content-type": "application/json",
       ...rateLimitHeaders(error.rateLimit, error.retryAfterSeconds),
@@ -242,7 +243,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
       );
     }
     const error = toServiceError(thrown);
-    if (error.status >= 500) {
+    if (httpStatus(error.code) >= 500) {
       platform.logger.error({ requestId, err: error.cause ?? thrown, code: error.code }, "request failed");
     }
     return errorResponse(error, requestId);

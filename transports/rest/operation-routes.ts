@@ -1,8 +1,9 @@
 /**
  * The /v1 routes, one per registry operation with an `http` binding. Everything HTTP-specific
- * about an operation lives here: where its fields come from (path, query string, JSON body),
- * turning query-string text into the numbers and booleans its schema asks for, naming a bad
- * field's location, rate-limit headers, and the order routes are tried in.
+ * about an operation lives here: the credential of its `Authorization` header, where its fields
+ * come from (path, query string, JSON body), turning query-string text into the numbers and
+ * booleans its schema asks for, naming a bad field's location, rate-limit headers, and the order
+ * routes are tried in.
  */
 import type { Context, Hono } from "hono";
 import { z } from "zod";
@@ -17,6 +18,7 @@ import {
   ServiceError,
   type ValidationIssue,
 } from "../../core/index.ts";
+import { bearerCredential } from "../bearer-credential.ts";
 
 export type HttpOperation = AnyTool & { http: HttpBinding };
 
@@ -101,21 +103,17 @@ async function readInput(
 }
 
 /**
- * Core locates a bad field as ["input", field, …]; REST says where the client sent it: in the
- * path, the query string or the body of the operation's own route, or (`fromBody`) all in the
- * body of POST /v1/tools/{name}.
+ * Core locates a bad field by its path in the operation's input ([field, …]); REST says where the
+ * client sent it: in the path, the query string or the body of the operation's own route, or
+ * (`fromBody`) all in the body of POST /v1/tools/{name}.
  */
 function locateIssues(error: ServiceError, tool: AnyTool, fromBody: boolean): ServiceError {
   if (error.code !== "validation_error" || !Array.isArray(error.details)) return error;
   const inPath = new Set(fromBody || !tool.http ? [] : pathParameters(tool.http.path));
   const source: Source = !fromBody && tool.http && usesQuery(tool.http) ? "query" : "body";
   const details = (error.details as ValidationIssue[]).map((issue) => {
-    if (issue.loc[0] !== "input") return issue;
-    const field = issue.loc[1];
-    return {
-      ...issue,
-      loc: [field !== undefined && inPath.has(field) ? "path" : source, ...issue.loc.slice(1)],
-    };
+    const field = issue.loc[0];
+    return { ...issue, loc: [field !== undefined && inPath.has(field) ? "path" : source, ...issue.loc] };
   });
   return new ServiceError("validation_error", error.message, { details });
 }
@@ -153,7 +151,7 @@ export async function answerOperation(
   let result: Awaited<ReturnType<typeof invoke>>;
   try {
     result = await invoke(platform, tool, {
-      authorization: context.req.header("Authorization") ?? null,
+      credential: bearerCredential(context.req.header("Authorization")),
       clientIp: options.clientIp(context.req.raw, context.env),
       requestId: context.get("requestId"),
       signal: context.req.raw.signal,

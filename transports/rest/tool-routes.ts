@@ -7,6 +7,7 @@
  */
 import type { Hono } from "hono";
 import { type AnyTool, authenticate, isEnabled, type Platform, ServiceError } from "../../core/index.ts";
+import { bearerCredential } from "../bearer-credential.ts";
 import { jsonSchema, openApiPath } from "./openapi.ts";
 import { answerOperation, type OperationRouteOptions, readJsonBody } from "./operation-routes.ts";
 
@@ -44,12 +45,8 @@ export function mountToolRoutes(
   let listing: { tools: Array<ReturnType<typeof describeTool>> } | undefined;
 
   app.get("/v1/tools", async (context) => {
-    await authenticate(
-      platform,
-      "api_key",
-      context.req.header("Authorization") ?? null,
-      platform.clock.now(),
-    );
+    const credential = bearerCredential(context.req.header("Authorization"));
+    await authenticate(platform, "api_key", credential, platform.clock.now());
     listing ??= { tools: offered.map(describeTool) };
     return context.json(listing);
   });

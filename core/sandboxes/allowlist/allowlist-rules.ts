@@ -51,7 +51,7 @@ export function readAllowlistRules(
       details: [
         {
           type: "too_short",
-          loc: ["body", "rules"],
+          loc: ["rules"],
           msg: "rules must not be empty; DELETE the allowlist to lift every restriction",
         },
       ],

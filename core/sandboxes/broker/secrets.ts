@@ -152,7 +152,7 @@ export function substituteSecrets(
   }
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new ServiceError("validation_error", "Invalid request", {
-      details: [{ type: "value_error", loc: ["body", "url"], msg: "url must be an absolute http(s) URL" }],
+      details: [{ type: "value_error", loc: ["url"], msg: "url must be an absolute http(s) URL" }],
     });
   }
   const host = normalizeHost(url.hostname);

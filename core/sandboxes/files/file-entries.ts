@@ -20,12 +20,12 @@ export interface DirectoryEntry {
 }
 
 /**
- * A validation failure about one request field, as every 422 reads (CONTRACT §5): "Invalid
- * request", and a detail naming the field with a message that says what to change.
+ * A validation failure about one input field, as every validation_error reads (CONTRACT §5):
+ * "Invalid request", and a detail naming the field with a message that says what to change.
  */
 export function invalidField(field: string, message: string): ServiceError {
   return new ServiceError("validation_error", "Invalid request", {
-    details: [{ type: "value_error", loc: ["body", field], msg: message }],
+    details: [{ type: "value_error", loc: [field], msg: message }],
   });
 }
 

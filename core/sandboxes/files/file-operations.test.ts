@@ -127,7 +127,7 @@ describe("viewFile", () => {
     expect(error.code).toBe("validation_error");
     expect(error.message).toBe("Invalid request");
     expect(error.details).toEqual([
-      { type: "value_error", loc: ["body", "path"], msg: "/tmp/big is larger than 25 MiB" },
+      { type: "value_error", loc: ["path"], msg: "/tmp/big is larger than 25 MiB" },
     ]);
   });
 
@@ -154,7 +154,7 @@ describe("strReplace", () => {
     expect(error.details).toEqual([
       {
         type: "value_error",
-        loc: ["body", "old_str"],
+        loc: ["old_str"],
         msg: "old_str occurs 2 times in /workspace/code.py; make it unique or pass replace_all",
       },
     ]);
@@ -178,7 +178,7 @@ describe("strReplace", () => {
     // Every 422 reads the same (CONTRACT §5); the detail says what is wrong with which field.
     expect(error.message).toBe("Invalid request");
     expect(error.details).toEqual([
-      { type: "value_error", loc: ["body", "old_str"], msg: "old_str not found in /workspace/code.py" },
+      { type: "value_error", loc: ["old_str"], msg: "old_str not found in /workspace/code.py" },
     ]);
   });
 

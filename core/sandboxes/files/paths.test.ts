@@ -68,7 +68,6 @@ describe("resolveSandboxPath", () => {
   ])("refuses %j as path_outside_sandbox", (input) => {
     const error = errorOf(input);
     expect(error.code).toBe("path_outside_sandbox");
-    expect(error.status).toBe(403);
   });
 
   it("refuses a component over 255 bytes of UTF-8, and a path over 4095, as validation errors", () => {
@@ -80,10 +79,10 @@ describe("resolveSandboxPath", () => {
       `${"a/".repeat(2048)}x`,
     ]) {
       const error = errorOf(input);
-      expect([error.code, error.status, error.toBody().retryable]).toEqual(["validation_error", 422, false]);
+      expect([error.code, error.toBody().retryable]).toEqual(["validation_error", false]);
       expect(error.details).toEqual([
         expect.objectContaining({
-          loc: ["body", "path"],
+          loc: ["path"],
           msg: expect.stringMatching(/at most (255|4095) bytes/),
         }),
       ]);

@@ -52,13 +52,13 @@ function pathTextProblem(input: string): string | null {
 
 /**
  * Resolves a client path to the canonical sandbox path, or throws `path_outside_sandbox`.
- * `field` names the request field in validation details (`path` unless told).
+ * `field` names the input field in validation details (`path` unless told).
  */
 export function resolveSandboxPath(input: string, roots: string[], field = "path"): string {
   const problem = pathTextProblem(input);
   if (problem !== null) {
     throw new ServiceError("validation_error", "Invalid request", {
-      details: [{ type: "value_error", loc: ["body", field], msg: problem }],
+      details: [{ type: "value_error", loc: [field], msg: problem }],
     });
   }
   if (workspaceAliases.has(input)) return workspaceRoot;

@@ -62,7 +62,6 @@ describe("language servers by session", () => {
     );
     const refused = await errorOf(servers.start(runtime, "session-a", "python"));
     expect(refused.code).toBe("lsp_limit_reached");
-    expect(refused.status).toBe(429);
     expect(refused.details).toEqual({ limit: languageServersPerSession });
     // Another session has slots of its own.
     await servers.start(runtime, "session-b", "python");

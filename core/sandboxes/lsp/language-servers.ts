@@ -75,7 +75,7 @@ export function createLanguageServers(options: LanguageServersOptions): Language
           details: [
             {
               type: "enum",
-              loc: ["body", "language"],
+              loc: ["language"],
               msg: `Unsupported language; supported: ${supportedLanguages.join(", ")}`,
             },
           ],

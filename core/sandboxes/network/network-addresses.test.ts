@@ -43,7 +43,6 @@ describe("checkAllowedHostSyntax", () => {
     }
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).code).toBe("invalid_allowed_host");
-    expect((error as ServiceError).status).toBe(422);
     expect((error as ServiceError).details).toEqual({ index: 3 });
   });
 });

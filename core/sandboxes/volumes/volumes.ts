@@ -145,7 +145,7 @@ export interface ResolvedMount {
 
 const invalidMount = (volumeId: string, message: string) =>
   new ServiceError("validation_error", "Invalid request", {
-    details: [{ type: "invalid_mount_path", loc: ["input", "volume_mounts", volumeId], msg: message }],
+    details: [{ type: "invalid_mount_path", loc: ["volume_mounts", volumeId], msg: message }],
   });
 
 /**

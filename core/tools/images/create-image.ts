@@ -22,7 +22,7 @@ const fields: Array<[PackageKind, "python_packages" | "apt_packages" | "npm_pack
 
 const invalid = (loc: Array<string | number>, type: string, msg: string) =>
   new ServiceError("validation_error", "Invalid request", {
-    details: [{ type, loc: ["input", ...loc.map(String)], msg }],
+    details: [{ type, loc: loc.map(String), msg }],
   });
 
 export const createImage = defineTool({

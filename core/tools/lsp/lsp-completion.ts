@@ -21,7 +21,7 @@ interface ValidationProblem {
 
 const invalid = (problem: ValidationProblem) =>
   new ServiceError("validation_error", "Invalid request", {
-    details: [{ type: "value_error", loc: ["body", problem.field], msg: problem.msg }],
+    details: [{ type: "value_error", loc: [problem.field], msg: problem.msg }],
   });
 
 export const lspCompletion = defineTool({

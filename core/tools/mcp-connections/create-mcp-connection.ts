@@ -29,7 +29,7 @@ export const createMcpConnection = defineTool({
         details: [
           {
             type: "invalid_value",
-            loc: ["input", "catalog_id"],
+            loc: ["catalog_id"],
             msg: `Must be one of: ${Object.keys(catalog).join(", ")}`,
           },
         ],

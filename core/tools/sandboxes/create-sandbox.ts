@@ -159,7 +159,7 @@ export const createSandbox = defineTool({
         details: [
           {
             type: "too_big",
-            loc: ["body", "lifetime_minutes"],
+            loc: ["lifetime_minutes"],
             msg: `Must be at most ${config.SVC_MAX_SESSION_MINUTES}`,
           },
         ],

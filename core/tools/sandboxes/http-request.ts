@@ -76,7 +76,7 @@ export const httpRequest = defineTool({
       throw new ServiceError("validation_error", "Invalid request", {
         details: invalid.map((name) => ({
           type: "value_error",
-          loc: ["body", "headers", name],
+          loc: ["headers", name],
           msg: `after secret substitution, ${invalidValueMessage}`,
         })),
       });
