@@ -2,18 +2,25 @@
 import pino from "pino";
 import type { Config, Logger } from "../core/index.ts";
 
-export function createLogger(config: Config): Logger {
-  return pino({
-    level: config.SVC_LOG_LEVEL,
-    redact: [
-      "authorization",
-      "password",
-      "token",
-      "key",
-      "*.authorization",
-      "*.password",
-      "*.access_token",
-      "*.key",
-    ],
-  }) as unknown as Logger;
+/**
+ * Logs to stdout (`1`), as a server does, or to stderr (`2`) where stdout is a protocol's
+ * (`cairn mcp serve --data-dir`).
+ */
+export function createLogger(config: Config, fileDescriptor: 1 | 2 = 1): Logger {
+  return pino(
+    {
+      level: config.SVC_LOG_LEVEL,
+      redact: [
+        "authorization",
+        "password",
+        "token",
+        "key",
+        "*.authorization",
+        "*.password",
+        "*.access_token",
+        "*.key",
+      ],
+    },
+    pino.destination(fileDescriptor),
+  ) as unknown as Logger;
 }

@@ -1,8 +1,10 @@
 /**
  * `cairn mcp init TARGET` (an MCP client's config gets a `cairn` entry) and `cairn mcp serve`
- * (the stdio MCP server). `serve` keeps its own failure lines (`cairn: …`, exit 1): an MCP client
- * shows stderr as the server's log, and its tests pin those lines.
+ * (the stdio MCP server: in-process on a data directory with `--data-dir`, else a proxy to a
+ * server). `serve` keeps its own failure lines (`cairn: …`, exit 1): an MCP client shows stderr
+ * as the server's log, and its tests pin those lines.
  */
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { toolProfiles } from "../../transports/mcp/profiles.ts";
 import { checkBaseUrl, defaultBaseUrl } from "../base-url.ts";
@@ -10,8 +12,9 @@ import { group, leaf } from "../command-kit.ts";
 import { configPath, loadConfig } from "../config.ts";
 import type { JsonOption } from "../context.ts";
 import { CliError, exitCodes } from "../errors.ts";
+import { serveInProcess } from "../mcp-in-process.ts";
 import { installMcpEntry, type McpTarget, mcpEntry, mcpTargets } from "../mcp-init.ts";
-import { serveMcpOverStdio } from "../mcp-serve.ts";
+import { serveMcpProxy } from "../mcp-proxy.ts";
 import { printJson, success } from "../output.ts";
 
 /**
@@ -41,11 +44,24 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function serve(options: { tools: string }) {
+/** The registry in this process, on the data directory: the server's settings, none of the CLI's. */
+async function serveDataDirectory(dataDir: string, tools: string) {
+  if (dataDir.trim() === "") fail("--data-dir needs a directory");
+  const directory = resolve(dataDir);
+  try {
+    await serveInProcess({ dataDir: directory, tools });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    fail(`cannot serve ${directory}: ${message.split("\n")[0]}`);
+  }
+}
+
+async function serve(options: { tools: string; dataDir?: string }) {
   if (!(toolProfiles as readonly string[]).includes(options.tools) && !pluginName.test(options.tools))
     fail(
       `--tools must be one of ${toolProfiles.join(", ")}, or a plugin's name, not ${JSON.stringify(options.tools)}`,
     );
+  if (options.dataDir !== undefined) return serveDataDirectory(options.dataDir, options.tools);
   let saved: Awaited<ReturnType<typeof loadConfig>> = {};
   try {
     saved = await loadConfig();
@@ -63,7 +79,7 @@ async function serve(options: { tools: string }) {
   if (!apiKey)
     fail(`CAIRN_API_KEY is not set and ${configPath()} has no api_key: run \`cairn login\` or export a key`);
   try {
-    await serveMcpOverStdio({ baseUrl: checked.url, apiKey, tools: options.tools });
+    await serveMcpProxy({ baseUrl: checked.url, apiKey, tools: options.tools });
   } catch (error) {
     fail(`cannot connect to the Cairn MCP server at ${checked.url}/mcp: ${upstreamProblem(error)}`);
   }
@@ -108,15 +124,25 @@ export function addMcpCommands(program: Command): void {
     );
   });
 
-  group(mcp, "serve", "Serve Cairn's MCP tools on stdio, forwarding to the server", [
-    "cairn mcp serve",
-    "CAIRN_BASE_URL=https://cairn.example.com CAIRN_API_KEY=cairn_… cairn mcp serve --tools sandbox",
-    "cairn mcp serve --tools todo   # only the tools of the plugin todo",
-  ])
+  group(
+    mcp,
+    "serve",
+    "Serve Cairn's MCP tools on stdio: in this process on a data directory, or forwarding to a server",
+    [
+      "cairn mcp serve --data-dir ~/.cairn   # no server: SQLite and local sandboxes in ~/.cairn",
+      "cairn mcp serve",
+      "CAIRN_BASE_URL=https://cairn.example.com CAIRN_API_KEY=cairn_… cairn mcp serve --tools sandbox",
+      "cairn mcp serve --tools todo   # only the tools of the plugin todo",
+    ],
+  )
     .option(
       "--tools <profile>",
       `which tools to serve: ${toolProfiles.join(", ")}, or a plugin's name for its tools alone`,
       "all",
+    )
+    .option(
+      "--data-dir <dir>",
+      "serve in this process on this data directory (created on first use) as its local account, with no server; without it, forward to CAIRN_BASE_URL",
     )
     .action(serve);
 }

@@ -1,6 +1,7 @@
 /**
  * A live Cairn server (the real Node entry in a child process) and MCP clients from the SDK
- * against it: over HTTP at /mcp, and over stdio through a spawned `cairn mcp serve`.
+ * against it: over HTTP at /mcp, and over stdio through a spawned `cairn mcp serve`. Also
+ * `cairn mcp serve --data-dir`, which needs no server.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -106,6 +107,30 @@ export async function connectStdio(baseUrl: string, key: string, tools?: string)
     }),
   );
   return client;
+}
+
+export interface DataDirClient {
+  client: Client;
+  /** What the process wrote on stderr so far (its logs). */
+  stderr(): string;
+}
+
+/** `cairn mcp serve --data-dir DIR` spawned by the SDK's stdio client: the registry in that process. */
+export async function connectDataDir(dataDir: string, tools?: string): Promise<DataDirClient> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliEntry, "mcp", "serve", "--data-dir", dataDir, ...(tools ? ["--tools", tools] : [])],
+    env: { PATH: process.env.PATH ?? "" },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  // Drained, so the child never waits on a full pipe.
+  transport.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const client = new Client({ name: "cairn-test-data-dir", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
 }
 
 export const transports = [

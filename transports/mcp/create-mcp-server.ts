@@ -1,16 +1,12 @@
 /**
- * An MCP server (the SDK's low-level `Server`) whose tools/list and tools/call walk the MCP tools
- * of the registry. Every call runs through core's `invoke`, the pipeline REST uses, so
+ * An MCP server whose tools/list and tools/call walk the MCP tools of the registry, served over
+ * streamable HTTP (http.ts) and over stdio in-process (`cairn mcp serve --data-dir`,
+ * platform/serve-stdio.ts). Every call runs through core's `invoke`, the pipeline REST uses, so
  * credentials, rate-limit buckets, quotas and validation are one and the same. A failure never
  * throws into the client: it comes back as an `isError` result carrying the REST error envelope.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolRequest, CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   invoke,
   isEnabled,
@@ -19,21 +15,11 @@ import {
   ServiceError,
   toServiceError,
   type ValidationIssue,
-  version,
 } from "../../core/index.ts";
 import { httpStatus } from "../http-status.ts";
 import { inProfile, type ToolProfile } from "./profiles.ts";
+import { type CallExtra, createToolServer, failedCall, failureLabel } from "./tool-server.ts";
 import { type McpTool, mcpTools } from "./tools.ts";
-
-export const serverName = "cairn";
-
-/**
- * tools/call with only its method checked, to register the handler with: the SDK's server then
- * checks the request itself and answers a malformed one (arguments that are not an object, no
- * name) with -32602 Invalid params. Registered with the full schema, the protocol layer parsed it
- * first and answered -32603 Internal error.
- */
-export const toolCallMethod = z.object({ method: z.literal("tools/call") }).passthrough();
 
 export const instructions = [
   "Memory: call recall and memory_profile early in a task; call remember when you learn something durable",
@@ -43,11 +29,11 @@ export const instructions = [
   "volume_mounts; create MCP connections then pass mcp_connection_names.",
 ].join(" ");
 
-/** Who is calling, per HTTP request (the same key for every request of a session). */
+/** Who is calling: per HTTP request (the same key for every request of a session), or stdio's one account. */
 export interface McpCaller {
-  /** The credential of the request's `Authorization: Bearer` header. */
+  /** The credential of the request's `Authorization: Bearer` header; none in-process. */
   credential: string | null;
-  /** Its credential, authenticated at the door of this same HTTP request. */
+  /** Its credential, authenticated at the door of this same HTTP request, or stdio's local account. */
   principal: Principal;
   clientIp: string;
   requestId: string;
@@ -55,8 +41,8 @@ export interface McpCaller {
 
 export interface McpServerOptions {
   profile: ToolProfile;
-  /** The caller of the message being handled: each HTTP request brings its own. */
-  caller(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller;
+  /** The caller of the message being handled: each HTTP request brings its own; stdio has one. */
+  caller(extra: CallExtra): McpCaller;
 }
 
 /** The largest tool result a call returns: 4 MiB of JSON, sent twice, stays under 10 MiB. */
@@ -82,12 +68,7 @@ function fieldProblems(error: ServiceError): string {
 
 /** A failed call as the model sees it: the REST error envelope, and a line of text. */
 function errorResult(name: string, memory: boolean, error: ServiceError): CallToolResult {
-  const summary = `${error.message}${fieldProblems(error)} [${error.code}] (HTTP ${httpStatus(error.code)})`;
-  return {
-    isError: true,
-    content: [{ type: "text", text: memory ? `Memory error: ${summary}` : `Error ${name}: ${summary}` }],
-    structuredContent: { error: error.toBody() },
-  };
+  return failedCall(failureLabel(name, memory), error.toBody(), httpStatus(error.code), fieldProblems(error));
 }
 
 /**
@@ -114,61 +95,65 @@ function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: 
   return errorResult(tool.name, tool.operation.group === "memory", error);
 }
 
+/** One tools/call through core's pipeline, as `caller`. */
+async function callTool(
+  platform: Platform,
+  tool: McpTool,
+  params: CallToolRequest["params"],
+  caller: McpCaller,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const started = performance.now();
+  const input = tool.toInput(params.arguments);
+  try {
+    const { output } = await invoke(platform, tool.operation, {
+      credential: caller.credential,
+      principal: caller.principal,
+      clientIp: caller.clientIp,
+      requestId: caller.requestId,
+      signal,
+      input,
+    });
+    const result = tool.toResult(output, input);
+    const text = JSON.stringify(result);
+    const bytes = Buffer.byteLength(text);
+    // The result travels twice (structured and as text) in one message, and stdio clients
+    // refuse a message over 10 MiB and drop the session: a larger result is refused instead.
+    if (bytes > maxResultBytes) throw resultTooLarge(bytes);
+    platform.logger.info(
+      { requestId: caller.requestId, tool: tool.name, ms: Math.round(performance.now() - started) },
+      "tool call",
+    );
+    return { content: [{ type: "text", text }], structuredContent: result };
+  } catch (thrown) {
+    const result = failure(tool, thrown, platform, caller.requestId);
+    platform.logger.info(
+      {
+        requestId: caller.requestId,
+        tool: tool.name,
+        ms: Math.round(performance.now() - started),
+        code: (result.structuredContent as { error: { code: string } }).error.code,
+      },
+      "tool call failed",
+    );
+    return result;
+  }
+}
+
 export function createMcpServer(platform: Platform, options: McpServerOptions): Server {
   const tools = mcpTools(platform.tools.tools).filter(
     (tool) => inProfile(options.profile, tool.operation) && isEnabled(tool.operation, platform.config),
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const server = new Server(
-    { name: serverName, version },
-    { capabilities: { tools: { listChanged: false } }, instructions },
-  );
-
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
-
-  server.setRequestHandler(toolCallMethod, async (raw, extra): Promise<CallToolResult> => {
-    const request = CallToolRequestSchema.parse(raw); // checked by the SDK already
-    const caller = options.caller(extra);
-    const tool = byName.get(request.params.name);
-    if (!tool) {
-      const error = new ServiceError("not_found", `Unknown tool ${request.params.name}`);
-      return errorResult(request.params.name, false, error);
-    }
-    const started = performance.now();
-    const input = tool.toInput(request.params.arguments);
-    try {
-      const { output } = await invoke(platform, tool.operation, {
-        credential: caller.credential,
-        principal: caller.principal,
-        clientIp: caller.clientIp,
-        requestId: caller.requestId,
-        signal: extra.signal,
-        input,
-      });
-      const result = tool.toResult(output, input);
-      const text = JSON.stringify(result);
-      const bytes = Buffer.byteLength(text);
-      // The result travels twice (structured and as text) in one message, and stdio clients
-      // refuse a message over 10 MiB and drop the session: a larger result is refused instead.
-      if (bytes > maxResultBytes) throw resultTooLarge(bytes);
-      platform.logger.info(
-        { requestId: caller.requestId, tool: tool.name, ms: Math.round(performance.now() - started) },
-        "tool call",
-      );
-      return { content: [{ type: "text", text }], structuredContent: result };
-    } catch (thrown) {
-      const result = failure(tool, thrown, platform, caller.requestId);
-      platform.logger.info(
-        {
-          requestId: caller.requestId,
-          tool: tool.name,
-          ms: Math.round(performance.now() - started),
-          code: (result.structuredContent as { error: { code: string } }).error.code,
-        },
-        "tool call failed",
-      );
-      return result;
-    }
+  return createToolServer({
+    instructions,
+    list: () => ({ tools: tools.map((tool) => tool.definition) }),
+    async call(params, extra) {
+      const caller = options.caller(extra);
+      const tool = byName.get(params.name);
+      if (!tool)
+        return errorResult(params.name, false, new ServiceError("not_found", `Unknown tool ${params.name}`));
+      return callTool(platform, tool, params, caller, extra.signal);
+    },
   });
-  return server;
 }

@@ -1,0 +1,111 @@
+/**
+ * `cairn mcp serve` with a server: an MCP server on stdio that forwards every request to a Cairn
+ * server's /mcp. It lists exactly the tools the server lists and calls them there, so the stdio
+ * and HTTP transports cannot drift apart; the MCP shell (tool-server.ts) and the stdio transport
+ * are those of the in-process mode. Nothing throws into the MCP client: a failed or unreachable
+ * upstream call comes back as an `isError` result. A stdio client keeps this process for days,
+ * so when the server has ended the upstream session (a restart, an hour idle, the account's
+ * oldest of too many) the next call opens a new one and is sent again.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { version } from "../core/version.ts";
+import { serveOverStdio } from "../transports/mcp/stdio.ts";
+import { createToolServer, type ErrorEnvelopeBody, failedCall } from "../transports/mcp/tool-server.ts";
+
+export interface McpProxyOptions {
+  baseUrl: string;
+  apiKey: string;
+  tools: string;
+}
+
+interface Upstream {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+}
+
+async function openUpstream(options: McpProxyOptions): Promise<Upstream> {
+  const endpoint = new URL(`${options.baseUrl}/mcp`);
+  endpoint.searchParams.set("tools", options.tools);
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers: { Authorization: `Bearer ${options.apiKey}` } },
+  });
+  const client = new Client({ name: "cairn-mcp-serve", version });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The server no longer knows the session: 404 on a request that carried its id. */
+const sessionEnded = (error: unknown) => error instanceof StreamableHTTPError && error.code === 404;
+
+/** An upstream refusal as the server words a failed call, or a network error. */
+function upstreamFailure(name: string, error: unknown): CallToolResult {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof StreamableHTTPError) {
+    const envelope = /\{"error":.*\}$/s.exec(reason);
+    const parsed = envelope ? (JSON.parse(envelope[0]) as { error?: Partial<ErrorEnvelopeBody> }) : {};
+    const { error: body } = parsed;
+    if (body?.code && body.message && error.code !== undefined)
+      return failedCall(`Error ${name}`, body as ErrorEnvelopeBody, error.code);
+  }
+  return { isError: true, content: [{ type: "text", text: `Error ${name}: Network error: ${reason}` }] };
+}
+
+/** Connects upstream first, so a wrong key or an unreachable server fails at start with a clear line. */
+export async function serveMcpProxy(options: McpProxyOptions): Promise<void> {
+  const first = await openUpstream(options);
+  let upstream: Promise<Upstream> = Promise.resolve(first);
+
+  /** A new session in place of `ended`, shared by the calls that met the same ended session. */
+  function reconnect(ended: Promise<Upstream>): Promise<Upstream> {
+    if (upstream !== ended) return upstream;
+    const next = openUpstream(options);
+    upstream = next;
+    next.then(
+      () => void ended.then(({ client }) => client.close()).catch(() => {}),
+      // Unreachable for now: the next call meets the ended session again and tries once more.
+      () => {
+        if (upstream === next) upstream = ended;
+      },
+    );
+    return next;
+  }
+
+  /** Runs `work` on the upstream session, once more on a new one when the server ended it. */
+  async function upstreamCall<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const current = upstream;
+    try {
+      return await work((await current).client);
+    } catch (error) {
+      if (!sessionEnded(error)) throw error;
+      return work((await reconnect(current)).client);
+    }
+  }
+
+  const server = createToolServer({
+    instructions: first.client.getInstructions(),
+    list: (params, extra) => upstreamCall((client) => client.listTools(params, { signal: extra.signal })),
+    async call(params, extra) {
+      try {
+        return await upstreamCall((client) =>
+          client.request({ method: "tools/call", params }, CallToolResultSchema, {
+            signal: extra.signal,
+            // Long commands run up to 100 s on the server; the SDK's 60 s default would cut them off.
+            timeout: 300_000,
+          }),
+        );
+      } catch (error) {
+        return upstreamFailure(params.name, error);
+      }
+    },
+  });
+  await serveOverStdio(server, () => {
+    void upstream
+      .then(({ client, transport }) => transport.terminateSession().finally(() => client.close()))
+      .catch(() => {});
+  });
+}

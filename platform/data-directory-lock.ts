@@ -1,0 +1,46 @@
+/**
+ * One process serves a data directory at a time: the local sandbox runtime mounts the sandbox
+ * disks it finds there and unmounts every one when it closes (plugins/sandbox-local), so a second
+ * process would take them from under the first. `cairn mcp serve --data-dir` holds this lock
+ * while it serves; a lock whose process is gone (a crash, a kill) is taken over.
+ */
+import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Takes the directory's lock (creating the directory, 0700); resolves to its release. */
+export async function lockDataDirectory(directory: string): Promise<() => Promise<void>> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const path = join(directory, "serve.lock");
+  // Written whole, then linked into place: the lock never exists without its pid.
+  const written = `${path}.${process.pid}`;
+  await writeFile(written, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await link(written, path);
+        return () => rm(path, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const holder = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
+      if (holder > 0 && holder !== process.pid && isRunning(holder))
+        throw new Error(
+          `another process (pid ${holder}) is serving it, and one process serves a data directory at a time`,
+        );
+      await rm(path, { force: true });
+    }
+    throw new Error("another process is serving it, and one process serves a data directory at a time");
+  } finally {
+    await rm(written, { force: true });
+  }
+}
