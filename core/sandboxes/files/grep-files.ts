@@ -117,12 +117,16 @@ export async function grepFiles(
     outOfTime = found === null;
     return !outOfTime && matches.length <= maxMatches;
   };
-  for (const index of selection.selected) {
+  const reads = readAhead(
+    files,
+    selection.selected.map((index) => candidates[index]),
+  );
+  for (let read = reads.next(); read !== null; read = reads.next()) {
     outOfTime = remaining() <= 0;
     if (outOfTime) break;
-    const content = await readIfFile(files, candidates[index]);
+    const { file, content } = await read;
     if (content === null) continue;
-    batch.push({ path: candidates[index].path, content });
+    batch.push({ path: file.path, content });
     batchSize += content.length;
     if (batchSize >= batchCharacters && !(await flush())) break;
   }
@@ -131,6 +135,47 @@ export async function grepFiles(
   if (matches.length > maxMatches)
     return { matches: matches.slice(0, maxMatches), error: null, truncated: true };
   return outOfTime ? timedOut(matches) : { matches, error: null, truncated: false };
+}
+
+// Files read ahead of the one being batched: a sandbox's files are read one path component at a
+// time (the runtime follows no link), so reading one after another spent most of a grep waiting.
+const readAheadFiles = 16;
+const readAheadBytes = 4 * 1024 * 1024;
+
+/** The files' contents in order, up to 16 files or 4 MiB read ahead (at least one file). */
+function readAhead(files: SandboxFileSystem, entries: FileStat[]) {
+  const pending: Array<Promise<{ file: FileStat; content: string | null; error?: unknown }>> = [];
+  let next = 0;
+  let pendingBytes = 0;
+  const fill = () => {
+    while (
+      next < entries.length &&
+      pending.length < readAheadFiles &&
+      (pending.length === 0 || pendingBytes + entries[next].size <= readAheadBytes)
+    ) {
+      const file = entries[next++];
+      pendingBytes += file.size;
+      // A failure is held until its turn, so one read ahead and then left unread rejects nothing.
+      pending.push(
+        readIfFile(files, file).then(
+          (content) => ({ file, content }),
+          (error) => ({ file, content: null, error }),
+        ),
+      );
+    }
+  };
+  return {
+    next(): Promise<{ file: FileStat; content: string | null }> | null {
+      fill();
+      const first = pending.shift();
+      if (first === undefined) return null;
+      return first.then((read) => {
+        pendingBytes -= read.file.size;
+        if (read.error !== undefined) throw read.error;
+        return read;
+      });
+    },
+  };
 }
 
 function rethrowUnlessTimeout(error: unknown): null {
