@@ -8,6 +8,7 @@ export * from "./auth/dashboard-tokens.ts";
 export * from "./caller.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
+export * from "./event-loop-turns.ts";
 export * from "./invoke.ts";
 export * from "./memory/memory-writer.ts";
 export type * from "./platform.ts";

@@ -208,6 +208,7 @@ export async function createPlatform(
     afterWrite: () => memoryEmbedder?.wake(),
     afterForget: emptyLogSoon,
     afterLink: vacuum?.linked,
+    commitsInProcess: storage.dialect === "sqlite",
     // Writes of remember and ingest (not imports) are memory.remembered events, queued before
     // their link job leaves the queue, so a crash in between queues them again.
     beforeLink: plugins.subscribes("memory.remembered")

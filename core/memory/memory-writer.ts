@@ -9,7 +9,14 @@
  *   retried alone, so one bad write never fails the others.
  * - The linker takes the queued jobs a chunk at a time, in the order they were written, and
  *   links each chunk in one transaction with the deletion of its jobs: a crash leaves them
- *   queued, and `linkAll` (at start) finishes them.
+ *   queued, and `linkAll` (at start) finishes them. A chunk of more than a few jobs has its
+ *   relations worked out before that transaction, in slices that take turns with other requests
+ *   (link-writes.ts), and written if the account's memories are as it read them, else worked
+ *   out again inside it.
+ * - An account's write transactions (its imports, ingests, remember groups, link runs) run one
+ *   at a time (`exclusive`): eight concurrent imports of one account queue here, behind each
+ *   other, and not at the database, where every other account's writes would wait behind all
+ *   eight (SQLite has one writer; PostgreSQL's pool has ten connections).
  * - `settle(account)` links the account's queued writes before a read, so a client always reads
  *   its own writes with their relations and supersessions, and before a write, so each write is
  *   linked against the memories as they stood when it was written (a later write never changes
@@ -17,24 +24,27 @@
  * - Access counts (what search shows, never ranks on) are added up here and written for many
  *   searches at once, `accessWriteMs` after the first, or before the account's next read or
  *   write other than a search: a read sees every access counted here. A search shows its rows'
- *   stored counts plus those not written yet; no timed write starts while it runs, so the sum is
- *   exact (unless searches of the account never pause for `accessWaitMs`). Another replica sees
- *   the counts once written; a crash loses at most the last `accessWriteMs` of them.
+ *   stored counts plus those not written yet (a write under way counts as not written until it
+ *   commits); no timed write starts while it runs, and one that commits meanwhile makes it run
+ *   again, so the sum is exact (unless searches of the account never pause for `accessWaitMs`).
+ *   Another replica sees the counts once written; a crash loses at most the last
+ *   `accessWriteMs` of them.
  */
 import type { Logger } from "../ports/logger.ts";
 import type { AccessCount, LinkJob, MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
-import {
-  linkQueued,
-  type MemoryInput,
-  type PreparedMemory,
-  prepareMemories,
-  writeMemories,
-} from "./write-memory.ts";
+import { applyLinks, linkQueued, planLinks } from "./link-writes.ts";
+import { type MemoryInput, type PreparedMemory, prepareMemories, writeMemories } from "./write-memory.ts";
 
 /** Most remembers committed in one transaction. */
 const maxGroup = 256;
 /** Link jobs per linker transaction (an import batch is never split). */
 const jobsPerLink = 500;
+/**
+ * Up to this many jobs, a chunk is linked inside its transaction: a few writes' comparisons take
+ * little, and working them out beforehand cost a tenth of the remembers per second (two more
+ * reads per group). A larger chunk (an import, a backlog) is worked out before it.
+ */
+const linkInsideUpTo = 16;
 /**
  * The linker starts this long after the write that woke it: jobs queued meanwhile are linked
  * together (one read of the recent rows per scope for all of them), not one transaction each.
@@ -46,10 +56,17 @@ const accessWriteMs = 250;
 const accessWaitMs = 5_000;
 /** After a failed write (the database away, a full disk), the next attempt waits this long. */
 const accessRetryMs = 5_000;
+/** A search runs again when an access write committed while it ran; at most this many times. */
+const maxSearchRuns = 3;
 
 export interface MemoryWriter {
   /** Writes one memory (lifting the tombstone of `identity`); resolves with the stored row. */
   remember(accountId: string, input: MemoryInput, identity: string, now: Date): Promise<MemoryRecord>;
+  /**
+   * Runs `write` (a memory write transaction of the account) after the account's earlier ones have
+   * finished; other accounts' writes do not wait for it.
+   */
+  exclusive<T>(accountId: string, write: () => Promise<T>): Promise<T>;
   /** Tells the linker a transaction queued link jobs for the account. */
   written(accountId: string): void;
   /**
@@ -108,9 +125,27 @@ export function createMemoryWriter(settings: {
   beforeLink?: (accountId: string, jobs: LinkJob[]) => Promise<void>;
   /** Called after a link run committed, with the number of writes it linked. */
   afterLink?: (linked: number) => void;
+  /**
+   * The store commits on this thread (SQLite): a read that starts once a commit call returned
+   * sees it, and none sees it earlier, so a search need not wait for an access write under way.
+   */
+  commitsInProcess?: boolean;
 }): MemoryWriter {
   const { memories, logger } = settings;
   const waiting = new Map<string, PendingRemember[]>();
+  // Each account's last write transaction, queued or running (`exclusive`).
+  const lanes = new Map<string, Promise<unknown>>();
+  function exclusive<T>(accountId: string, write: () => Promise<T>): Promise<T> {
+    const previous = lanes.get(accountId) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(write);
+    lanes.set(accountId, run);
+    void run
+      .finally(() => {
+        if (lanes.get(accountId) === run) lanes.delete(accountId);
+      })
+      .catch(() => {});
+    return run;
+  }
   const writing = new Set<Promise<void>>();
   // One link run per account at a time; the background sweep and `settle` share it.
   const linking = new Map<string, Promise<boolean>>();
@@ -120,6 +155,8 @@ export function createMemoryWriter(settings: {
   // Access counts per account not written yet, and the writes in flight.
   const unwrittenAccesses = new Map<string, Map<string, AccessCount>>();
   const accessWrites = new Map<string, Promise<void>>();
+  // Access writes committed while the account's searches ran, so a search can tell that one did.
+  const accessCommits = new Map<string, number>();
   // When each account's oldest unwritten count was taken, and its searches running.
   const accessesSince = new Map<string, number>();
   const searches = new Map<string, number>();
@@ -133,21 +170,23 @@ export function createMemoryWriter(settings: {
 
   async function writeGroup(accountId: string, group: PendingRemember[]): Promise<void> {
     try {
-      const records = await memories.transaction(async (store) => {
-        // Each write keeps its own time; the group shares one statement per table.
-        const ids = await writeMemories(
-          store,
-          accountId,
-          group.map((pending) => pending.memory),
-          group.reduce((latest, pending) => (pending.now > latest ? pending.now : latest), group[0].now),
-        );
-        await store.clearTombstones(
-          accountId,
-          group.map((pending) => pending.identity),
-        );
-        const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
-        return ids.map((id) => rows.get(id));
-      });
+      const records = await exclusive(accountId, () =>
+        memories.transaction(async (store) => {
+          // Each write keeps its own time; the group shares one statement per table.
+          const ids = await writeMemories(
+            store,
+            accountId,
+            group.map((pending) => pending.memory),
+            group.reduce((latest, pending) => (pending.now > latest ? pending.now : latest), group[0].now),
+          );
+          await store.clearTombstones(
+            accountId,
+            group.map((pending) => pending.identity),
+          );
+          const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
+          return ids.map((id) => rows.get(id));
+        }),
+      );
       for (const [index, pending] of group.entries()) {
         const record = records[index];
         if (record) pending.resolve(record);
@@ -193,24 +232,39 @@ export function createMemoryWriter(settings: {
         // PostgreSQL that would take the account's lock and queue the reads behind each other).
         const { beforeLink } = settings;
         const writes = unlinked.get(accountId);
-        const queued = await memories.linkJobs(accountId, beforeLink ? jobsPerLink : 1);
+        const queued = await memories.linkJobs(accountId, jobsPerLink);
         if (queued.length === 0) {
           linkedUpTo(accountId, writes);
           return false;
         }
         await beforeLink?.(accountId, queued);
-        // Only jobs `beforeLink` saw leave the queue (a write may have queued more since).
-        const seen = beforeLink ? (queued.at(-1) as LinkJob).seq : Number.POSITIVE_INFINITY;
-        const { left, linked } = await memories.transaction(async (store) => {
-          const read = await store.linkJobs(accountId, jobsPerLink);
-          const jobs = read.filter((job) => job.seq <= seen);
-          await linkQueued(store, accountId, jobs);
-          await store.completeLinks(
-            accountId,
-            jobs.map((job) => job.seq),
-          );
-          // A full chunk, or jobs queued after the ones `beforeLink` saw, may not be all.
-          return { left: read.length === jobsPerLink || jobs.length < read.length, linked: jobs.length };
+        // Only the jobs read here (and shown to `beforeLink`) leave the queue in this chunk; a
+        // write may have queued more since.
+        const seen = (queued.at(-1) as LinkJob).seq;
+        const { left, linked } = await exclusive(accountId, async () => {
+          // A large chunk is worked out first, holding no transaction (seconds for an import),
+          // from the memories as of `version`.
+          const outside = queued.length > linkInsideUpTo;
+          const version = outside ? await memories.version(accountId) : 0;
+          const plan = outside ? await planLinks(memories, accountId, queued) : null;
+          return memories.transaction(async (store) => {
+            const read = await store.linkJobs(accountId, jobsPerLink);
+            const jobs = read.filter((job) => job.seq <= seen);
+            const unchanged =
+              plan !== null &&
+              jobs.length === queued.length &&
+              jobs.every((job, index) => job.seq === queued[index].seq) &&
+              (await store.version(accountId)) === version;
+            // Another replica's write or link, or a forget, came in between: worked out again here.
+            if (unchanged) await applyLinks(store, accountId, plan);
+            else await linkQueued(store, accountId, jobs);
+            await store.completeLinks(
+              accountId,
+              jobs.map((job) => job.seq),
+            );
+            // A full chunk, or jobs queued after the ones read above, may not be all.
+            return { left: read.length === jobsPerLink || jobs.length < read.length, linked: jobs.length };
+          });
         });
         settings.afterLink?.(linked);
         if (!left) linkedUpTo(accountId, writes);
@@ -230,22 +284,28 @@ export function createMemoryWriter(settings: {
     const run = previous.then(async () => {
       const rows = unwrittenAccesses.get(accountId);
       if (rows === undefined) return;
-      unwrittenAccesses.delete(accountId);
+      // The rows stay counted as unwritten until the write commits: a search meanwhile (which
+      // reads the stored counts from before it) adds them.
+      const written = [...rows.values()].map((row) => ({ ...row }));
       accessesSince.delete(accountId);
       try {
-        await memories.recordAccess(accountId, [...rows.values()]);
+        await memories.recordAccess(accountId, written);
       } catch (error) {
-        // Kept for the next attempt (the rows' counts are added up again meanwhile).
+        // Kept for the next attempt (with the accesses counted meanwhile).
         logger.warn({ err: error }, "access counts not written; retrying");
-        const now = unwrittenAccesses.get(accountId) ?? new Map<string, AccessCount>();
-        for (const row of rows.values()) {
-          const later = now.get(row.id);
-          now.set(row.id, later ? { ...later, count: later.count + row.count } : row);
-        }
-        unwrittenAccesses.set(accountId, now);
         if (!accessesSince.has(accountId)) accessesSince.set(accountId, Date.now());
         scheduleAccesses(accessRetryMs);
+        return;
       }
+      for (const { id, count } of written) {
+        const row = rows.get(id);
+        if (row === undefined) continue;
+        row.count -= count;
+        if (row.count <= 0) rows.delete(id);
+      }
+      if (rows.size === 0 && unwrittenAccesses.get(accountId) === rows) unwrittenAccesses.delete(accountId);
+      // Told to the account's searches running now (none: nothing to tell, nothing kept).
+      if (searches.has(accountId)) accessCommits.set(accountId, (accessCommits.get(accountId) ?? 0) + 1);
     });
     accessWrites.set(accountId, run);
     void run.finally(() => {
@@ -330,6 +390,7 @@ export function createMemoryWriter(settings: {
         nextTurn(() => flush(accountId));
       });
     },
+    exclusive,
     written,
     linkPending: (accountId) => unlinked.has(accountId),
     forgotten() {
@@ -354,15 +415,29 @@ export function createMemoryWriter(settings: {
       return counts;
     },
     async searching(accountId, search) {
-      // A write already under way is waited for: the search then reads what it wrote.
-      await accessWrites.get(accountId);
+      // PostgreSQL: a write already under way is waited for, then the search reads what it wrote
+      // (the search's own connection may see its commit before this process hears of it).
+      // SQLite commits here: a write under way is not waited for (behind another account's
+      // import it waits seconds for the connection), and its rows count as unwritten until then.
+      if (!settings.commitsInProcess) await accessWrites.get(accountId);
       searches.set(accountId, (searches.get(accountId) ?? 0) + 1);
       try {
-        return await search();
+        for (let attempt = 1; ; attempt++) {
+          const commits = accessCommits.get(accountId) ?? 0;
+          const result = await search();
+          // PostgreSQL: a write that began meanwhile (before another read of the account) may
+          // be in what the search read before this process hears of its commit: waited for.
+          if (!settings.commitsInProcess) await accessWrites.get(accountId);
+          // A write that committed while it ran may or may not be in what it read: it runs again.
+          if ((accessCommits.get(accountId) ?? 0) === commits || attempt === maxSearchRuns) return result;
+        }
       } finally {
         const left = (searches.get(accountId) ?? 1) - 1;
         if (left > 0) searches.set(accountId, left);
-        else searches.delete(accountId);
+        else {
+          searches.delete(accountId);
+          accessCommits.delete(accountId);
+        }
       }
     },
     settle,

@@ -37,6 +37,11 @@ export type MemoryWrite = Omit<
   contentHash: string;
   supersededAt?: Date | null;
   supersededById?: string | null;
+  /**
+   * The content's index terms (`indexTermCounts`), when worked out before the transaction; the
+   * store works them out itself otherwise.
+   */
+  indexTerms?: { counts: Map<string, number>; length: number };
 };
 
 export interface RelationRecord {
@@ -230,6 +235,11 @@ export interface MemoryStore {
     jobs: Array<{ memoryId: string; batchId: string | null; inserted: boolean }>,
     at: Date,
   ): Promise<void>;
+  /**
+   * A number every change to the account's rows or relations raises (not access counts): the
+   * linker compares it before and after working out relations outside a transaction.
+   */
+  version(accountId: string): Promise<number>;
   /** The account's oldest queued link jobs: `limit` of them, more to finish a batch. */
   linkJobs(accountId: string, limit: number): Promise<LinkJob[]>;
   /** Accounts with queued link jobs, the longest waiting first. Outside a transaction only. */

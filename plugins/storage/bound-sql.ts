@@ -4,13 +4,22 @@
  * content included) and cannot carry a U+0000 on SQLite. Here SQLite runs cached prepared
  * better-sqlite3 statements under Kysely's connection lock (the one MikroORM's own queries and
  * transactions take), and PostgreSQL sends `$n` parameters over the same pg pool.
+ *
+ * On SQLite a statement that only reads, outside a transaction, runs on a second connection
+ * without that lock: WAL lets it read the last commit while a transaction is open on the first
+ * one. An import of 16 MiB holds the writer for seconds; without this every request of every
+ * account (an API key's lookup included) waited behind it.
  */
 import { createHash } from "node:crypto";
 import type { MikroORM } from "@mikro-orm/core";
+import Database from "better-sqlite3";
+import { sqliteReadPragmas } from "./connection-settings.ts";
 import type { Execute, RunTransaction } from "./memory-store.ts";
 
 export interface SqliteStatement {
   reader: boolean;
+  /** The statement writes nothing (an `insert … returning` is a reader, not read-only). */
+  readonly: boolean;
   all(parameters: unknown[]): unknown[];
   run(parameters: unknown[]): unknown;
 }
@@ -32,6 +41,8 @@ interface NativeConnection {
   getNativeClient(): Promise<unknown>;
   getClient(): LockingClient;
 }
+
+const selectPattern = /^\s*select\b/i;
 
 // Statement texts are few (the IN lists vary in length only); bounded anyway.
 const cacheLimit = 2_000;
@@ -56,17 +67,23 @@ function sqliteValue(value: unknown): unknown {
 export interface BoundSql {
   execute: Execute;
   runTransaction: RunTransaction;
+  /** Closes what it opened itself (SQLite's reading connection). */
+  close(): void;
 }
 
 /**
  * Cached prepared statements on one better-sqlite3 connection; `locked` runs its work holding
  * whatever lock the connection's other users take (MikroORM's), or at once when it has none.
+ * `reader`, a second connection to the same file, runs the read-only statements made outside a
+ * transaction, without the lock.
  */
 export function sqliteBoundSql(
   database: SqliteDatabase,
   locked: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+  reader?: SqliteDatabase,
 ): BoundSql {
   const statements = new Map<string, SqliteStatement>();
+  const readerStatements = new Map<string, SqliteStatement>();
   // Runs now: only call it while holding the connection lock.
   const run = ((sql: string, parameters: unknown[] = []) => {
     const statement = bounded(statements, sql, () => database.prepare(sql));
@@ -75,8 +92,18 @@ export function sqliteBoundSql(
     statement.run(values);
     return Promise.resolve([]);
   }) as Execute;
+  const execute = ((sql: string, parameters: unknown[] = []) => {
+    // Only a select: a pragma may be read-only and still be meant for the writing connection.
+    const read =
+      reader !== undefined && selectPattern.test(sql)
+        ? bounded(readerStatements, sql, () => reader.prepare(sql))
+        : undefined;
+    if (read?.readonly && read.reader) return Promise.resolve(read.all(parameters.map(sqliteValue)));
+    return locked(() => run(sql, parameters));
+  }) as Execute;
   return {
-    execute: ((sql: string, parameters?: unknown[]) => locked(() => run(sql, parameters))) as Execute,
+    execute,
+    close: () => (reader as { close?: () => void } | undefined)?.close?.(),
     runTransaction: (work) =>
       locked(async () => {
         database.exec("begin");
@@ -116,6 +143,7 @@ export function postgresBoundSql(pool: PgPool): BoundSql {
     }) as Execute;
   return {
     execute: on(pool),
+    close() {},
     async runTransaction(work) {
       const client = await pool.connect();
       try {
@@ -138,12 +166,23 @@ export function postgresBoundSql(pool: PgPool): BoundSql {
   };
 }
 
-/** The memory store's SQL functions for an open MikroORM instance, on its own connection(s). */
-export async function boundSql(orm: MikroORM, dialect: "sqlite" | "postgresql"): Promise<BoundSql> {
+/**
+ * The memory store's SQL functions for an open MikroORM instance, on its own connection(s); on
+ * SQLite, `sqlitePath` is the file a reading connection opens.
+ */
+export async function boundSql(
+  orm: MikroORM,
+  dialect: "sqlite" | "postgresql",
+  sqlitePath?: string,
+): Promise<BoundSql> {
   const connection = orm.em.getConnection() as unknown as NativeConnection;
   const native = await connection.getNativeClient();
   if (dialect === "postgresql") return postgresBoundSql(native as PgPool);
-  return sqliteBoundSql(native as SqliteDatabase, (work) =>
-    connection.getClient().connection().execute(work),
+  const reader = sqlitePath === undefined ? undefined : new Database(sqlitePath, { fileMustExist: true });
+  for (const pragma of sqliteReadPragmas) reader?.pragma(pragma);
+  return sqliteBoundSql(
+    native as SqliteDatabase,
+    (work) => connection.getClient().connection().execute(work),
+    reader as unknown as SqliteDatabase | undefined,
   );
 }

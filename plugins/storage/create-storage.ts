@@ -91,7 +91,8 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   const fork = (): EntityManager => orm.em.fork();
   // Raw statements use real bound parameters and cached prepared statements (bound-sql.ts);
   // MikroORM's own queries serve the entity repositories.
-  const { execute, runTransaction } = await boundSql(orm, dialect);
+  const bound = await boundSql(orm, dialect, dialect === "sqlite" ? settings.sqlitePath : undefined);
+  const { execute, runTransaction } = bound;
   if (dialect === "postgresql") {
     // A pooled idle connection the database ends (a restart) is reported on the pool; unheard, that
     // event would end the process. Queries meanwhile fail as 503s, and the next one reconnects.
@@ -112,7 +113,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   return {
     dialect,
     orm,
-    accounts: createAccountRepository(fork),
+    accounts: createAccountRepository(fork, execute),
     apiKeys: cachedKeys ?? keys,
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
@@ -170,6 +171,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     async close() {
       await cachedKeys?.close();
       await orm.close(true);
+      bound.close();
     },
   };
 }

@@ -3,6 +3,9 @@
  * timestamp and JSON are stored, how ids are sorted) are the `dialect` switches below;
  * everything else, the inverted index included, is the same SQL.
  */
+
+// Not through core/index.ts: the search threads load this file, and need none of the rest.
+import { createSlices } from "../../core/event-loop-turns.ts";
 import type {
   LinkCandidate,
   MemoryFilter,
@@ -117,6 +120,14 @@ export function createSqlMemoryStore(
   }
   // SQLite: relation edges per INSERT (far below its parameter limit).
   const relationChunk = 100;
+  // A large write (a 16 MiB import: 500 rows, 256,000 postings) goes in statements of a few
+  // milliseconds each, with a turn for other requests between them: SQLite runs on the server's
+  // thread, and the pg client builds each statement's arrays there (core/event-loop-turns.ts).
+  const postingsPerStatement = 1_000;
+  const contentPerStatement = 256 * 1024;
+  // SQLite reads on the server's thread; PostgreSQL's rows arrive (and are parsed) a few at a
+  // time anyway, and one statement keeps every id on the primary key (rows-by-id.test.ts).
+  const rowsPerRead = sqlite ? 50 : Number.POSITIVE_INFINITY;
   // Terms per statement when a forget counts them down.
   const postingChunk = 150;
   // Ids per IN list (far below both databases' parameter limits).
@@ -179,7 +190,8 @@ export function createSqlMemoryStore(
 
     /**
      * Posts new rows into the inverted index: their postings and their terms' document counts,
-     * one statement each for the whole batch (a JSON array on SQLite, arrays on PostgreSQL).
+     * a statement per `postingsPerStatement` of them (a JSON array on SQLite, arrays on
+     * PostgreSQL), with a turn for other requests between statements.
      */
     async function post(accountId: string, rows: Array<{ id: string; scope: string; terms: IndexTerms }>) {
       const postings: Array<[string, string, string, number, number]> = [];
@@ -190,32 +202,42 @@ export function createSqlMemoryStore(
           documents.set(term, (documents.get(term) ?? 0) + 1);
         }
       }
-      if (postings.length === 0) return;
       const frequencies = [...documents];
-      if (sqlite) {
-        await run(
-          `insert into memory_postings (account_id, term, memory_id, scope, tf, length)
-           select ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(?)`,
-          [accountId, JSON.stringify(postings)],
-        );
-        await run(
-          `insert into memory_terms (account_id, term, df) select ?, value ->> 0, value ->> 1 from json_each(?) where true
-           on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`,
-          [accountId, JSON.stringify(frequencies)],
-        );
-        return;
+      const slices = createSlices();
+      for (let start = 0; start < postings.length; start += postingsPerStatement) {
+        const chunk = postings.slice(start, start + postingsPerStatement);
+        if (sqlite)
+          await run(
+            `insert into memory_postings (account_id, term, memory_id, scope, tf, length)
+             select ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(?)`,
+            [accountId, JSON.stringify(chunk)],
+          );
+        else {
+          const column = (index: number) => chunk.map((posting) => posting[index]);
+          await run(
+            `insert into memory_postings (account_id, term, memory_id, scope, tf, length)
+             select ?, term, memory_id, scope, tf, length from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::int[], ?::int[]) as t(term, memory_id, scope, tf, length)`,
+            [accountId, column(0), column(1), column(2), column(3), column(4)],
+          );
+        }
+        await slices.pause();
       }
-      const column = (index: number) => postings.map((posting) => posting[index]);
-      await run(
-        `insert into memory_postings (account_id, term, memory_id, scope, tf, length)
-         select ?, term, memory_id, scope, tf, length from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::int[], ?::int[]) as t(term, memory_id, scope, tf, length)`,
-        [accountId, column(0), column(1), column(2), column(3), column(4)],
-      );
-      await run(
-        `insert into memory_terms (account_id, term, df) select ?, term, df from unnest(?::varchar[], ?::int[]) as t(term, df)
-         on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`,
-        [accountId, frequencies.map(([term]) => term), frequencies.map(([, df]) => df)],
-      );
+      for (let start = 0; start < frequencies.length; start += postingsPerStatement) {
+        const chunk = frequencies.slice(start, start + postingsPerStatement);
+        if (sqlite)
+          await run(
+            `insert into memory_terms (account_id, term, df) select ?, value ->> 0, value ->> 1 from json_each(?) where true
+             on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`,
+            [accountId, JSON.stringify(chunk)],
+          );
+        else
+          await run(
+            `insert into memory_terms (account_id, term, df) select ?, term, df from unnest(?::varchar[], ?::int[]) as t(term, df)
+             on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`,
+            [accountId, chunk.map(([term]) => term), chunk.map(([, df]) => df)],
+          );
+        await slices.pause();
+      }
     }
 
     /** Removes the memory's postings; a term no memory holds any more leaves the index entirely. */
@@ -274,33 +296,43 @@ export function createSqlMemoryStore(
         const rows = writes.map((write) => ({
           id: newId(),
           scope: write.scope,
-          terms: indexTermCounts(write.content),
+          terms: write.indexTerms ?? indexTermCounts(write.content),
         }));
-        const parameters = writes.flatMap((write, index) => [
-          rows[index].id,
-          accountId,
-          write.scope,
-          write.kind,
-          write.content,
-          write.contentHash,
-          ...writeValues(write),
-          time(write.createdAt),
-          time(write.supersededAt),
-          write.supersededById ?? null,
-          rows[index].terms.length,
-        ]);
-        // One statement for the batch; a row whose identity exists (or came earlier in the batch)
-        // is skipped here and merged by the caller.
-        const inserted = new Set(
-          (
-            await run<{ id: string }>(
-              `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, index_length, access_count)
-               values ${writes.map(() => `(${placeholders(18)}, 0)`).join(", ")}
-               on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
-              parameters,
-            )
-          ).map((row) => row.id),
-        );
+        const parameters = (index: number) => {
+          const write = writes[index];
+          return [
+            rows[index].id,
+            accountId,
+            write.scope,
+            write.kind,
+            write.content,
+            write.contentHash,
+            ...writeValues(write),
+            time(write.createdAt),
+            time(write.supersededAt),
+            write.supersededById ?? null,
+            rows[index].terms.length,
+          ];
+        };
+        // A statement per `contentPerStatement` of content, in order; a row whose identity exists
+        // (or came earlier in the batch) is skipped here and merged by the caller.
+        const inserted = new Set<string>();
+        const slices = createSlices();
+        for (let start = 0; start < writes.length; ) {
+          let end = start + 1;
+          let content = writes[start].content.length;
+          while (end < writes.length && content + writes[end].content.length <= contentPerStatement)
+            content += writes[end++].content.length;
+          const found = await run<{ id: string }>(
+            `insert into memories (id, account_id, scope, kind, content, content_hash, metadata, source_session_id, source_content, document_date, event_dates, importance, expires_at, updated_at, created_at, superseded_at, superseded_by_id, index_length, access_count)
+             values ${Array.from({ length: end - start }, () => `(${placeholders(18)}, 0)`).join(", ")}
+             on conflict (account_id, scope, kind, content_hash) do nothing returning id`,
+            Array.from({ length: end - start }, (_, offset) => parameters(start + offset)).flat(),
+          );
+          for (const row of found) inserted.add(row.id);
+          start = end;
+          await slices.pause();
+        }
         const posted = rows.filter((row) => inserted.has(row.id));
         await post(accountId, posted);
         await count(accountId, scopeTotals(posted, 1));
@@ -343,9 +375,17 @@ export function createSqlMemoryStore(
       },
 
       async getAnyMany(accountId, ids) {
-        if (ids.length === 0) return [];
-        const { sql, parameters } = byIds(columns, accountId, ids);
-        return (await run(sql, parameters)).map(toRecord);
+        // An import reads its 500 rows (16 MiB) back: a statement per `rowsPerRead`, with turns
+        // between.
+        const unique = [...new Set(ids)];
+        const found: MemoryRecord[] = [];
+        const slices = createSlices();
+        for (let start = 0; start < unique.length; start += rowsPerRead) {
+          const { sql, parameters } = byIds(columns, accountId, unique.slice(start, start + rowsPerRead));
+          for (const row of await run(sql, parameters)) found.push(toRecord(row));
+          await slices.pause();
+        }
+        return found;
       },
 
       async getMany(accountId, ids, now) {
@@ -429,6 +469,15 @@ export function createSqlMemoryStore(
         );
       },
 
+      async version(accountId) {
+        // Each scope's row counts its own changes (`count`, `touch`); rows are never deleted.
+        const [row] = await run<{ version: number | string | null }>(
+          "select sum(version) as version from memory_counts where account_id = ?",
+          [accountId],
+        );
+        return Number(row?.version ?? 0);
+      },
+
       async linkJobs(accountId, limit) {
         type JobRow = {
           seq: number | string;
@@ -483,22 +532,27 @@ export function createSqlMemoryStore(
         if (relations.length === 0) return;
         await touch(accountId);
         const conflict = "on conflict (source_memory_id, target_memory_id, relation_type) do nothing";
+        const slices = createSlices();
         if (!sqlite) {
-          // Every edge in one statement (arrays): an import batch links thousands at once.
-          await run(
-            `insert into memory_relations (account_id, source_memory_id, target_memory_id, relation_type, confidence, created_at)
-             select ?, source, target, type, confidence, at
-             from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::float8[], ?::timestamptz[]) as e(source, target, type, confidence, at)
-             ${conflict}`,
-            [
-              accountId,
-              relations.map((relation) => relation.sourceMemoryId),
-              relations.map((relation) => relation.targetMemoryId),
-              relations.map((relation) => relation.relationType),
-              relations.map((relation) => relation.confidence),
-              relations.map((relation) => time(relation.createdAt)),
-            ],
-          );
+          // Thousands of edges per statement (arrays): an import batch links up to 50,000 at once.
+          for (let start = 0; start < relations.length; start += postingsPerStatement) {
+            const chunk = relations.slice(start, start + postingsPerStatement);
+            await run(
+              `insert into memory_relations (account_id, source_memory_id, target_memory_id, relation_type, confidence, created_at)
+               select ?, source, target, type, confidence, at
+               from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::float8[], ?::timestamptz[]) as e(source, target, type, confidence, at)
+               ${conflict}`,
+              [
+                accountId,
+                chunk.map((relation) => relation.sourceMemoryId),
+                chunk.map((relation) => relation.targetMemoryId),
+                chunk.map((relation) => relation.relationType),
+                chunk.map((relation) => relation.confidence),
+                chunk.map((relation) => time(relation.createdAt)),
+              ],
+            );
+            await slices.pause();
+          }
           return;
         }
         // One statement per chunk, not per edge (in process, a statement costs no round trip).
@@ -516,6 +570,7 @@ export function createSqlMemoryStore(
               time(relation.createdAt),
             ]),
           );
+          await slices.pause();
         }
       },
 

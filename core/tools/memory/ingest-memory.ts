@@ -67,13 +67,17 @@ export const ingestMemory = defineTool({
       })),
       context.now,
     );
-    await context.platform.memoryWriter.settle(accountId);
-    const records = await context.platform.storage.memories.transaction(async (store) => {
-      const ids = await writeMemories(store, accountId, prepared, context.now);
-      const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
-      return ids.flatMap((id) => rows.get(id) ?? []);
-    });
-    context.platform.memoryWriter.written(accountId);
+    const { memoryWriter } = context.platform;
+    await memoryWriter.settle(accountId);
+    // Behind the account's other writes, not beside them (memory-writer.ts).
+    const records = await memoryWriter.exclusive(accountId, () =>
+      context.platform.storage.memories.transaction(async (store) => {
+        const ids = await writeMemories(store, accountId, prepared, context.now);
+        const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
+        return ids.flatMap((id) => rows.get(id) ?? []);
+      }),
+    );
+    memoryWriter.written(accountId);
     return { source_session_id: input.source_session_id, memories: records.map(toMemoryOut) };
   },
 });

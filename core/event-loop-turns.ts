@@ -1,0 +1,75 @@
+/**
+ * Long CPU work of one request, cut into slices that take turns with everything else on the event
+ * loop. The server answers every account on one thread: work whose size a client chooses (a
+ * 500-memory import's relation detection, a 256 KiB ingest) must not hold that thread for
+ * longer than a slice, or every other request waits behind it (issue: no account can stall the
+ * server for the others).
+ *
+ * Tasks waiting for a turn resume one per turn of the event loop, in the order they asked, and
+ * each turn polls I/O first: with eight imports running, another account's request waits for
+ * at most one slice, not for a slice of each of them. Web-standard apart from `setImmediate`
+ * (Node, Deno), with `setTimeout` where it is missing.
+ */
+
+/** Work a slice may do before it gives the thread back. */
+export const sliceMilliseconds = 5;
+
+const waiting: Array<() => void> = [];
+let scheduled = false;
+
+// Scheduled from inside a turn, setImmediate runs on the next turn of the loop, after its poll
+// for I/O; setTimeout(0) is the nearest equivalent where it is missing.
+const later: (run: () => void) => void =
+  typeof globalThis.setImmediate === "function"
+    ? (run) => globalThis.setImmediate(run)
+    : (run) => setTimeout(run, 0);
+
+function resumeNext(): void {
+  const resume = waiting.shift();
+  if (waiting.length > 0) later(resumeNext);
+  else scheduled = false;
+  // Its slice runs in the microtasks right after this callback, before the next turn.
+  resume?.();
+}
+
+/** Resolves on this task's next turn of the event loop. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!scheduled) {
+      scheduled = true;
+      later(resumeNext);
+    }
+  });
+}
+
+export interface Slices {
+  /** Gives the thread back (waits for a turn) once the slice's time is spent; else resolves at once. */
+  pause(): Promise<void>;
+}
+
+/** Slices of `milliseconds` of work each, for one task: call `pause()` between small steps. */
+export function createSlices(milliseconds = sliceMilliseconds): Slices {
+  let started = performance.now();
+  return {
+    async pause() {
+      if (performance.now() - started < milliseconds) return;
+      await nextTurn();
+      started = performance.now();
+    },
+  };
+}
+
+/** Maps `items` through `work` in slices: the results in order, the thread given back between. */
+export async function mapInSlices<Item, Result>(
+  items: readonly Item[],
+  work: (item: Item, index: number) => Result,
+  slices: Slices = createSlices(),
+): Promise<Result[]> {
+  const results: Result[] = [];
+  for (const [index, item] of items.entries()) {
+    results.push(work(item, index));
+    await slices.pause();
+  }
+  return results;
+}
