@@ -1,9 +1,10 @@
 /**
  * Prometheus metrics on prom-client: request counts and latencies per route and the app's gauges
  * in a registry per app, beside the process metrics prom-client collects (CPU, memory, event loop,
- * file descriptors, GC).
+ * file descriptors, GC) and the event-loop delay of the last minute (event-loop-delay.ts).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { registerEventLoopDelay } from "./event-loop-delay.ts";
 
 let processMetrics: Registry | undefined;
 
@@ -16,6 +17,7 @@ function processRegistry(): Registry {
   if (!processMetrics) {
     processMetrics = new Registry();
     collectDefaultMetrics({ register: processMetrics });
+    registerEventLoopDelay(processMetrics);
   }
   return processMetrics;
 }
