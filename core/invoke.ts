@@ -131,8 +131,15 @@ async function authenticateApiKey(platform: Platform, key: string, now: Date): P
   const record = await platform.storage.apiKeys.findActiveByHash(digest);
   if (!record || !constantTimeEqual(record.keyHash, digest)) throw invalid();
   const lastUsed = record.lastUsedAt?.getTime() ?? 0;
-  if (now.getTime() - lastUsed >= lastUsedIntervalMilliseconds)
-    await platform.storage.apiKeys.touch(record.id, now);
+  // Recorded beside the request, not before it: on SQLite the write waits for the one writer,
+  // which another account's import may hold for a while (bystanders waited over a second).
+  if (now.getTime() - lastUsed >= lastUsedIntervalMilliseconds) {
+    platform.storage.apiKeys
+      .touch(record.id, now)
+      .catch((error: unknown) =>
+        platform.logger.warn({ err: error }, "an API key's last use was not recorded"),
+      );
+  }
   return { kind: "api_key", accountId: record.accountId, credentialId: record.id };
 }
 

@@ -133,10 +133,11 @@ export function cacheApiKeys(keys: ApiKeyRepository, options: ApiKeyCacheOptions
       return record;
     },
     async touch(keyId, now) {
-      await keys.touch(keyId, now);
+      // The kept record first: requests while the write waits for the database do not write again.
       const hash = hashes.get(keyId);
       const record = hash === undefined ? undefined : kept.peek(hash);
       if (record) record.lastUsedAt = now;
+      await keys.touch(keyId, now);
     },
     async close() {
       closed = true;
