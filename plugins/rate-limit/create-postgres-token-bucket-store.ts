@@ -7,14 +7,16 @@
 import type { TokenBucketStore } from "../../core/index.ts";
 import { decide, refill } from "../../core/index.ts";
 
-type Execute = <Row>(sql: string, parameters?: unknown[]) => Promise<Row[]>;
+/** A statement as the storage plugin binds it: the text around its values (plugins/storage/sql-statement.ts). */
+type Statement = { readonly parts: readonly string[]; readonly values: readonly unknown[] };
+type Execute = <Row>(statement: Statement) => Promise<Row[]>;
+const statement = (parts: TemplateStringsArray, ...values: unknown[]): Statement => ({ parts, values });
 
 export function createPostgresTokenBucketStore(execute: Execute): TokenBucketStore {
   return {
     async consume(key, capacity, now) {
       const [row] = await execute<{ remaining_tokens: number | string; is_allowed: boolean }>(
-        "select remaining_tokens, is_allowed from cairn_take_token(?, ?, ?)",
-        [key, capacity, now.getTime()],
+        statement`select remaining_tokens, is_allowed from cairn_take_token(${key}, ${capacity}, ${now.getTime()})`,
       );
       const level = Number(row.remaining_tokens);
       if (row.is_allowed) return { allowed: true, remaining: Math.floor(level), retryAfterSeconds: 0 };
@@ -23,8 +25,7 @@ export function createPostgresTokenBucketStore(execute: Execute): TokenBucketSto
     },
     async peek(key, capacity, now) {
       const [row] = await execute<{ tokens: number | string; updated_at: number | string }>(
-        "select tokens, updated_at from rate_limit_buckets where key = ?",
-        [key],
+        statement`select tokens, updated_at from rate_limit_buckets where key = ${key}`,
       );
       if (!row) return capacity;
       return Math.floor(

@@ -46,10 +46,11 @@ describe("API keys kept in memory on PostgreSQL", () => {
     const storage = first.platform.storage;
     const warnings: unknown[] = [];
     const logger = { ...silentLogger, warn: (...args: unknown[]) => warnings.push(args) };
-    const cache = cacheApiKeys(
-      createApiKeyRepository(() => storage.orm.em.fork(), storage.execute),
-      { databaseUrl: first.databaseUrl as string, logger: logger as typeof silentLogger, ...options },
-    );
+    const cache = cacheApiKeys(createApiKeyRepository(storage.execute, storage.dialect), {
+      databaseUrl: first.databaseUrl as string,
+      logger: logger as typeof silentLogger,
+      ...options,
+    });
     caches.push(cache);
     return { cache, warnings };
   }

@@ -1,13 +1,12 @@
 /**
  * The storage plugin: MikroORM 7 over SQLite (better-sqlite3, the embedded default) or
  * PostgreSQL, chosen by the database URL. Runs the migrations at open and returns the
- * repositories of core's storage port.
+ * repositories of core's storage port (README.md: which tables use which access style).
  */
 import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
 import { cacheApiKeys } from "./api-key-cache.ts";
-import { boundSql } from "./bound-sql.ts";
 import { isPostgresUrl, sqliteReadPragmas } from "./connection-settings.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
@@ -32,6 +31,8 @@ import {
   createMcpConnectionRepository,
   createVolumeRepository,
 } from "./sandbox-resource-repositories.ts";
+import { boundSql, type Execute } from "./sql-execution.ts";
+import { sql } from "./sql-statement.ts";
 
 export interface StorageSettings {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
@@ -43,8 +44,8 @@ export interface StorageSettings {
 export interface SqlStorage extends Storage {
   readonly orm: MikroORM;
   readonly memories: SqlMemoryStore;
-  /** Raw SQL with positional `?` parameters, for the few statements the ORM cannot express. */
-  execute<Row = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<Row[]>;
+  /** A bound statement (`sql` tag, sql-statement.ts), or a string without parameters. */
+  execute: Execute;
 }
 
 async function openOrm(settings: StorageSettings): Promise<{ orm: MikroORM; dialect: Dialect }> {
@@ -89,8 +90,9 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   else await orm.migrator.up();
   settings.logger.info({ dialect }, "storage ready");
   const fork = (): EntityManager => orm.em.fork();
-  // Raw statements use real bound parameters and cached prepared statements (bound-sql.ts);
-  // MikroORM's own queries serve the entity repositories.
+  // Every table family but sandbox sessions goes through bound statements (sql-execution.ts):
+  // real bound parameters, cached prepared statements; MikroORM's entity manager serves the
+  // sessions (README.md).
   const bound = await boundSql(orm, dialect, dialect === "sqlite" ? settings.sqlitePath : undefined);
   const { execute, runTransaction } = bound;
   if (dialect === "postgresql") {
@@ -105,7 +107,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   const indexed = await memories.indexUnposted();
   if (indexed > 0) settings.logger.info({ indexed }, "memories indexed for search");
   // SQLite answers a key's lookup in process; PostgreSQL's round trip is worth keeping keys for.
-  const keys = createApiKeyRepository(fork, execute);
+  const keys = createApiKeyRepository(execute, dialect);
   const cachedKeys =
     dialect === "postgresql"
       ? cacheApiKeys(keys, { databaseUrl: settings.databaseUrl as string, logger: settings.logger })
@@ -113,7 +115,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   return {
     dialect,
     orm,
-    accounts: createAccountRepository(fork, execute),
+    accounts: createAccountRepository(execute, dialect),
     apiKeys: cachedKeys ?? keys,
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
@@ -135,8 +137,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
       // A transaction-scoped advisory lock: released when the job's transaction ends, even on a crash.
       return runTransaction(async (run) => {
         const [row] = await run<{ locked: boolean }>(
-          "select pg_try_advisory_xact_lock(hashtext(?)) as locked",
-          [`cairn:${job}`],
+          sql`select pg_try_advisory_xact_lock(hashtext(${`cairn:${job}`})) as locked`,
         );
         if (!row.locked) return false;
         await work();
@@ -147,8 +148,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     async gauges(now) {
       const time = sqlTimestamp(dialect)(now);
       const [sandboxes] = await execute<{ total: number | string }>(
-        "select count(*) as total from sandbox_sessions where status = 'active' and expires_at > ?",
-        [time],
+        sql`select count(*) as total from sandbox_sessions where status = 'active' and expires_at > ${time}`,
       );
       const [memories] = await execute<{ total: number | string }>("select count(*) as total from memories");
       const [queued] = await execute<{ total: number | string }>(

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import pgvector from "pgvector";
 import type { EmbeddingPath } from "../../core/index.ts";
+import { raw, type Sql, sql } from "./sql-statement.ts";
 
 // What model ids look like (`org/name`, `name:tag`, `name@rev`), within the column's 200 characters.
 const modelIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$/;
@@ -68,7 +69,8 @@ export function hnswIndexStatement(path: EmbeddingPath): string | null {
 }
 
 /** The names of every path's index but `keep`'s, as PostgreSQL lists them. */
-export const otherIndexesQuery = `select indexname from pg_indexes where tablename = 'memory_embeddings' and indexname like '${indexPrefix}%' and indexname <> ?`;
+export const otherIndexesQuery = (keep: string): Sql =>
+  sql`select indexname from pg_indexes where tablename = 'memory_embeddings' and indexname like ${raw(`'${indexPrefix}%'`)} and indexname <> ${keep}`;
 
 /**
  * A vector as pgvector's text form, `[1,2,3]`: each float32 value is written as the shortest

@@ -1,34 +1,10 @@
 /**
- * MikroORM entities (defineEntity, no decorators, so Node and Deno run them as plain .ts).
- * Column names are snake_case; the schema itself comes from the migrations in migrations/.
+ * MikroORM entities (defineEntity, no decorators, so Node and Deno run them as plain .ts): the
+ * sandbox sessions, the one table family read and written through the entity manager (README.md
+ * says why). Column names are snake_case; the schema itself comes from the migrations in
+ * migrations/.
  */
 import { defineEntity, p } from "@mikro-orm/core";
-
-export const AccountEntity = defineEntity({
-  name: "Account",
-  tableName: "accounts",
-  properties: {
-    id: p.string().length(36).primary(),
-    email: p.string().length(320).unique(),
-    passwordHash: p.text(),
-    createdAt: p.datetime(),
-  },
-});
-
-export const ApiKeyEntity = defineEntity({
-  name: "ApiKey",
-  tableName: "api_keys",
-  properties: {
-    id: p.string().length(36).primary(),
-    accountId: p.string().length(36).index(),
-    name: p.string().length(200),
-    prefix: p.string().length(32),
-    keyHash: p.string().length(64).unique(),
-    createdAt: p.datetime(),
-    revokedAt: p.datetime().nullable(),
-    lastUsedAt: p.datetime().nullable(),
-  },
-});
 
 export const SandboxSessionEntity = defineEntity({
   name: "SandboxSession",
@@ -53,4 +29,4 @@ export const SandboxSessionEntity = defineEntity({
   },
 });
 
-export const entities = [AccountEntity, ApiKeyEntity, SandboxSessionEntity];
+export const entities = [SandboxSessionEntity];

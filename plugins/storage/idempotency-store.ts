@@ -1,8 +1,9 @@
 /** Idempotency records in SQL: claiming is one insert, so two racing requests cannot both run. */
 import type { IdempotencyStore } from "../../core/index.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
-import type { Execute } from "./memory-store.ts";
 import type { Dialect } from "./migrations/index.ts";
+import type { Execute } from "./sql-execution.ts";
+import { sql } from "./sql-statement.ts";
 
 const retentionMilliseconds = 24 * 60 * 60 * 1000;
 
@@ -11,13 +12,12 @@ export function createIdempotencyStore(execute: Execute, dialect: Dialect): Idem
   return {
     async claim(scopeKey, requestHash, now) {
       // Records past retention no longer count.
-      await execute("delete from idempotency_records where scope_key = ? and created_at < ?", [
-        scopeKey,
-        time(new Date(now.getTime() - retentionMilliseconds)),
-      ]);
+      const retained = time(new Date(now.getTime() - retentionMilliseconds));
+      await execute(
+        sql`delete from idempotency_records where scope_key = ${scopeKey} and created_at < ${retained}`,
+      );
       const inserted = await execute(
-        "insert into idempotency_records (scope_key, request_hash, created_at) values (?, ?, ?) on conflict (scope_key) do nothing returning scope_key",
-        [scopeKey, requestHash, time(now)],
+        sql`insert into idempotency_records (scope_key, request_hash, created_at) values (${scopeKey}, ${requestHash}, ${time(now)}) on conflict (scope_key) do nothing returning scope_key`,
       );
       if (inserted.length > 0) return { state: "claimed" };
       const [row] = await execute<{
@@ -25,9 +25,9 @@ export function createIdempotencyStore(execute: Execute, dialect: Dialect): Idem
         status: number | null;
         content_type: string | null;
         body: string | null;
-      }>("select request_hash, status, content_type, body from idempotency_records where scope_key = ?", [
-        scopeKey,
-      ]);
+      }>(
+        sql`select request_hash, status, content_type, body from idempotency_records where scope_key = ${scopeKey}`,
+      );
       if (!row) return { state: "in_progress" };
       if (row.request_hash !== requestHash) return { state: "mismatch" };
       if (row.status === null) return { state: "in_progress" };
@@ -40,12 +40,11 @@ export function createIdempotencyStore(execute: Execute, dialect: Dialect): Idem
     },
     async complete(scopeKey, response) {
       await execute(
-        "update idempotency_records set status = ?, content_type = ?, body = ? where scope_key = ?",
-        [response.status, response.contentType, response.body, scopeKey],
+        sql`update idempotency_records set status = ${response.status}, content_type = ${response.contentType}, body = ${response.body} where scope_key = ${scopeKey}`,
       );
     },
     async release(scopeKey) {
-      await execute("delete from idempotency_records where scope_key = ?", [scopeKey]);
+      await execute(sql`delete from idempotency_records where scope_key = ${scopeKey}`);
     },
   };
 }

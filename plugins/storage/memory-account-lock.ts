@@ -1,6 +1,7 @@
 /** The per-account advisory lock of PostgreSQL memory transactions. */
 import type { MemoryStore } from "../../core/index.ts";
-import type { Execute } from "./memory-store.ts";
+import type { Execute } from "./sql-execution.ts";
+import { sql } from "./sql-statement.ts";
 
 // The advisory-lock class of memory writes (two-key form, apart from single-key job locks).
 export const memoryLockClass = 0x6d656d;
@@ -18,7 +19,7 @@ export function lockingPerAccount(store: MemoryStore, execute: Execute): MemoryS
     if (locked === accountId) return;
     if (locked !== undefined) throw new Error("one memory transaction serves one account");
     locked = accountId;
-    await execute("select pg_advisory_xact_lock(?, hashtext(?))", [memoryLockClass, accountId]);
+    await execute(sql`select pg_advisory_xact_lock(${memoryLockClass}, hashtext(${accountId}))`);
   };
   // Not per account: these refuse to run in a transaction (and putEmbeddings locks each account itself).
   const unlocked = new Set(["transaction", "embeddingWork", "putEmbeddings", "dropOtherEmbeddingPaths"]);

@@ -17,26 +17,14 @@ import {
   vectorLiteral,
 } from "./embedding-paths.ts";
 import { memoryLockClass } from "./memory-account-lock.ts";
-import type { Execute, RunTransaction } from "./memory-store.ts";
-import type { Dialect } from "./migrations/index.ts";
+import type { MemoryContext } from "./memory-context.ts";
+import type { Execute } from "./sql-execution.ts";
+import { empty, list, raw, sql } from "./sql-statement.ts";
 
 type EmbeddingMethods = Pick<
   MemoryStore,
   "embeddingWork" | "putEmbeddings" | "dropOtherEmbeddingPaths" | "nearest" | "embeddedCount"
 >;
-
-export interface EmbeddingSettings {
-  dialect: Dialect;
-  /** Statements of the store: a transaction's when `inTransaction`. */
-  run: Execute;
-  /** Statements outside any transaction (an index is created there). */
-  execute: Execute;
-  runTransaction: RunTransaction;
-  inTransaction: boolean;
-  time: (date: Date) => unknown;
-  /** Paths whose HNSW index this process has made sure of. */
-  indexedPaths: Set<string>;
-}
 
 /** A PostgreSQL vector search's row. */
 interface Nearest {
@@ -54,12 +42,13 @@ interface Nearest {
  */
 const exactLimit = 8_000;
 
-// Memories' liveness, as the lexical candidates check it.
-const liveMemory = "(m.expires_at is null or m.expires_at > ?)";
-
-export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMethods {
-  const { dialect, run, execute, runTransaction, inTransaction, time, indexedPaths } = settings;
-  const sqlite = dialect === "sqlite";
+export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods {
+  // `execute`: outside any transaction (an index is created there); `indexedPaths`: the paths
+  // whose HNSW index this process has made sure of.
+  const { sqlite, run, execute, runTransaction, inTransaction, time, indexedPaths } = context;
+  // Memories' liveness, as the lexical candidates check it.
+  const liveMemory = (now: Date) => sql`(m.expires_at is null or m.expires_at > ${time(now)})`;
+  const where = (path: EmbeddingPath, alias = "") => raw(pathCondition(path, alias));
 
   const outsideTransaction = (method: string) => {
     if (inTransaction) throw new Error(`${method} runs outside a transaction only`);
@@ -81,46 +70,29 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
 
   /** Inserts or replaces the vectors whose memory still holds the content they were computed from. */
   async function store(transaction: Execute, path: EmbeddingPath, embeddings: StoredEmbedding[], at: Date) {
-    const pathValues = [path.modelId, path.dimensions, path.version];
-    const upsert =
-      "on conflict (memory_id, model_id, dimensions, version) do update set scope = excluded.scope, content_hash = excluded.content_hash, embedding = excluded.embedding, created_at = excluded.created_at";
+    const pathValues = list([path.modelId, path.dimensions, path.version]);
+    const upsert = sql`on conflict (memory_id, model_id, dimensions, version) do update set scope = excluded.scope, content_hash = excluded.content_hash, embedding = excluded.embedding, created_at = excluded.created_at`;
     if (sqlite) {
       for (const embedding of embeddings) {
         await transaction(
-          `insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
-           select m.account_id, m.id, m.scope, ?, ?, ?, m.content_hash, ?, ? from memories m where m.id = ? and m.account_id = ? and m.content_hash = ? ${upsert}`,
-          [
-            ...pathValues,
-            vectorBytes(embedding.vector),
-            time(at),
-            embedding.memoryId,
-            embedding.accountId,
-            embedding.contentHash,
-          ],
+          sql`insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
+           select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, ${vectorBytes(embedding.vector)}, ${time(at)} from memories m where m.id = ${embedding.memoryId} and m.account_id = ${embedding.accountId} and m.content_hash = ${embedding.contentHash} ${upsert}`,
         );
       }
     } else {
+      const column = (value: (embedding: StoredEmbedding) => string) => embeddings.map(value);
       await transaction(
-        `insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
-         select m.account_id, m.id, m.scope, ?, ?, ?, m.content_hash, t.embedding::vector, ?
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) as t(account_id, memory_id, content_hash, embedding)
+        sql`insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
+         select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, t.embedding::vector, ${time(at)}
+         from unnest(${column((embedding) => embedding.accountId)}::varchar[], ${column((embedding) => embedding.memoryId)}::varchar[], ${column((embedding) => embedding.contentHash)}::varchar[], ${column((embedding) => vectorLiteral(embedding.vector))}::text[]) as t(account_id, memory_id, content_hash, embedding)
          join memories m on m.id = t.memory_id and m.account_id = t.account_id and m.content_hash = t.content_hash ${upsert}`,
-        [
-          ...pathValues,
-          time(at),
-          embeddings.map((embedding) => embedding.accountId),
-          embeddings.map((embedding) => embedding.memoryId),
-          embeddings.map((embedding) => embedding.contentHash),
-          embeddings.map((embedding) => vectorLiteral(embedding.vector)),
-        ],
       );
     }
     // A vector of content its memory no longer holds goes, whichever vector it was.
-    const ids = embeddings.map((embedding) => embedding.memoryId);
+    const ids = list(embeddings.map((embedding) => embedding.memoryId));
     await transaction(
-      `delete from memory_embeddings where memory_id in (${ids.map(() => "?").join(", ")}) and ${pathCondition(path)}
+      sql`delete from memory_embeddings where memory_id in (${ids}) and ${where(path)}
        and not exists (select 1 from memories m where m.id = memory_embeddings.memory_id and m.content_hash = memory_embeddings.content_hash)`,
-      ids,
     );
   }
 
@@ -128,10 +100,9 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
     async embeddingWork(path, limit, now) {
       outsideTransaction("embeddingWork");
       const rows = await run<{ account_id: string; id: string; content: string; content_hash: string }>(
-        `select m.account_id, m.id, m.content, m.content_hash from memories m where ${liveMemory}
-         and not exists (select 1 from memory_embeddings e where e.memory_id = m.id and ${pathCondition(path, "e")} and e.content_hash = m.content_hash)
-         order by m.updated_at, m.id limit ?`,
-        [time(now), limit],
+        sql`select m.account_id, m.id, m.content, m.content_hash from memories m where ${liveMemory(now)}
+         and not exists (select 1 from memory_embeddings e where e.memory_id = m.id and ${where(path, "e")} and e.content_hash = m.content_hash)
+         order by m.updated_at, m.id limit ${limit}`,
       );
       return rows.map((row) => ({
         accountId: row.account_id,
@@ -156,7 +127,7 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       // Per account under its write lock, so a forget or a write of the account is never half seen.
       for (const [accountId, ofAccount] of Map.groupBy(latest, (embedding) => embedding.accountId)) {
         await runTransaction(async (transaction) => {
-          await transaction("select pg_advisory_xact_lock(?, hashtext(?))", [memoryLockClass, accountId]);
+          await transaction(sql`select pg_advisory_xact_lock(${memoryLockClass}, hashtext(${accountId}))`);
           await store(transaction, path, ofAccount, at);
         });
       }
@@ -165,14 +136,13 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
     async dropOtherEmbeddingPaths(keep, limit) {
       outsideTransaction("dropOtherEmbeddingPaths");
       const deleted = await run<{ memory_id: string }>(
-        `delete from memory_embeddings where (memory_id, model_id, dimensions, version) in
-         (select memory_id, model_id, dimensions, version from memory_embeddings where not (${pathCondition(keep)}) limit ?)
+        sql`delete from memory_embeddings where (memory_id, model_id, dimensions, version) in
+         (select memory_id, model_id, dimensions, version from memory_embeddings where not (${where(keep)}) limit ${limit})
          returning memory_id`,
-        [limit],
       );
       if (!sqlite && deleted.length < limit) {
         // No other path has vectors left: their indexes go too.
-        const indexes = await run<{ indexname: string }>(otherIndexesQuery, [hnswIndexName(keep)]);
+        const indexes = await run<{ indexname: string }>(otherIndexesQuery(hnswIndexName(keep)));
         for (const { indexname } of indexes) await run(`drop index if exists ${indexname}`);
       }
       return deleted.length;
@@ -181,19 +151,15 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
     async nearest(accountId, request, now) {
       const { path } = request;
       const query = checkedVector(path, request.vector);
-      const parameters: unknown[] = [accountId, time(now)];
-      let filter = "";
-      if (request.scope !== undefined) {
-        filter += " and m.scope = ?";
-        parameters.push(request.scope);
-      }
-      if (!request.includeSuperseded) filter += " and m.superseded_at is null";
-      const joined = `from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
-        where e.account_id = ? and ${pathCondition(path, "e")} and ${liveMemory}${filter}`;
+      const scoped = request.scope !== undefined;
+      const filter = sql`${scoped ? sql` and m.scope = ${request.scope}` : empty}${
+        request.includeSuperseded ? empty : sql` and m.superseded_at is null`
+      }`;
+      const joined = sql`from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
+        where e.account_id = ${accountId} and ${where(path, "e")} and ${liveMemory(now)}${filter}`;
       if (sqlite) {
         const rows = await run<{ id: string; updated_at: number; embedding: Uint8Array }>(
-          `select m.id, m.updated_at, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ?`,
-          [...parameters, request.fallbackLimit],
+          sql`select m.id, m.updated_at, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ${request.fallbackLimit}`,
         );
         const queryNorm = query.reduce((sum, value) => sum + value * value, 0);
         const scored: NearestMemory[] = rows.map((row) => ({
@@ -204,43 +170,34 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         scored.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         return scored.slice(0, request.limit);
       }
-      const distance = `${pathVector(path, "e")} <=> ?::vector(${path.dimensions})`;
+      const distance = sql`${raw(pathVector(path, "e"))} <=> ${vectorLiteral(query)}::vector(${raw(String(path.dimensions))})`;
       // The memories checks stay a filter of the HNSW scan: as a join, the planner estimates them
       // at one row once memory_embeddings is analysed and answers with an exact scan of every
       // vector (test/bench/semantic.ts found it; "offset 0" keeps the subquery from being turned
       // into that join). Within one scope, the vector's own scope turns the other scopes' rows
       // away before that lookup (the scan walks past them all); a vector stored before vectors
       // had one is checked by the lookup alone.
-      const ownScope = request.scope === undefined ? "" : " and (e.scope = ? or e.scope is null)";
+      const ownScope = scoped ? sql` and (e.scope = ${request.scope} or e.scope is null)` : empty;
       // HNSW's candidate list and pgvector 0.8's iterative scan (it keeps walking the graph while
       // the account and liveness filters reject rows, so other accounts' rows never starve the
       // answer; relaxed order: sorted exactly after), set by the statement itself for its own
       // transaction: a one-time filter, evaluated before the scan reads its first row. No
       // transaction of its own, so a search is two statements: the count, then this.
-      const settings =
-        "(select set_config('hnsw.ef_search', ?, true) || set_config('hnsw.iterative_scan', 'relaxed_order', true)) is not null";
-      const filtered = `from memory_embeddings e where ${settings} and e.account_id = ? and ${pathCondition(path, "e")}${ownScope}
+      const settings = sql`(select set_config('hnsw.ef_search', ${String(efSearch(request.efSearch))}, true) || set_config('hnsw.iterative_scan', 'relaxed_order', true)) is not null`;
+      const filtered = sql`from memory_embeddings e where ${settings} and e.account_id = ${accountId} and ${where(path, "e")}${ownScope}
         and exists (select 1 from memories m where m.id = e.memory_id and m.content_hash = e.content_hash
-          and ${liveMemory}${filter} offset 0)`;
-      const filteredParameters = [
-        String(efSearch(request.efSearch)),
-        ...(request.scope === undefined ? parameters : [accountId, request.scope, ...parameters.slice(1)]),
-      ];
-      const literal = vectorLiteral(query);
-      const scoped = request.scope !== undefined;
+          and ${liveMemory(now)}${filter} offset 0)`;
       // The rows the search may return, from the kept row counts (one row per scope): the
       // account's, and within one scope the scope's, with the vectors stored before vectors
       // carried a scope (counted to just past the limit: beyond it, the choice is the same). And
       // how many vectors the HNSW walk may pass: the table's, as PostgreSQL last estimated them
       // (-1 before its first analysis).
+      const scopeCounts = sql`, sum(total) filter (where scope = ${request.scope}) as scoped,
+               (select count(*) from (select 1 from memory_embeddings e where e.account_id = ${accountId} and ${where(path, "e")} and e.scope is null limit ${exactLimit + 1}) l) as unscoped`;
       const [counted] = await run<{ total: unknown; vectors: unknown; scoped?: unknown; unscoped?: unknown }>(
-        `select sum(total) as total, (select reltuples from pg_class where oid = 'memory_embeddings'::regclass) as vectors${
-          scoped
-            ? `, sum(total) filter (where scope = ?) as scoped,
-               (select count(*) from (select 1 from memory_embeddings e where e.account_id = ? and ${pathCondition(path, "e")} and e.scope is null limit ?) l) as unscoped`
-            : ""
-        } from memory_counts where account_id = ?`,
-        scoped ? [request.scope, accountId, exactLimit + 1, accountId] : [accountId],
+        sql`select sum(total) as total, (select reltuples from pg_class where oid = 'memory_embeddings'::regclass) as vectors${
+          scoped ? scopeCounts : empty
+        } from memory_counts where account_id = ${accountId}`,
       );
       const total = Number(counted?.total ?? 0);
       const searched = scoped ? Number(counted?.scoped ?? 0) + Number(counted?.unscoped ?? 0) : total;
@@ -248,9 +205,8 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
       // Every candidate compared exactly, the memories checks with each.
       const exactly = () =>
         run<Nearest>(
-          `with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined})
-           select memory_id, distance, updated_at from candidates order by distance, memory_id limit ?`,
-          [literal, ...parameters, request.limit],
+          sql`with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined})
+           select memory_id, distance, updated_at from candidates order by distance, memory_id limit ${request.limit}`,
         );
       let rows: Nearest[];
       if (total <= request.fallbackLimit) {
@@ -263,20 +219,18 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
         // beyond them: everything is compared then.
         const depth = 2 * request.limit;
         rows = await run<Nearest>(
-          `with searched as materialized (select e.memory_id, e.content_hash, ${distance} as distance from memory_embeddings e
-             where e.account_id = ? and ${pathCondition(path, "e")}${ownScope}),
-           nearest as materialized (select memory_id, content_hash, distance from searched order by distance, memory_id limit ?)
+          sql`with searched as materialized (select e.memory_id, e.content_hash, ${distance} as distance from memory_embeddings e
+             where e.account_id = ${accountId} and ${where(path, "e")}${ownScope}),
+           nearest as materialized (select memory_id, content_hash, distance from searched order by distance, memory_id limit ${depth})
            select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id and m.content_hash = n.content_hash
-           where m.account_id = ? and ${liveMemory}${filter} order by n.distance, n.memory_id limit ?`,
-          [literal, accountId, ...(scoped ? [request.scope] : []), depth, ...parameters, request.limit],
+           where m.account_id = ${accountId} and ${liveMemory(now)}${filter} order by n.distance, n.memory_id limit ${request.limit}`,
         );
         if (rows.length < request.limit && searched > depth) rows = await exactly();
       } else {
         rows = await run<Nearest>(
-          `with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ?)
+          sql`with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ${request.limit})
            select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id
            order by n.distance, n.memory_id`,
-          [literal, ...filteredParameters, literal, request.limit],
         );
       }
       return rows.map((row) => ({
@@ -287,16 +241,10 @@ export function createEmbeddingMethods(settings: EmbeddingSettings): EmbeddingMe
     },
 
     async embeddedCount(accountId, scope, path, now) {
-      const parameters: unknown[] = [accountId, time(now)];
-      let scoped = "";
-      if (scope !== undefined) {
-        scoped = " and m.scope = ?";
-        parameters.push(scope);
-      }
+      const scoped = scope === undefined ? empty : sql` and m.scope = ${scope}`;
       const [row] = await run<{ total: number | string }>(
-        `select count(*) as total from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
-         where e.account_id = ? and ${pathCondition(path, "e")} and ${liveMemory} and m.superseded_at is null${scoped}`,
-        parameters,
+        sql`select count(*) as total from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
+         where e.account_id = ${accountId} and ${where(path, "e")} and ${liveMemory(now)} and m.superseded_at is null${scoped}`,
       );
       return Number(row.total);
     },

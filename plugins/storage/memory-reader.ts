@@ -3,14 +3,14 @@
  * opens the database the server's storage opened (and migrated) without running anything at
  * open; writes through it are not expected. SQLite: one better-sqlite3 connection (WAL: it reads
  * every committed write, concurrently with the server's writer); PostgreSQL: a small pool. The
- * statements go through the same bound SQL as the server's store (bound-sql.ts).
+ * statements go through the same execution module as the server's store (sql-execution.ts).
  */
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { MemoryStore } from "../../core/index.ts";
-import { type PgPool, postgresBoundSql, type SqliteDatabase, sqliteBoundSql } from "./bound-sql.ts";
 import { isPostgresUrl, sqliteReadPragmas } from "./connection-settings.ts";
 import { createSqlMemoryStore } from "./memory-store.ts";
+import { type PgPool, postgresBoundSql, type SqliteDatabase, sqliteBoundSql } from "./sql-execution.ts";
 
 export interface MemoryReaderSettings {
   databaseUrl?: string;

@@ -12,10 +12,10 @@ import type {
   SandboxActivityLog,
 } from "../../core/ports/plugin-storage.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
-import type { Execute, RunTransaction } from "./memory-store.ts";
 import type { Dialect } from "./migrations/index.ts";
+import type { Execute, RunTransaction } from "./sql-execution.ts";
+import { empty, join, list, raw, sql } from "./sql-statement.ts";
 
-const placeholders = (values: readonly unknown[]) => values.map(() => "?").join(", ");
 const readTime = (value: unknown) => new Date(value as string | number | Date);
 
 export function createPluginStoreRepository(
@@ -32,44 +32,39 @@ export function createPluginStoreRepository(
   return {
     async get(plugin, accountId, key) {
       const [row] = await execute(
-        "select item_key, value, updated_at from plugin_store where plugin = ? and account_id = ? and item_key = ?",
-        [plugin, accountId, key],
+        sql`select item_key, value, updated_at from plugin_store where plugin = ${plugin} and account_id = ${accountId} and item_key = ${key}`,
       );
       return row ? read(row) : null;
     },
     set(plugin, accountId, key, value, now, maxKeys) {
       return runTransaction(async (run) => {
         const updated = await run<{ item_key: string }>(
-          "update plugin_store set value = ?, updated_at = ? where plugin = ? and account_id = ? and item_key = ? returning item_key",
-          [value, time(now), plugin, accountId, key],
+          sql`update plugin_store set value = ${value}, updated_at = ${time(now)} where plugin = ${plugin} and account_id = ${accountId} and item_key = ${key} returning item_key`,
         );
         if (updated.length > 0) return true;
         // A new key: counted under the account row's lock on PostgreSQL, so racing writes cannot pass the cap.
         if (dialect === "postgresql")
-          await run("select id from accounts where id = ? for update", [accountId]);
+          await run(sql`select id from accounts where id = ${accountId} for update`);
         const [{ total }] = await run<{ total: number | string }>(
-          "select count(*) as total from plugin_store where plugin = ? and account_id = ?",
-          [plugin, accountId],
+          sql`select count(*) as total from plugin_store where plugin = ${plugin} and account_id = ${accountId}`,
         );
         if (Number(total) >= maxKeys) return false;
         await run(
-          "insert into plugin_store (plugin, account_id, item_key, value, updated_at) values (?, ?, ?, ?, ?) on conflict (plugin, account_id, item_key) do update set value = excluded.value, updated_at = excluded.updated_at",
-          [plugin, accountId, key, value, time(now)],
+          sql`insert into plugin_store (plugin, account_id, item_key, value, updated_at) values (${plugin}, ${accountId}, ${key}, ${value}, ${time(now)}) on conflict (plugin, account_id, item_key) do update set value = excluded.value, updated_at = excluded.updated_at`,
         );
         return true;
       });
     },
     async delete(plugin, accountId, key) {
       const deleted = await execute(
-        "delete from plugin_store where plugin = ? and account_id = ? and item_key = ? returning item_key",
-        [plugin, accountId, key],
+        sql`delete from plugin_store where plugin = ${plugin} and account_id = ${accountId} and item_key = ${key} returning item_key`,
       );
       return deleted.length > 0;
     },
     async list(plugin, accountId, { prefix, limit, after }) {
+      const afterKey = after === undefined ? empty : sql` and item_key > ${after}`;
       const rows = await execute(
-        `select item_key, value, updated_at from plugin_store where plugin = ? and account_id = ? and substr(item_key, 1, ?) = ?${after === undefined ? "" : " and item_key > ?"} order by item_key limit ?`,
-        [plugin, accountId, prefix.length, prefix, ...(after === undefined ? [] : [after]), limit],
+        sql`select item_key, value, updated_at from plugin_store where plugin = ${plugin} and account_id = ${accountId} and substr(item_key, 1, ${prefix.length}) = ${prefix}${afterKey} order by item_key limit ${limit}`,
       );
       return rows.map(read);
     },
@@ -78,7 +73,7 @@ export function createPluginStoreRepository(
 
 export function createPluginEventQueue(execute: Execute, dialect: Dialect): PluginEventQueue {
   const time = sqlTimestamp(dialect);
-  const columns = "id, plugin, event, account_id, payload, attempts, due_at, created_at";
+  const columns = raw("id, plugin, event, account_id, payload, attempts, due_at, created_at");
   const read = (row: Record<string, unknown>): PluginEventRecord => ({
     id: row.id as string,
     plugin: row.plugin as string,
@@ -92,47 +87,42 @@ export function createPluginEventQueue(execute: Execute, dialect: Dialect): Plug
   return {
     async enqueue(events) {
       if (events.length === 0) return;
-      const rows = events.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
-      await execute(
-        `insert into plugin_events (${columns}) values ${rows}`,
-        events.flatMap((event) => [
-          event.id,
-          event.plugin,
-          event.event,
-          event.accountId,
-          event.payload,
-          event.attempts,
-          time(event.dueAt),
-          time(event.createdAt),
-        ]),
+      const rows = events.map(
+        (event) =>
+          sql`(${list([
+            event.id,
+            event.plugin,
+            event.event,
+            event.accountId,
+            event.payload,
+            event.attempts,
+            time(event.dueAt),
+            time(event.createdAt),
+          ])})`,
       );
+      await execute(sql`insert into plugin_events (${columns}) values ${join(rows)}`);
     },
     async due(now, plugins, limit) {
       if (plugins.length === 0) return [];
       const rows = await execute(
-        `select ${columns} from plugin_events where due_at <= ? and plugin in (${placeholders(plugins)}) order by due_at, created_at, id limit ?`,
-        [time(now), ...plugins, limit],
+        sql`select ${columns} from plugin_events where due_at <= ${time(now)} and plugin in (${list(plugins)}) order by due_at, created_at, id limit ${limit}`,
       );
       return rows.map(read);
     },
     async nextDue(plugins) {
       if (plugins.length === 0) return null;
       const [row] = await execute<{ due_at: unknown }>(
-        `select min(due_at) as due_at from plugin_events where plugin in (${placeholders(plugins)})`,
-        [...plugins],
+        sql`select min(due_at) as due_at from plugin_events where plugin in (${list(plugins)})`,
       );
       return row?.due_at == null ? null : readTime(row.due_at);
     },
     async reschedule(id, attempts, dueAt, lastError) {
-      await execute("update plugin_events set attempts = ?, due_at = ?, last_error = ? where id = ?", [
-        attempts,
-        time(dueAt),
-        lastError,
-        id,
-      ]);
+      await execute(
+        sql`update plugin_events set attempts = ${attempts}, due_at = ${time(dueAt)}, last_error = ${lastError} where id = ${id}`,
+      );
     },
     async remove(id) {
-      await execute("delete from plugin_events where id = ?", [id]);
+      await execute(sql`delete from plugin_events where id = ${id}`);
     },
     async count() {
       const [row] = await execute<{ total: number | string }>("select count(*) as total from plugin_events");
@@ -160,20 +150,17 @@ export function createSandboxActivityLog(
           : [activity.path, activity.operation, null, null];
       await runTransaction(async (run) => {
         await run(
-          "insert into sandbox_activity (session_id, kind, subject, operation, exit_code, timed_out, at) values (?, ?, ?, ?, ?, ?, ?)",
-          [sessionId, activity.kind, ...row, time(activity.at)],
+          sql`insert into sandbox_activity (session_id, kind, subject, operation, exit_code, timed_out, at) values (${list([sessionId, activity.kind, ...row, time(activity.at)])})`,
         );
         // Only the newest `keep` of a kind stay: the bound holds however long the sandbox lives.
         await run(
-          "delete from sandbox_activity where session_id = ? and kind = ? and seq <= (select seq from sandbox_activity where session_id = ? and kind = ? order by seq desc limit 1 offset ?)",
-          [sessionId, activity.kind, sessionId, activity.kind, keep],
+          sql`delete from sandbox_activity where session_id = ${sessionId} and kind = ${activity.kind} and seq <= (select seq from sandbox_activity where session_id = ${sessionId} and kind = ${activity.kind} order by seq desc limit 1 offset ${keep})`,
         );
       });
     },
     async list(sessionId) {
       const rows = await execute(
-        "select kind, subject, operation, exit_code, timed_out, at from sandbox_activity where session_id = ? order by seq",
-        [sessionId],
+        sql`select kind, subject, operation, exit_code, timed_out, at from sandbox_activity where session_id = ${sessionId} order by seq`,
       );
       return rows.map(
         (row): SandboxActivity =>
@@ -194,7 +181,7 @@ export function createSandboxActivityLog(
       );
     },
     async clear(sessionId) {
-      await execute("delete from sandbox_activity where session_id = ?", [sessionId]);
+      await execute(sql`delete from sandbox_activity where session_id = ${sessionId}`);
     },
   };
 }

@@ -1,5 +1,9 @@
-/** Repositories for accounts, API keys and usage over MikroORM entity managers. */
-import { type EntityManager, UniqueConstraintViolationException } from "@mikro-orm/core";
+/**
+ * Accounts and API keys in bound SQL: a key's lookup runs on every API request and an account's
+ * on every account route, so each is one prepared statement (on SQLite a read that never waits
+ * for a write, sql-execution.ts), not an ORM query to build and hydrate; the rest of the family
+ * is written the same way.
+ */
 import {
   type AccountRecord,
   type AccountRepository,
@@ -7,68 +11,69 @@ import {
   type ApiKeyRepository,
   ServiceError,
 } from "../../core/index.ts";
-import { AccountEntity, ApiKeyEntity } from "./entities.ts";
-import type { Execute } from "./memory-store.ts";
+import { sqlTimestamp } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
+import type { Execute } from "./sql-execution.ts";
+import { raw, sql } from "./sql-statement.ts";
 
-type Fork = () => EntityManager;
-
+/** A unique constraint refused the row: SQLite's code or PostgreSQL's SQLSTATE. */
 export function isUniqueViolation(error: unknown): boolean {
-  if (error instanceof UniqueConstraintViolationException) return true;
-  // Raw statements may surface the driver's own error: SQLite's code or PostgreSQL's SQLSTATE.
   const code = (error as { code?: unknown } | null)?.code;
   return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505";
 }
 
-export function createAccountRepository(fork: Fork, execute: Execute): AccountRepository {
+const readTime = (value: unknown) => (value == null ? null : new Date(value as string | number | Date));
+
+export function createAccountRepository(execute: Execute, dialect: Dialect): AccountRepository {
+  const time = sqlTimestamp(dialect);
+  const read = (row: Record<string, unknown>): AccountRecord => ({
+    id: row.id as string,
+    email: row.email as string,
+    passwordHash: row.password_hash as string,
+    createdAt: readTime(row.created_at) as Date,
+  });
+  const columns = raw("id, email, password_hash, created_at");
   return {
     async create({ email, passwordHash, now }) {
-      const entityManager = fork();
-      const account = entityManager.create(AccountEntity, {
-        id: crypto.randomUUID(),
-        email,
-        passwordHash,
-        createdAt: now,
-      });
+      const account = { id: crypto.randomUUID(), email, passwordHash, createdAt: now };
       try {
-        await entityManager.flush();
+        await execute(
+          sql`insert into accounts (${columns}) values (${account.id}, ${email}, ${passwordHash}, ${time(now)})`,
+        );
       } catch (error) {
         if (isUniqueViolation(error))
           throw new ServiceError("email_taken", "An account with this email already exists");
         throw error;
       }
-      return { ...account } as AccountRecord;
+      return account;
     },
     async findByEmail(email) {
-      return (await fork().findOne(
-        AccountEntity,
-        { email },
-        { disableIdentityMap: true },
-      )) as AccountRecord | null;
+      const [row] = await execute(sql`select ${columns} from accounts where email = ${email}`);
+      return row ? read(row) : null;
     },
-    // Every request with an API key to an account route runs this: one bound statement (on
-    // SQLite a read that never waits for a write, bound-sql.ts), not an ORM query.
     async findById(id) {
-      const [row] = await execute<Record<string, unknown>>(
-        "select id, email, password_hash, created_at from accounts where id = ?",
-        [id],
-      );
-      if (!row) return null;
-      return {
-        id: row.id as string,
-        email: row.email as string,
-        passwordHash: row.password_hash as string,
-        createdAt: new Date(row.created_at as string | number | Date),
-      };
+      const [row] = await execute(sql`select ${columns} from accounts where id = ${id}`);
+      return row ? read(row) : null;
     },
   };
 }
 
-export function createApiKeyRepository(fork: Fork, execute: Execute): ApiKeyRepository {
+export function createApiKeyRepository(execute: Execute, dialect: Dialect): ApiKeyRepository {
+  const time = sqlTimestamp(dialect);
+  const columns = raw("id, account_id, name, prefix, key_hash, created_at, revoked_at, last_used_at");
+  const read = (row: Record<string, unknown>): ApiKeyRecord => ({
+    id: row.id as string,
+    accountId: row.account_id as string,
+    name: row.name as string,
+    prefix: row.prefix as string,
+    keyHash: row.key_hash as string,
+    createdAt: readTime(row.created_at) as Date,
+    revokedAt: readTime(row.revoked_at),
+    lastUsedAt: readTime(row.last_used_at),
+  });
   return {
     async create({ accountId, name, prefix, keyHash, now }) {
-      const entityManager = fork();
-      const key = entityManager.create(ApiKeyEntity, {
+      const key: ApiKeyRecord = {
         id: crypto.randomUUID(),
         accountId,
         name,
@@ -77,65 +82,33 @@ export function createApiKeyRepository(fork: Fork, execute: Execute): ApiKeyRepo
         createdAt: now,
         revokedAt: null,
         lastUsedAt: null,
-      });
-      await entityManager.flush();
-      return { ...key } as ApiKeyRecord;
+      };
+      await execute(
+        sql`insert into api_keys (${columns}) values (${key.id}, ${accountId}, ${name}, ${prefix}, ${keyHash}, ${time(now)}, ${null}, ${null})`,
+      );
+      return key;
     },
     async list(accountId) {
-      const keys = await fork().find(
-        ApiKeyEntity,
-        { accountId },
-        { orderBy: { createdAt: "desc", id: "desc" } },
+      const rows = await execute(
+        sql`select ${columns} from api_keys where account_id = ${accountId} order by created_at desc, id desc`,
       );
-      return keys as ApiKeyRecord[];
+      return rows.map(read);
     },
     async revoke(accountId, keyId, now) {
-      const changed = await fork().nativeUpdate(
-        ApiKeyEntity,
-        { id: keyId, accountId, revokedAt: null },
-        { revokedAt: now },
+      const changed = await execute(
+        sql`update api_keys set revoked_at = ${time(now)} where id = ${keyId} and account_id = ${accountId} and revoked_at is null returning id`,
       );
-      return changed > 0;
+      return changed.length > 0;
     },
-    // Every API request runs this: one bound statement, not an ORM query to build and hydrate.
+    // Every API request runs this.
     async findActiveByHash(keyHash) {
-      const [row] = await execute<Record<string, unknown>>(
-        "select id, account_id, name, prefix, key_hash, created_at, revoked_at, last_used_at from api_keys where key_hash = ? and revoked_at is null",
-        [keyHash],
+      const [row] = await execute(
+        sql`select ${columns} from api_keys where key_hash = ${keyHash} and revoked_at is null`,
       );
-      if (!row) return null;
-      const time = (value: unknown) => (value == null ? null : new Date(value as string | number | Date));
-      return {
-        id: row.id as string,
-        accountId: row.account_id as string,
-        name: row.name as string,
-        prefix: row.prefix as string,
-        keyHash: row.key_hash as string,
-        createdAt: time(row.created_at) as Date,
-        revokedAt: time(row.revoked_at),
-        lastUsedAt: time(row.last_used_at),
-      };
+      return row ? read(row) : null;
     },
     async touch(keyId, now) {
-      await fork().nativeUpdate(ApiKeyEntity, { id: keyId }, { lastUsedAt: now });
+      await execute(sql`update api_keys set last_used_at = ${time(now)} where id = ${keyId}`);
     },
   };
-}
-
-/**
- * An account's cap on rows of some kind, inside the creating transaction: counts them under a
- * lock on the account row (PostgreSQL; SQLite has one writer) and refuses with `refusal` at the
- * limit, so two racing creates cannot both take the last slot.
- */
-export async function checkCap(
-  run: Execute,
-  dialect: Dialect,
-  accountId: string,
-  countSql: string,
-  limit: number,
-  refusal: (count: number) => ServiceError,
-): Promise<void> {
-  if (dialect === "postgresql") await run("select id from accounts where id = ? for update", [accountId]);
-  const [{ total }] = await run<{ total: number | string }>(countSql, [accountId]);
-  if (Number(total) >= limit) throw refusal(Number(total));
 }

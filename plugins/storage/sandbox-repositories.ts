@@ -1,6 +1,7 @@
 /**
- * Sandbox sessions, command allowlists and secrets over MikroORM: sessions through the entity
- * manager, the capacity check under a lock so racing creates cannot both take the last slot.
+ * Sandbox sessions, command allowlists and secrets: sessions through MikroORM's entity manager
+ * (the capacity check under a lock so racing creates cannot both take the last slot), allowlists
+ * and secrets in bound SQL (secrets through the shared per-account table, account-rows.ts).
  */
 import type { EntityManager } from "@mikro-orm/core";
 import {
@@ -12,11 +13,12 @@ import {
   ServiceError,
   type UsageRepository,
 } from "../../core/index.ts";
+import { accountTable } from "./account-rows.ts";
 import { SandboxSessionEntity } from "./entities.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
-import type { Execute, RunTransaction } from "./memory-store.ts";
 import type { Dialect } from "./migrations/index.ts";
-import { checkCap, isUniqueViolation } from "./repositories.ts";
+import type { Execute, RunTransaction } from "./sql-execution.ts";
+import { sql } from "./sql-statement.ts";
 
 type Fork = () => EntityManager;
 
@@ -165,20 +167,18 @@ export function createAllowlistRepository(execute: Execute, dialect: Dialect): A
   return {
     async get(accountId) {
       const [row] = await execute<{ rules: unknown }>(
-        "select rules from account_allowlists where account_id = ?",
-        [accountId],
+        sql`select rules from account_allowlists where account_id = ${accountId}`,
       );
       if (!row) return [];
       return (typeof row.rules === "string" ? JSON.parse(row.rules) : row.rules) as unknown[];
     },
     async set(accountId, rules, now) {
       await execute(
-        "insert into account_allowlists (account_id, rules, updated_at) values (?, ?, ?) on conflict (account_id) do update set rules = excluded.rules, updated_at = excluded.updated_at",
-        [accountId, JSON.stringify(rules), time(now)],
+        sql`insert into account_allowlists (account_id, rules, updated_at) values (${accountId}, ${JSON.stringify(rules)}, ${time(now)}) on conflict (account_id) do update set rules = excluded.rules, updated_at = excluded.updated_at`,
       );
     },
     async clear(accountId) {
-      await execute("delete from account_allowlists where account_id = ?", [accountId]);
+      await execute(sql`delete from account_allowlists where account_id = ${accountId}`);
     },
   };
 }
@@ -189,81 +189,52 @@ export function createSecretRepository(
   dialect: Dialect,
 ): SecretRepository {
   const time = sqlTimestamp(dialect);
-  const read = (row: Record<string, unknown>): SecretRecord => ({
-    id: row.id as string,
-    accountId: row.account_id as string,
-    name: row.name as string,
-    encryptedValue: row.encrypted_value as string,
-    allowedHosts: (typeof row.allowed_hosts === "string"
-      ? JSON.parse(row.allowed_hosts)
-      : row.allowed_hosts) as string[],
-    createdAt: new Date(row.created_at as string),
-    lastUsedAt: row.last_used_at == null ? null : new Date(row.last_used_at as string),
+  const secrets = accountTable({
+    execute,
+    runTransaction,
+    dialect,
+    table: "secrets",
+    columns: ["id", "account_id", "name", "encrypted_value", "allowed_hosts", "created_at", "last_used_at"],
+    read: (row): SecretRecord => ({
+      id: row.id as string,
+      accountId: row.account_id as string,
+      name: row.name as string,
+      encryptedValue: row.encrypted_value as string,
+      allowedHosts: (typeof row.allowed_hosts === "string"
+        ? JSON.parse(row.allowed_hosts)
+        : row.allowed_hosts) as string[],
+      createdAt: new Date(row.created_at as string),
+      lastUsedAt: row.last_used_at == null ? null : new Date(row.last_used_at as string),
+    }),
   });
-  const columns = "id, account_id, name, encrypted_value, allowed_hosts, created_at, last_used_at";
   return {
-    async create(record, limit) {
-      await runTransaction(async (run) => {
-        await checkCap(
-          run,
-          dialect,
-          record.accountId,
-          "select count(*) as total from secrets where account_id = ?",
+    create: (record, limit) =>
+      secrets.create(
+        {
+          id: record.id,
+          account_id: record.accountId,
+          name: record.name,
+          encrypted_value: record.encryptedValue,
+          allowed_hosts: JSON.stringify(record.allowedHosts),
+          created_at: time(record.createdAt),
+          last_used_at: null,
+        },
+        {
           limit,
-          () =>
+          refusal: () =>
             new ServiceError("secret_limit_reached", `An account can hold at most ${limit} secrets`, {
               details: { limit },
             }),
-        );
-        try {
-          await run(`insert into secrets (${columns}) values (?, ?, ?, ?, ?, ?, ?)`, [
-            record.id,
-            record.accountId,
-            record.name,
-            record.encryptedValue,
-            JSON.stringify(record.allowedHosts),
-            time(record.createdAt),
-            null,
-          ]);
-        } catch (error) {
-          if (isUniqueViolation(error)) {
-            throw new ServiceError(
-              "secret_name_taken",
-              `A secret named ${JSON.stringify(record.name)} already exists`,
-            );
-          }
-          throw error;
-        }
-      });
-    },
-    async list(accountId) {
-      const rows = await execute(
-        `select ${columns} from secrets where account_id = ? order by created_at desc, id desc`,
-        [accountId],
-      );
-      return rows.map(read);
-    },
-    async findByNames(accountId, names) {
-      if (names.length === 0) return [];
-      const rows = await execute(
-        `select ${columns} from secrets where account_id = ? and name in (${names.map(() => "?").join(", ")})`,
-        [accountId, ...names],
-      );
-      return rows.map(read);
-    },
-    async delete(accountId, id) {
-      const rows = await execute("delete from secrets where account_id = ? and id = ? returning id", [
-        accountId,
-        id,
-      ]);
-      return rows.length > 0;
-    },
-    async touch(accountId, names, now) {
-      if (names.length === 0) return;
-      await execute(
-        `update secrets set last_used_at = ? where account_id = ? and name in (${names.map(() => "?").join(", ")})`,
-        [time(now), accountId, ...names],
-      );
-    },
+        },
+        () =>
+          new ServiceError(
+            "secret_name_taken",
+            `A secret named ${JSON.stringify(record.name)} already exists`,
+          ),
+      ),
+    list: secrets.list,
+    findByNames: (accountId, names) => secrets.findIn(accountId, "name", names),
+    delete: secrets.delete,
+    touch: (accountId, names, now) => secrets.touch(accountId, "name", names, now),
   };
 }

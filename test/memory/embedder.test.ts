@@ -13,6 +13,7 @@ import type { EmbeddingProvider } from "../../core/ports/embeddings.ts";
 import { silentLogger } from "../../core/ports/logger.ts";
 import type { EmbeddingPath, MemoryStore } from "../../core/ports/memory-store.ts";
 import { createOpenAiCompatibleEmbeddings } from "../../plugins/embeddings/index.ts";
+import { sql } from "../../plugins/storage/sql-statement.ts";
 import {
   ensureModelServerEnvironment,
   type RunningModelServer,
@@ -90,8 +91,7 @@ describe.each(storageTargets)("the memory embedder on %s", (target) => {
   const vectorsOf = async (memoryId: string) =>
     (
       await test.platform.storage.execute<{ total: number | string }>(
-        "select count(*) as total from memory_embeddings where memory_id = ?",
-        [memoryId],
+        sql`select count(*) as total from memory_embeddings where memory_id = ${memoryId}`,
       )
     ).map((row) => Number(row.total))[0];
 

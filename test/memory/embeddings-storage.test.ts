@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
 import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
 import { hnswIndexName, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
+import { sql } from "../../plugins/storage/sql-statement.ts";
 import { recordingPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
 import {
@@ -176,8 +177,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     Number(
       (
         await test.platform.storage.execute<{ total: number | string }>(
-          "select count(*) as total from memory_embeddings where memory_id = ?",
-          [memoryId],
+          sql`select count(*) as total from memory_embeddings where memory_id = ${memoryId}`,
         )
       )[0].total,
     );
@@ -236,10 +236,9 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
 
     // A vector computed from content the memory no longer holds is never stored, and the old
     // vector of that memory goes: it no longer describes the memory.
-    await test.platform.storage.execute("update memories set content_hash = ? where id = ?", [
-      hash("edited"),
-      second.id,
-    ]);
+    await test.platform.storage.execute(
+      sql`update memories set content_hash = ${hash("edited")} where id = ${second.id}`,
+    );
     await memories.putEmbeddings(pathA, stored(account.accountId, [second], [unitVector(4)]));
     expect(await vectorRows(second.id)).toBe(0);
     expect((await work()).find((item) => item.memoryId === second.id)?.contentHash).toBe(hash("edited"));
@@ -329,10 +328,9 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
         .id,
     ).toBe(best.id);
     const past = new Date(Date.now() - 60_000);
-    await test.platform.storage.execute("update memories set expires_at = ? where id = ?", [
-      target === "sqlite" ? past.getTime() : past,
-      second.id,
-    ]);
+    await test.platform.storage.execute(
+      sql`update memories set expires_at = ${target === "sqlite" ? past.getTime() : past} where id = ${second.id}`,
+    );
     const live = await nearest(account.accountId, query, {
       scope: "default",
       limit: 40,
@@ -432,21 +430,20 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       // The settings govern the statement's own scan: without the iterative scan, the HNSW
       // index gives at most ef_search rows (fewer when other accounts' rows are among them),
       // where pgvector's default (40) would give all 5.
-      const withoutIteration = search.sql.replace("'relaxed_order'", "'off'");
+      const withoutIteration = search.statement.parts.map((part) => part.replace("'relaxed_order'", "'off'"));
       const efAt = search.parameters.indexOf("64");
       const searched = (ef: string) =>
-        bound.execute(
-          withoutIteration,
-          search.parameters.map((value, index) => (index === efAt ? ef : value)),
-        );
+        bound.execute({
+          parts: withoutIteration,
+          values: search.parameters.map((value, index) => (index === efAt ? ef : value)),
+        });
       expect((await searched("3")).length).toBeLessThanOrEqual(3);
       expect(await searched("64")).toHaveLength(5);
       // Regression: once the tables are analysed, a join with memories looked like one row to
       // the planner, which then scanned every vector exactly instead of using the index.
       await pool.query("analyze memory_embeddings, memories");
       const [explained] = await bound.execute<{ "QUERY PLAN": unknown }>(
-        `explain (format json) ${search.sql}`,
-        search.parameters,
+        sql`explain (format json) ${search.statement}`,
       );
       const plan = JSON.stringify(explained["QUERY PLAN"]);
       expect(plan).toContain(`"Index Name":"${hnswIndexName(pathA)}"`);
@@ -518,13 +515,12 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     const vectors = [unitVector(3000), unitVector(3001)];
     await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
     // As a vector stored before vectors carried a scope.
-    await test.platform.storage.execute("update memory_embeddings set scope = null where memory_id = ?", [
-      account.rows[1].id,
-    ]);
+    await test.platform.storage.execute(
+      sql`update memory_embeddings set scope = null where memory_id = ${account.rows[1].id}`,
+    );
     await memories.putEmbeddings(pathA, stored(account.accountId, [account.rows[1]], [vectors[1]]));
     const scopes = await test.platform.storage.execute<{ scope: string | null }>(
-      "select scope from memory_embeddings where account_id = ? order by memory_id",
-      [account.accountId],
+      sql`select scope from memory_embeddings where account_id = ${account.accountId} order by memory_id`,
     );
     expect(scopes.map((row) => row.scope)).toEqual(["notes", "notes"]);
   });
@@ -546,9 +542,9 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       await memories.putEmbeddings(pathA, stored(account.accountId, all, vectors));
       // One vector of each scope as stored before vectors carried a scope.
       for (const row of [account.rows[3], workRows[2]])
-        await test.platform.storage.execute("update memory_embeddings set scope = null where memory_id = ?", [
-          row.id,
-        ]);
+        await test.platform.storage.execute(
+          sql`update memory_embeddings set scope = null where memory_id = ${row.id}`,
+        );
       const query = unitVector(3999);
       const candidates = all.map((row, index) => ({ id: row.id, vector: vectors[index] }));
       const workIds = new Set(workRows.map((row) => row.id));
@@ -677,8 +673,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       Number(
         (
           await test.platform.storage.execute<{ total: number | string }>(
-            "select count(*) as total from memory_embeddings where model_id = ? and dimensions = ? and version = ?",
-            [path.modelId, path.dimensions, path.version],
+            sql`select count(*) as total from memory_embeddings where model_id = ${path.modelId} and dimensions = ${path.dimensions} and version = ${path.version}`,
           )
         )[0].total,
       );

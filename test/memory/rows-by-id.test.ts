@@ -6,6 +6,7 @@
  * whole table for a few hundred ids, and an import batch took up to 800 ms at 30,000 rows).
  */
 import { describe, expect, it } from "vitest";
+import { sql } from "../../plugins/storage/sql-statement.ts";
 import { memoryStoreUnderTest, recordingPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
 import {
@@ -78,8 +79,8 @@ describe.each(storageTargets)("rows by id on %s", (target) => {
         expect(await recording.getMany(accountId, ids, new Date())).toHaveLength(500);
         expect(await recording.accessCounts(accountId, ids)).toHaveLength(500);
         expect(statements).toHaveLength(3);
-        for (const { sql, parameters } of statements) {
-          const [{ "QUERY PLAN": plan }] = await bound.execute(`explain (format json) ${sql}`, parameters);
+        for (const { statement } of statements) {
+          const [{ "QUERY PLAN": plan }] = await bound.execute(sql`explain (format json) ${statement}`);
           expect(scansOf((plan as Array<{ Plan: PlanNode }>)[0].Plan, "memories")).toEqual(["Index Scan"]);
         }
       } finally {

@@ -5,8 +5,9 @@
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import type { MemoryStore } from "../../core/index.ts";
-import { type PgPool, postgresBoundSql } from "../../plugins/storage/bound-sql.ts";
 import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
+import { type Execute, type PgPool, postgresBoundSql } from "../../plugins/storage/sql-execution.ts";
+import { type Sql, sqliteText, statementOf } from "../../plugins/storage/sql-statement.ts";
 import { createTestPlatform, type StorageTarget, type TestPlatform } from "./platforms.ts";
 
 export function memoryStoreUnderTest(target: StorageTarget): { test: TestPlatform; memories: MemoryStore } {
@@ -25,17 +26,20 @@ export function memoryStoreUnderTest(target: StorageTarget): { test: TestPlatfor
 
 /**
  * PostgreSQL: a memory store on `databaseUrl` that records every statement it runs (its
- * transactions' too), with the pool and bound SQL under it; the caller ends the pool.
+ * transactions' too), with the pool and bound SQL under it; the caller ends the pool. Each
+ * statement is kept as it ran (`statement`, which nests into another) and as text with a `?` at
+ * each value (`sql`), beside its values.
  */
 export function recordingPostgresStore(databaseUrl: string) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const bound = postgresBoundSql(pool as unknown as PgPool);
-  const statements: Array<{ sql: string; parameters: unknown[] }> = [];
-  const recorded = (execute: typeof bound.execute) =>
-    ((sql: string, parameters: unknown[] = []) => {
-      statements.push({ sql, parameters });
-      return execute(sql, parameters);
-    }) as typeof execute;
+  const statements: Array<{ sql: string; parameters: readonly unknown[]; statement: Sql }> = [];
+  const recorded = (execute: Execute) =>
+    ((input: Sql | string) => {
+      const statement = statementOf(input);
+      statements.push({ sql: sqliteText(statement), parameters: statement.values, statement });
+      return execute(statement);
+    }) as Execute;
   const recording = createSqlMemoryStore("postgresql", recorded(bound.execute), (work) =>
     bound.runTransaction((execute) => work(recorded(execute))),
   );

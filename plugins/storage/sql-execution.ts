@@ -1,9 +1,11 @@
 /**
- * Raw SQL with real bound parameters for the memory store. MikroORM's `connection.execute`
- * inlines every parameter into the SQL text, so each call re-parses a new statement (64 KiB of
- * content included) and cannot carry a U+0000 on SQLite. Here SQLite runs cached prepared
- * better-sqlite3 statements under Kysely's connection lock (the one MikroORM's own queries and
- * transactions take), and PostgreSQL sends `$n` parameters over the same pg pool.
+ * The one place SQL runs outside MikroORM's entity managers: `Execute`, `RunTransaction` and
+ * their two drivers. Statements come from the `sql` tag (sql-statement.ts) with real bound
+ * parameters, each driver's placeholders written by construction. MikroORM's
+ * `connection.execute` inlines every parameter into the SQL text, so each call re-parses a new
+ * statement (64 KiB of content included) and cannot carry a U+0000 on SQLite. Here SQLite runs
+ * cached prepared better-sqlite3 statements under Kysely's connection lock (the one MikroORM's
+ * own queries and transactions take), and PostgreSQL sends `$n` parameters over the same pg pool.
  *
  * On SQLite a statement that only reads, outside a transaction, runs on a second connection
  * without that lock: WAL lets it read the last commit while a transaction is open on the first
@@ -14,7 +16,12 @@ import { createHash } from "node:crypto";
 import type { MikroORM } from "@mikro-orm/core";
 import Database from "better-sqlite3";
 import { sqliteReadPragmas } from "./connection-settings.ts";
-import type { Execute, RunTransaction } from "./memory-store.ts";
+import { postgresText, type Sql, sqliteText, statementOf } from "./sql-statement.ts";
+
+/** Runs a statement (a string: one without parameters) and returns its rows (none for a write). */
+export type Execute = <Row = Record<string, unknown>>(statement: Sql | string) => Promise<Row[]>;
+/** Runs `work` in one transaction, its statements through the `Execute` it is given. */
+export type RunTransaction = <T>(work: (execute: Execute) => Promise<T>) => Promise<T>;
 
 export interface SqliteStatement {
   reader: boolean;
@@ -85,21 +92,25 @@ export function sqliteBoundSql(
   const statements = new Map<string, SqliteStatement>();
   const readerStatements = new Map<string, SqliteStatement>();
   // Runs now: only call it while holding the connection lock.
-  const run = ((sql: string, parameters: unknown[] = []) => {
-    const statement = bounded(statements, sql, () => database.prepare(sql));
-    const values = parameters.map(sqliteValue);
-    if (statement.reader) return Promise.resolve(statement.all(values));
-    statement.run(values);
+  const run = ((input: Sql | string) => {
+    const statement = statementOf(input);
+    const text = sqliteText(statement);
+    const prepared = bounded(statements, text, () => database.prepare(text));
+    const values = statement.values.map(sqliteValue);
+    if (prepared.reader) return Promise.resolve(prepared.all(values));
+    prepared.run(values);
     return Promise.resolve([]);
   }) as Execute;
-  const execute = ((sql: string, parameters: unknown[] = []) => {
+  const execute = ((input: Sql | string) => {
+    const statement = statementOf(input);
+    const text = sqliteText(statement);
     // Only a select: a pragma may be read-only and still be meant for the writing connection.
     const read =
-      reader !== undefined && selectPattern.test(sql)
-        ? bounded(readerStatements, sql, () => reader.prepare(sql))
+      reader !== undefined && selectPattern.test(text)
+        ? bounded(readerStatements, text, () => reader.prepare(text))
         : undefined;
-    if (read?.readonly && read.reader) return Promise.resolve(read.all(parameters.map(sqliteValue)));
-    return locked(() => run(sql, parameters));
+    if (read?.readonly && read.reader) return Promise.resolve(read.all(statement.values.map(sqliteValue)));
+    return locked(() => run(statement));
   }) as Execute;
   return {
     execute,
@@ -124,22 +135,20 @@ export function sqliteBoundSql(
 /** `$n` parameters over a pg pool; a transaction holds one of its clients. */
 export function postgresBoundSql(pool: PgPool): BoundSql {
   const texts = new Map<string, { name?: string; text: string }>();
-  // `?` placeholders become `$1…$n` (the store's SQL has no `?` inside literals). Each text is a
-  // named statement, parsed once per connection instead of on every call (a recall's statements
-  // took about 2 ms less), and planned once PostgreSQL finds a generic plan as good as its own.
-  // A vector search (`<=>`) stays unnamed: the HNSW scan is planned for its own vector and limit,
-  // never from a generic plan that could sort every vector instead.
-  const prepared = (sql: string) =>
-    bounded(texts, sql, () => {
-      let index = 0;
-      const text = sql.replace(/\?/g, () => `$${++index}`);
+  // Each text is a named statement, parsed once per connection instead of on every call (a
+  // recall's statements took about 2 ms less), and planned once PostgreSQL finds a generic plan as
+  // good as its own. A vector search (`<=>`) stays unnamed: the HNSW scan is planned for its own
+  // vector and limit, never from a generic plan that could sort every vector instead.
+  const prepared = (text: string) =>
+    bounded(texts, text, () => {
       if (text.includes("<=>")) return { text };
       return { name: `cairn_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`, text };
     });
   const on = (client: PgClient): Execute =>
-    (async (sql: string, parameters: unknown[] = []) => {
-      const values = parameters.map((value) => (value === undefined ? null : value));
-      return (await client.query({ ...prepared(sql), values })).rows;
+    (async (input: Sql | string) => {
+      const statement = statementOf(input);
+      const values = statement.values.map((value) => (value === undefined ? null : value));
+      return (await client.query({ ...prepared(postgresText(statement)), values })).rows;
     }) as Execute;
   return {
     execute: on(pool),
@@ -167,7 +176,7 @@ export function postgresBoundSql(pool: PgPool): BoundSql {
 }
 
 /**
- * The memory store's SQL functions for an open MikroORM instance, on its own connection(s); on
+ * The bound statements for an open MikroORM instance, on its own connection(s); on
  * SQLite, `sqlitePath` is the file a reading connection opens.
  */
 export async function boundSql(
