@@ -35,6 +35,7 @@ export default defineConfig({
             "core/**/*.test.ts",
             "transports/**/*.test.ts",
             "plugins/**/*.test.ts",
+            "lib/**/*.test.ts",
             "platform/**/*.test.ts",
             "test/**/*.test.ts",
             "cli/**/*.test.ts",

@@ -1,12 +1,15 @@
 /**
  * Core's root entry: the operation registry, the request pipeline, errors, configuration and
- * ports. Web-standard APIs and zod only (no node: modules, no transport or plugin), so Node and
- * Deno both run it; test/core-boundary.test.ts proves it.
+ * ports, and the few rules plugins apply too (address checks, default disk sizes, where language
+ * servers are mounted). With core/ports/ it is all of core a plugin or a library may import
+ * (test/import-boundaries.test.ts). Web-standard APIs and zod only (no node: modules, no
+ * transport or plugin), so Node and Deno both run it; test/core-boundary.test.ts proves it.
  */
 export * from "./auth/api-keys.ts";
 export * from "./auth/dashboard-tokens.ts";
 export * from "./caller.ts";
 export * from "./config.ts";
+export { dependencyRetryAfterSeconds } from "./dependency-failures.ts";
 export * from "./errors.ts";
 export * from "./event-loop-turns.ts";
 export * from "./invoke.ts";
@@ -25,7 +28,10 @@ export type * from "./ports/sandbox-runtime.ts";
 export type * from "./ports/storage.ts";
 export * from "./rate-limits.ts";
 export * from "./registry.ts";
+export { languageServersPath } from "./sandboxes/lsp/languages.ts";
+export { isUnsafeAddress, parseAddress } from "./sandboxes/network/network-addresses.ts";
 export * from "./sandboxes/sessions/lifecycle.ts";
+export { defaultStorageGb } from "./sandboxes/sessions/sizes.ts";
 export * from "./token-bucket.ts";
 export * from "./tool.ts";
 export * from "./version.ts";

@@ -3,7 +3,7 @@
  * DNS, so the answer cannot change between start-up and a request). Without a managed provider,
  * memory content may only go to such a host (docs/configuration.md#embeddings-semantic-search).
  */
-import { isUnsafeAddress, parseAddress } from "../../core/sandboxes/network/network-addresses.ts";
+import { isUnsafeAddress, parseAddress } from "../../core/index.ts";
 
 /**
  * Name suffixes that never resolve on the public internet: RFC 6761/6762 and ICANN's `.internal`

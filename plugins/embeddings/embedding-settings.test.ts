@@ -4,7 +4,7 @@
  * deployment; a managed provider needs what it needs; every refusal names the variable.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../core/config.ts";
+import { loadConfig } from "../../core/index.ts";
 import { createEmbeddingProvider } from "./create-embedding-provider.ts";
 import { isInsideDeployment } from "./deployment-hosts.ts";
 import { resolveEmbeddingSettings } from "./embedding-settings.ts";

@@ -4,7 +4,7 @@
  * Memory content leaves the deployment only when SVC_MEMORY_EMBEDDING_PROVIDER names a managed
  * provider: without one, the base URL must point inside the operator's network, or start-up stops.
  */
-import type { Config } from "../../core/config.ts";
+import type { Config } from "../../core/index.ts";
 import type { EmbeddingDestination } from "../../core/ports/embeddings.ts";
 import { isInsideDeployment } from "./deployment-hosts.ts";
 

@@ -5,7 +5,7 @@
  * travel as the server expects, and the server's refusals arrive as typed failures.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../core/config.ts";
+import { loadConfig } from "../../core/index.ts";
 import { EmbeddingFailure, type EmbeddingProvider } from "../../core/ports/embeddings.ts";
 import {
   ensureModelServerEnvironment,

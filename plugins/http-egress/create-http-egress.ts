@@ -8,8 +8,7 @@ import { lookup as dnsLookup } from "node:dns";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { type Egress, ServiceError } from "../../core/index.ts";
-import { isUnsafeAddress } from "../../core/sandboxes/broker/secrets.ts";
+import { type Egress, isUnsafeAddress, ServiceError } from "../../core/index.ts";
 
 function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {

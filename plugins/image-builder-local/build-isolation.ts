@@ -1,7 +1,7 @@
 /**
  * What each local image build is given: the isolation a sandbox's session has, from the same
- * pieces (plugins/sandbox-local/isolation.ts). A build runs attacker-chosen code (npm install
- * scripts, setup.py), so it gets
+ * pieces (lib/sandbox-isolation). A build runs attacker-chosen code (npm install scripts,
+ * setup.py), so it gets
  * - a host uid of its own, from a range of the builder's, distinct from every sandbox's and from
  *   every other build in flight: no build can signal, trace or read another's processes or files;
  * - memory, pids and cpu cgroups of its own (or, where cgroup v1 is not writable, the rlimits
@@ -29,7 +29,7 @@ import {
   type SizeLimits,
   type UserIdRange,
   unmountDisk,
-} from "../sandbox-local/isolation.ts";
+} from "../../lib/sandbox-isolation/index.ts";
 
 /** Host uids builds run as: right after the sandboxes' default range (2000000–2065535). */
 export const defaultBuildUserIds: UserIdRange = { first: 2_100_000, count: 65_536 };

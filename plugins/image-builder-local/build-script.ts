@@ -5,7 +5,7 @@
  * step prints a `== step <kind>` line so a failure can be named. Package entries were checked
  * against the exact-pin rules (letters, digits and `@/.+~:_-` only), so quoting them is safe.
  */
-import { forwarderSource } from "../egress-proxy/index.ts";
+import { forwarderSource } from "../../lib/egress-proxy/index.ts";
 
 export interface BuildSteps {
   npmPackages: string[];

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../core/ports/logger.ts";
-import { defaultUserIds } from "../sandbox-local/isolation.ts";
+import { defaultUserIds } from "../../lib/sandbox-isolation/index.ts";
 import {
   type BuildHost,
   type BuildIsolation,

@@ -9,7 +9,7 @@
  * read-only). Its network has loopback only. It dies with the server, at its time limit, or when
  * the build is aborted; when it returns, no process of the build is left.
  */
-import { hostSystemArguments, limitSettings, seccompDescriptor } from "../sandbox-local/isolation.ts";
+import { hostSystemArguments, limitSettings, seccompDescriptor } from "../../lib/sandbox-isolation/index.ts";
 import type { BuildHost, BuildRoom } from "./build-isolation.ts";
 import { jailLayer } from "./build-script.ts";
 

@@ -11,11 +11,11 @@
  */
 import { chmod, chown, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import type { ImageBuilder, ImageBuildResult, ImageBuildSpec } from "../../core/ports/image-builder.ts";
 import type { Logger } from "../../core/ports/logger.ts";
-import { startEgressProxy } from "../egress-proxy/index.ts";
-import { ensureHostRoom, type UserIdRange, usedBytes } from "../sandbox-local/isolation.ts";
+import { startEgressProxy } from "../../lib/egress-proxy/index.ts";
+import { ensureHostRoom, type UserIdRange, usedBytes } from "../../lib/sandbox-isolation/index.ts";
 import {
   type BuildHost,
   type BuildLimits,

@@ -5,8 +5,7 @@
  * client keeps reconnecting in the background, so the server recovers without a restart.
  */
 import { Redis, ReplyError } from "ioredis";
-import { dependencyRetryAfterSeconds } from "../../core/dependency-failures.ts";
-import { type Logger, ServiceError } from "../../core/index.ts";
+import { dependencyRetryAfterSeconds, type Logger, ServiceError } from "../../core/index.ts";
 
 /** Connects (so a wrong SVC_REDIS_URL stops the start) and reports losing and regaining Redis once each. */
 export async function connectRedis(url: string, logger: Logger): Promise<Redis> {

@@ -1,15 +1,14 @@
 /**
  * The file primitives through the exec API, with an exec handler that runs the real script on
  * this machine. The roots are the runtime's (/workspace, /tmp, volume mounts), so the files live
- * in a fresh folder under /tmp, and "outside" is a folder under /var/tmp.
+ * in a fresh folder under /tmp, and "outside" is a folder under /var/tmp. Core's grep over them:
+ * test/sandboxes/kubernetes-core-over-pods.test.ts.
  */
 
-import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import type { SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
-import { grepFiles } from "../../core/sandboxes/files/grep-files.ts";
 import {
   createFakeCluster,
   interceptableExecWebSocket,
@@ -216,44 +215,6 @@ describe("stat, list and walk", () => {
       [`${root}/a/inside`, false, "b".length],
     ]);
     await expect(files.walk(`${root}/a/d.txt`, 10)).rejects.toMatchObject({ code: "validation_error" });
-  });
-});
-
-describe("grep over the pod's files", () => {
-  // Regression: a link to a directory below the searched tree failed the whole grep with
-  // "Path is a directory"; links met while walking are now neither followed nor searched.
-  test("skips links to directories inside and out, to files and to nowhere, and FIFOs", async () => {
-    await mkdir(`${root}/src/deep`, { recursive: true });
-    await writeFile(`${root}/src/a.txt`, "needle\n");
-    await writeFile(`${root}/src/deep/b.txt`, "needle deep\n");
-    await symlink(`${root}/src`, `${root}/link`);
-    await symlink(outside, `${root}/outside-link`);
-    await symlink("src/a.txt", `${root}/file-link.txt`);
-    await symlink("missing", `${root}/dangling.txt`);
-    await symlink("..", `${root}/src/up`);
-    execFileSync("mkfifo", [`${root}/pipe.txt`]);
-    const expected = [
-      { path: `${root}/src/a.txt`, line: 1, text: "needle" },
-      { path: `${root}/src/deep/b.txt`, line: 1, text: "needle deep" },
-    ];
-    for (const input of [{}, { glob: "*.txt" }, { glob: "**/*.txt" }]) {
-      expect(await grepFiles(files, { pattern: "needle|outside", path: root, ...input })).toEqual({
-        matches: expected,
-        error: null,
-        truncated: false,
-      });
-    }
-    // A link named as the root is followed while it stays inside.
-    expect(await grepFiles(files, { pattern: "needle", path: `${root}/link`, glob: "deep/*" })).toEqual({
-      matches: [expected[1]],
-      error: null,
-      truncated: false,
-    });
-    await expect(
-      grepFiles(files, { pattern: "outside", path: `${root}/outside-link` }),
-    ).rejects.toMatchObject({
-      code: "path_outside_sandbox",
-    });
   });
 });
 

@@ -8,7 +8,7 @@
  * cannot point outside a root because every root is its own mount (link(2) fails across mounts).
  */
 
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import type { PodCommandResult } from "./pod-exec.ts";
 

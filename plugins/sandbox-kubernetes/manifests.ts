@@ -6,9 +6,8 @@
  */
 
 import type { V1NetworkPolicy, V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
-import { ServiceError } from "../../core/errors.ts";
+import { defaultStorageGb, ServiceError } from "../../core/index.ts";
 import type { SandboxSize, SandboxSpec, VolumeSpec } from "../../core/ports/sandbox-runtime.ts";
-import { defaultStorageGb } from "../../core/sandboxes/sessions/sizes.ts";
 
 export const containerName = "sandbox";
 export const managedByLabel = "app.kubernetes.io/managed-by";

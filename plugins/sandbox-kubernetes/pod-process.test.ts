@@ -1,12 +1,9 @@
 /**
  * Session processes on Kubernetes (the port's spawnProcess): the exact exec request, stdin and
- * stdout streamed both ways over one websocket, the exit from the status channel, kill, and a
- * language server driven by core's LSP client over it.
+ * stdout streamed both ways over one websocket, the exit from the status channel and kill (core's
+ * LSP client over it: test/sandboxes/kubernetes-core-over-pods.test.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { silentLogger } from "../../core/index.ts";
-import { createFakeLanguageServer } from "../../core/sandboxes/lsp/fake-language-server.ts";
-import { createLanguageServers } from "../../core/sandboxes/lsp/language-servers.ts";
 import {
   channelFrame,
   createFakeCluster,
@@ -112,35 +109,5 @@ describe("spawnProcess", () => {
     process?.kill();
     expect(await process?.exited).toBeNull();
     await clientClosed;
-  });
-
-  test("core's LSP client drives a language server through it", async () => {
-    cluster.network.use(
-      execLink.addEventListener("connection", ({ client }) => {
-        // The pod's process: a language server speaking the base protocol over the exec channels.
-        const server = createFakeLanguageServer();
-        const toServer = server.process.stdin.getWriter();
-        client.addEventListener("message", (event) => {
-          const bytes = messageBytes(event.data);
-          if (bytes[0] === 0 && bytes.length > 1) void toServer.write(bytes.slice(1));
-        });
-        void (async () => {
-          const reader = server.process.stdout.getReader();
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            client.send(channelFrame(1, value));
-          }
-          client.send(statusFrame(0));
-        })();
-      }),
-    );
-    const servers = createLanguageServers({ logger: silentLogger });
-    const lspId = await servers.start(runtime(), sandboxId, "typescript");
-    const client = servers.get(sandboxId, lspId);
-    await client.open("/workspace/main.ts", 'const s = "x"; s.');
-    expect(await client.completion("/workspace/main.ts", 0, 17)).toEqual([{ label: "toUpperCase", kind: 2 }]);
-    await servers.stop(sandboxId, lspId);
-    expect(await client.exited).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import type { SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
 import { apiServer, bearerToken, createFakeCluster, testKubeConfig } from "./fake-cluster.ts";
 import { createKubernetesSandboxRuntime, type KubernetesSandboxRuntimeSettings } from "./runtime.ts";

@@ -7,7 +7,7 @@
 
 import { lookup } from "node:dns/promises";
 import { CoreV1Api, KubeConfig, NetworkingV1Api, type V1Pod } from "@kubernetes/client-node";
-import { ServiceError } from "../../core/errors.ts";
+import { isUnsafeAddress, ServiceError } from "../../core/index.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
   ExecResult,
@@ -16,7 +16,6 @@ import type {
   SandboxSize,
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
-import { isUnsafeAddress } from "../../core/sandboxes/network/network-addresses.ts";
 import { createPodFileSystem } from "./file-system.ts";
 import {
   buildNetworkPolicy,

@@ -1,15 +1,16 @@
 /**
  * The bwrap command line of a sandbox's session, started at create (and again after a restart);
- * every exec joins its namespaces through the session helper (session-helper.c). bwrap runs as
- * the session's own unprivileged host uid (the wrapper switches to it), so the user namespace maps the sandbox user to that uid and to
- * nothing else: no sandbox process is ever host root. What the sandbox sees of the host: /usr
- * and the /bin, /lib, /sbin links read-only, and nothing else — no /root, /home, /var, /opt,
- * /run, /sys, host /proc or the server's environment. /etc, /workspace and /tmp come from the
+ * every exec joins its namespaces through the session helper (lib/sandbox-isolation). bwrap runs
+ * as the session's own unprivileged host uid (the wrapper switches to it), so the user namespace
+ * maps the sandbox user to that uid and to nothing else: no sandbox process is ever host root.
+ * What the sandbox sees of the host: /usr and the /bin, /lib, /sbin links read-only
+ * (hostSystemArguments, in the library), and nothing else — no /root, /home, /var, /opt, /run,
+ * /sys, host /proc or the server's environment. /etc, /workspace and /tmp come from the
  * session's own disk (session-disk.ts). Fresh /proc with /proc/sys read-only, a minimal /dev,
  * every namespace unshared (no network at all), all capabilities dropped, a new session (no
- * TIOCSTI into the server's terminal), a read-only root and the seccomp filter (seccomp.ts).
+ * TIOCSTI into the server's terminal), a read-only root and the seccomp filter (the library's
+ * seccomp.ts).
  */
-import { lstatSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { languageServersPath } from "./language-servers.ts";
 import { sandboxUserId } from "./session-disk.ts";
@@ -21,23 +22,6 @@ export const sandboxEnvironment: Record<string, string> = {
   LANG: "C.UTF-8",
   TMPDIR: "/tmp",
 };
-
-/** Arguments that depend only on the host (computed once per runtime). */
-export function hostSystemArguments(): string[] {
-  const argumentsList = ["--ro-bind", "/usr", "/usr"];
-  // On merged-/usr systems these are symlinks into /usr; elsewhere real directories.
-  for (const name of ["bin", "sbin", "lib", "lib32", "lib64", "libx32"]) {
-    const hostPath = `/${name}`;
-    try {
-      const stats = lstatSync(hostPath);
-      if (stats.isSymbolicLink()) argumentsList.push("--symlink", readlinkSync(hostPath), hostPath);
-      else if (stats.isDirectory()) argumentsList.push("--ro-bind", hostPath, hostPath);
-    } catch {
-      // Not present on this host.
-    }
-  }
-  return argumentsList;
-}
 
 export interface ExecMounts {
   /** Where the shared read-only /etc is mounted on the host. */
@@ -56,9 +40,9 @@ export interface ExecMounts {
 /**
  * What the session's bwrap runs: bwrap's own pid 1 (which reaps whatever is reparented to it) and,
  * as pid 2, a shell that says it is ready once every namespace and mount is in place, then becomes
- * `cat` on a pipe from the serving helper (session-spawner.ts), which never writes to it and ends
- * with the server's process: the pipe closes, cat exits, and pid 1 with it, which ends every
- * process of the session.
+ * `cat` on a pipe from the serving helper (lib/sandbox-isolation/session-spawner.ts), which never
+ * writes to it and ends with the server's process: the pipe closes, cat exits, and pid 1 with it,
+ * which ends every process of the session.
  */
 export const sessionInitCommand = ["/bin/sh", "-c", "echo ready && exec /bin/cat > /dev/null"];
 

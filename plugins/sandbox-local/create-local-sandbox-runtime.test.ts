@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceError } from "../../core/errors.ts";
-import { detectCgroupsV1 } from "./cgroups.ts";
+import { ServiceError } from "../../core/index.ts";
+import { detectCgroupsV1 } from "../../lib/sandbox-isolation/index.ts";
 import { createTestRuntime, hostProcessesMatching, type TestRuntime, uniqueSeconds } from "./test-support.ts";
 
 const mebibyte = 1024 * 1024;

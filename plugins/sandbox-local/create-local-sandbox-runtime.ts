@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { ServiceError } from "../../core/errors.ts";
+import { defaultStorageGb, ServiceError } from "../../core/index.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
   ProcessRequest,
@@ -21,39 +21,39 @@ import type {
   SandboxRuntime,
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
-import { defaultStorageGb } from "../../core/sandboxes/sessions/sizes.ts";
-import { type ExecMounts, hostSystemArguments } from "./bubblewrap-arguments.ts";
-import { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
+import {
+  buildSeccompFilter,
+  buildSessionHelper,
+  type CgroupManager,
+  createSessionSpawner,
+  defaultUserIds,
+  detectCgroupsV1,
+  formatDisk,
+  type HostRunner,
+  hostSystemArguments,
+  mountDisk,
+  mountedPaths,
+  type UserIdRange,
+  unmountDisk,
+  usedBytes,
+} from "../../lib/sandbox-isolation/index.ts";
+import type { ExecMounts } from "./bubblewrap-arguments.ts";
 import { shellQuote } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { imageLayerMounts } from "./image-layer.ts";
 import { languageServersDirectory, languageServersPath } from "./language-servers.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
-import {
-  createSandboxRecords,
-  defaultUserIds,
-  ownerOf,
-  type SandboxRecord,
-  safeId,
-  type UserIdRange,
-} from "./sandbox-records.ts";
-import { buildSeccompFilter } from "./seccomp.ts";
+import { createSandboxRecords, ownerOf, type SandboxRecord, safeId } from "./sandbox-records.ts";
 import {
   bindReadOnly,
   defaultMountDirectory,
   diskBytes,
   etcMountPoint,
-  formatDisk,
   formatVolume,
-  type HostRunner,
   handOverTree,
-  mountDisk,
-  mountedPaths,
   mountNewDisk,
   mountSandboxEtc,
   mountVolume,
-  unmountDisk,
-  usedBytes,
   volumeMountPoint,
 } from "./session-disk.ts";
 import {
@@ -62,8 +62,6 @@ import {
   egressHostDirectory,
   forwarderCommand,
 } from "./session-egress.ts";
-import { buildSessionHelper } from "./session-helper.ts";
-import { createSessionSpawner } from "./session-spawner.ts";
 import { type AvailableState, createSessionManager, type SessionProcess } from "./sessions.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
 import { createSpareDisks } from "./spare-disks.ts";

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { readdir, stat, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultStorageGb } from "../../core/sandboxes/sessions/sizes.ts";
+import { defaultStorageGb } from "../../core/index.ts";
 import { defaultMountDirectory } from "./session-disk.ts";
 import { createTestRuntime, type TestRuntime } from "./test-support.ts";
 

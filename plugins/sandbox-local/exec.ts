@@ -1,22 +1,22 @@
 /**
  * Running a command in a sandbox's session. The session's init (session-init.ts) holds the
- * sandbox's namespaces; each exec is the session helper (session-helper.c), as root, forked by its
- * serving instance (session-spawner.ts) or, for a session process, started directly; it joins the
- * sandbox's cgroups, sets the rlimits, enters the session's namespaces as the session's
- * own host uid, gives the command a pid and mount namespace of its own, drops every capability,
- * sets no_new_privs and loads the seccomp filter before the command's first instruction. Its
- * settings and the command are one text (helperSettings). Output beyond the caps is read and dropped (the
- * child never blocks on a full pipe). A timeout or an abort SIGKILLs the helper's process group
- * and sweeps the exec's cgroup; the exec's pid namespace ends with its pid 1, taking the rest.
+ * sandbox's namespaces; each exec is the session helper (lib/sandbox-isolation/session-helper.c),
+ * as root, forked by its serving instance (session-spawner.ts there) or, for a session process,
+ * started directly; it joins the sandbox's cgroups, sets the rlimits, enters the session's
+ * namespaces as the session's own host uid, gives the command a pid and mount namespace of its
+ * own, drops every capability, sets no_new_privs and loads the seccomp filter before the
+ * command's first instruction. Its settings and the command are one text (helperSettings).
+ * Output beyond the caps is read and dropped (the child never blocks on a full pipe). A timeout
+ * or an abort SIGKILLs the helper's process group and sweeps the exec's cgroup; the exec's pid
+ * namespace ends with its pid 1, taking the rest.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import type { ExecResult, SandboxSize } from "../../core/ports/sandbox-runtime.ts";
+import { type LimitOptions, limitSettings, type SessionSpawner } from "../../lib/sandbox-isolation/index.ts";
 import { sandboxEnvironment } from "./bubblewrap-arguments.ts";
-import type { SessionSpawner } from "./session-spawner.ts";
-import type { SizeLimits } from "./sizes.ts";
 
 export const stdoutCapBytes = 1024 * 1024;
 export const stderrCapBytes = 256 * 1024;
@@ -25,25 +25,20 @@ export const timedOutExitCode = 124;
 /** The exit code of the wrapper and the helper when they could not set the sandbox up; their stderr line starts with the prefix. */
 export const setupFailureExitCode = 125;
 export const setupFailurePrefix = "cairn-sandbox:";
-/** The helper's line when the sandbox's processes left no room to start the exec (session-helper.c). */
+/**
+ * The helper's line when the sandbox's processes left no room to start the exec
+ * (lib/sandbox-isolation/session-helper.c).
+ */
 export const processLimitLine = `${setupFailurePrefix} process limit reached`;
 
-/** The descriptor the serving helper opens the seccomp filter on for bwrap's `--seccomp`. */
-export const seccompDescriptor = 9;
-
-export interface SessionCommand {
-  /** The session helper binary (session-helper.ts). */
+export interface SessionCommand extends LimitOptions {
+  /** The session helper binary (lib/sandbox-isolation/session-helper.ts). */
   helperPath: string;
   /** The session's init: its host pid and start time (field 22 of /proc/<pid>/stat). */
   init: { pid: number; startTime: string };
   command: string;
-  /** The compiled seccomp filter (seccomp.ts). */
+  /** The compiled seccomp filter (lib/sandbox-isolation/seccomp.ts). */
   seccompFile: string;
-  /** cgroup `tasks` files the helper joins first; empty when cgroups are unavailable. */
-  cgroupTaskFiles: string[];
-  limits: SizeLimits;
-  /** Without cgroups the memory limit falls back to RLIMIT_AS per process. */
-  addressSpaceLimit: boolean;
   /** Size of the exec's own /dev/shm tmpfs. */
   sharedMemoryBytes: number;
   /** The command's whole environment; the sandbox's default (bubblewrap-arguments.ts) when absent. */
@@ -69,26 +64,6 @@ export function helperSettings(options: SessionCommand): string {
     lines.push(`bind-source ${source}`, `bind-target ${target}`);
   }
   return `${lines.join("\n")}\n\n${options.command}`;
-}
-
-/** The helper's settings for cgroups and rlimits, shared by execs and the session's bwrap. */
-export function limitSettings(
-  options: Pick<SessionCommand, "cgroupTaskFiles" | "limits" | "addressSpaceLimit">,
-): string[] {
-  const { limits } = options;
-  const lines: string[] = [];
-  for (const file of options.cgroupTaskFiles) lines.push(`tasks ${file}`);
-  lines.push(
-    `rlimit fsize ${limits.maxFileBytes}`,
-    `rlimit cpu ${limits.cpuSeconds}`,
-    `rlimit nofile ${limits.maxOpenFiles}`,
-    "rlimit core 0",
-    // RLIMIT_NPROC counts the processes of the session's uid: with a uid per session it is a
-    // per-sandbox process limit even where cgroups are not available.
-    `rlimit nproc ${limits.maxProcesses}`,
-  );
-  if (options.addressSpaceLimit) lines.push(`rlimit as ${limits.memoryBytes}`);
-  return lines;
 }
 
 /**

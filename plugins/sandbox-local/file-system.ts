@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { constants } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, unlink } from "node:fs/promises";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import {
   directoryFlags,

@@ -8,8 +8,9 @@ import { mkdtemp, rm, stat, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceError } from "../../core/errors.ts";
-import { ensureHostRoom, formatVolume, hostReserveBytes } from "./session-disk.ts";
+import { ServiceError } from "../../core/index.ts";
+import { ensureHostRoom, hostReserveBytes } from "../../lib/sandbox-isolation/index.ts";
+import { formatVolume } from "./session-disk.ts";
 
 describe("room on the host for sandbox storage", () => {
   let directory: string;

@@ -6,7 +6,7 @@
  */
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { languageServersPath } from "../../core/sandboxes/lsp/languages.ts";
+import { languageServersPath } from "../../core/index.ts";
 
 export { languageServersPath };
 

@@ -11,7 +11,7 @@
  */
 import { constants } from "node:fs";
 import { lstat, open, readlink } from "node:fs/promises";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 
 export interface SandboxRoot {
   /** As seen inside the sandbox: /workspace, /tmp or a volume mount path. */

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import { defaultSizeLimits } from "./sizes.ts";
 import { createTestRuntime, eventually, type TestRuntime } from "./test-support.ts";
 

@@ -6,8 +6,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import type { SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
+import type { UserIdRange } from "../../lib/sandbox-isolation/index.ts";
 
 export type SandboxRecord = Pick<
   SandboxSpec,
@@ -16,13 +17,6 @@ export type SandboxRecord = Pick<
   /** The session's host uid, also its gid. */
   uid: number;
 };
-
-export interface UserIdRange {
-  first: number;
-  count: number;
-}
-
-export const defaultUserIds: UserIdRange = { first: 2_000_000, count: 65_536 };
 
 // Sandbox and volume ids are UUIDs; anything else could walk out of the data directory.
 export const safeId = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;

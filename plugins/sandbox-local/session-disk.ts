@@ -1,18 +1,25 @@
 /**
  * Each sandbox's own disk: a preallocated ext4 image (`<dataDir>/sandboxes/<id>/disk.img`, the
- * size of its `storage_gb`) loop-mounted, nodev and nosuid, under `/run/cairn-sandboxes/…/<id>`.
- * It holds /workspace and /tmp, owned by the session's host uid; the read-only sandbox /etc is
- * one small disk shared by all. So a write past the quota fails inside the sandbox with ENOSPC; the blocks are
- * reserved when the sandbox is made (fallocate), so a full sandbox never takes the host's free
- * space; and the sandbox's mounts name only paths inside its own file system (mountinfo shows
- * `/workspace`, never a host path). The mount point lives outside the data directory because the
- * sandbox's uid, not root, has to walk to it when bwrap binds it.
+ * size of its `storage_gb`) loop-mounted, nodev and nosuid, under `/run/cairn-sandboxes/…/<id>`
+ * (made, mounted and removed with lib/sandbox-isolation/disks.ts). It holds /workspace and /tmp,
+ * owned by the session's host uid; the read-only sandbox /etc is one small disk shared by all. So
+ * a write past the quota fails inside the sandbox with ENOSPC; the blocks are reserved when the
+ * sandbox is made (fallocate), so a full sandbox never takes the host's free space; and the
+ * sandbox's mounts name only paths inside its own file system (mountinfo shows `/workspace`,
+ * never a host path). The mount point lives outside the data directory because the sandbox's
+ * uid, not root, has to walk to it when bwrap binds it.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, chown, cp, mkdir, readFile, rm, rmdir, statfs, writeFile } from "node:fs/promises";
+import { chmod, chown, cp, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { ServiceError } from "../../core/errors.ts";
+import {
+  ensureHostRoom,
+  type HostRunner,
+  mountDisk,
+  mountedPaths,
+  runHostTool,
+  unmountDisk,
+} from "../../lib/sandbox-isolation/index.ts";
 
 /** The uid and gid a sandbox's processes have inside (its host ids are the session's own). */
 export const sandboxUserId = 1000;
@@ -96,7 +103,7 @@ export async function mountSandboxEtc(systemDirectory: string, mountDirectory: s
   }
   const image = join(systemDirectory, "etc.img");
   await rm(image, { force: true });
-  await run("mkfs.ext4", [
+  await runHostTool("mkfs.ext4", [
     "-q",
     "-F",
     "-O",
@@ -112,54 +119,12 @@ export async function mountSandboxEtc(systemDirectory: string, mountDirectory: s
   const mountPoint = etcMountPoint(mountDirectory);
   await unmountDisk(mountPoint);
   await mkdir(mountPoint, { recursive: true, mode: 0o755 });
-  await run("mount", ["-o", "loop,ro,nodev,nosuid,noatime", image, mountPoint]);
+  await runHostTool("mount", ["-o", "loop,ro,nodev,nosuid,noatime", image, mountPoint]);
 }
 
 export interface DiskOwner {
   uid: number;
   gid: number;
-}
-
-/**
- * Room the host keeps free on the file system of the data directory, whatever sandboxes and
- * volumes take: its database and log, and everything else on that disk, must never run out.
- * 5 % of the file system, at least 2 GiB.
- */
-export function hostReserveBytes(fileSystemBytes: number): number {
-  return Math.max(2 * 1024 ** 3, Math.ceil(fileSystemBytes * 0.05));
-}
-
-/**
- * Refuses to take `bytes` of the file system holding `directory` when that would leave less than
- * the host's reserve: `global_capacity_reached`, the deployment is out of disk. Disks and volumes
- * are preallocated, so what is checked here is what they take.
- */
-export async function ensureHostRoom(directory: string, bytes: number): Promise<void> {
-  const stats = await statfs(directory);
-  const available = stats.bavail * stats.bsize;
-  if (available - bytes >= hostReserveBytes(stats.blocks * stats.bsize)) return;
-  const gib = (value: number) => (value / 1024 ** 3).toFixed(1);
-  throw new ServiceError(
-    "global_capacity_reached",
-    `The host has no room for ${gib(bytes)} GiB more of sandbox storage (${gib(available)} GiB free, part of it kept for the server)`,
-  );
-}
-
-/**
- * Makes an empty disk image of `bytes`: preallocated, then formatted in the same shell (one
- * process start instead of two). `nodiscard` matters: by default mkfs would punch the
- * preallocated blocks back out of the image. No reserved blocks (the sandbox gets all of it), no
- * journal (scratch space that dies with the session), inode tables zeroed lazily by the kernel.
- * Refused first when the host has no room for it (`ensureHostRoom`).
- */
-export async function formatDisk(imagePath: string, bytes: number, runner: HostRunner = run): Promise<void> {
-  await ensureHostRoom(dirname(imagePath), bytes);
-  const script = [
-    "set -e",
-    'fallocate --length "$2" "$1"',
-    'mkfs.ext4 -q -F -m 0 -O ^has_journal -E lazy_itable_init=1,nodiscard,root_owner=0:0 "$1"',
-  ].join("\n");
-  await runner("/bin/sh", ["-c", script, "format-disk", imagePath, String(bytes)]);
 }
 
 /**
@@ -176,28 +141,19 @@ export async function formatVolume(imagePath: string, bytes: number): Promise<vo
     'mkfs.ext4 -q -F -m 0 -E lazy_itable_init=1,nodiscard,root_owner=0:0 "$1"',
   ].join("\n");
   try {
-    await run("/bin/sh", ["-c", script, "format-volume", imagePath, String(bytes)]);
+    await runHostTool("/bin/sh", ["-c", script, "format-volume", imagePath, String(bytes)]);
   } catch (error) {
     await rm(imagePath, { force: true });
     throw error;
   }
 }
 
-/** Blocks in use on a mounted file system, in bytes. */
-export async function usedBytes(mountPoint: string): Promise<number> {
-  const stats = await statfs(mountPoint);
-  return (stats.blocks - stats.bfree) * stats.bsize;
-}
-
-/** Runs a host tool as root (`run` below, or the session helper: session-spawner.ts). */
-export type HostRunner = (file: string, argumentsList: string[]) => Promise<void>;
-
 /** Mounts a freshly formatted disk and gives it a /workspace and a /tmp of the session's uid. */
 export async function mountNewDisk(
   imagePath: string,
   mountPoint: string,
   owner: DiskOwner,
-  runner: HostRunner = run,
+  runner: HostRunner = runHostTool,
 ): Promise<void> {
   await mountDisk(imagePath, mountPoint, runner);
   // The session's uid is their only user; no other account of the host may read or write them.
@@ -212,16 +168,6 @@ export async function mountNewDisk(
   );
 }
 
-/** Mounts an existing disk again (after a restart, or a reboot that emptied /run). */
-export async function mountDisk(
-  imagePath: string,
-  mountPoint: string,
-  runner: HostRunner = run,
-): Promise<void> {
-  await mkdir(mountPoint, { recursive: true, mode: 0o755 });
-  await runner("mount", ["-o", "loop,nodev,nosuid,noatime", imagePath, mountPoint]);
-}
-
 /**
  * Gives a whole tree (a volume that outlives sessions) to the session's uid. `chown -R -P` walks
  * with descriptors and never follows a symlink; it runs before the new session's init starts,
@@ -229,7 +175,7 @@ export async function mountDisk(
  * still running in a session that mounts the same volume is the one exception).
  */
 export async function handOverTree(path: string, owner: DiskOwner): Promise<void> {
-  await run("chown", ["-R", "-P", `${owner.uid}:${owner.gid}`, "--", path]);
+  await runHostTool("chown", ["-R", "-P", `${owner.uid}:${owner.gid}`, "--", path]);
 }
 
 /**
@@ -249,53 +195,10 @@ export async function mountVolume(
   const target = volumeMountPoint(diskMountPoint, index);
   if ((await mountedPaths()).has(target)) return;
   await mkdir(target, { recursive: true, mode: 0o755 });
-  await run("mount", ["--bind", "-o", "nodev,nosuid", volumeDirectory, target]);
+  await runHostTool("mount", ["--bind", "-o", "nodev,nosuid", volumeDirectory, target]);
 }
 
 /** Binds a host directory read-only at `target` (which must exist). */
 export async function bindReadOnly(source: string, target: string): Promise<void> {
-  await run("mount", ["--bind", "-o", "ro,nodev,nosuid", source, target]);
-}
-
-/** Unmounts the disk and what is bound inside it (lazily when something still holds it) and
- * removes the mount point; a missing mount is fine. */
-export async function unmountDisk(mountPoint: string): Promise<void> {
-  if ((await mountedPaths()).has(mountPoint)) {
-    await run("umount", ["--recursive", mountPoint]).catch(() =>
-      run("umount", ["--recursive", "--lazy", mountPoint]),
-    );
-  }
-  await rmdir(mountPoint).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error;
-  });
-}
-
-/** Mount points of this mount namespace (octal escapes such as `\040` decoded). */
-export async function mountedPaths(): Promise<Set<string>> {
-  const text = await readFile("/proc/self/mountinfo", "utf8");
-  const paths = new Set<string>();
-  for (const line of text.split("\n")) {
-    const mountPoint = line.split(" ")[4];
-    if (mountPoint === undefined) continue;
-    paths.add(
-      mountPoint.replace(/\\([0-7]{3})/g, (_, octal: string) =>
-        String.fromCharCode(Number.parseInt(octal, 8)),
-      ),
-    );
-  }
-  return paths;
-}
-
-function run(file: string, argumentsList: string[]): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(
-      file,
-      argumentsList,
-      { env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" } },
-      (error, _stdout, stderr) => {
-        if (error === null) resolvePromise();
-        else reject(new Error(`${file} ${argumentsList.join(" ")}: ${stderr.trim() || error.message}`));
-      },
-    );
-  });
+  await runHostTool("mount", ["--bind", "-o", "ro,nodev,nosuid", source, target]);
 }

@@ -1,7 +1,7 @@
 /**
  * Egress for a local sandbox granted hosts (create's `mcp_connection_names`, resolved by core to
  * catalog hosts): the sandbox still has no network of its own, only loopback. An allowlisting
- * proxy (plugins/egress-proxy) runs in the server, outside the sandbox, on a Unix socket in a
+ * proxy (lib/egress-proxy) runs in the server, outside the sandbox, on a Unix socket in a
  * directory of the session's disk that the sandbox sees read-only at /cairn/egress; a forwarder inside
  * the session (a session process) listens on 127.0.0.1:3128 and passes each connection to that
  * socket, and every command of the session has HTTP(S)_PROXY pointing at it. So exactly the
@@ -11,7 +11,7 @@
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../core/ports/logger.ts";
-import { type EgressProxy, forwarderSource, startEgressProxy } from "../egress-proxy/index.ts";
+import { type EgressProxy, forwarderSource, startEgressProxy } from "../../lib/egress-proxy/index.ts";
 
 /** Where the proxy's socket directory appears in the sandbox. */
 export const egressDirectory = "/cairn/egress";

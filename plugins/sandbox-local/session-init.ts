@@ -1,17 +1,18 @@
 /**
  * A sandbox's session init: one bwrap per sandbox, started at create (and after a restart), that
  * holds the sandbox's namespaces for as long as the session lives. The serving helper
- * (session-spawner.ts) forks it, joins the sandbox's cgroups, sets the rlimits, opens the seccomp
- * filter and drops to the session's uid with no_new_privs before it executes bwrap; bwrap's pid 1 reaps orphans and its pid 2 waits on the
- * helper's never-written pipe (bubblewrap-arguments.ts). Every exec enters these namespaces
+ * (lib/sandbox-isolation/session-spawner.ts) forks it, joins the sandbox's cgroups, sets the
+ * rlimits, opens the seccomp filter and drops to the session's uid with no_new_privs before it
+ * executes bwrap; bwrap's pid 1 reaps orphans and its pid 2 waits on the helper's never-written
+ * pipe (bubblewrap-arguments.ts). Every exec enters these namespaces
  * through the session helper. The init ends when it is killed (destroy, close), when the serving
  * helper ends (with the server's process: the pipe closes), or when something kills its pid 1
  * (the memory cgroup's OOM killer): the runtime then starts a fresh one for the next exec.
  */
 import { readFile } from "node:fs/promises";
+import { limitSettings, type SessionSpawner, seccompDescriptor } from "../../lib/sandbox-isolation/index.ts";
 import { bubblewrapArguments, type ExecMounts } from "./bubblewrap-arguments.ts";
-import { limitSettings, type SessionCommand, seccompDescriptor } from "./exec.ts";
-import type { SessionSpawner } from "./session-spawner.ts";
+import type { SessionCommand } from "./exec.ts";
 
 /** The descriptor bwrap writes its `--info-fd` JSON to (the host pid of the sandbox's pid 1). */
 const infoDescriptor = 3;

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detectCgroupsV1 } from "./cgroups.ts";
+import { detectCgroupsV1 } from "../../lib/sandbox-isolation/index.ts";
 import {
   bubblewrapPath,
   createTestRuntime,

@@ -4,11 +4,11 @@
  * processes — each tracked so that destroy and close can end them.
  */
 import type { Readable, Writable } from "node:stream";
-import { ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/index.ts";
 import type { Logger } from "../../core/ports/logger.ts";
 import type { ExecRequest, ExecResult, SandboxSize } from "../../core/ports/sandbox-runtime.ts";
+import type { CgroupManager, SessionSpawner, SizeLimits } from "../../lib/sandbox-isolation/index.ts";
 import type { ExecMounts } from "./bubblewrap-arguments.ts";
-import type { CgroupManager } from "./cgroups.ts";
 import {
   runInSession,
   type SessionCommand,
@@ -19,8 +19,6 @@ import {
 import { ownerOf, type SandboxRecord } from "./sandbox-records.ts";
 import { sessionEnvironment } from "./session-environment.ts";
 import { type SessionInit, startSessionInit } from "./session-init.ts";
-import type { SessionSpawner } from "./session-spawner.ts";
-import type { SizeLimits } from "./sizes.ts";
 
 /**
  * A long-running process in a sandbox's session (a language server): piped stdio, the isolation

@@ -3,21 +3,9 @@
  * limits (memory, processes, CPU share) bind the whole sandbox, rlimits bind each process.
  */
 import type { SandboxSize } from "../../core/ports/sandbox-runtime.ts";
+import type { SizeLimits } from "../../lib/sandbox-isolation/index.ts";
 
-export interface SizeLimits {
-  /** cgroup memory.limit_in_bytes (RAM of all processes of one sandbox together). */
-  memoryBytes: number;
-  /** cgroup pids.max (processes and threads of one sandbox together). */
-  maxProcesses: number;
-  /** cgroup cpu.cfs_quota_us / cpu.cfs_period_us. */
-  cpuCores: number;
-  /** RLIMIT_FSIZE: the largest file one process may write. */
-  maxFileBytes: number;
-  /** RLIMIT_CPU per process, in seconds. */
-  cpuSeconds: number;
-  /** RLIMIT_NOFILE per process. */
-  maxOpenFiles: number;
-}
+export type { SizeLimits };
 
 const mebibyte = 1024 * 1024;
 

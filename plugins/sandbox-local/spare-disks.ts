@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../core/ports/logger.ts";
-import { formatDisk, type HostRunner } from "./session-disk.ts";
+import { formatDisk, type HostRunner } from "../../lib/sandbox-isolation/index.ts";
 
 export async function createSpareDisks(options: {
   directory: string;

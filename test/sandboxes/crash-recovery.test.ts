@@ -11,7 +11,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detectCgroupsV1 } from "../../plugins/sandbox-local/cgroups.ts";
+import { detectCgroupsV1 } from "../../lib/sandbox-isolation/index.ts";
 import { eventually, processesOfUser, sessionUserId } from "../../plugins/sandbox-local/test-support.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 

@@ -13,8 +13,8 @@
 import { lookup } from "node:dns/promises";
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, isIP, type Socket } from "node:net";
+import { isUnsafeAddress } from "../../core/index.ts";
 import type { Logger } from "../../core/ports/logger.ts";
-import { isUnsafeAddress } from "../../core/sandboxes/network/network-addresses.ts";
 
 export interface EgressProxySettings {
   /** Exact host names a client may reach (compared lower case, without a trailing dot). */

@@ -48,7 +48,7 @@
 #include <unistd.h>
 
 #define SETUP_FAILED 125
-/* After "cairn-sandbox: " on stderr; exec.ts matches the same words (processLimitLine). */
+/* After "cairn-sandbox: " on stderr; plugins/sandbox-local/exec.ts matches the same words (processLimitLine). */
 #define PROCESS_LIMIT_REACHED "process limit reached"
 #define MAX_INPUT (4 * 1024 * 1024)
 #define MAX_LIST 64
@@ -229,7 +229,7 @@ static int exit_code(int status) {
 
 /* A fork the sandbox's own process limit refused (its pids cgroup, or RLIMIT_NPROC of its uid,
  * both held by the sandbox's other processes) says so on its own line: it is the caller's limit,
- * not a broken sandbox, and exec.ts answers it as such. */
+ * not a broken sandbox, and plugins/sandbox-local/exec.ts answers it as such. */
 static pid_t fork_in_sandbox(void) {
   pid_t child = fork();
   if (child < 0 && errno == EAGAIN) fail_plain(PROCESS_LIMIT_REACHED);

@@ -8,7 +8,7 @@
  */
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { SizeLimits } from "./sizes.ts";
+import type { SizeLimits } from "./limits.ts";
 
 const controllers = ["memory", "pids", "cpu"] as const;
 type Controller = (typeof controllers)[number];

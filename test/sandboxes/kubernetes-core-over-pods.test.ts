@@ -1,0 +1,133 @@
+/**
+ * Core's sandbox logic over the Kubernetes runtime's port, against a fake cluster: grep (core's
+ * file walk) over the pod's files through the exec API, whose handler runs the real file script
+ * on this machine, and core's LSP client driving a language server through a pod process. These
+ * join core internals and a plugin, so they live here rather than beside the plugin, which
+ * imports core only through its public entry (test/import-boundaries.test.ts).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { silentLogger } from "../../core/index.ts";
+import type { SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
+import { grepFiles } from "../../core/sandboxes/files/grep-files.ts";
+import { createFakeLanguageServer } from "../../core/sandboxes/lsp/fake-language-server.ts";
+import { createLanguageServers } from "../../core/sandboxes/lsp/language-servers.ts";
+import {
+  channelFrame,
+  createFakeCluster,
+  execLink,
+  interceptableExecWebSocket,
+  localExecHandler,
+  messageBytes,
+  statusFrame,
+  testKubeConfig,
+} from "../../plugins/sandbox-kubernetes/fake-cluster.ts";
+import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/index.ts";
+
+const sandboxId = "6d0f5e1a-7c3b-4f2e-8a9d-0e1f2a3b4c5d";
+const cluster = createFakeCluster();
+const kubeConfig = testKubeConfig();
+
+function runtime() {
+  return createKubernetesSandboxRuntime({
+    namespace: "cairn-sandboxes",
+    kubeConfig,
+    execWebSocket: interceptableExecWebSocket(kubeConfig),
+  });
+}
+
+beforeAll(() => cluster.network.enable());
+afterEach(async () => {
+  cluster.network.resetHandlers();
+  await cluster.takeRequests();
+});
+afterAll(() => cluster.network.disable());
+
+describe("grep over the pod's files", () => {
+  const commands: string[][] = [];
+  let files: SandboxFileSystem;
+  let root: string;
+  let outside: string;
+
+  beforeAll(async () => {
+    outside = await mkdtemp("/var/tmp/cairn-k8s-outside-");
+    await writeFile(`${outside}/secret.txt`, "outside the sandbox");
+  });
+  beforeEach(async () => {
+    cluster.network.use(localExecHandler(commands));
+    commands.length = 0;
+    root = await mkdtemp("/tmp/cairn-k8s-files-");
+    files = runtime().files(sandboxId);
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+  afterAll(() => rm(outside, { recursive: true, force: true }));
+
+  // Regression: a link to a directory below the searched tree failed the whole grep with
+  // "Path is a directory"; links met while walking are now neither followed nor searched.
+  test("skips links to directories inside and out, to files and to nowhere, and FIFOs", async () => {
+    await mkdir(`${root}/src/deep`, { recursive: true });
+    await writeFile(`${root}/src/a.txt`, "needle\n");
+    await writeFile(`${root}/src/deep/b.txt`, "needle deep\n");
+    await symlink(`${root}/src`, `${root}/link`);
+    await symlink(outside, `${root}/outside-link`);
+    await symlink("src/a.txt", `${root}/file-link.txt`);
+    await symlink("missing", `${root}/dangling.txt`);
+    await symlink("..", `${root}/src/up`);
+    execFileSync("mkfifo", [`${root}/pipe.txt`]);
+    const expected = [
+      { path: `${root}/src/a.txt`, line: 1, text: "needle" },
+      { path: `${root}/src/deep/b.txt`, line: 1, text: "needle deep" },
+    ];
+    for (const input of [{}, { glob: "*.txt" }, { glob: "**/*.txt" }]) {
+      expect(await grepFiles(files, { pattern: "needle|outside", path: root, ...input })).toEqual({
+        matches: expected,
+        error: null,
+        truncated: false,
+      });
+    }
+    // A link named as the root is followed while it stays inside.
+    expect(await grepFiles(files, { pattern: "needle", path: `${root}/link`, glob: "deep/*" })).toEqual({
+      matches: [expected[1]],
+      error: null,
+      truncated: false,
+    });
+    await expect(
+      grepFiles(files, { pattern: "outside", path: `${root}/outside-link` }),
+    ).rejects.toMatchObject({
+      code: "path_outside_sandbox",
+    });
+  });
+});
+
+describe("a language server in a pod process", () => {
+  test("core's LSP client drives a language server through it", async () => {
+    cluster.network.use(
+      execLink.addEventListener("connection", ({ client }) => {
+        // The pod's process: a language server speaking the base protocol over the exec channels.
+        const server = createFakeLanguageServer();
+        const toServer = server.process.stdin.getWriter();
+        client.addEventListener("message", (event) => {
+          const bytes = messageBytes(event.data);
+          if (bytes[0] === 0 && bytes.length > 1) void toServer.write(bytes.slice(1));
+        });
+        void (async () => {
+          const reader = server.process.stdout.getReader();
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            client.send(channelFrame(1, value));
+          }
+          client.send(statusFrame(0));
+        })();
+      }),
+    );
+    const servers = createLanguageServers({ logger: silentLogger });
+    const lspId = await servers.start(runtime(), sandboxId, "typescript");
+    const client = servers.get(sandboxId, lspId);
+    await client.open("/workspace/main.ts", 'const s = "x"; s.');
+    expect(await client.completion("/workspace/main.ts", 0, 17)).toEqual([{ label: "toUpperCase", kind: 2 }]);
+    await servers.stop(sandboxId, lspId);
+    expect(await client.exited).toBe(0);
+  });
+});
