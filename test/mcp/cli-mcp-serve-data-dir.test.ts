@@ -10,7 +10,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliEntry, connectDataDir, contractToolNames, memoryToolNames, structured } from "./mcp-harness.ts";
+import {
+  cliEntry,
+  connectDataDir,
+  contractToolNames,
+  jsonRpcLines,
+  memoryToolNames,
+  structured,
+} from "./mcp-harness.ts";
 
 let dataDir: string;
 beforeEach(async () => {
@@ -119,21 +126,7 @@ describe("cairn mcp serve --data-dir", () => {
 
   it("writes only JSON-RPC messages on stdout, logs on stderr, and exits 0 when stdin closes", async () => {
     const { child, output, exited } = startCli(["--data-dir", dataDir, "--tools", "memory"]);
-    const answers = new Map<number, { error?: { code: number }; result?: Record<string, unknown> }>();
-    child.stdout.on("data", () => {
-      // Whole lines only: a chunk may end inside a message.
-      const whole = output.stdout.slice(0, output.stdout.lastIndexOf("\n") + 1);
-      for (const line of whole.split("\n").filter(Boolean)) {
-        const message = JSON.parse(line);
-        if (typeof message.id === "number") answers.set(message.id, message);
-      }
-    });
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    const answer = async (id: number) => {
-      for (let attempt = 0; attempt < 400 && !answers.has(id); attempt++)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      return answers.get(id);
-    };
+    const { send, answer } = jsonRpcLines(child);
     try {
       send({
         jsonrpc: "2.0",

@@ -11,6 +11,7 @@ import {
   connectHttp,
   connectStdio,
   createAccount,
+  jsonRpcLines,
   type LiveServer,
   startLiveServer,
   structured,
@@ -194,22 +195,7 @@ describe("cairn mcp serve and malformed requests", () => {
       env: { PATH: process.env.PATH ?? "", CAIRN_BASE_URL: server.baseUrl, CAIRN_API_KEY: account.key },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    const answers = new Map<number, { error?: { code: number }; result?: unknown }>();
-    let buffered = "";
-    child.stdout.on("data", (chunk) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
-        const message = JSON.parse(buffered.slice(0, end));
-        buffered = buffered.slice(end + 1);
-        if (typeof message.id === "number") answers.set(message.id, message);
-      }
-    });
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    const answer = async (id: number) => {
-      for (let attempt = 0; attempt < 200 && !answers.has(id); attempt++)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      return answers.get(id);
-    };
+    const { send, answer } = jsonRpcLines(child);
     try {
       send({
         jsonrpc: "2.0",

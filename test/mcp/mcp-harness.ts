@@ -153,3 +153,40 @@ export function structured<T = Record<string, unknown>>(result: unknown, call = 
   }
   return value.structuredContent as T;
 }
+
+type JsonRpcAnswer = { error?: { code: number }; result?: Record<string, unknown> };
+
+/**
+ * A raw JSON-RPC session over a child's stdio, one message a line (what `cairn mcp serve`
+ * speaks): `send` writes a message, `answer(id)` resolves when the answer with that id arrives.
+ */
+export function jsonRpcLines(child: {
+  stdin: { write(text: string): unknown };
+  stdout: { on(event: "data", listener: (chunk: Buffer | string) => void): unknown };
+}) {
+  const answers = new Map<number, JsonRpcAnswer>();
+  const waiting = new Map<number, (answer: JsonRpcAnswer) => void>();
+  let buffered = "";
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    // Whole lines only: a chunk may end inside a message.
+    for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      if (line.trim() === "") continue;
+      const message = JSON.parse(line);
+      if (typeof message.id !== "number") continue;
+      answers.set(message.id, message);
+      waiting.get(message.id)?.(message);
+    }
+  });
+  return {
+    send: (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`),
+    answer: (id: number): Promise<JsonRpcAnswer> =>
+      new Promise((resolve) => {
+        const known = answers.get(id);
+        if (known) resolve(known);
+        else waiting.set(id, resolve);
+      }),
+  };
+}
