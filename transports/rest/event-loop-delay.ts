@@ -29,28 +29,39 @@ function delaySeconds(histogram: Histogram, quantile: number): number {
 }
 
 /**
- * Registers `cairn_event_loop_delay_seconds{quantile}` in `registry`. Two monitors take turns:
- * every half window the older one starts again, and a scrape reads the other, which then holds
- * between half a window and a whole one. A runtime without the monitor registers nothing.
+ * The process's two monitors, made once however many apps register the gauge (the event loop is
+ * the process's): each samples every 10 ms for good. Every half window the older one starts
+ * again, and a scrape reads the other, which then holds between half a window and a whole one.
+ * Null where the runtime has no monitor.
  */
-export function registerEventLoopDelay(registry: Registry): void {
-  let histograms: [Histogram, Histogram];
+let monitors: { reading: () => Histogram } | null | undefined;
+
+function sharedMonitors() {
+  if (monitors !== undefined) return monitors;
   try {
-    histograms = [
+    const histograms: [Histogram, Histogram] = [
       monitorEventLoopDelay({ resolution: resolutionMs }),
       monitorEventLoopDelay({ resolution: resolutionMs }),
     ];
+    for (const histogram of histograms) histogram.enable();
+    // The first monitor reads until the second has run for half a window.
+    let older = 0;
+    const turn = setInterval(() => {
+      histograms[older].reset();
+      older = 1 - older;
+    }, windowMs / 2);
+    (turn as { unref?: () => void }).unref?.();
+    monitors = { reading: () => histograms[older] };
   } catch {
-    return;
+    monitors = null;
   }
-  for (const histogram of histograms) histogram.enable();
-  // The first monitor reads until the second has run for half a window.
-  let older = 0;
-  const turn = setInterval(() => {
-    histograms[older].reset();
-    older = 1 - older;
-  }, windowMs / 2);
-  (turn as { unref?: () => void }).unref?.();
+  return monitors;
+}
+
+/** Registers `cairn_event_loop_delay_seconds{quantile}` in `registry`; nothing without a monitor. */
+export function registerEventLoopDelay(registry: Registry): void {
+  const shared = sharedMonitors();
+  if (shared === null) return;
   new Gauge({
     name: "cairn_event_loop_delay_seconds",
     help: "How late the event loop ran a timer over the last 30 to 60 seconds, by quantile (1 is the maximum): requests wait as long behind work on the loop.",
@@ -58,7 +69,7 @@ export function registerEventLoopDelay(registry: Registry): void {
     registers: [registry],
     collect() {
       for (const quantile of quantiles)
-        this.set({ quantile: String(quantile) }, delaySeconds(histograms[older], quantile));
+        this.set({ quantile: String(quantile) }, delaySeconds(shared.reading(), quantile));
     },
   });
 }

@@ -5,6 +5,7 @@
  * RE2's (docs/sandboxes.md#patterns): JavaScript's and Perl's everyday syntax, without
  * lookaround and backreferences, which no linear-time engine can offer.
  */
+import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
 
 export interface LinearRegex {
@@ -20,8 +21,22 @@ const unsupported: Array<[RegExp, string]> = [
   [/\\[1-9]|\\k</, "backreferences are not supported"],
 ];
 
+// A grep's pattern is compiled for each batch it matches, an allowlist's for every exec, and a
+// 1000-character pattern takes up to 150 ms to compile: the last few are kept. Few, since each
+// one's lazy DFA may grow to 8 MiB.
+const compiled = new LRUCache<string, CompiledPattern>({ max: 16 });
+
 /** Compiles a tenant pattern, or says in a few words why it cannot run (without quoting it). */
 export function compileUserPattern(pattern: string): CompiledPattern {
+  let result = compiled.get(pattern);
+  if (result === undefined) {
+    result = compile(pattern);
+    compiled.set(pattern, result);
+  }
+  return result;
+}
+
+function compile(pattern: string): CompiledPattern {
   try {
     return { ok: true, regex: RE2JS.compile(pattern) };
   } catch (error) {
