@@ -73,11 +73,18 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
   function finish(thread: Thread): Task | null {
     const task = thread.task;
     if (thread.timer) clearTimeout(thread.timer);
-    if (thread.accountId !== null) running.set(thread.accountId, (running.get(thread.accountId) ?? 1) - 1);
+    if (thread.accountId !== null) forgetIdle(thread.accountId, (running.get(thread.accountId) ?? 1) - 1);
     thread.task = null;
     thread.timer = null;
     thread.accountId = null;
     return task;
+  }
+
+  // An account with nothing running or queued is forgotten: the maps hold only accounts in play.
+  function forgetIdle(accountId: string, stillRunning: number) {
+    if (stillRunning > 0) running.set(accountId, stillRunning);
+    else running.delete(accountId);
+    if (stillRunning === 0 && !queues.has(accountId)) lastServed.delete(accountId);
   }
 
   /** The account whose turn it is: fewest tasks running, then served longest ago. */
