@@ -111,6 +111,17 @@ describe("grepFiles", () => {
     expect(result.truncated).toBe(true);
   });
 
+  it("answers with the budget's error, not a failure, when the pattern's check runs out of time", async () => {
+    const run: RunPatternTask = async (name, _input, timeoutMs) => {
+      throw new PatternTimeout(name, timeoutMs);
+    };
+    expect(await grepFiles(files, { pattern: "hello" }, { run })).toEqual({
+      matches: [],
+      error: "search stopped after 10 s; narrow path or glob",
+      truncated: true,
+    });
+  });
+
   it("caps long lines in results", async () => {
     files.seed({ "/workspace/wide.txt": `${"x".repeat(1000)}needle` });
     const result = await grepFiles(files, { pattern: "needle", path: "wide.txt" }, { maxLineLength: 100 });

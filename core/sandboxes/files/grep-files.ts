@@ -71,11 +71,13 @@ export async function grepFiles(
   });
 
   // The pattern is checked before any file is read, so a bad one is reported as such.
+  // Waiting for a turn behind the account's other tasks counts against the budget here too.
   const checked = await run(
     "grepLines",
     { pattern: input.pattern, files: [], maxMatches: 1, maxLineLength },
     budgetMs,
-  );
+  ).catch(rethrowUnlessTimeout);
+  if (checked === null) return timedOut([]);
   if (checked.error !== null) return { matches: [], error: checked.error, truncated: false };
 
   const rootStat = await statOrNotFound(files, root);
