@@ -92,6 +92,20 @@ describe("REST errors and headers", () => {
     expect(locations.sort()).toEqual(["body.email", "body.password"]);
   });
 
+  // `cairn mcp serve --data-dir` acts as local@cairn.invalid: an account signed up under that name
+  // beforehand would be handed everything the stdio client writes.
+  it("refuses to sign up an address under .invalid, where the stdio account lives", async () => {
+    const response = await test.request("/v1/auth/signup", {
+      method: "POST",
+      json: { email: "local@cairn.invalid", password: "correct horse battery" },
+    });
+    expect(response.status).toBe(422);
+    const body = await envelope(response);
+    expect((body.error.details as Array<{ loc: string[] }>).map((item) => item.loc.join("."))).toEqual([
+      "body.email",
+    ]);
+  });
+
   it("a non-object JSON body is a validation error, not a crash", async () => {
     const response = await test.request("/v1/auth/signup", { method: "POST", json: [1, 2, 3] });
     expect(response.status).toBe(422);

@@ -2,7 +2,14 @@
 import { z } from "zod";
 import type { ToolContext } from "../../tool.ts";
 
-export const email = z.string().trim().toLowerCase().pipe(z.email().max(320));
+// `.invalid` (RFC 2606) receives no mail, and `cairn mcp serve --data-dir` keeps its local account
+// there (platform/local-account.ts): nobody may sign up as it and later read what stdio writes.
+export const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email().max(320))
+  .refine((address) => !address.endsWith(".invalid"), "addresses under .invalid are reserved");
 
 export const accountOut = z.object({ id: z.string(), email: z.string(), created_at: z.string() });
 
