@@ -4,9 +4,8 @@
  * change to an account's memories raises (core/memory/recall-cache.ts). Large writes go a
  * bounded statement at a time, with a turn for other requests between statements.
  */
-// Not through core/index.ts: the search threads load this file, and need none of the rest.
-import { createSlices } from "../../core/event-loop-turns.ts";
-import { indexTermCounts } from "../../core/memory/index.ts";
+// core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
+import { createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
 import { type MemoryContext, rowsPerArrayStatement } from "./memory-context.ts";
 import { list, sql } from "./sql-statement.ts";
 

@@ -4,10 +4,9 @@
  * (account, scope, kind, content hash): an insert that meets an existing one is skipped here and
  * merged by the caller.
  */
-// Not through core/index.ts: the search threads load this file, and need none of the rest.
-import { createSlices } from "../../core/event-loop-turns.ts";
+// core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
 import type { MemoryRecord, MemoryStore, MemoryWrite } from "../../core/index.ts";
-import { indexTermCounts } from "../../core/memory/index.ts";
+import { createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { timeOrderedId } from "./memory-ids.ts";
 import type { IndexWrites } from "./memory-index-writes.ts";

@@ -3,9 +3,10 @@
  * recall seed's strongest neighbours with the rows at their far ends, and the edges among a set
  * of rows (an export).
  */
-// Not through core/index.ts: the search threads load this file, and need none of the rest.
-import { createSlices } from "../../core/event-loop-turns.ts";
+// core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
+
 import type { MemoryRecord, MemoryStore, RelationRecord } from "../../core/index.ts";
+import { createSlices } from "../../core/ports/memory-text.ts";
 import { idChunk, type MemoryContext, rowsPerArrayStatement } from "./memory-context.ts";
 import type { IndexWrites } from "./memory-index-writes.ts";
 import { memoryColumns } from "./memory-rows.ts";
