@@ -3,6 +3,8 @@
  * parsed once here. Core takes the environment as a plain record so it stays runtime-neutral.
  */
 import { z } from "zod";
+import { rateLimitStoreNames } from "./ports/rate-limit.ts";
+import { sandboxRuntimeNames } from "./ports/sandbox-runtime.ts";
 import { sandboxSizes } from "./sandboxes/sessions/sizes.ts";
 
 const boolean = (fallback: boolean) =>
@@ -144,7 +146,7 @@ const schema = z.object({
   SVC_MAX_MCP_CONNECTIONS_PER_ACCOUNT: integer(50),
   SVC_SESSION_REAPER_INTERVAL_SECONDS: integer(60, 1),
 
-  SVC_RATE_LIMIT_STORE: z.enum(["memory", "postgres", "redis"]).default("memory"),
+  SVC_RATE_LIMIT_STORE: z.enum(rateLimitStoreNames).default("memory"),
   SVC_REDIS_URL: z.string().optional(),
   SVC_AUTH_RATE_LIMIT_PER_MINUTE: integer(10, 1),
   SVC_SANDBOX_LIFECYCLE_RATE_LIMIT_PER_MINUTE: integer(20, 1),
@@ -155,7 +157,7 @@ const schema = z.object({
   SVC_VOLUME_RATE_LIMIT_PER_MINUTE: integer(3, 1),
   SVC_MEMORY_RATE_LIMIT_PER_MINUTE: integer(120, 1),
 
-  SVC_SANDBOX_RUNTIME: z.enum(["local", "kubernetes"]).default("local"),
+  SVC_SANDBOX_RUNTIME: z.enum(sandboxRuntimeNames).default("local"),
   SVC_KUBE_NAMESPACE: z.string().default("cairn-sandboxes"),
   /** The local runtime's bubblewrap (`npm run setup` installs Debian's, at the default path). */
   SVC_BUBBLEWRAP_PATH: z.string().min(1).default("/usr/bin/bwrap"),

@@ -10,13 +10,13 @@ import {
   type Config,
   createDashboardTokens,
   createInlinePatternWork,
-  createMemoryTokenBucketStore,
   createMemoryWriter,
   createToolRegistry,
   type Logger,
   type MemorySearch,
   type PasswordHasher,
   type Platform,
+  type PortSetup,
   type SandboxRuntime,
   silentLogger,
   systemClock,
@@ -29,26 +29,12 @@ import type { ImageBuilder } from "../core/ports/image-builder.ts";
 import { createSecretCipher } from "../core/sandboxes/broker/secrets.ts";
 import { createImageBuilds } from "../core/sandboxes/images/images.ts";
 import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
-import { createEmbeddingProvider } from "../plugins/embeddings/index.ts";
-import { createHttpEgress } from "../plugins/http-egress/create-http-egress.ts";
-import { createLocalImageBuilder } from "../plugins/image-builder-local/index.ts";
-import { createArgon2Hasher } from "../plugins/passwords/create-argon2-hasher.ts";
-import {
-  createMemoryLoginGuard,
-  createPostgresLoginGuard,
-  createRedisLoginGuard,
-} from "../plugins/rate-limit/create-login-guard.ts";
-import { createPostgresTokenBucketStore } from "../plugins/rate-limit/create-postgres-token-bucket-store.ts";
-import { createRedisTokenBucketStore } from "../plugins/rate-limit/create-redis-token-bucket-store.ts";
-import { connectRedis } from "../plugins/rate-limit/redis-connection.ts";
-import { createLocalSandboxRuntime } from "../plugins/sandbox-local/index.ts";
-import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
-import { createStorage, type SqlStorage } from "../plugins/storage/create-storage.ts";
-import { vacuumAfterBursts } from "../plugins/storage/postgres-vacuum.ts";
+import { sqliteFile } from "../plugins/storage/connection-settings.ts";
+import { defaultPlugins } from "./default-plugins.ts";
 import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
 import { createPatternThreads } from "./pattern-threads.ts";
-import { logEmptier, startSqliteCheckpoints } from "./sqlite-checkpoints.ts";
+import { pickPort } from "./pick-ports.ts";
 
 export interface PlatformOverrides {
   clock?: Clock;
@@ -56,10 +42,6 @@ export interface PlatformOverrides {
   passwords?: PasswordHasher;
   sandboxRuntime?: SandboxRuntime;
   imageBuilder?: ImageBuilder;
-}
-
-export interface NodePlatform extends Platform {
-  readonly storage: SqlStorage;
 }
 
 /**
@@ -89,80 +71,21 @@ async function serverSecret(
   }
 }
 
-async function createSandboxRuntime(config: Config, logger: Logger): Promise<SandboxRuntime> {
-  if (config.SVC_SANDBOX_RUNTIME === "kubernetes") {
-    // Loaded only when chosen: the Kubernetes client is large and most deployments do not use it.
-    const { createKubernetesSandboxRuntime } = await import("../plugins/sandbox-kubernetes/index.ts");
-    return createKubernetesSandboxRuntime({
-      namespace: config.SVC_KUBE_NAMESPACE,
-      image: config.SVC_KUBE_SANDBOX_IMAGE,
-      allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS,
-      logger,
-    });
-  }
-  return createLocalSandboxRuntime({
-    dataDir: config.SVC_DATA_DIR,
-    logger,
-    bubblewrapPath: config.SVC_BUBBLEWRAP_PATH,
-    userIds: config.SVC_SANDBOX_UID_RANGE,
-    egress: { allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS },
-  });
-}
-
-/** Where custom images are built: a Job per build on Kubernetes, an isolated local builder otherwise. */
-async function createImageBuilder(config: Config, logger: Logger): Promise<ImageBuilder> {
-  if (config.SVC_SANDBOX_RUNTIME === "kubernetes") {
-    const { createKubernetesImageBuilder } = await import("../plugins/sandbox-kubernetes/index.ts");
-    return createKubernetesImageBuilder({
-      namespace: config.SVC_KUBE_NAMESPACE,
-      repository: config.SVC_KUBE_IMAGE_REPOSITORY,
-      builderImage: config.SVC_KUBE_IMAGE_BUILDER_IMAGE,
-      timeoutSeconds: config.SVC_IMAGE_BUILD_TIMEOUT_SECONDS,
-    });
-  }
-  return createLocalImageBuilder({
-    dataDir: config.SVC_DATA_DIR,
-    registryHosts: config.SVC_IMAGE_REGISTRY_HOSTS,
-    allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS,
-    timeoutSeconds: config.SVC_IMAGE_BUILD_TIMEOUT_SECONDS,
-    logger,
-  });
-}
-
-/** Where token buckets and failed-login counts live: this process, or PostgreSQL or Redis (shared by replicas). */
-async function createRateLimits(config: Config, storage: SqlStorage, logger: Logger) {
-  if (config.SVC_RATE_LIMIT_STORE === "postgres") {
-    if (!isPostgresUrl(config.SVC_DATABASE_URL))
-      throw new Error("SVC_RATE_LIMIT_STORE=postgres needs SVC_DATABASE_URL to point at PostgreSQL");
-    return {
-      buckets: createPostgresTokenBucketStore(storage.execute),
-      loginGuard: await createPostgresLoginGuard(config.SVC_DATABASE_URL as string),
-    };
-  }
-  if (config.SVC_RATE_LIMIT_STORE === "redis") {
-    if (!config.SVC_REDIS_URL) throw new Error("SVC_RATE_LIMIT_STORE=redis needs SVC_REDIS_URL");
-    const redis = await connectRedis(config.SVC_REDIS_URL, logger);
-    return { buckets: createRedisTokenBucketStore(redis), loginGuard: createRedisLoginGuard(redis) };
-  }
-  return { buckets: createMemoryTokenBucketStore(), loginGuard: createMemoryLoginGuard() };
-}
-
-export async function createPlatform(
-  config: Config,
-  overrides: PlatformOverrides = {},
-): Promise<NodePlatform> {
+export async function createPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
   const logger = overrides.logger ?? silentLogger;
+  const clock = overrides.clock ?? systemClock;
   // Plugins first: one that cannot load stops the start before anything opens (docs/plugins.md).
   const loadedPlugins = await loadPlugins(config.SVC_PLUGINS);
-  const tools = createToolRegistry(pluginOperations(loadedPlugins, allOperations, config));
+  const builtIn = defaultPlugins.map((plugin) => ({ specifier: `built-in ${plugin.name}`, plugin }));
+  const tools = createToolRegistry(pluginOperations([...builtIn, ...loadedPlugins], allOperations, config));
+  const offering = [...defaultPlugins, ...loadedPlugins.map((loaded) => loaded.plugin)];
+  const setup: PortSetup = { config, logger, clock };
   // Where memory content goes for embeddings is decided (and a destination outside the deployment
   // without SVC_MEMORY_EMBEDDING_PROVIDER refused) before anything starts
   // (docs/configuration.md#embeddings-semantic-search); null when semantic search is off.
-  const embeddingProvider = createEmbeddingProvider(config);
+  const embeddingProvider = await pickPort(offering, "embeddings", setup);
   await mkdir(config.SVC_DATA_DIR, { recursive: true, mode: 0o700 });
-  const sqlitePath = join(config.SVC_DATA_DIR, "cairn.db");
-  const openedStorage = await createStorage({ databaseUrl: config.SVC_DATABASE_URL, sqlitePath, logger });
-  const clock = overrides.clock ?? systemClock;
+  const openedStorage = await pickPort(offering, "storage", setup);
   const plugins = createPluginHost({
     plugins: loadedPlugins.map((loaded) => loaded.plugin),
     storage: openedStorage,
@@ -171,34 +94,16 @@ export async function createPlatform(
     delaySeconds: config.SVC_PLUGIN_EVENT_DELAY_SECONDS,
   });
   // Whatever ends a sandbox (destroy, the reaper, start-up reconciliation) emits sandbox.destroyed.
-  const storage: SqlStorage = {
+  const storage = {
     ...openedStorage,
     sandboxSessions: plugins.emittingOnEnd(openedStorage.sandboxSessions),
   };
-  const { buckets, loginGuard } = await createRateLimits(config, storage, logger);
+  const rateLimits = await pickPort(offering, "rateLimits", setup);
   const languageServers = createLanguageServers({ logger });
   // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language servers.
   const sandboxRuntime = languageServers.endingWithSessions(
-    overrides.sandboxRuntime ?? (await createSandboxRuntime(config, logger)),
+    overrides.sandboxRuntime ?? (await pickPort(offering, "sandboxRuntime", setup)),
   );
-  // The Node server (search threads allowed) checkpoints SQLite's log on a thread of its own.
-  const checkpoints =
-    storage.dialect === "sqlite" && config.SVC_MEMORY_SEARCH_THREADS > 0
-      ? await startSqliteCheckpoints({ sqlitePath, execute: (sql) => storage.execute(sql), logger })
-      : null;
-  // A forget leaves the memory's old pages in SQLite's log: it is emptied just after (by the
-  // checkpoint thread's next pass, or at once where the serving connection checkpoints itself).
-  const emptyLogSoon =
-    checkpoints !== null
-      ? checkpoints.emptySoon
-      : storage.dialect === "sqlite"
-        ? logEmptier((sql) => storage.execute(sql), logger).empty
-        : undefined;
-  // PostgreSQL: the memory tables vacuumed after a burst of writes (postgres-vacuum.ts says why).
-  const vacuum =
-    storage.dialect === "postgresql"
-      ? vacuumAfterBursts({ execute: (sql) => storage.execute(sql), logger })
-      : null;
   const memoryEmbedder = embeddingProvider
     ? createMemoryEmbedder({ memories: storage.memories, provider: embeddingProvider, logger, clock })
     : null;
@@ -206,8 +111,8 @@ export async function createPlatform(
     memories: storage.memories,
     logger,
     afterWrite: () => memoryEmbedder?.wake(),
-    afterForget: emptyLogSoon,
-    afterLink: vacuum?.linked,
+    afterForget: storage.upkeep?.afterForget,
+    afterLink: storage.upkeep?.afterLink,
     commitsInProcess: storage.dialect === "sqlite",
     // Writes of remember and ingest (not imports) are memory.remembered events, queued before
     // their link job leaves the queue, so a crash in between queues them again.
@@ -224,7 +129,7 @@ export async function createPlatform(
       ? createMemorySearchThreads({
           threads: config.SVC_MEMORY_SEARCH_THREADS,
           databaseUrl: config.SVC_DATABASE_URL,
-          sqlitePath,
+          sqlitePath: sqliteFile(config.SVC_DATA_DIR),
           logger,
         })
       : {
@@ -237,7 +142,7 @@ export async function createPlatform(
       : createInlinePatternWork();
   const imageBuilds = createImageBuilds({
     images: storage.images,
-    builder: overrides.imageBuilder ?? (await createImageBuilder(config, logger)),
+    builder: overrides.imageBuilder ?? (await pickPort(offering, "imageBuilder", setup)),
     logger,
     now: () => clock.now(),
   });
@@ -247,7 +152,7 @@ export async function createPlatform(
   await memoryWriter.linkAll();
   // Memories written while semantic search was off, or before a crash, get their vectors now.
   memoryEmbedder?.wake();
-  const platform: NodePlatform = {
+  const platform: Platform = {
     config,
     tools,
     plugins,
@@ -258,15 +163,15 @@ export async function createPlatform(
     memorySearch,
     memoryEmbedder,
     patternWork,
-    passwords: overrides.passwords ?? createArgon2Hasher(),
+    passwords: overrides.passwords ?? (await pickPort(offering, "passwords", setup)),
     dashboardTokens: createDashboardTokens({
       secret: await serverSecret(config, "SVC_JWT_SECRET", "jwt-secret"),
       ttlMinutes: config.SVC_ACCESS_TOKEN_TTL_MINUTES,
     }),
-    rateLimits: buckets,
-    loginGuard,
+    rateLimits: rateLimits.buckets,
+    loginGuard: rateLimits.loginGuard,
     sandboxRuntime,
-    egress: createHttpEgress(),
+    egress: await pickPort(offering, "egress", setup),
     secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
     languageServers,
     imageBuilds,
@@ -278,9 +183,7 @@ export async function createPlatform(
       await memorySearch.close();
       await patternWork.close();
       await sandboxRuntime.close();
-      await loginGuard.close();
-      await checkpoints?.stop();
-      await vacuum?.stop();
+      await rateLimits.close();
       await storage.close();
     },
   };

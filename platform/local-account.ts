@@ -5,13 +5,12 @@
  * its database. A fixed email (not the host's name) keeps the account when the machine is renamed
  * or the directory moves; `.invalid` is reserved (RFC 2606), so no one receives mail there.
  */
-import { type Principal, ServiceError } from "../core/index.ts";
-import type { NodePlatform } from "./create-platform.ts";
+import { type Platform, type Principal, ServiceError } from "../core/index.ts";
 
 export const localAccountEmail = "local@cairn.invalid";
 
 /** The principal in-process calls run as; `credentialId` names the in-process caller, as the plugin host's does. */
-export async function localPrincipal(platform: NodePlatform): Promise<Principal> {
+export async function localPrincipal(platform: Platform): Promise<Principal> {
   const { accounts } = platform.storage;
   let account = await accounts.findByEmail(localAccountEmail);
   if (!account) {

@@ -6,11 +6,11 @@
  * local account (local-account.ts). stdout carries MCP messages alone: logs go to stderr. The CLI
  * loads this module, and with it the server, only in this mode (cli/mcp-in-process.ts).
  */
-import { loadConfig, type Principal, startSandboxLifecycle } from "../core/index.ts";
+import { loadConfig, type Platform, type Principal, startSandboxLifecycle } from "../core/index.ts";
 import { createMcpServer } from "../transports/mcp/create-mcp-server.ts";
 import { toolProfiles } from "../transports/mcp/profiles.ts";
 import { serveOverStdio } from "../transports/mcp/stdio.ts";
-import { createPlatform, type NodePlatform } from "./create-platform.ts";
+import { createPlatform } from "./create-platform.ts";
 import { lockDataDirectory } from "./data-directory-lock.ts";
 import { localPrincipal } from "./local-account.ts";
 import { createLogger } from "./logger.ts";
@@ -23,7 +23,7 @@ export interface StdioServeOptions {
   environment: Record<string, string | undefined>;
 }
 
-function checkProfile(platform: NodePlatform, profile: string): void {
+function checkProfile(platform: Platform, profile: string): void {
   const known = [...toolProfiles, ...platform.tools.plugins];
   if (!known.includes(profile))
     throw new Error(`--tools must be one of ${known.join(", ")}, not ${JSON.stringify(profile)}`);
@@ -38,7 +38,7 @@ export async function serveRegistryOverStdio(options: StdioServeOptions): Promis
   const config = loadConfig({ ...options.environment, SVC_DATA_DIR: options.dataDir });
   const logger = createLogger(config, 2);
   const release = await lockDataDirectory(config.SVC_DATA_DIR);
-  let platform: NodePlatform | undefined;
+  let platform: Platform | undefined;
   let principal: Principal;
   try {
     platform = await createPlatform(config, { logger });

@@ -1,11 +1,13 @@
 /**
  * What a plugin is (docs/plugins.md): a name, a version, typed tools written with the same
- * `defineTool` as the built-in operations, and hooks on events. The host turns its tools into
+ * `defineTool` as the built-in operations, hooks on events, and implementations of core's ports
+ * (the built-in plugins of plugins/ offer only those). The host turns its tools into
  * operations under its namespace (`<plugin>.<tool>`), so every transport serves them like the
  * built-in ones, and delivers its hooks from a durable queue. `definePlugin` only helps type
  * inference and marks the object, so the host can tell a plugin from any other default export.
  */
 import type { z } from "zod";
+import type { PortOffers } from "../ports/plugin-ports.ts";
 import type { DeclaredBucket, ToolAnnotations } from "../tool.ts";
 import type { PluginContext } from "./plugin-context.ts";
 import type { PluginEvents } from "./plugin-events.ts";
@@ -46,6 +48,8 @@ export interface PluginDefinition {
   version: string;
   tools?: readonly AnyPluginTool[];
   hooks?: PluginHooks;
+  /** Implementations of core's ports it offers, by name (docs/plugins.md#ports). */
+  ports?: PortOffers;
 }
 
 /** Marks what `definePlugin` returned. `Symbol.for`, so a plugin bundling its own copy of this module still passes. */

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../config.ts";
+import { portOfferNames } from "../ports/plugin-ports.ts";
 import { type AnyTool, requireAccount } from "../tool.ts";
 import type { AnyPluginTool, Plugin } from "./define-plugin.ts";
 import { createPluginContext } from "./plugin-context.ts";
@@ -89,6 +90,24 @@ function toolProblem(tool: AnyPluginTool): string | null {
   return null;
 }
 
+/** Why a plugin's `ports` cannot be used, or null: an offer under a name no setting picks, or not a function. */
+function portOffersProblem(plugin: Plugin): string | null {
+  if (plugin.ports === undefined) return null;
+  if (typeof plugin.ports !== "object" || plugin.ports === null) return "ports is not an object";
+  for (const [port, offers] of Object.entries(plugin.ports)) {
+    const names: readonly string[] | undefined = (portOfferNames as Record<string, readonly string[]>)[port];
+    if (names === undefined)
+      return `ports.${port} is not a port (${Object.keys(portOfferNames).join(", ")} are)`;
+    if (typeof offers !== "object" || offers === null) return `ports.${port} is not an object`;
+    for (const [name, create] of Object.entries(offers)) {
+      if (!names.includes(name))
+        return `ports.${port} offers "${name}", which no setting picks (${names.join(", ")})`;
+      if (typeof create !== "function") return `ports.${port}.${name} is not a function`;
+    }
+  }
+  return null;
+}
+
 /** The reason a plugin is not acceptable on its own, or null. */
 function pluginProblem(plugin: Plugin): string | null {
   if (typeof plugin.name !== "string" || !pluginNamePattern.test(plugin.name))
@@ -105,7 +124,7 @@ function pluginProblem(plugin: Plugin): string | null {
       return `hook ${JSON.stringify(event)} is no event (events: ${pluginEventNames.join(", ")})`;
     if (typeof hook !== "function") return `hook ${JSON.stringify(event)} is not a function`;
   }
-  return null;
+  return portOffersProblem(plugin);
 }
 
 function toOperation(plugin: Plugin, tool: AnyPluginTool, config: Config): AnyTool {

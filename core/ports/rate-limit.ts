@@ -3,6 +3,10 @@
  * continuously at limit/60 tokens a second (docs/rate-limits.md). Stores differ only in where the
  * bucket lives (process memory, PostgreSQL); the arithmetic is the same.
  */
+/** Where rate-limit state may live; SVC_RATE_LIMIT_STORE picks one. */
+export const rateLimitStoreNames = ["memory", "postgres", "redis"] as const;
+export type RateLimitStoreName = (typeof rateLimitStoreNames)[number];
+
 export interface BucketDecision {
   allowed: boolean;
   /** Whole tokens left after this request. */

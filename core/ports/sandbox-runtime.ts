@@ -119,8 +119,12 @@ export interface RuntimeUnavailable {
   remediation: string;
 }
 
+/** The sandbox runtimes there are: SVC_SANDBOX_RUNTIME picks one, and a session records which ran it. */
+export const sandboxRuntimeNames = ["local", "kubernetes"] as const;
+export type SandboxRuntimeName = (typeof sandboxRuntimeNames)[number];
+
 export interface SandboxRuntime {
-  readonly name: "local" | "kubernetes";
+  readonly name: SandboxRuntimeName;
   /**
    * Null when the runtime can run sandboxes here, else why not (settled once, at start). A runtime
    * without it always can. While unavailable, every sandbox operation is 503 service_unavailable.

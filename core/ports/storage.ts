@@ -1,4 +1,5 @@
 import type { MemoryStore } from "./memory-store.ts";
+import type { SandboxRuntimeName } from "./sandbox-runtime.ts";
 import type { PluginEventQueue, PluginStoreRepository, SandboxActivityLog } from "./plugin-storage.ts";
 
 /**
@@ -65,7 +66,7 @@ export interface SandboxSessionRecord {
   label: string | null;
   size: "small" | "medium" | "large";
   storageGb: number | null;
-  runtime: "local" | "kubernetes";
+  runtime: SandboxRuntimeName;
   podName: string | null;
   connectNote: string | null;
   imageId: string | null;
@@ -309,5 +310,10 @@ export interface Storage {
   ): Promise<{ activeSandboxes: number; memoriesStored: number; memoryLinkJobsQueued: number }>;
   /** Cheap connectivity check for /health/ready. */
   ping(): Promise<boolean>;
+  /**
+   * Told after memory writes commit, for the database's own upkeep (SQLite's log emptied after a
+   * forget, PostgreSQL's memory tables vacuumed after a burst of links). Absent: none needed.
+   */
+  readonly upkeep?: { afterForget?(): void; afterLink?(linked: number): void };
   close(): Promise<void>;
 }

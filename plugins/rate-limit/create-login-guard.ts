@@ -5,7 +5,7 @@
  * replicas).
  */
 import type { Redis } from "ioredis";
-import pg from "pg";
+import type pg from "pg";
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
@@ -63,11 +63,8 @@ export function createMemoryLoginGuard() {
   return guardFor(limiter, async () => {});
 }
 
-export async function createPostgresLoginGuard(databaseUrl: string) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  // An idle connection the database ends (a restart) is reported on the pool; unheard, that event
-  // would end the process. The storage's pool logs the same outage; the next call reconnects.
-  pool.on("error", () => {});
+/** Closing the guard ends `pool`, which it shares with the token buckets. */
+export async function createPostgresLoginGuard(pool: pg.Pool) {
   const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
     const created: RateLimiterPostgres = new RateLimiterPostgres(
       {

@@ -4,6 +4,9 @@
  * create-storage.ts, which loads MikroORM: a search thread loads this module, not the ORM.
  */
 
+/** The embedded database's file in the data directory (SVC_DATA_DIR). */
+export const sqliteFile = (dataDir: string) => `${dataDir.replace(/\/+$/, "")}/cairn.db`;
+
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//.test(url);
 }

@@ -1,5 +1,5 @@
 /**
- * SQLite's write-ahead log stays bounded under steady writes (platform/sqlite-checkpoints.ts):
+ * SQLite's write-ahead log stays bounded under steady writes (plugins/storage/sqlite-checkpoints.ts):
  * two clients import batch after batch into the real Node server, so the writer never rests, and
  * once they stop the log is emptied. Before, it was only copied: it grew with every batch (2.5 GB
  * over 100,000 memories) and stayed that size on disk.
@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { walBytes } from "../../platform/sqlite-checkpoints.ts";
+import { walBytes } from "../../plugins/storage/sqlite-checkpoints.ts";
 import { eventually } from "../../plugins/sandbox-local/test-support.ts";
 import { createCorpus } from "../bench/memory-corpus.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";

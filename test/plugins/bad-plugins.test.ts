@@ -1,8 +1,9 @@
 /**
  * A plugin that cannot load stops the start (docs/plugins.md#enabling): the real server on Node
  * and on Deno exits with 1 and prints one line on stderr naming the plugin and the reason, for a
- * module that fails to import, a default export that is no plugin, a name that collides and a
- * schema a model could not read.
+ * module that fails to import, a default export that is no plugin, a name that collides (with
+ * another plugin, a profile or a built-in plugin), a port no setting picks and a schema a model
+ * could not read.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -66,6 +67,16 @@ const cases = [
     what: "a plugin name a built-in profile uses",
     plugins: "./test/plugins/fixtures/named-memory",
     line: 'cairn: cannot load plugin ./test/plugins/fixtures/named-memory: its name "memory" is reserved',
+  },
+  {
+    what: "a plugin name a built-in plugin has",
+    plugins: "./test/plugins/fixtures/named-storage",
+    line: 'cairn: cannot load plugin ./test/plugins/fixtures/named-storage: its name "storage" is taken by built-in storage',
+  },
+  {
+    what: "a port offered under a name no setting picks",
+    plugins: "./test/plugins/fixtures/port-nobody-picks",
+    line: 'cairn: cannot load plugin ./test/plugins/fixtures/port-nobody-picks: ports.sandboxRuntime offers "firecracker", which no setting picks (local, kubernetes)',
   },
   {
     what: "an input field without a description",

@@ -17,14 +17,16 @@ import {
   type Config,
   createCaller,
   loadConfig,
+  type Platform,
   type SandboxRuntime,
   silentLogger,
 } from "../../core/index.ts";
 import type { MemoryEmbedder } from "../../core/memory/embedder.ts";
 import type { ImageBuilder } from "../../core/ports/image-builder.ts";
 import { type CairnApp, createCairnApp } from "../../platform/create-cairn-app.ts";
-import { createPlatform, type NodePlatform } from "../../platform/create-platform.ts";
+import { createPlatform } from "../../platform/create-platform.ts";
 import { createArgon2Hasher } from "../../plugins/passwords/create-argon2-hasher.ts";
+import type { SqlStorage } from "../../plugins/storage/create-storage.ts";
 
 export type StorageTarget = "sqlite" | "postgresql";
 export const storageTargets: StorageTarget[] = ["sqlite", "postgresql"];
@@ -113,8 +115,19 @@ export interface TestPlatformOptions {
   imageBuilder?: ImageBuilder;
 }
 
+/** A platform on the built-in SQL storage, whose connection and ORM tests reach past the port. */
+export type SqlPlatform = Platform & { readonly storage: SqlStorage };
+
+/** `platform`, checked to be on the built-in SQL storage (the storage plugin's). */
+export function sqlPlatform(platform: Platform): SqlPlatform {
+  const storage = platform.storage as Partial<SqlStorage>;
+  if (typeof storage.execute !== "function" || storage.orm === undefined)
+    throw new Error("this platform's storage is not the built-in SQL storage");
+  return platform as SqlPlatform;
+}
+
 export interface TestPlatform {
-  platform: NodePlatform;
+  platform: SqlPlatform;
   config: Config;
   app: CairnApp["app"];
   call: ReturnType<typeof createCaller>;
@@ -152,10 +165,11 @@ export async function createTestPlatform(
     sandboxRuntime: options.sandboxRuntime,
     imageBuilder: options.imageBuilder,
   });
-  const platform: NodePlatform =
+  const platform = sqlPlatform(
     embeddingsMode && created.memoryEmbedder
       ? { ...created, memoryEmbedder: settledBeforeQueries(created.memoryEmbedder) }
-      : created;
+      : created,
+  );
   const cairn = createCairnApp(platform, {
     clientIp: (request) => request.headers.get("x-test-client-ip") ?? "203.0.113.7",
   });

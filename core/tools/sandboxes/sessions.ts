@@ -1,6 +1,7 @@
 /** Shared pieces of the sandbox operations: the session wire shape and "owned and active" lookups. */
 import { z } from "zod";
 import { ServiceError, toServiceError } from "../../errors.ts";
+import { sandboxRuntimeNames } from "../../ports/sandbox-runtime.ts";
 import type { SandboxSessionRecord } from "../../ports/storage.ts";
 import type { ToolContext } from "../../tool.ts";
 import { requireAccount } from "../../tool.ts";
@@ -15,7 +16,7 @@ export const sandboxSessionOut = z.object({
   destroyed_at: z.string().nullable(),
   expires_at: z.string(),
   ended_reason: z.enum(["destroyed", "expired"]).nullable(),
-  runtime: z.enum(["local", "kubernetes"]),
+  runtime: z.enum(sandboxRuntimeNames),
   connect: z.object({ pod_name: z.string().nullable(), note: z.string() }).nullable(),
 });
 

@@ -12,7 +12,7 @@
  * connection fails the next write of any transaction that read before it (SQLITE_BUSY_SNAPSHOT).
  */
 import { Worker } from "node:worker_threads";
-import type { Logger } from "../core/index.ts";
+import type { Logger } from "../../core/index.ts";
 
 export const walBytes = 16 * 1024 * 1024;
 const intervalMs = 200;
