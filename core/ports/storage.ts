@@ -1,6 +1,6 @@
 import type { MemoryStore } from "./memory-store.ts";
-import type { SandboxRuntimeName } from "./sandbox-runtime.ts";
 import type { PluginEventQueue, PluginStoreRepository, SandboxActivityLog } from "./plugin-storage.ts";
+import type { SandboxRuntimeName } from "./sandbox-runtime.ts";
 
 /**
  * Storage ports: what services need from the database, one repository per aggregate. The
