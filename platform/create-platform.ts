@@ -1,6 +1,7 @@
 /**
- * The composition root: the only place that reads `SVC_*` configuration to pick plugins
- * (storage driver, rate-limit store, sandbox runtime) and wires them into core's Platform.
+ * The composition root: the built-in plugins, then SVC_PLUGINS; each port from the last plugin
+ * offering the name the configuration uses (pick-ports.ts); core's services wired over them into
+ * the Platform.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
