@@ -514,9 +514,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
     const { spares } = await ready;
     const record: SandboxRecord = {
       id: spec.id,
-      accountId: spec.accountId,
       size: spec.size,
-      storageGb: spec.storageGb,
       egressHosts: spec.egressHosts,
       volumeMounts: spec.volumeMounts.map((mount) => ({
         volumeId: mount.volumeId,

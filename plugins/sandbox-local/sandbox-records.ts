@@ -10,10 +10,12 @@ import { ServiceError } from "../../core/index.ts";
 import type { SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
 import type { UserIdRange } from "../../lib/sandbox-isolation/index.ts";
 
-export type SandboxRecord = Pick<
-  SandboxSpec,
-  "id" | "accountId" | "size" | "storageGb" | "egressHosts" | "volumeMounts" | "image"
-> & {
+/**
+ * The jail's settings, written once at create and never changed: what the runtime needs to run
+ * the sandbox again after a restart. Whether it exists, whose it is, its disk size and its status
+ * are the database's (the session row); start-up reconciliation ends what only one side holds.
+ */
+export type SandboxRecord = Pick<SandboxSpec, "id" | "size" | "egressHosts" | "volumeMounts" | "image"> & {
   /** The session's host uid, also its gid. */
   uid: number;
 };
