@@ -1,11 +1,23 @@
 /**
  * One process serves a data directory at a time: the local sandbox runtime mounts the sandbox
  * disks it finds there and unmounts every one when it closes (plugins/sandbox-local), so a second
- * process would take them from under the first. `cairn mcp serve --data-dir` holds this lock
- * while it serves; a lock whose process is gone (a crash, a kill) is taken over.
+ * process would take them from under the first. The server and `cairn mcp serve --data-dir` hold
+ * this lock while they serve; a lock whose process is gone (a crash, a kill) is taken over.
  */
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+
+/** Another live process serves the directory: the start stops, saying so in one line. */
+export class DataDirectoryBusy extends Error {
+  readonly line: string;
+  constructor(directory: string, holder: number | null) {
+    super(
+      `another process${holder === null ? "" : ` (pid ${holder})`} is serving it, and one process serves a data directory at a time`,
+    );
+    this.name = "DataDirectoryBusy";
+    this.line = `cairn: cannot serve ${directory}: ${this.message}`;
+  }
+}
 
 function isRunning(pid: number): boolean {
   try {
@@ -34,12 +46,10 @@ export async function lockDataDirectory(directory: string): Promise<() => Promis
       }
       const holder = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
       if (holder > 0 && holder !== process.pid && isRunning(holder))
-        throw new Error(
-          `another process (pid ${holder}) is serving it, and one process serves a data directory at a time`,
-        );
+        throw new DataDirectoryBusy(directory, holder);
       await rm(path, { force: true });
     }
-    throw new Error("another process is serving it, and one process serves a data directory at a time");
+    throw new DataDirectoryBusy(directory, null);
   } finally {
     await rm(written, { force: true });
   }

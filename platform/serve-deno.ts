@@ -3,6 +3,7 @@
  * the client address and the signals come from Deno.
  */
 import { PluginLoadError } from "../core/plugins/plugin-operations.ts";
+import { DataDirectoryBusy } from "./data-directory-lock.ts";
 import { startCairn } from "./start-cairn.ts";
 
 declare const Deno: {
@@ -39,7 +40,12 @@ const stop = await startCairn(
     },
   },
 ).catch((error: unknown) => {
-  // A plugin that cannot load stops the start with its one line (docs/plugins.md#enabling).
+  // A plugin that cannot load, or a data directory another process serves, stops the start with
+  // one line (docs/plugins.md#enabling).
+  if (error instanceof DataDirectoryBusy) {
+    console.error(error.line);
+    return Deno.exit(1);
+  }
   if (!(error instanceof PluginLoadError)) throw error;
   console.error(error.message);
   return Deno.exit(1);

@@ -7,6 +7,7 @@ import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import { PluginLoadError } from "../core/plugins/plugin-operations.ts";
+import { DataDirectoryBusy } from "./data-directory-lock.ts";
 import { startCairn } from "./start-cairn.ts";
 
 /**
@@ -79,7 +80,12 @@ const stop = await startCairn(process.env, {
     };
   },
 }).catch((error: unknown) => {
-  // A plugin that cannot load stops the start with its one line (docs/plugins.md#enabling).
+  // A plugin that cannot load, or a data directory another process serves, stops the start with
+  // one line (docs/plugins.md#enabling).
+  if (error instanceof DataDirectoryBusy) {
+    process.stderr.write(`${error.line}\n`);
+    process.exit(1);
+  }
   if (!(error instanceof PluginLoadError)) throw error;
   process.stderr.write(`${error.message}\n`);
   process.exit(1);

@@ -7,6 +7,7 @@ import { type Logger, loadConfig, startSandboxLifecycle } from "../core/index.ts
 import type { ClientAddress } from "../transports/rest/create-app.ts";
 import { createCairnApp } from "./create-cairn-app.ts";
 import { createPlatform } from "./create-platform.ts";
+import { lockDataDirectory } from "./data-directory-lock.ts";
 import { createLogger } from "./logger.ts";
 
 export type Fetch = (request: Request, environment?: unknown) => Response | Promise<Response>;
@@ -32,7 +33,11 @@ export async function startCairn(
 ): Promise<(signal: string) => Promise<void>> {
   const config = loadConfig(environment);
   const logger = createLogger(config);
-  const platform = await createPlatform(config, { logger });
+  const release = await lockDataDirectory(config.SVC_DATA_DIR);
+  const platform = await createPlatform(config, { logger }).catch(async (error: unknown) => {
+    await release();
+    throw error;
+  });
   const app = createCairnApp(platform, { clientIp: runtime.clientIp });
   const listener = runtime.listen(app.fetch, { hostname: config.SVC_HOST, port: config.SVC_PORT }, logger);
   const stopSandboxLifecycle = startSandboxLifecycle(platform);
@@ -48,6 +53,7 @@ export async function startCairn(
       // Closing the platform unmounts the sandbox disks (left mounted, they would outlive a data
       // directory that is then removed).
       await platform.close();
+      await release();
     })();
     return stopping;
   };
