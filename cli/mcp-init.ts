@@ -1,6 +1,6 @@
 /**
  * `cairn mcp init TARGET`: puts a `cairn` entry (run `cairn mcp serve` with this server's URL and
- * key) into an MCP client's config file. Only that entry changes; every other server and setting
+ * key, or with `--data-dir DIR`, in-process on a data directory) into an MCP client's config file. Only that entry changes; every other server and setting
  * stays, and a file that does not parse is left untouched with an error. The file holds the key,
  * so it ends up 0600.
  */
@@ -41,13 +41,19 @@ export function targetFile(target: McpTarget): string {
 export interface McpEntry {
   command: string;
   args: string[];
-  env: { CAIRN_BASE_URL: string; CAIRN_API_KEY: string };
+  env?: { CAIRN_BASE_URL: string; CAIRN_API_KEY: string };
 }
 
 export const mcpEntry = (baseUrl: string, apiKey: string): McpEntry => ({
   command: "cairn",
   args: ["mcp", "serve"],
   env: { CAIRN_BASE_URL: baseUrl, CAIRN_API_KEY: apiKey },
+});
+
+/** The entry that serves a data directory in the client's own `cairn` process: no server, no key. */
+export const mcpDataDirEntry = (dataDir: string): McpEntry => ({
+  command: "cairn",
+  args: ["mcp", "serve", "--data-dir", dataDir],
 });
 
 const isTable = (value: unknown): value is Record<string, unknown> =>

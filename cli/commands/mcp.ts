@@ -13,7 +13,7 @@ import { configPath, loadConfig } from "../config.ts";
 import type { JsonOption } from "../context.ts";
 import { CliError, exitCodes } from "../errors.ts";
 import { serveInProcess } from "../mcp-in-process.ts";
-import { installMcpEntry, type McpTarget, mcpEntry, mcpTargets } from "../mcp-init.ts";
+import { installMcpEntry, type McpTarget, mcpDataDirEntry, mcpEntry, mcpTargets } from "../mcp-init.ts";
 import { serveMcpProxy } from "../mcp-proxy.ts";
 import { printJson, success } from "../output.ts";
 
@@ -98,31 +98,45 @@ export function addMcpCommands(program: Command): void {
     [
       "cairn mcp init claude-code   # ./.mcp.json in this folder",
       "cairn mcp init cursor",
-      "cairn mcp init codex",
+      "cairn mcp init codex --data-dir ~/.cairn   # no server: the client runs cairn on ~/.cairn",
     ],
-  ).action(async (target: string, options: JsonOption) => {
-    if (!(mcpTargets as readonly string[]).includes(target))
-      throw new CliError(
-        `unknown target ${JSON.stringify(target)}: use one of ${mcpTargets.join(", ")}`,
-        "validation_error",
+  )
+    .option(
+      "--data-dir <dir>",
+      "the entry serves this data directory in-process (cairn mcp serve --data-dir) instead of forwarding to the saved server",
+    )
+    .action(async (target: string, options: JsonOption & { dataDir?: string }) => {
+      if (!(mcpTargets as readonly string[]).includes(target))
+        throw new CliError(
+          `unknown target ${JSON.stringify(target)}: use one of ${mcpTargets.join(", ")}`,
+          "validation_error",
+        );
+      if (options.dataDir !== undefined) {
+        if (options.dataDir.trim() === "")
+          throw new CliError("--data-dir needs a directory", "validation_error");
+        const result = await installMcpEntry(target as McpTarget, mcpDataDirEntry(resolve(options.dataDir)));
+        if (options.json) return printJson({ target, ...result });
+        return success(
+          `${result.action === "added" ? "Added" : "Updated"} cairn (data directory ${resolve(options.dataDir)}) in ${result.path}. Restart your MCP client.`,
+        );
+      }
+      const saved = await loadConfig();
+      const baseUrl = process.env.CAIRN_BASE_URL || saved.base_url;
+      const apiKey = process.env.CAIRN_API_KEY || saved.api_key;
+      if (!baseUrl || !apiKey)
+        throw new CliError(
+          `no saved base_url and api_key in ${configPath()}: run \`cairn login\` first`,
+          "missing_credentials",
+          exitCodes.authentication,
+        );
+      const checked = checkBaseUrl(baseUrl, "base_url");
+      if ("problem" in checked) throw new CliError(checked.problem, "invalid_base_url");
+      const result = await installMcpEntry(target as McpTarget, mcpEntry(checked.url, apiKey));
+      if (options.json) return printJson({ target, ...result });
+      success(
+        `${result.action === "added" ? "Added" : "Updated"} cairn in ${result.path}. Restart your MCP client.`,
       );
-    const saved = await loadConfig();
-    const baseUrl = process.env.CAIRN_BASE_URL || saved.base_url;
-    const apiKey = process.env.CAIRN_API_KEY || saved.api_key;
-    if (!baseUrl || !apiKey)
-      throw new CliError(
-        `no saved base_url and api_key in ${configPath()}: run \`cairn login\` first`,
-        "missing_credentials",
-        exitCodes.authentication,
-      );
-    const checked = checkBaseUrl(baseUrl, "base_url");
-    if ("problem" in checked) throw new CliError(checked.problem, "invalid_base_url");
-    const result = await installMcpEntry(target as McpTarget, mcpEntry(checked.url, apiKey));
-    if (options.json) return printJson({ target, ...result });
-    success(
-      `${result.action === "added" ? "Added" : "Updated"} cairn in ${result.path}. Restart your MCP client.`,
-    );
-  });
+    });
 
   group(
     mcp,

@@ -142,3 +142,48 @@ describe("cairn mcp init", () => {
     });
   });
 });
+
+describe("cairn mcp init --data-dir", () => {
+  let fresh: CliHome;
+  beforeAll(async () => {
+    fresh = await createHome();
+  });
+  afterAll(() => fresh.remove());
+
+  it("needs no login: the entry serves the directory in the client's own cairn, with no key in the file", async () => {
+    const dataDir = join(fresh.home, "agent-data");
+    const result = await runCairn(["mcp", "init", "claude-code", "--data-dir", "agent-data"], {
+      env: fresh.environment(),
+      cwd: fresh.home,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      `✔ Added cairn (data directory ${dataDir}) in ${join(fresh.home, ".mcp.json")}. Restart your MCP client.\n`,
+    );
+    expect(JSON.parse(await readFile(join(fresh.home, ".mcp.json"), "utf8"))).toEqual({
+      mcpServers: { cairn: { command: "cairn", args: ["mcp", "serve", "--data-dir", dataDir] } },
+    });
+  });
+
+  it("writes the same entry into codex's TOML", async () => {
+    const dataDir = join(fresh.home, "agent-data");
+    await runOk(["mcp", "init", "codex", "--data-dir", dataDir], {
+      env: fresh.environment(),
+      cwd: fresh.home,
+    });
+    expect(parse(await readFile(join(fresh.home, ".codex", "config.toml"), "utf8"))).toEqual({
+      mcp_servers: { cairn: { command: "cairn", args: ["mcp", "serve", "--data-dir", dataDir] } },
+    });
+  });
+
+  it("refuses an empty directory name (exit 2)", async () => {
+    expectFailure(
+      await runCairn(["mcp", "init", "cursor", "--data-dir", " "], {
+        env: fresh.environment(),
+        cwd: fresh.home,
+      }),
+      2,
+      "validation_error",
+    );
+  });
+});
