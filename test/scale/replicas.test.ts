@@ -81,6 +81,14 @@ async function eventually(check: () => Promise<boolean>, attempts = 150): Promis
   return false;
 }
 
+/** How many reaper runs a replica's log shows skipped because another held the lease (whole lines only). */
+function skippedRuns(output: string): number {
+  return output
+    .split("\n")
+    .slice(0, -1)
+    .filter((line) => line.includes('"reaper run skipped: another replica holds the lease"')).length;
+}
+
 beforeAll(async () => {
   database = await createTestDatabase();
   const shared = {
@@ -92,7 +100,8 @@ beforeAll(async () => {
     SVC_SECRETS_KEY: "replica-test-secrets-key-0123456789abcdef012345678",
     SVC_SESSION_REAPER_INTERVAL_SECONDS: "1",
     SVC_MEMORY_SEARCH_THREADS: "1",
-    SVC_LOG_LEVEL: "info",
+    // Debug: a reaper run that finds another holding the lease says so, which the lease test waits for.
+    SVC_LOG_LEVEL: "debug",
   };
   for (let index = 0; index < replicaCount; index++)
     dataDirs.push(await mkdtemp(join(tmpdir(), `cairn-replica-${index}-`)));
@@ -248,11 +257,15 @@ describe("sandboxes across replicas", () => {
           id,
         ]),
       );
-      // A window for the replicas' reapers (each comes by every second) to try the held lease. It
-      // waits for nothing to be done: a lease that holds passes however few of them came by on a
-      // loaded machine; one that does not is caught by any run that did. Nothing outside a
-      // replica shows a run that found the lease taken, so there is no condition to wait for.
-      await new Promise((resolve) => setTimeout(resolve, 3500));
+      // Every replica's reaper (each comes by every second) has since found the lease taken, and
+      // so left the expired session alone: waited for in their logs, whole lines only.
+      const skippedSince = replicas.map((replica) => skippedRuns(replica.output()));
+      expect(
+        await eventually(
+          async () => replicas.every((replica, index) => skippedRuns(replica.output()) > skippedSince[index]),
+          600,
+        ),
+      ).toBe(true);
       const status = async () =>
         withDatabase(async (client) => {
           const result = await client.query(
