@@ -30,20 +30,30 @@ export function group(parent: Command, name: string, description: string, exampl
   return withExamples(parent.command(name).description(description), examples);
 }
 
-/** All of stdin as text (for `files create`, `memory ingest`, `memory import -`). */
+/** All of stdin as text (for `memory ingest`, `memory import -`). */
 export async function readStdin(): Promise<string> {
+  return (await readStdinBytes()).toString("utf8");
+}
+
+/** All of stdin as bytes, exactly (for `files create`). */
+export async function readStdinBytes(): Promise<Buffer> {
   if (process.stdin.isTTY)
     throw new CliError("nothing on stdin: pass a file or pipe the content in", "missing_input");
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** A file's text, `-` meaning stdin; a missing file is a usage error, not a crash. */
 export async function readInputFile(path: string): Promise<string> {
-  if (path === "-") return readStdin();
+  return (await readInputBytes(path)).toString("utf8");
+}
+
+/** A file's bytes, exactly, `-` meaning stdin. */
+export async function readInputBytes(path: string): Promise<Buffer> {
+  if (path === "-") return readStdinBytes();
   try {
-    return await readFile(path, "utf8");
+    return await readFile(path);
   } catch (error) {
     throw new CliError(
       `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

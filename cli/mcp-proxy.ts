@@ -12,10 +12,11 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { version } from "../core/version.ts";
 import { serveOverStdio } from "../transports/mcp/stdio.ts";
-import { createToolServer, type ErrorEnvelopeBody, failedCall } from "../transports/mcp/tool-server.ts";
+import { createToolServer, failedCall, protocolError } from "../transports/mcp/tool-server.ts";
+import { refusalIn } from "./mcp-refusal.ts";
 
 export interface McpProxyOptions {
   baseUrl: string;
@@ -42,15 +43,14 @@ async function openUpstream(options: McpProxyOptions): Promise<Upstream> {
 /** The server no longer knows the session: 404 on a request that carried its id. */
 const sessionEnded = (error: unknown) => error instanceof StreamableHTTPError && error.code === 404;
 
-/** An upstream refusal as the server words a failed call, or a network error. */
+/**
+ * An upstream refusal as the server words a failed call (mcp-refusal.ts reads it), or a network error.
+ */
 function upstreamFailure(name: string, error: unknown): CallToolResult {
   const reason = error instanceof Error ? error.message : String(error);
-  if (error instanceof StreamableHTTPError) {
-    const envelope = /\{"error":.*\}$/s.exec(reason);
-    const parsed = envelope ? (JSON.parse(envelope[0]) as { error?: Partial<ErrorEnvelopeBody> }) : {};
-    const { error: body } = parsed;
-    if (body?.code && body.message && error.code !== undefined)
-      return failedCall(`Error ${name}`, body as ErrorEnvelopeBody, error.code);
+  if (error instanceof StreamableHTTPError && error.code !== undefined) {
+    const refusal = refusalIn(reason);
+    if (refusal !== null) return failedCall(`Error ${name}`, refusal, error.code);
   }
   return { isError: true, content: [{ type: "text", text: `Error ${name}: Network error: ${reason}` }] };
 }
@@ -99,13 +99,20 @@ export async function serveMcpProxy(options: McpProxyOptions): Promise<void> {
           }),
         );
       } catch (error) {
+        // A protocol error upstream (an unknown tool: -32602) is the client's, as the server sent it.
+        if (error instanceof McpError)
+          throw protocolError(error.code, error.message.replace(/^MCP error -?\d+: /, ""));
         return upstreamFailure(params.name, error);
       }
     },
   });
+  // The client closed stdin: the upstream session ends (bounded, the server may be gone), then the process.
   await serveOverStdio(server, () => {
-    void upstream
+    const ended = upstream
       .then(({ client, transport }) => transport.terminateSession().finally(() => client.close()))
       .catch(() => {});
+    void Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]).then(() =>
+      process.exit(0),
+    );
   });
 }

@@ -5,7 +5,7 @@
  */
 import { ServiceError } from "./errors.ts";
 import { invoke, type Principal } from "./invoke.ts";
-import type { Platform } from "./platform.ts";
+import type { PlatformServices } from "./platform-services.ts";
 import { findOperation, type OperationInput, type OperationName, type OperationOutput } from "./registry.ts";
 
 export interface CallOptions {
@@ -27,7 +27,7 @@ export type Caller = <Name extends OperationName>(
   options?: CallOptions,
 ) => Promise<OperationOutput<Name>>;
 
-export function createCaller(platform: Platform): Caller {
+export function createCaller(platform: PlatformServices): Caller {
   return async (name, input, options = {}) => {
     const tool = findOperation(name);
     if (!tool) throw new ServiceError("not_found", `Unknown operation ${name}`);

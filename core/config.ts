@@ -189,6 +189,8 @@ const schema = z.object({
   SVC_KUBE_IMAGE_BUILDER_IMAGE: z.string().default("gcr.io/kaniko-project/executor:v1.23.2"),
   SVC_MCP_CATALOG: mcpCatalog,
   SVC_LSP_ENABLED: boolean(true),
+  SVC_MAX_PROCESSES_PER_SANDBOX: integer(8, 1),
+  SVC_PROCESS_OUTPUT_BYTES: integer(1_048_576, 4096),
   SVC_IMAGE_BUILDER_ENABLED: boolean(true),
   SVC_VOLUMES_ENABLED: boolean(true),
   SVC_SECRETS_KEY: z.string().optional(),

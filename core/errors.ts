@@ -40,6 +40,10 @@ export const errorCodes = {
   invalid_rules: code("Send at least one valid rule."),
   command_not_allowed: code("Run only commands the account's allowlist permits."),
   path_outside_sandbox: code("Use paths under /workspace, /tmp or a mounted volume."),
+  // A text read (view, str_replace) of bytes that are not UTF-8: refused, never shown with U+FFFD.
+  file_not_utf8: code(
+    'The file is not UTF-8 text: view it with encoding "base64", or download its bytes with GET /v1/sandboxes/{id}/files/raw (cairn cp).',
+  ),
   egress_denied: code("Add the host to the secret's allowed_hosts, or use a granted secret."),
   // Not named in the retryable list of docs/errors.md, so the rule for server faults applies: retry.
   sandbox_operation_failed: code("Retry; if it persists, destroy the sandbox and create a new one.", true),
@@ -67,6 +71,14 @@ export const errorCodes = {
   mcp_connection_limit_reached: code("Delete a connection you no longer need."),
   mcp_connection_label_taken: code("Choose another label."),
   lsp_limit_reached: code("Stop a language server you no longer need."),
+  background_process_limit_reached: code(
+    "Stop a background process you no longer need, or wait for one to exit; details.limit is the deployment's limit per sandbox.",
+  ),
+  process_not_running: code("The process has ended or its stdin is closed; start a new one."),
+  process_stdin_busy: code(
+    "The process has not read the previous input yet; retry once it has (or end it: it may not read stdin).",
+    true,
+  ),
   idempotency_key_reuse: code("Use a new Idempotency-Key for a different request body."),
   idempotency_key_in_progress: code("Wait for the first request with this key to finish.", true),
 } as const satisfies Record<string, CodeSpec>;

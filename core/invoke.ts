@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./auth/api-keys.ts";
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
-import type { Platform } from "./platform.ts";
+import type { PlatformServices } from "./platform-services.ts";
 import { bucketLimit } from "./rate-limits.ts";
 import { type AnyTool, type CredentialKind, isEnabled, type ToolContext, type ToolGroup } from "./tool.ts";
 
@@ -44,7 +44,7 @@ export interface InvokeResult<Output = unknown> {
 const lastUsedIntervalMilliseconds = 60_000;
 
 export async function invoke<Tool extends AnyTool>(
-  platform: Platform,
+  platform: PlatformServices,
   tool: Tool,
   request: InvokeRequest,
 ): Promise<InvokeResult<z.output<Tool["output"]>>> {
@@ -75,14 +75,14 @@ export async function invoke<Tool extends AnyTool>(
 }
 
 /** The groups whose operations run in a sandbox, so need a runtime that can run one. */
-const sandboxGroups: ReadonlySet<ToolGroup> = new Set(["sandboxes", "files", "lsp"]);
+const sandboxGroups: ReadonlySet<ToolGroup> = new Set(["sandboxes", "files", "lsp", "processes"]);
 
 /**
  * A machine where the sandbox runtime cannot run (no bubblewrap, not root) still serves memory and
  * accounts; its sandbox operations answer service_unavailable with the command that fixes it,
  * before any token is spent.
  */
-async function requireSandboxRuntime(platform: Platform, tool: AnyTool): Promise<void> {
+async function requireSandboxRuntime(platform: PlatformServices, tool: AnyTool): Promise<void> {
   if (tool.group === undefined || !sandboxGroups.has(tool.group)) return;
   const problem = await platform.sandboxRuntime.unavailable?.();
   if (!problem) return;
@@ -101,7 +101,7 @@ async function requireSandboxRuntime(platform: Platform, tool: AnyTool): Promise
  * unknown or revoked one is refused.
  */
 export async function authenticate(
-  platform: Platform,
+  platform: PlatformServices,
   kind: CredentialKind,
   credential: string | null,
   now: Date,
@@ -123,7 +123,7 @@ export async function authenticate(
   return { kind: "dashboard", accountId: account.id, credentialId: account.id };
 }
 
-async function authenticateApiKey(platform: Platform, key: string, now: Date): Promise<Principal> {
+async function authenticateApiKey(platform: PlatformServices, key: string, now: Date): Promise<Principal> {
   const invalid = () => new ServiceError("invalid_api_key", "Invalid or revoked API key");
   // A key whose checksum fails is refused without touching the database.
   if (!hasValidChecksum(key)) throw invalid();
@@ -144,7 +144,7 @@ async function authenticateApiKey(platform: Platform, key: string, now: Date): P
 }
 
 async function takeToken(
-  platform: Platform,
+  platform: PlatformServices,
   tool: AnyTool,
   subject: string,
   now: Date,

@@ -1,7 +1,7 @@
 /** Every operation of Cairn, keyed by name: each transport walks it, the in-process caller types from it. */
 
 import type { z } from "zod";
-import type { AnyTool } from "./tool.ts";
+import type { AnyTool, ToolRegistry } from "./tool.ts";
 import { getAccount } from "./tools/account/get-account.ts";
 import { getUsage } from "./tools/account/get-usage.ts";
 import { clearAllowedCommands } from "./tools/allowlist/clear-allowed-commands.ts";
@@ -34,6 +34,13 @@ import { memoryProfile } from "./tools/memory/memory-profile.ts";
 import { memoryRelations } from "./tools/memory/memory-relations.ts";
 import { recall } from "./tools/memory/recall.ts";
 import { remember } from "./tools/memory/remember.ts";
+import { processGet } from "./tools/processes/process-get.ts";
+import { processInput } from "./tools/processes/process-input.ts";
+import { processList } from "./tools/processes/process-list.ts";
+import { processOutput } from "./tools/processes/process-output.ts";
+import { processStart } from "./tools/processes/process-start.ts";
+import { processStop } from "./tools/processes/process-stop.ts";
+import { processWait } from "./tools/processes/process-wait.ts";
 import { createSandbox } from "./tools/sandboxes/create-sandbox.ts";
 import { destroySandbox } from "./tools/sandboxes/destroy-sandbox.ts";
 import { exec } from "./tools/sandboxes/exec.ts";
@@ -81,6 +88,13 @@ const operations = [
   listMcpConnections,
   deleteMcpConnection,
   exec,
+  processStart,
+  processList,
+  processGet,
+  processOutput,
+  processInput,
+  processStop,
+  processWait,
   lspStart,
   lspOpen,
   lspCompletion,
@@ -123,18 +137,6 @@ export const allOperations: readonly AnyTool[] = operations;
 
 export function findOperation(name: string): AnyTool | undefined {
   return Object.hasOwn(registry, name) ? (registry[name as OperationName] as AnyTool) : undefined;
-}
-
-/**
- * The operations a deployment serves: the built-in ones above, then those of the plugins it
- * loaded at start (docs/plugins.md). The platform holds one; every transport walks it.
- */
-export interface ToolRegistry {
-  /** In order: built-ins as above, then each plugin's tools in the order it declares them. */
-  readonly tools: readonly AnyTool[];
-  /** The names of the loaded plugins, in load order. */
-  readonly plugins: readonly string[];
-  find(name: string): AnyTool | undefined;
 }
 
 /** The registry of the built-ins and the given plugin operations (already checked for collisions). */

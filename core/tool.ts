@@ -6,8 +6,7 @@
  */
 import type { z } from "zod";
 import type { Config } from "./config.ts";
-import type { Platform } from "./platform.ts";
-import type { AnyPluginTool, PluginToolDefinition } from "./plugins/define-plugin.ts";
+import type { PlatformServices } from "./platform-services.ts";
 import type { Logger } from "./ports/logger.ts";
 
 export type CredentialKind = "none" | "dashboard" | "api_key";
@@ -45,6 +44,7 @@ export type ToolGroup =
   | "volumes"
   | "mcp_connections"
   | "lsp"
+  | "processes"
   | "memory"
   | "plugins";
 
@@ -93,7 +93,8 @@ export interface McpBinding<Input extends z.ZodObject = z.ZodObject> {
 }
 
 export interface ToolContext {
-  readonly platform: Platform;
+  /** The ports and services of the platform, not its registry of operations. */
+  readonly platform: PlatformServices;
   /** From the credential, never from input; null only for `auth: "none"` operations. */
   readonly accountId: string | null;
   readonly requestId: string;
@@ -139,17 +140,25 @@ export interface ToolDefinition<
 export type AnyTool = ToolDefinition<string, any, z.ZodType>;
 
 /**
- * A built-in operation, or (without group, auth and bindings; with a declared bucket and the
- * plugin context) a plugin's tool (docs/plugins.md).
+ * A built-in operation. A plugin's tool is written with the `defineTool` of core/plugin.ts, which
+ * also takes this shape.
  */
 export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
   definition: ToolDefinition<Name, Input, Output>,
-): ToolDefinition<Name, Input, Output>;
-export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
-  definition: PluginToolDefinition<Name, Input, Output>,
-): PluginToolDefinition<Name, Input, Output>;
-export function defineTool(definition: AnyTool | AnyPluginTool) {
+): ToolDefinition<Name, Input, Output> {
   return definition;
+}
+
+/**
+ * The operations a deployment serves: the built-in ones (registry.ts), then those of the plugins
+ * it loaded at start (docs/plugins.md). The platform holds one; every transport walks it.
+ */
+export interface ToolRegistry {
+  /** In order: built-ins as registry.ts lists them, then each plugin's tools in the order it declares them. */
+  readonly tools: readonly AnyTool[];
+  /** The names of the loaded plugins, in load order. */
+  readonly plugins: readonly string[];
+  find(name: string): AnyTool | undefined;
 }
 
 /** Whether the deployment offers the operation (see `ToolDefinition.enabled`). */

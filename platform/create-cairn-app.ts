@@ -3,7 +3,7 @@
  * Entry points (Node, Deno) and tests build it here, so every runtime serves the same routes.
  */
 import type { Platform } from "../core/index.ts";
-import { createMcpApp } from "../transports/mcp/http.ts";
+import { createMcpApp, jsonRpcErrorResponse } from "../transports/mcp/http.ts";
 import { type ClientAddress, createApp } from "../transports/rest/create-app.ts";
 import type { Metrics } from "../transports/rest/metrics.ts";
 
@@ -16,8 +16,19 @@ export function createCairnApp(platform: Platform, options: CairnAppOptions = {}
   const clientIp = (request: Request, environment: unknown) =>
     options.clientIp?.(request, environment) ?? "unknown";
   const mcp = createMcpApp(platform, { clientIp });
-  const app = createApp(platform, { ...options, mounts: { "/mcp": mcp.app } });
-  return { app, fetch: app.fetch, close: mcp.close };
+  const closing = new AbortController();
+  const app = createApp(platform, {
+    ...options,
+    mounts: { "/mcp": mcp.app },
+    mountErrorResponses: { "/mcp": jsonRpcErrorResponse },
+    closing: closing.signal,
+  });
+  const close = () => {
+    // Process output streams end too: a client resumes them from its last event id.
+    closing.abort();
+    return mcp.close();
+  };
+  return { app, fetch: app.fetch, close };
 }
 
 export type CairnApp = ReturnType<typeof createCairnApp>;

@@ -30,6 +30,7 @@ import type { ImageBuilder } from "../core/ports/image-builder.ts";
 import { createSecretCipher } from "../core/sandboxes/broker/secrets.ts";
 import { createImageBuilds } from "../core/sandboxes/images/images.ts";
 import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
+import { createBackgroundProcesses } from "../core/sandboxes/processes/background-processes.ts";
 import { sqliteFile } from "../plugins/storage/connection-settings.ts";
 import { defaultPlugins } from "./default-plugins.ts";
 import { loadPlugins } from "./load-plugins.ts";
@@ -101,9 +102,18 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   };
   const rateLimits = await pickPort(offering, "rateLimits", setup);
   const languageServers = createLanguageServers({ logger });
-  // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language servers.
-  const sandboxRuntime = languageServers.endingWithSessions(
-    overrides.sandboxRuntime ?? (await pickPort(offering, "sandboxRuntime", setup)),
+  const backgroundProcesses = createBackgroundProcesses({
+    logger,
+    now: () => clock.now(),
+    limitPerSession: config.SVC_MAX_PROCESSES_PER_SANDBOX,
+    outputBytes: config.SVC_PROCESS_OUTPUT_BYTES,
+  });
+  // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language
+  // servers and background processes.
+  const sandboxRuntime = backgroundProcesses.endingWithSessions(
+    languageServers.endingWithSessions(
+      overrides.sandboxRuntime ?? (await pickPort(offering, "sandboxRuntime", setup)),
+    ),
   );
   const memoryEmbedder = embeddingProvider
     ? createMemoryEmbedder({ memories: storage.memories, provider: embeddingProvider, logger, clock })
@@ -175,6 +185,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     egress: await pickPort(offering, "egress", setup),
     secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
     languageServers,
+    backgroundProcesses,
     imageBuilds,
     async close() {
       await plugins.close();

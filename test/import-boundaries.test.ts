@@ -2,46 +2,21 @@
  * What may import what (docs/architecture.md, "What may import what"): core imports only core;
  * a transport imports core through its root entry; a plugin or a library imports core through
  * core/index.ts and core/ports/ only, a library through its index.ts only, and no plugin. Tests
- * and test helpers may also import test/. Every relative import is checked (static, dynamic,
- * re-exports); the project's own code is never imported by workspace package name. The CLI's
- * rule is test/cli/no-server-code.test.ts; core's root entry is test/core-boundary.test.ts.
+ * may also import test/, where test doubles (test/doubles/fake-*.ts) and helpers (test/support/)
+ * live: a source folder holds no test-only module but its tests. Every relative import is checked
+ * (static, type-only, dynamic, re-exports); the project's own code is never imported by workspace
+ * package name. The CLI's rule is test/cli/no-server-code.test.ts; core's root entry is
+ * test/core-boundary.test.ts; import cycles are test/import-cycles.test.ts.
  */
-import { readdir, readFile } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { readdir } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { type Edge, importsUnder, repositoryRoot } from "./support/imports.ts";
 
-const root = resolve(import.meta.dirname, "..");
-
-interface Edge {
-  /** The importing file, from the repository root. */
-  from: string;
-  /** The imported file from the repository root, or a package's specifier as written. */
-  to: string;
-  /** A relative import (a file of this repository) rather than a package. */
-  local: boolean;
-}
-
-/** Every import of every .ts/.tsx file under `folder` (installed packages aside). */
-async function importsUnder(folder: string): Promise<Edge[]> {
-  const entries = await readdir(join(root, folder), { recursive: true, withFileTypes: true });
-  const edges: Edge[] = [];
-  for (const entry of entries) {
-    const file = join(entry.parentPath, entry.name);
-    const from = relative(root, file);
-    if (!entry.isFile() || !/\.tsx?$/.test(from) || from.split("/").includes("node_modules")) continue;
-    const source = await readFile(file, "utf8");
-    for (const match of source.matchAll(
-      /(?:import|export)\s[^;]*?from\s+"([^"]+)"|import\(\s*"([^"]+)"\s*\)|^import\s+"([^"]+)"/gm,
-    )) {
-      const specifier = match[1] ?? match[2] ?? match[3];
-      const local = specifier.startsWith(".");
-      edges.push({ from, to: local ? relative(root, resolve(dirname(file), specifier)) : specifier, local });
-    }
-  }
-  return edges;
-}
-
-const isTest = (file: string) => /\.test[.-]/.test(basename(file));
+const isTest = (file: string) => /\.test\.tsx?$/.test(basename(file));
+/** A name that says test double or test helper (`fake-cluster.ts`, `fuzz.test-helper.ts`, `test-support.ts`). */
+const looksTestOnly = (file: string) =>
+  /(^|[-.])(fakes?|doubles?|stubs?|mocks?|spy|test-support|test-helpers?)([-.]|$)/i.test(basename(file));
 /** `plugins/<name>/` or `lib/<name>/` of a file. */
 const packageFolder = (file: string) => `${file.split("/").slice(0, 2).join("/")}/`;
 /** A workspace package of this repository named as a package (`@cairn/core`, `cairn/plugin`). */
@@ -98,11 +73,33 @@ describe("import boundaries", () => {
     expect(violations(edges, rules.lib)).toEqual([]);
   });
 
+  it("test doubles and helpers live under test/, not beside the code they stand in for", async () => {
+    const misplaced: string[] = [];
+    for (const folder of ["core", "transports", "plugins", "lib", "platform", "cli"]) {
+      for (const entry of await readdir(join(repositoryRoot, folder), {
+        recursive: true,
+        withFileTypes: true,
+      })) {
+        const file = join(entry.parentPath, entry.name);
+        if (file.split("/").includes("node_modules") || !entry.isFile() || !/\.tsx?$/.test(file)) continue;
+        if (!isTest(file) && looksTestOnly(file)) misplaced.push(file.slice(repositoryRoot.length + 1));
+      }
+    }
+    expect(misplaced).toEqual([]);
+    expect(looksTestOnly("plugins/sandbox-kubernetes/fake-cluster.ts")).toBe(true);
+    expect(looksTestOnly("core/memory/fuzz-strings.test-helper.ts")).toBe(true);
+    expect(looksTestOnly("core/sandboxes/files/file-operations.ts")).toBe(false);
+  });
+
   it("refuses what the rules forbid", () => {
     const refused = (rule: (edge: Edge) => boolean, from: string, to: string) =>
       violations([{ from, to, local: !to.startsWith("@") }], rule).length === 1;
     expect(refused(rules.core, "core/tool.ts", "transports/http-status.ts")).toBe(true);
     expect(refused(rules.core, "core/tool.ts", "test/support/platforms.ts")).toBe(true);
+    expect(refused(rules.core, "core/memory/fuzz.test-helper.ts", "test/support/seeded-random.ts")).toBe(
+      true,
+    );
+    expect(refused(rules.core, "core/memory/tokenize.test.ts", "test/support/fuzz-strings.ts")).toBe(false);
     expect(refused(rules.transports, "transports/rest/create-app.ts", "core/errors.ts")).toBe(true);
     expect(refused(rules.transports, "transports/rest/create-app.ts", "plugins/storage/index.ts")).toBe(true);
     expect(refused(rules.plugins, "plugins/sandbox-local/exec.ts", "core/errors.ts")).toBe(true);

@@ -32,6 +32,7 @@ export const httpStatuses = {
   invalid_rules: 400,
   command_not_allowed: 403,
   path_outside_sandbox: 403,
+  file_not_utf8: 422,
   egress_denied: 403,
   sandbox_operation_failed: 502,
   secret_not_found: 404,
@@ -53,6 +54,9 @@ export const httpStatuses = {
   mcp_connection_limit_reached: 429,
   mcp_connection_label_taken: 409,
   lsp_limit_reached: 429,
+  background_process_limit_reached: 429,
+  process_not_running: 409,
+  process_stdin_busy: 409,
   idempotency_key_reuse: 422,
   idempotency_key_in_progress: 409,
 } as const satisfies Record<ErrorCode, number>;

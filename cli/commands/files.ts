@@ -1,6 +1,7 @@
 /** `cairn files view|create|edit|ls|glob|grep`: files inside a sandbox session. */
+import { isUtf8 } from "node:buffer";
 import type { Command } from "commander";
-import { group, leaf, readInputFile, readStdin } from "../command-kit.ts";
+import { group, leaf, readInputBytes, readStdinBytes } from "../command-kit.ts";
 import { authenticatedClient, type JsonOption, resolveSession } from "../context.ts";
 import { CliError } from "../errors.ts";
 import { colour, printJson, printLine, printTable, relativeTime, success } from "../output.ts";
@@ -18,7 +19,15 @@ async function sessionClient(options: SessionOption) {
   return { client, sessionId: await resolveSession(client, options.session) };
 }
 
-const humanSize = (bytes: number) =>
+/** The most bytes `files create` sends (the API's 10 MiB); `cairn cp` takes up to 100 MiB. */
+const maxContentBytes = 10 * 1024 * 1024;
+
+const writeStdout = (bytes: Uint8Array) =>
+  new Promise<void>((resolve, reject) =>
+    process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())),
+  );
+
+export const humanSize = (bytes: number) =>
   bytes < 1024
     ? `${bytes} B`
     : bytes < 1024 ** 2
@@ -32,54 +41,102 @@ export function addFileCommands(program: Command): void {
     "cairn files grep 'def main' --glob '*.py'",
   ]);
 
-  leaf(files, "view <path>", "Print a file (or a range of its lines)", [
+  leaf(files, "view <path>", "Print a file (or a range of its lines); bytes exactly when piped", [
     "cairn files view app.py",
     "cairn files view app.py --start-line 10 --end-line 20",
+    "cairn files view build/out.tar.gz > out.tar.gz",
   ])
     .addOption(sessionFlag())
     .option("--start-line <n>", "first line, 1-indexed (with --end-line)", toNumber)
     .option("--end-line <n>", "last line, inclusive (with --start-line)", toNumber)
-    .action(async (path: string, options: SessionOption & { startLine?: number; endLine?: number }) => {
-      const hasRange = options.startLine !== undefined || options.endLine !== undefined;
-      if (hasRange && (options.startLine === undefined || options.endLine === undefined))
-        throw new CliError("--start-line and --end-line go together", "validation_error");
-      const viewRange = hasRange ? ([options.startLine, options.endLine] as [number, number]) : undefined;
-      validateInput(
-        "view",
-        { session_id: "-", path, view_range: viewRange },
-        { path: "PATH", view_range: "--start-line/--end-line" },
-      );
-      const { client, sessionId } = await sessionClient(options);
-      const result = await client.view(sessionId, path, { viewRange });
-      if (options.json) return printJson(result);
-      if (result.entries) for (const entry of result.entries) printLine(entry);
-      else
-        process.stdout.write(
-          result.content.endsWith("\n") || result.content === "" ? result.content : `${result.content}\n`,
+    .addOption(
+      schemaOption("--encoding <encoding>", "view", "encoding", "with --json: the API's content encoding"),
+    )
+    .action(
+      async (
+        path: string,
+        options: SessionOption & { startLine?: number; endLine?: number; encoding?: "utf-8" | "base64" },
+      ) => {
+        const hasRange = options.startLine !== undefined || options.endLine !== undefined;
+        if (hasRange && (options.startLine === undefined || options.endLine === undefined))
+          throw new CliError("--start-line and --end-line go together", "validation_error");
+        const viewRange = hasRange ? ([options.startLine, options.endLine] as [number, number]) : undefined;
+        validateInput(
+          "view",
+          { session_id: "-", path, view_range: viewRange, encoding: options.encoding },
+          { path: "PATH", view_range: "--start-line/--end-line", encoding: "--encoding" },
         );
-    });
+        const { client, sessionId } = await sessionClient(options);
+        if (options.json)
+          return printJson(await client.view(sessionId, path, { viewRange, encoding: options.encoding }));
+        // A line range is text; a whole file is fetched as bytes, so what is printed is the file.
+        const result = await client.view(sessionId, path, {
+          viewRange,
+          encoding: hasRange ? "utf-8" : "base64",
+        });
+        if (result.entries) {
+          for (const entry of result.entries) printLine(entry);
+          return;
+        }
+        const bytes =
+          result.encoding === "base64" ? Buffer.from(result.content, "base64") : Buffer.from(result.content);
+        const isText = isUtf8(bytes);
+        if (process.stdout.isTTY) {
+          if (!isText)
+            throw new CliError(
+              `${path} is not UTF-8 text (${humanSize(bytes.length)}); copy it with \`cairn cp :${path} ./FILE\` or redirect stdout to a file`,
+              "file_not_utf8",
+            );
+          const text = bytes.toString("utf8");
+          process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+          return;
+        }
+        // Piped or redirected: the file's bytes exactly, nothing added.
+        await writeStdout(bytes);
+      },
+    );
 
-  leaf(files, "create <path>", "Create or overwrite a file from --content, --content-file or stdin", [
-    "cairn files create notes.txt --content 'hello'",
-    "cairn files create app.py --content-file ./app.py",
-    "cat data.csv | cairn files create data.csv",
-  ])
+  leaf(
+    files,
+    "create <path>",
+    "Create or overwrite a file from --content, --content-file or stdin (bytes exactly)",
+    [
+      "cairn files create notes.txt --content 'hello'",
+      "cairn files create app.py --content-file ./app.py",
+      "cat data.csv | cairn files create data.csv",
+    ],
+  )
     .addOption(sessionFlag())
     .option("--content <text>", "the file's content")
-    .option("--content-file <file>", "read the content from a local file ('-' for stdin)")
+    .option(
+      "--content-file <file>",
+      "read the content from a local file ('-' for stdin); any bytes, at most 10 MiB",
+    )
     .action(async (path: string, options: SessionOption & { content?: string; contentFile?: string }) => {
       if (options.content !== undefined && options.contentFile !== undefined)
         throw new CliError("pass --content or --content-file, not both", "validation_error");
-      const content =
-        options.content ??
-        (options.contentFile !== undefined ? await readInputFile(options.contentFile) : await readStdin());
+      const bytes =
+        options.content !== undefined
+          ? null
+          : options.contentFile !== undefined
+            ? await readInputBytes(options.contentFile)
+            : await readStdinBytes();
+      // UTF-8 text goes as text (as it always has); any other bytes go base64, so they arrive exactly.
+      const asText = bytes === null || isUtf8(bytes);
+      const content = options.content ?? (asText ? bytes!.toString("utf8") : bytes!.toString("base64"));
+      const encoding = asText ? "utf-8" : "base64";
+      if (bytes !== null && bytes.length > maxContentBytes)
+        throw new CliError(
+          `the content is ${humanSize(bytes.length)}, over the 10 MiB of files create: use \`cairn cp\` (up to 100 MiB)`,
+          "payload_too_large",
+        );
       validateInput(
         "file_create",
-        { session_id: "-", path, content },
+        { session_id: "-", path, content, encoding },
         { path: "PATH", content: "the content" },
       );
       const { client, sessionId } = await sessionClient(options);
-      const result = await client.fileCreate(sessionId, path, content);
+      const result = await client.fileCreate(sessionId, path, content, { encoding });
       if (options.json) return printJson(result);
       success(`${result.created ? "Created" : "Overwrote"} ${result.path} (${humanSize(result.size)})`);
     });

@@ -15,6 +15,7 @@ import { CliError, exitCodes } from "../errors.ts";
 import { serveInProcess } from "../mcp-in-process.ts";
 import { installMcpEntry, type McpTarget, mcpDataDirEntry, mcpEntry, mcpTargets } from "../mcp-init.ts";
 import { serveMcpProxy } from "../mcp-proxy.ts";
+import { refusalIn } from "../mcp-refusal.ts";
 import { printJson, success } from "../output.ts";
 
 /**
@@ -23,17 +24,10 @@ import { printJson, success } from "../output.ts";
  */
 function upstreamProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const envelope = message.match(/\{"error":.*\}$/)?.[0];
-  if (envelope) {
-    try {
-      const { error: body } = JSON.parse(envelope) as {
-        error: { code: string; message: string; details?: Array<{ msg?: string }> };
-      };
-      const details = Array.isArray(body.details) ? body.details.flatMap((item) => item.msg ?? []) : [];
-      return `the server refused: ${body.message}${details.length ? ` (${details.join("; ")})` : ""} [${body.code}]`;
-    } catch {}
-  }
-  return message;
+  const refusal = refusalIn(message);
+  if (refusal === null) return message;
+  const details = Array.isArray(refusal.details) ? refusal.details.flatMap((item) => item.msg ?? []) : [];
+  return `the server refused: ${refusal.message}${details.length ? ` (${details.join("; ")})` : ""} [${refusal.code}]`;
 }
 
 /** A plugin's name (docs/plugins.md): its tools are a profile of their own, which the server checks. */

@@ -288,7 +288,10 @@ export function addMemoryCommands(program: Command): void {
       validateInput("export_memories", { scope: options.scope });
       const { client } = await authenticatedClient();
       const spinner = options.output ? startSpinner("Exporting memories") : null;
-      const exported = await client.exportMemories({ scope: options.scope }).finally(() => spinner?.stop());
+      // Every page the server answers with, joined by the client: the file holds the whole export.
+      const { next_cursor: _, ...exported } = await client
+        .exportMemories({ scope: options.scope })
+        .finally(() => spinner?.stop());
       const text = `${JSON.stringify(exported, null, 2)}\n`;
       if (!options.output) return void process.stdout.write(text);
       await writeFile(options.output, text, { mode: 0o600 });

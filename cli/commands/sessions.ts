@@ -53,6 +53,19 @@ const sessionRow = (session: Sandbox | Omit<Sandbox, "usage">) => [
 ];
 const sessionHeaders = ["ID", "STATUS", "LABEL", "CREATED", "EXPIRES / ENDED"];
 
+/** A word the shell reads as itself; any other is single-quoted. */
+const plainWord = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * The shell line exec sends: one argument is a command line as typed (`'ls *.py && pytest'`);
+ * several are one command's words, each reaching it as given (`python3 -c 'print(6*7)'`), as
+ * docker exec passes its arguments.
+ */
+function commandLine(words: readonly string[]): string {
+  if (words.length === 1) return words[0];
+  return words.map((word) => (plainWord.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(" ");
+}
+
 export function addSessionCommands(program: Command): void {
   const session = group(program, "session", "Create, list, inspect and destroy sandbox sessions", [
     "cairn session create --label build --lifetime-minutes 15",
@@ -178,18 +191,18 @@ export function addSessionCommands(program: Command): void {
   leaf(
     program,
     "exec <command...>",
-    "Run a shell command in a session (cwd /workspace); prints its output and exits with its exit code",
+    "Run a command in a session (cwd /workspace); prints its output and exits with its exit code. One argument is a shell command line; several are the words of one command, passed as given, as docker exec does",
     [
-      "cairn exec 'python3 --version'",
+      "cairn exec 'python3 --version && ls *.py'",
+      "cairn exec python3 -c 'print(6*7)'",
       "cairn exec --session 7c0e… --timeout 90 -- pytest -q",
-      "cairn exec ls -la /workspace",
     ],
   )
     .addOption(schemaOption("--session <id>", "exec", "session_id", "default: the only active session"))
     .addOption(schemaOption("--timeout <seconds>", "exec", "timeout").argParser(toNumber))
     .passThroughOptions()
     .action(async (words: string[], options: JsonOption & { session?: string; timeout?: number }) => {
-      const command = words.join(" ");
+      const command = commandLine(words);
       validateInput(
         "exec",
         { session_id: options.session ?? "-", command, timeout: options.timeout },

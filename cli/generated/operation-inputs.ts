@@ -30,6 +30,13 @@ export type OperationName =
   | "list_mcp_connections"
   | "delete_mcp_connection"
   | "exec"
+  | "process_start"
+  | "process_list"
+  | "process_get"
+  | "process_output"
+  | "process_input"
+  | "process_stop"
+  | "process_wait"
   | "lsp_start"
   | "lsp_open"
   | "lsp_completion"
@@ -362,6 +369,166 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     },
     required: ["session_id", "command"],
   },
+  process_start: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      command: {
+        type: "string",
+        minLength: 1,
+        maxLength: 1048576,
+        description: 'Shell command line, e.g. "python3 -m http.server 8000"',
+      },
+      description: { description: "What the command is for, in a few words", type: "string", maxLength: 500 },
+      max_runtime_seconds: {
+        description:
+          "Seconds after which it is stopped; absent or null: until the sandbox ends (never later)",
+        anyOf: [{ type: "integer", minimum: 1, maximum: 604800 }, { type: "null" }],
+      },
+    },
+    required: ["session_id", "command"],
+  },
+  process_list: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+    },
+    required: ["session_id"],
+  },
+  process_get: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      process_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Process id, from process_start",
+      },
+    },
+    required: ["session_id", "process_id"],
+  },
+  process_output: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      process_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Process id, from process_start",
+      },
+      since_offset: {
+        default: 0,
+        description: "Where to start: 0, or the next_offset of the previous read",
+        type: "integer",
+        minimum: 0,
+      },
+      max_bytes: {
+        default: 65536,
+        description: "At most this many bytes of output (both streams) in the answer",
+        type: "integer",
+        minimum: 1,
+        maximum: 1048576,
+      },
+      wait_seconds: {
+        default: 0,
+        description: "When there is no output past since_offset yet, wait this long for some (or the end)",
+        type: "integer",
+        minimum: 0,
+        maximum: 60,
+      },
+    },
+    required: ["session_id", "process_id"],
+  },
+  process_input: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      process_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Process id, from process_start",
+      },
+      data: {
+        default: "",
+        description: "Text for the command's stdin, as UTF-8",
+        type: "string",
+        maxLength: 1048576,
+      },
+      eof: { default: false, description: "Close stdin after writing data", type: "boolean" },
+    },
+    required: ["session_id", "process_id"],
+  },
+  process_stop: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      process_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Process id, from process_start",
+      },
+    },
+    required: ["session_id", "process_id"],
+  },
+  process_wait: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      process_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Process id, from process_start",
+      },
+      timeout_seconds: {
+        default: 30,
+        description: "Seconds to wait at most",
+        type: "integer",
+        minimum: 1,
+        maximum: 100,
+      },
+    },
+    required: ["session_id", "process_id"],
+  },
   lsp_start: {
     type: "object",
     properties: {
@@ -508,7 +675,18 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 4096,
         description: "File path; relative paths resolve under /workspace",
       },
-      content: { type: "string", maxLength: 10485760, description: "The whole file content" },
+      content: {
+        type: "string",
+        maxLength: 13981016,
+        description:
+          'The whole file content: text (at most 10 MiB characters), or with encoding "base64" the bytes in base64 (at most 10 MiB decoded)',
+      },
+      encoding: {
+        default: "utf-8",
+        description: 'How content is written: "utf-8" text, or "base64" for exact bytes',
+        type: "string",
+        enum: ["utf-8", "base64"],
+      },
       description: { description: "Why you make this call, in a few words", type: "string", maxLength: 500 },
     },
     required: ["session_id", "path", "content"],
@@ -531,6 +709,13 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       view_range: {
         description: "[start, end] lines, 1-indexed and inclusive; end -1 reads to the end",
         anyOf: [{ minItems: 2, maxItems: 2, type: "array", items: { type: "integer" } }, { type: "null" }],
+      },
+      encoding: {
+        default: "utf-8",
+        description:
+          '"utf-8" returns text (a file that is not UTF-8 is refused); "base64" returns the exact bytes',
+        type: "string",
+        enum: ["utf-8", "base64"],
       },
       description: { description: "Why you make this call, in a few words", type: "string", maxLength: 500 },
     },
@@ -969,6 +1154,11 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 128,
+      },
+      cursor: {
+        description: "next_cursor of the previous page; leave out for the first page",
+        type: "string",
+        maxLength: 512,
       },
     },
   },

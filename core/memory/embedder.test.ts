@@ -5,7 +5,7 @@
  * new one is complete, close aborting the call in flight, and query warnings.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createManualClock } from "../ports/clock.ts";
+import { createFakeClock } from "../../test/doubles/fake-clock.ts";
 import { EmbeddingFailure, type EmbeddingProvider, type Embeddings } from "../ports/embeddings.ts";
 import { silentLogger } from "../ports/logger.ts";
 import type { EmbeddingPath, MemoryStore, StoredEmbedding } from "../ports/memory-store.ts";
@@ -101,7 +101,7 @@ function setUp(settings?: Parameters<typeof createScriptedProvider>[0]) {
     memories: store.memories,
     provider: scripted.provider,
     logger: silentLogger,
-    clock: createManualClock(),
+    clock: createFakeClock(),
     random: () => 0,
   });
   return { ...store, ...scripted, embedder };

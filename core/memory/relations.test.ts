@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { fuzzStrings } from "../../test/support/fuzz-strings.ts";
 import { seededRandom } from "../../test/support/seeded-random.ts";
-import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
 import {
   classifyRelation,
   detectProfileRelation,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fuzzStrings } from "./fuzz-strings.test-helper.ts";
+import { fuzzStrings } from "../../test/support/fuzz-strings.ts";
 import {
   indexTermCounts,
   indexTokens,

@@ -6,7 +6,7 @@
  * handle, no configuration, no other account.
  */
 import { createCaller } from "../caller.ts";
-import type { Platform } from "../platform.ts";
+import type { PlatformServices } from "../platform-services.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { OperationInput, OperationName, OperationOutput } from "../registry.ts";
 import { createPluginStore, type PluginStore } from "./plugin-store.ts";
@@ -73,7 +73,7 @@ export interface PluginContextScope {
   signal: AbortSignal;
 }
 
-export function createPluginContext(platform: Platform, scope: PluginContextScope): PluginContext {
+export function createPluginContext(platform: PlatformServices, scope: PluginContextScope): PluginContext {
   const call = createCaller(platform);
   const options = {
     principal: {

@@ -5,11 +5,12 @@
  * a hook that throws is logged and tried again with exponential backoff; rows a crash left are
  * delivered after the restart. Delivery never runs inside, or delays, the causing request.
  */
-import type { Platform } from "../platform.ts";
+import type { PlatformServices } from "../platform-services.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { MemoryRecord } from "../ports/memory-store.ts";
 import type { PluginEventRecord, SandboxActivity } from "../ports/plugin-storage.ts";
+import type { SandboxActivityRecorder } from "../ports/sandbox-activity.ts";
 import type { SandboxSessionRepository, Storage } from "../ports/storage.ts";
 import type { Plugin } from "./define-plugin.ts";
 import { createPluginContext, type PluginContext } from "./plugin-context.ts";
@@ -31,7 +32,8 @@ export const hookRetry = { firstSeconds: 1, maxSeconds: 600, attempts: 20, timeo
 const idlePollMilliseconds = 30_000;
 const batchSize = 50;
 
-export interface PluginHost {
+/** Operations see the host only as its `SandboxActivityRecorder` (`platform.plugins`). */
+export interface PluginHost extends SandboxActivityRecorder {
   readonly plugins: readonly Plugin[];
   /** Whether a loaded plugin hooks the event (nothing is recorded or enqueued otherwise). */
   subscribes(event: PluginEventName): boolean;
@@ -46,12 +48,10 @@ export interface PluginHost {
    * durable queue before it links them (so at least once, a crash in between included).
    */
   remembered(accountId: string, memories: readonly MemoryRecord[]): Promise<void>;
-  /** Adds to a sandbox's activity log, when a plugin hooks `sandbox.destroyed`; a failure is logged, not thrown. */
-  recordActivity(sessionId: string, activity: SandboxActivity): Promise<void>;
   /** The session repository whose `end`, whatever calls it (destroy, reaper, start-up), emits `sandbox.destroyed`. */
   emittingOnEnd(sessions: SandboxSessionRepository): SandboxSessionRepository;
   /** Starts delivering; hooks' contexts reach the platform's operations. */
-  start(platform: Platform): void;
+  start(platform: PlatformServices): void;
   /** Stops delivering and waits for the delivery in flight. */
   close(): Promise<void>;
 }
@@ -82,10 +82,10 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | undefined;
   let again = false;
-  let platformForHooks: Platform | undefined;
+  let platformForHooks: PlatformServices | undefined;
   let recovering: Promise<void> | undefined;
 
-  async function deliver(platform: Platform, row: PluginEventRecord) {
+  async function deliver(platform: PlatformServices, row: PluginEventRecord) {
     const plugin = byName.get(row.plugin) as Plugin;
     const hook = plugin.hooks?.[row.event as PluginEventName] as
       | ((event: unknown, context: PluginContext) => Promise<void>)
@@ -127,7 +127,7 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
     }
   }
 
-  async function deliverDue(platform: Platform) {
+  async function deliverDue(platform: PlatformServices) {
     const names = [...byName.keys()];
     await storage.runExclusive("plugin-events", async () => {
       for (;;) {
@@ -143,7 +143,7 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
   }
 
   /** Runs a delivery pass now (or right after the one in flight), then sleeps until the next row is due. */
-  function schedule(platform: Platform) {
+  function schedule(platform: PlatformServices) {
     if (stopping.signal.aborted) return;
     if (running) {
       again = true;

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { allOperations } from "../registry.ts";
-import { defineTool } from "../tool.ts";
 import { definePlugin, type PluginDefinition } from "./define-plugin.ts";
+import { defineTool } from "./define-tool.ts";
 import { pluginOperations, pluginRateLimitVariable } from "./plugin-operations.ts";
 
 const echo = (name = "echo", input: z.ZodObject = z.object({ text: z.string().describe("Text") })) =>

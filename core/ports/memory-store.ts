@@ -70,6 +70,28 @@ export interface LinkJob {
   enqueuedAt: Date;
 }
 
+/** Where an export's walk over the rows is: after the row of this creation time and id. */
+export interface ExportRowKey {
+  createdAt: Date;
+  id: string;
+}
+
+export interface ExportRowsRequest {
+  /** Undefined = every scope. */
+  scope?: string;
+  after: ExportRowKey | null;
+  limit: number;
+}
+
+export interface ExportRelationsRequest {
+  sourceIds: string[];
+  /** Undefined = every scope. */
+  scope?: string;
+  /** The source's last edge already read (`sourceIds` then holds that one source). */
+  after?: Pick<RelationRecord, "targetMemoryId" | "relationType">;
+  limit: number;
+}
+
 export interface MemoryFilter {
   /** Undefined = every scope. */
   scope?: string;
@@ -296,10 +318,18 @@ export interface MemoryStore {
     now: Date,
     path?: EmbeddingPath,
   ): Promise<MemoryMetrics>;
-  /** Live rows (superseded included) for export, oldest first, at most `limit`. */
-  exportRows(accountId: string, scope: string | undefined, limit: number, now: Date): Promise<MemoryRecord[]>;
-  /** Edges whose two ends are both in `ids`. */
-  relationsWithin(accountId: string, ids: string[]): Promise<RelationRecord[]>;
+  /**
+   * Live rows (superseded included) for export in the export's order (`createdAt`, then `id`),
+   * those after `request.after` only, at most `request.limit`: a page of the walk costs the page,
+   * not the account's rows before it.
+   */
+  exportRows(accountId: string, request: ExportRowsRequest, now: Date): Promise<MemoryRecord[]>;
+  /**
+   * Edges leaving `request.sourceIds` whose targets are live (and in `request.scope` when given),
+   * by source, target and type, at most `request.limit`; with `request.after` (one source only)
+   * those after that edge of it.
+   */
+  exportRelations(accountId: string, request: ExportRelationsRequest, now: Date): Promise<RelationRecord[]>;
   /**
    * Forgotten identities, kept as one-way digests (never content) so an import cannot bring a
    * forgotten memory back; an explicit remember of the same content lifts the tombstone.

@@ -67,21 +67,31 @@ export interface ExecResult {
   durationMs: number;
 }
 
-/** A long-running process inside a sandbox (a language server), as `spawnProcess` starts it. */
+/** A long-running process inside a sandbox, as `spawnProcess` starts it. */
 export interface ProcessRequest {
   /** argv, run directly (no shell) with cwd /workspace. */
   command: string[];
   /** The process's environment; nothing of the server's or another exec's is passed. */
   env?: Record<string, string>;
+  /**
+   * `language_server` (the default): stderr is dropped and the language servers' installation is
+   * visible. `command`: a tenant's background process (docs/sandboxes.md#processes): an exec's
+   * environment (when `env` is absent) and view of the sandbox, with stderr piped.
+   */
+  kind?: "language_server" | "command";
 }
 
 export interface SandboxProcess {
   stdin: WritableStream<Uint8Array>;
   stdout: ReadableStream<Uint8Array>;
+  /** The process's stderr, for `kind: "command"`; it must be read (or cancelled) to keep the process from blocking. */
+  stderr?: ReadableStream<Uint8Array>;
   /** Settles with the exit code (null when ended by a signal) once the process has ended. */
   exited: Promise<number | null>;
   /** Kills the process (and whatever it started); idempotent. */
   kill(): void;
+  /** Asks the process (and whatever it started) to end: SIGTERM. Absent where the runtime cannot; `kill` then. */
+  terminate?(): void;
 }
 
 export interface FileStat {
@@ -102,9 +112,30 @@ export interface SandboxFileSystem {
   /** Sandbox roots: /workspace, /tmp and the volume mount paths. */
   roots(): string[];
   stat(path: string): Promise<FileStat | null>;
+  /** The file as text (UTF-8, invalid sequences replaced): for grep, which reads what it can. */
   readFile(path: string, maxBytes: number): Promise<string>;
-  /** Creates parent directories; returns whether the file was newly created. */
+  /** Writes the text as UTF-8; creates parent directories; returns whether the file was newly created. */
   writeFile(path: string, content: string): Promise<{ created: boolean; size: number }>;
+  /** The file's exact bytes; a file of more than `maxBytes` is refused (validation_error). */
+  readBytes(path: string, maxBytes: number): Promise<Uint8Array>;
+  /** Replaces the file with exactly these bytes, as writeFile does with text. */
+  writeBytes(path: string, content: Uint8Array): Promise<{ created: boolean; size: number }>;
+  /**
+   * The file's bytes as a stream, never held whole: `size` is taken when the file is opened and
+   * the stream gives exactly that many bytes (it errors if the file shrank meanwhile). A file of
+   * more than `maxBytes` is refused before anything is read.
+   */
+  readStream(path: string, maxBytes: number): Promise<{ size: number; stream: ReadableStream<Uint8Array> }>;
+  /**
+   * Writes a stream to the file, never holding it whole; the file is replaced only once the
+   * stream has ended. More than `maxBytes` is refused with ServiceError `payload_too_large`, and
+   * a refused or failed write leaves the old file (or none) in place, with no partial file.
+   */
+  writeStream(
+    path: string,
+    content: ReadableStream<Uint8Array>,
+    maxBytes: number,
+  ): Promise<{ created: boolean; size: number }>;
   /** Direct children of a directory. */
   list(path: string): Promise<FileStat[]>;
   /** Every file and directory below `path`, recursively, without following symlinks. Bounded by `limit`. */

@@ -4,22 +4,22 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EmbeddingFailure } from "../../core/ports/embeddings.ts";
+import {
+  type EmbeddingsRequestBody,
+  type FakeEmbeddingsServer,
+  openAiAnswer,
+  rawVector,
+  startFakeEmbeddingsServer,
+} from "../../test/doubles/fake-embeddings-server.ts";
 import { freePort } from "../../test/support/processes.ts";
 import {
   createOpenAiCompatibleEmbeddings,
   type OpenAiCompatibleEmbeddingsSettings,
 } from "./create-openai-compatible-embeddings.ts";
-import {
-  type EmbeddingsRequestBody,
-  openAiAnswer,
-  type RecordingServer,
-  rawVector,
-  startRecordingServer,
-} from "./test-support.ts";
 
-let server: RecordingServer;
+let server: FakeEmbeddingsServer;
 beforeEach(async () => {
-  server = await startRecordingServer();
+  server = await startFakeEmbeddingsServer();
 });
 afterEach(async () => {
   await server.close();
@@ -231,7 +231,7 @@ describe("OpenAI-compatible embeddings client", () => {
   });
 
   it("does not follow a redirect, so the texts reach no other address", async () => {
-    const elsewhere = await startRecordingServer();
+    const elsewhere = await startFakeEmbeddingsServer();
     try {
       server.answer = () => ({ status: 307, body: "", headers: { location: `${elsewhere.url}/embeddings` } });
       const failure = await failureOf(client().embed(["a"]));

@@ -5,10 +5,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../core/index.ts";
+import {
+  type FakeEmbeddingsServer,
+  startFakeEmbeddingsServer,
+} from "../../test/doubles/fake-embeddings-server.ts";
 import { createEmbeddingProvider } from "./create-embedding-provider.ts";
 import { isInsideDeployment } from "./deployment-hosts.ts";
 import { resolveEmbeddingSettings } from "./embedding-settings.ts";
-import { type RecordingServer, startRecordingServer } from "./test-support.ts";
 
 const resolve = (environment: Record<string, string>) =>
   resolveEmbeddingSettings(loadConfig({ SVC_MEMORY_EMBEDDINGS_ENABLED: "true", ...environment }));
@@ -182,14 +185,14 @@ describe("embedding selection", () => {
 });
 
 describe("where texts go without a provider", () => {
-  const servers: RecordingServer[] = [];
+  const servers: FakeEmbeddingsServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));
   });
 
   it("only to the configured model server, even when OpenAI's own variables point elsewhere", async () => {
-    const modelServer = await startRecordingServer();
-    const managedProvider = await startRecordingServer();
+    const modelServer = await startFakeEmbeddingsServer();
+    const managedProvider = await startFakeEmbeddingsServer();
     servers.push(modelServer, managedProvider);
     // What an OpenAI SDK would pick up from the environment: Cairn reads only SVC_ settings.
     const environment = {

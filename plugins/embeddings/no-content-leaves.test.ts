@@ -6,17 +6,20 @@
  * embedding-settings.test.ts also proves the selection rule's guarantee directly.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FakeEmbeddingsServer,
+  startFakeEmbeddingsServer,
+} from "../../test/doubles/fake-embeddings-server.ts";
 import { createAccount, type LiveServer, startLiveServer } from "../../test/mcp/mcp-harness.ts";
 import { postJson } from "../../test/support/processes.ts";
-import { type RecordingServer, startRecordingServer } from "./test-support.ts";
 
 const sentence = "Quillon the heron keeps the ledger of the moonlit marsh in a copper box.";
 
-let managedProvider: RecordingServer;
-let modelServer: RecordingServer;
+let managedProvider: FakeEmbeddingsServer;
+let modelServer: FakeEmbeddingsServer;
 beforeAll(async () => {
-  managedProvider = await startRecordingServer();
-  modelServer = await startRecordingServer();
+  managedProvider = await startFakeEmbeddingsServer();
+  modelServer = await startFakeEmbeddingsServer();
 });
 afterAll(async () => {
   await managedProvider?.close();

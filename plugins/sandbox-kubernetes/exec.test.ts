@@ -5,13 +5,13 @@ import {
   apiServer,
   bearerToken,
   channelFrame,
-  createFakeCluster,
+  createFakeKubernetesCluster,
   execLink,
   interceptableExecWebSocket,
   messageBytes,
   statusFrame,
   testKubeConfig,
-} from "./fake-cluster.ts";
+} from "../../test/doubles/fake-kubernetes-cluster.ts";
 import { createPodCommandRunner } from "./pod-exec.ts";
 import { createKubernetesSandboxRuntime } from "./runtime.ts";
 
@@ -19,7 +19,7 @@ const namespace = "cairn-sandboxes";
 const sandboxId = "0b9c6a52-2f4e-4d8a-9a51-6c1d2e3f4a5b";
 const podName = `cairn-sandbox-${sandboxId}`;
 const execWrapper = 'cd /workspace || exit 126; exec timeout -k 2 "$1" /bin/sh -c "$2"';
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 const kubeConfig = testKubeConfig();
 
 beforeAll(() => cluster.network.enable());

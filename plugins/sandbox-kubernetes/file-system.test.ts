@@ -5,21 +5,22 @@
  * test/sandboxes/kubernetes-core-over-pods.test.ts.
  */
 
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import type { SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import {
-  createFakeCluster,
+  createFakeKubernetesCluster,
   interceptableExecWebSocket,
   localExecHandler,
   testKubeConfig,
-} from "./fake-cluster.ts";
+} from "../../test/doubles/fake-kubernetes-cluster.ts";
 import { fileScript } from "./file-system.ts";
 import { createKubernetesSandboxRuntime } from "./runtime.ts";
 
 const sandboxId = "6d0f5e1a-7c3b-4f2e-8a9d-0e1f2a3b4c5d";
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 const kubeConfig = testKubeConfig();
 const commands: string[][] = [];
 let files: SandboxFileSystem;
@@ -113,6 +114,87 @@ describe("writeFile and readFile", () => {
     await expect(files.writeFile(`${root}/plain/child.txt`, "x")).rejects.toMatchObject({
       code: "validation_error",
     });
+  });
+});
+
+describe("bytes", () => {
+  const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+  const streamOf = (bytes: Uint8Array, chunk = 1024 * 1024) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < bytes.length; offset += chunk)
+          controller.enqueue(bytes.subarray(offset, offset + chunk));
+        controller.close();
+      },
+    });
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const chunks: Uint8Array[] = [];
+    const reader = stream.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+    return Buffer.concat(chunks);
+  };
+  const leftovers = async (directory: string) =>
+    (await readdir(directory)).filter((name) => name.startsWith(".cairn-upload"));
+
+  test("writeBytes and readBytes carry every byte value exactly", async () => {
+    const bytes = new Uint8Array(512).map((_, index) => index % 256);
+    expect(await files.writeBytes(`${root}/all.bin`, bytes)).toEqual({ created: true, size: 512 });
+    expect(Buffer.compare(await readFile(`${root}/all.bin`), Buffer.from(bytes))).toBe(0);
+    expect(
+      Buffer.compare(Buffer.from(await files.readBytes(`${root}/all.bin`, 512)), Buffer.from(bytes)),
+    ).toBe(0);
+  });
+
+  test("a 20 MiB stream goes in and out in chunks of one exec each, byte for byte", async () => {
+    const bytes = randomBytes(20 * 1024 * 1024);
+    commands.length = 0;
+    expect(await files.writeStream(`${root}/up/big.bin`, streamOf(bytes), 100 * 1024 * 1024)).toEqual({
+      created: true,
+      size: bytes.length,
+    });
+    const operations = commands.map((argv) => argv[8]);
+    expect(operations).toEqual(["begin", "append", "append", "append", "commit"]);
+    expect(sha256(await readFile(`${root}/up/big.bin`))).toBe(sha256(bytes));
+    expect(await leftovers(`${root}/up`)).toEqual([]);
+
+    commands.length = 0;
+    const opened = await files.readStream(`${root}/up/big.bin`, Number.MAX_SAFE_INTEGER);
+    expect(opened.size).toBe(bytes.length);
+    expect(sha256(await collect(opened.stream))).toBe(sha256(bytes));
+    expect(commands.map((argv) => argv[8])).toEqual(["stat", "range", "range", "range"]);
+  }, 60_000);
+
+  test("a stream past maxBytes is payload_too_large and leaves the old file and no part behind", async () => {
+    await writeFile(`${root}/kept.bin`, "old");
+    await expect(
+      files.writeStream(`${root}/kept.bin`, streamOf(randomBytes(3000), 1000), 2500),
+    ).rejects.toMatchObject({
+      code: "payload_too_large",
+    });
+    expect(await readFile(`${root}/kept.bin`, "utf8")).toBe("old");
+    expect(await leftovers(root)).toEqual([]);
+    const replaced = await files.writeStream(`${root}/kept.bin`, streamOf(new Uint8Array([0, 255])), 2500);
+    expect(replaced).toEqual({ created: false, size: 2 });
+  });
+
+  test("streams keep the path rules", async () => {
+    await symlink(`${outside}/secret.txt`, `${root}/escape`);
+    await expect(files.readStream(`${root}/escape`, 100)).rejects.toMatchObject({
+      code: "path_outside_sandbox",
+    });
+    await expect(files.writeStream(`${root}/escape`, streamOf(new Uint8Array(1)), 100)).rejects.toMatchObject(
+      {
+        code: "path_outside_sandbox",
+      },
+    );
+    expect(await readFile(`${outside}/secret.txt`, "utf8")).toBe("outside the sandbox");
+    await expect(files.readStream(`${root}/missing.bin`, 100)).rejects.toMatchObject({ code: "not_found" });
+    await expect(files.readStream(root, 100)).rejects.toMatchObject({ code: "validation_error" });
+    const empty = await files.readStream(`${root}/empty.bin`, 100).catch(() => null);
+    expect(empty).toBeNull();
+    await writeFile(`${root}/empty.bin`, "");
+    const opened = await files.readStream(`${root}/empty.bin`, 100);
+    expect([opened.size, (await collect(opened.stream)).length]).toEqual([0, 0]);
   });
 });
 

@@ -8,6 +8,7 @@
  * cannot point outside a root because every root is its own mount (link(2) fails across mounts).
  */
 
+import { randomBytes } from "node:crypto";
 import { ServiceError } from "../../core/index.ts";
 import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import type { PodCommandResult } from "./pod-exec.ts";
@@ -57,6 +58,30 @@ write)
   mkdir -p -- "$(dirname -- "$real")" 2>/dev/null || exit ${exitParentNotDirectory}
   head -c "$number" > "$real" || exit 1
   printf '%s\\t%s' "$created" "$(stat -c %s -- "$real")";;
+range)
+  [ -e "$real" ] || exit ${exitMissing}
+  [ -d "$real" ] && exit ${exitIsDirectory}
+  [ -f "$real" ] || exit ${exitNotRegularFile}
+  offset=\${number%:*}; count=\${number#*:}
+  tail -c +$((offset + 1)) -- "$real" | head -c "$count"
+  exit 0;;
+begin)
+  [ -d "$real" ] && exit ${exitIsDirectory}
+  mkdir -p -- "$(dirname -- "$real")" 2>/dev/null || exit ${exitParentNotDirectory}
+  : > "$(dirname -- "$real")/.cairn-upload-$number" || exit 1;;
+append)
+  token=\${number%:*}; count=\${number#*:}
+  head -c "$count" >> "$(dirname -- "$real")/.cairn-upload-$token" || exit 1;;
+commit)
+  upload="$(dirname -- "$real")/.cairn-upload-$number"
+  [ -d "$real" ] && { rm -f -- "$upload"; exit ${exitIsDirectory}; }
+  created=0; [ -e "$real" ] || created=1
+  [ "$created" = 0 ] && chmod --reference="$real" -- "$upload" 2>/dev/null
+  mv -f -- "$upload" "$real" || exit 1
+  printf '%s\\t%s' "$created" "$(stat -c %s -- "$real")";;
+abort)
+  rm -f -- "$(dirname -- "$real")/.cairn-upload-$number"
+  exit 0;;
 *) exit 1;;
 esac`;
 
@@ -65,6 +90,17 @@ export type FileCommand = (options: {
   stdin?: Uint8Array;
   stdoutLimit: number;
 }) => Promise<PodCommandResult>;
+
+/** How many bytes one exec of a streamed read or write carries. */
+const streamChunkBytes = 8 * 1024 * 1024;
+
+const emptyResult: PodCommandResult = {
+  exitCode: 0,
+  stdout: Buffer.alloc(0),
+  stderr: Buffer.alloc(0),
+  truncated: false,
+  timedOut: false,
+};
 
 /** Listings are cut at this many bytes of find output (about 150 000 entries). */
 const listingLimitBytes = 32 * 1024 * 1024;
@@ -121,7 +157,7 @@ export function createPodFileSystem(roots: string[], run: FileCommand): SandboxF
   const call = async (
     operation: string,
     path: string,
-    number: number,
+    number: number | string,
     stdoutLimit: number,
     stdin?: Uint8Array,
   ) => {
@@ -129,6 +165,11 @@ export function createPodFileSystem(roots: string[], run: FileCommand): SandboxF
     const result = await run({ argv, stdin, stdoutLimit });
     if (result.exitCode !== 0 || result.timedOut) throw failure(result, path);
     return result;
+  };
+  const write = async (path: string, bytes: Uint8Array) => {
+    const output = (await call("write", path, bytes.length, 1024, bytes)).stdout.toString("utf8");
+    const [created, size] = output.split("\t");
+    return { created: created === "1", size: Number(size) };
   };
   const listing = async (operation: "list" | "walk", path: string, limit: number) => {
     const result = await call(operation, path, limit, listingLimitBytes);
@@ -150,11 +191,86 @@ export function createPodFileSystem(roots: string[], run: FileCommand): SandboxF
     async readFile(path, maxBytes) {
       return (await call("read", path, maxBytes, maxBytes)).stdout.toString("utf8");
     },
+    async readBytes(path, maxBytes) {
+      return (await call("read", path, maxBytes, maxBytes)).stdout;
+    },
+    async readStream(path, maxBytes) {
+      const [entry] = parseEntries((await call("stat", path, 0, 64 * 1024)).stdout);
+      if (entry === undefined) throw failure({ ...emptyResult, exitCode: exitMissing }, path);
+      if (entry.isDirectory) throw failure({ ...emptyResult, exitCode: exitIsDirectory }, path);
+      if (entry.size > maxBytes) throw failure({ ...emptyResult, exitCode: exitTooLarge }, path);
+      const size = entry.size;
+      // A range per pull, each its own exec: the pod's output is never held past one chunk.
+      const range = async (offset: number) => {
+        const count = Math.min(streamChunkBytes, size - offset);
+        const bytes = (await call("range", path, `${offset}:${count}`, count)).stdout;
+        if (bytes.length !== count) throw new Error(`${path} changed size while it was read`);
+        return bytes;
+      };
+      // The first range before answering, so a file that cannot be read is refused up front.
+      const first = size === 0 ? Buffer.alloc(0) : await range(0);
+      let offset = first.length;
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          start(controller) {
+            if (first.length > 0) controller.enqueue(first);
+            if (offset >= size) controller.close();
+          },
+          async pull(controller) {
+            const bytes = await range(offset);
+            offset += bytes.length;
+            controller.enqueue(bytes);
+            if (offset >= size) controller.close();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return { size, stream };
+    },
     async writeFile(path, content) {
-      const bytes = Buffer.from(content, "utf8");
-      const output = (await call("write", path, bytes.length, 1024, bytes)).stdout.toString("utf8");
-      const [created, size] = output.split("\t");
-      return { created: created === "1", size: Number(size) };
+      return write(path, Buffer.from(content, "utf8"));
+    },
+    writeBytes: (path, content) => write(path, content),
+    async writeStream(path, content, maxBytes) {
+      // Appended a chunk per exec to a temporary file beside the target (the exec API cannot
+      // close a command's stdin, so each command reads a known length), then renamed over it.
+      const token = randomBytes(8).toString("hex");
+      await call("begin", path, token, 1024);
+      const reader = content.getReader();
+      try {
+        const pending: Uint8Array[] = [];
+        let pendingBytes = 0;
+        let total = 0;
+        const flush = async () => {
+          if (pendingBytes === 0) return;
+          const chunk = Buffer.concat(pending, pendingBytes);
+          pending.length = 0;
+          pendingBytes = 0;
+          await call("append", path, `${token}:${chunk.length}`, 1024, chunk);
+        };
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          total += value.length;
+          if (total > maxBytes) {
+            throw new ServiceError("payload_too_large", `Request body is larger than ${maxBytes} bytes`, {
+              details: { max_bytes: maxBytes },
+            });
+          }
+          pending.push(value);
+          pendingBytes += value.length;
+          if (pendingBytes >= streamChunkBytes) await flush();
+        }
+        await flush();
+        const [created, size] = (await call("commit", path, token, 1024)).stdout.toString("utf8").split("\t");
+        return { created: created === "1", size: Number(size) };
+      } catch (error) {
+        await reader.cancel().catch(() => {});
+        await call("abort", path, token, 1024).catch(() => {});
+        throw error;
+      } finally {
+        reader.releaseLock();
+      }
     },
     list: (path) => listing("list", path, 0),
     walk: (path, limit) => listing("walk", path, limit),

@@ -6,20 +6,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import {
   channelFrame,
-  createFakeCluster,
+  createFakeKubernetesCluster,
   execLink,
   interceptableExecWebSocket,
   messageBytes,
   statusFrame,
   testKubeConfig,
-} from "./fake-cluster.ts";
+} from "../../test/doubles/fake-kubernetes-cluster.ts";
 import { processWrapper } from "./pod-process.ts";
 import { createKubernetesSandboxRuntime } from "./runtime.ts";
 
 const namespace = "cairn-sandboxes";
 const sandboxId = "0b9c6a52-2f4e-4d8a-9a51-6c1d2e3f4a5b";
 const podName = `cairn-sandbox-${sandboxId}`;
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 const kubeConfig = testKubeConfig();
 
 beforeAll(() => cluster.network.enable());

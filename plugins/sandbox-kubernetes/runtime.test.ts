@@ -2,7 +2,12 @@ import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { ServiceError } from "../../core/index.ts";
 import type { SandboxSpec } from "../../core/ports/sandbox-runtime.ts";
-import { apiServer, bearerToken, createFakeCluster, testKubeConfig } from "./fake-cluster.ts";
+import {
+  apiServer,
+  bearerToken,
+  createFakeKubernetesCluster,
+  testKubeConfig,
+} from "../../test/doubles/fake-kubernetes-cluster.ts";
 import { createKubernetesSandboxRuntime, type KubernetesSandboxRuntimeSettings } from "./runtime.ts";
 
 const namespace = "cairn-sandboxes";
@@ -94,7 +99,7 @@ const denyAllPolicy = {
   },
 };
 
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 beforeAll(() => cluster.network.enable());
 afterEach(async () => {
   cluster.network.resetHandlers();

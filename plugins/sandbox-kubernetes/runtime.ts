@@ -31,7 +31,7 @@ import {
   sessionIdLabel,
 } from "./manifests.ts";
 import { createPodCommandRunner, type ExecWebSocket, PodCommandError } from "./pod-exec.ts";
-import { createPodProcessStarter } from "./pod-process.ts";
+import { createPodProcessStarter, signalScript } from "./pod-process.ts";
 import { waitForRunningPod } from "./wait-for-pod.ts";
 
 export interface KubernetesSandboxRuntimeSettings {
@@ -107,7 +107,20 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
   // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list().
   const mountPaths = new Map<string, string[]>();
   const lifetime = new AbortController();
-  const startProcess = createPodProcessStarter({ kubeConfig, namespace, webSocket: settings.execWebSocket });
+  const startProcess = createPodProcessStarter({
+    kubeConfig,
+    namespace,
+    webSocket: settings.execWebSocket,
+    signal: async (podName, signal, token) => {
+      await runCommand({
+        podName,
+        argv: ["/bin/sh", "-c", signalScript, "cairn-signal", signal, token],
+        stdoutLimit: 4096,
+        stderrLimit: 4096,
+        deadlineMs: 10_000,
+      });
+    },
+  });
 
   const deleteQuietly = async (kind: "pod" | "policy" | "claim", name: string) => {
     try {

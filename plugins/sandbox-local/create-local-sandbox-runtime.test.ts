@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../../core/index.ts";
 import { detectCgroupsV1 } from "../../lib/sandbox-isolation/index.ts";
-import { createTestRuntime, hostProcessesMatching, type TestRuntime, uniqueSeconds } from "./test-support.ts";
+import {
+  createTestRuntime,
+  hostProcessesMatching,
+  type TestRuntime,
+  uniqueSeconds,
+} from "../../test/support/local-sandbox-runtime.ts";
 
 const mebibyte = 1024 * 1024;
 let test: TestRuntime;

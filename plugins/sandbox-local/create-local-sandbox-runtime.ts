@@ -414,6 +414,8 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
       checkProcessRequest(request);
       const record = await records.load(id);
+      const background = request.kind === "command";
+      if (background) await egressReady.get(id)?.catch(() => {});
       // The shell only hands over to the program (same pid), with the arguments exactly as given.
       const command = `exec ${request.command.map(shellQuote).join(" ")}`;
       const session = await sessions.startProcess(
@@ -421,15 +423,18 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         await started(),
         command,
         request.env,
-        languageServers,
+        // A tenant's command sees what an exec sees; only language servers get their installation.
+        background ? undefined : languageServers,
       );
-      // The port has no stderr: read and dropped, so the process never blocks on it.
-      session.stderr.resume();
+      // A language server's stderr is read and dropped, so the process never blocks on it.
+      if (!background) session.stderr.resume();
       return {
         stdin: Writable.toWeb(session.stdin) as WritableStream<Uint8Array>,
         stdout: Readable.toWeb(session.stdout) as ReadableStream<Uint8Array>,
+        stderr: background ? (Readable.toWeb(session.stderr) as ReadableStream<Uint8Array>) : undefined,
         exited: session.exitCode,
         kill: () => void session.kill(),
+        terminate: () => void session.terminate().catch(() => {}),
       };
     },
 

@@ -7,8 +7,8 @@ import { readdir, stat, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultStorageGb } from "../../core/index.ts";
+import { createTestRuntime, type TestRuntime } from "../../test/support/local-sandbox-runtime.ts";
 import { defaultMountDirectory } from "./session-disk.ts";
-import { createTestRuntime, type TestRuntime } from "./test-support.ts";
 
 let test: TestRuntime;
 

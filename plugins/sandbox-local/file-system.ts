@@ -12,6 +12,7 @@ import { constants } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, unlink } from "node:fs/promises";
 import { ServiceError } from "../../core/index.ts";
 import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
+import { fileReadStream, writeStreamInto } from "./file-streams.ts";
 import {
   directoryFlags,
   locate,
@@ -114,6 +115,95 @@ export function createSandboxFileSystem(
     }
   }
 
+  async function readBytes(path: string, maxBytes: number): Promise<Uint8Array> {
+    const { file, size, sandboxPath } = await openForReading(path, maxBytes);
+    try {
+      // Read one byte more than allowed so a file that grew since fstat is still refused.
+      const buffer = Buffer.alloc(Math.min(size, maxBytes) + 1);
+      let length = 0;
+      while (length < buffer.length) {
+        const { bytesRead } = await file.read(buffer, length, buffer.length - length, length);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+      }
+      if (length > maxBytes) throw tooLarge(sandboxPath, length, maxBytes);
+      return buffer.subarray(0, length);
+    } finally {
+      await file.close();
+    }
+  }
+
+  /** Opens a regular file for reading without following a link; refused past maxBytes. */
+  async function openForReading(path: string, maxBytes: number) {
+    const location = await resolveSandboxPath(roots, path);
+    try {
+      return await withParent(location, false, async (parent, name) => {
+        const file = await open(
+          through(parent, name),
+          constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+        );
+        try {
+          const stats = await file.stat();
+          checkRegularFile(stats, location.sandboxPath);
+          if (stats.size > maxBytes) throw tooLarge(location.sandboxPath, stats.size, maxBytes);
+          return { file, size: stats.size, sandboxPath: location.sandboxPath };
+        } catch (error) {
+          await file.close();
+          throw error;
+        }
+      });
+    } catch (error) {
+      throw translate(error, location.sandboxPath);
+    }
+  }
+
+  /**
+   * Writes a file through a temporary one in the same directory, renamed into place once `fill`
+   * has written it all; a failed or refused write removes the temporary file and leaves the old
+   * one. Returns the size written.
+   */
+  async function writeResolved(
+    path: string,
+    fill: (file: FileHandle) => Promise<void>,
+  ): Promise<{ created: boolean; size: number }> {
+    const location = await resolveSandboxPath(roots, path);
+    try {
+      return await withParent(location, true, async (parent, name) => {
+        let existing: Stats | null = null;
+        try {
+          existing = await lstat(through(parent, name));
+        } catch (error) {
+          if (errorCode(error) !== "ENOENT") throw error;
+        }
+        if (existing !== null) {
+          if (existing.isSymbolicLink()) throw outsideSandbox(location.sandboxPath);
+          checkRegularFile(existing, location.sandboxPath);
+        }
+        const temporaryName = `.cairn-${randomBytes(6).toString("hex")}.tmp`;
+        const file = await open(
+          through(parent, temporaryName),
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+          existing === null ? 0o644 : existing.mode & 0o777,
+        );
+        let size: number;
+        try {
+          await handOver(file);
+          await fill(file);
+          size = (await file.stat()).size;
+          await file.close();
+          await rename(through(parent, temporaryName), through(parent, name));
+        } catch (error) {
+          await file.close().catch(() => {});
+          await unlink(through(parent, temporaryName)).catch(() => {});
+          throw error;
+        }
+        return { created: existing === null, size };
+      });
+    } catch (error) {
+      throw translate(error, location.sandboxPath);
+    }
+  }
+
   return {
     roots: () => roots.map((root) => root.sandboxPath),
 
@@ -122,72 +212,26 @@ export function createSandboxFileSystem(
     },
 
     async readFile(path, maxBytes) {
-      const location = await resolveSandboxPath(roots, path);
-      try {
-        return await withParent(location, false, async (parent, name) => {
-          const file = await open(
-            through(parent, name),
-            constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-          );
-          try {
-            const stats = await file.stat();
-            checkRegularFile(stats, location.sandboxPath);
-            if (stats.size > maxBytes) throw tooLarge(location.sandboxPath, stats.size, maxBytes);
-            // Read one byte more than allowed so a file that grew since fstat is still refused.
-            const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
-            let length = 0;
-            while (length < buffer.length) {
-              const { bytesRead } = await file.read(buffer, length, buffer.length - length, length);
-              if (bytesRead === 0) break;
-              length += bytesRead;
-            }
-            if (length > maxBytes) throw tooLarge(location.sandboxPath, length, maxBytes);
-            return buffer.subarray(0, length).toString("utf8");
-          } finally {
-            await file.close();
-          }
-        });
-      } catch (error) {
-        throw translate(error, location.sandboxPath);
-      }
+      return Buffer.from(await readBytes(path, maxBytes)).toString("utf8");
+    },
+
+    readBytes,
+
+    async readStream(path, maxBytes) {
+      const { file, size, sandboxPath } = await openForReading(path, maxBytes);
+      return { size, stream: fileReadStream(file, size, sandboxPath) };
     },
 
     async writeFile(path, content) {
-      const location = await resolveSandboxPath(roots, path);
-      const bytes = Buffer.from(content, "utf8");
-      try {
-        return await withParent(location, true, async (parent, name) => {
-          let existing: Stats | null = null;
-          try {
-            existing = await lstat(through(parent, name));
-          } catch (error) {
-            if (errorCode(error) !== "ENOENT") throw error;
-          }
-          if (existing !== null) {
-            if (existing.isSymbolicLink()) throw outsideSandbox(location.sandboxPath);
-            checkRegularFile(existing, location.sandboxPath);
-          }
-          const temporaryName = `.cairn-${randomBytes(6).toString("hex")}.tmp`;
-          const file = await open(
-            through(parent, temporaryName),
-            constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-            existing === null ? 0o644 : existing.mode & 0o777,
-          );
-          try {
-            await handOver(file);
-            await file.writeFile(bytes);
-            await file.close();
-            await rename(through(parent, temporaryName), through(parent, name));
-          } catch (error) {
-            await file.close().catch(() => {});
-            await unlink(through(parent, temporaryName)).catch(() => {});
-            throw error;
-          }
-          return { created: existing === null, size: bytes.length };
-        });
-      } catch (error) {
-        throw translate(error, location.sandboxPath);
-      }
+      return writeResolved(path, (file) => file.writeFile(Buffer.from(content, "utf8")).then(() => {}));
+    },
+
+    async writeBytes(path, content) {
+      return writeResolved(path, (file) => file.writeFile(content).then(() => {}));
+    },
+
+    async writeStream(path, content, maxBytes) {
+      return writeResolved(path, (file) => writeStreamInto(file, content, maxBytes));
     },
 
     async list(path) {

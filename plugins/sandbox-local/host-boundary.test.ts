@@ -9,9 +9,14 @@ import { existsSync } from "node:fs";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createTestRuntime,
+  hostProcessesMatching,
+  type TestRuntime,
+  uniqueSeconds,
+} from "../../test/support/local-sandbox-runtime.ts";
 import { defaultUserIds } from "./create-local-sandbox-runtime.ts";
 import { defaultMountDirectory } from "./session-disk.ts";
-import { createTestRuntime, hostProcessesMatching, type TestRuntime, uniqueSeconds } from "./test-support.ts";
 
 let test: TestRuntime;
 let sandbox: string;

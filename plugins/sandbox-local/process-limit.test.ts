@@ -9,8 +9,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../../core/index.ts";
+import { createTestRuntime, eventually, type TestRuntime } from "../../test/support/local-sandbox-runtime.ts";
 import { defaultSizeLimits } from "./sizes.ts";
-import { createTestRuntime, eventually, type TestRuntime } from "./test-support.ts";
 
 /**
  * One exec takes every process slot of a sandbox and holds them (a subshell forks until the limit

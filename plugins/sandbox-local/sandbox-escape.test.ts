@@ -8,7 +8,11 @@ import { createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestRuntime, type TestRuntime, uniqueSeconds } from "./test-support.ts";
+import {
+  createTestRuntime,
+  type TestRuntime,
+  uniqueSeconds,
+} from "../../test/support/local-sandbox-runtime.ts";
 
 const canaryName = "CAIRN_ESCAPE_CANARY";
 const canaryValue = "canary-7e1f0c2b9d";

@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestRuntime, type TestRuntime } from "./test-support.ts";
+import { createTestRuntime, type TestRuntime } from "../../test/support/local-sandbox-runtime.ts";
 
 function serve(body: string): Promise<Server> {
   const server = createServer((_request, response) => response.end(body));

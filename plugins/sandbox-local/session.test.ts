@@ -21,7 +21,7 @@ import {
   settledInitProcesses,
   type TestRuntime,
   uniqueSeconds,
-} from "./test-support.ts";
+} from "../../test/support/local-sandbox-runtime.ts";
 
 let test: TestRuntime;
 

@@ -16,6 +16,7 @@ import {
   signalNumber,
   spawnInSession,
 } from "./exec.ts";
+import { terminateCommand } from "./process-tree.ts";
 import { ownerOf, type SandboxRecord } from "./sandbox-records.ts";
 import { sessionEnvironment } from "./session-environment.ts";
 import { type SessionInit, startSessionInit } from "./session-init.ts";
@@ -34,6 +35,8 @@ export interface SessionProcess {
   readonly exitCode: Promise<number | null>;
   /** SIGKILLs it and everything it started; settles once it has exited. */
   kill(): Promise<void>;
+  /** SIGTERMs the command and what it started, not the helpers around it (process-tree.ts). */
+  terminate(): Promise<void>;
 }
 
 /** What the runtime has once it started: cgroups (or none) and the session helper. */
@@ -230,8 +233,9 @@ export function createSessionManager(options: SessionManagerOptions) {
     const { id } = record;
     const init = await joinSession(record, state);
     const { cgroupTaskFiles, sweep } = await prepareLimits(record, state, "process");
+    const base = sessionCommand(record, state, init, cgroupTaskFiles, command);
     const child = spawnInSession(
-      { ...sessionCommand(record, state, init, cgroupTaskFiles, command), environment, readOnlyBind },
+      { ...base, environment: environment ?? base.environment, readOnlyBind },
       "pipe",
     );
     const exitCode = new Promise<number | null>((resolve) => {
@@ -264,7 +268,18 @@ export function createSessionManager(options: SessionManagerOptions) {
       throw new Error("stdin, stdout and stderr must be pipes");
     }
     child.stdin.on("error", () => {});
-    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, exitCode, kill };
+    const terminateCommandOnly = async () => {
+      if (child.pid !== undefined) await terminateCommand(child.pid);
+    };
+    return {
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      exited,
+      exitCode,
+      kill,
+      terminate: terminateCommandOnly,
+    };
   }
 
   return {

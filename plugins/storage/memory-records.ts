@@ -188,10 +188,16 @@ export function createRecordMethods(
       return rows.map(toRecord);
     },
 
-    async exportRows(accountId, scope, limit, now) {
-      const scoped = scope === undefined ? empty : sql` and scope = ${scope}`;
+    async exportRows(accountId, request, now) {
+      const scoped = request.scope === undefined ? empty : sql` and scope = ${request.scope}`;
+      // On the (account, [scope,] created_at, id) indexes: a page reads its own rows only. Every
+      // created_at is written from a JS date (milliseconds), so the key comes back exactly.
+      const after =
+        request.after === null
+          ? empty
+          : sql` and (created_at, id) > (${time(request.after.createdAt)}, ${request.after.id})`;
       const rows = await run(
-        sql`select ${columns} from memories where account_id = ${accountId} and ${live(now)}${scoped} order by created_at, id limit ${limit}`,
+        sql`select ${columns} from memories where account_id = ${accountId}${scoped}${after} and ${live(now)} order by created_at, id limit ${request.limit}`,
       );
       return rows.map(toRecord);
     },

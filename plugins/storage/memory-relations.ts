@@ -1,18 +1,18 @@
 /**
  * Relations between memories: edges added by relation detection, an edge list per memory, each
- * recall seed's strongest neighbours with the rows at their far ends, and the edges among a set
- * of rows (an export).
+ * recall seed's strongest neighbours with the rows at their far ends, and a page of an export's
+ * edges.
  */
 // core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
 
 import type { MemoryRecord, MemoryStore, RelationRecord } from "../../core/index.ts";
 import { createSlices } from "../../core/ports/memory-text.ts";
-import { idChunk, type MemoryContext, rowsPerArrayStatement } from "./memory-context.ts";
+import { type MemoryContext, rowsPerArrayStatement } from "./memory-context.ts";
 import type { IndexWrites } from "./memory-index-writes.ts";
 import { memoryColumns } from "./memory-rows.ts";
-import { join, list, raw, sql } from "./sql-statement.ts";
+import { empty, join, list, raw, sql } from "./sql-statement.ts";
 
-type RelationMethods = Pick<MemoryStore, "addRelations" | "relations" | "neighbours" | "relationsWithin">;
+type RelationMethods = Pick<MemoryStore, "addRelations" | "relations" | "neighbours" | "exportRelations">;
 
 // SQLite: relation edges per INSERT (far below its parameter limit).
 const relationChunk = 100;
@@ -102,20 +102,23 @@ export function createRelationMethods(context: MemoryContext, index: IndexWrites
       return { bySeed, rows: [...rows.values()] };
     },
 
-    async relationsWithin(accountId, ids) {
-      if (ids.length === 0) return [];
-      const found: RelationRecord[] = [];
-      const wanted = new Set(ids);
-      // Chunked so a 10 000-row export stays under the databases' parameter limits.
-      for (let start = 0; start < ids.length; start += idChunk) {
-        const chunk = ids.slice(start, start + idChunk);
-        const rows = await run(
-          sql`select source_memory_id, target_memory_id, relation_type, confidence, created_at from memory_relations
-             where account_id = ${accountId} and source_memory_id in (${list(chunk)})`,
-        );
-        for (const row of rows.map(toRelation)) if (wanted.has(row.targetMemoryId)) found.push(row);
-      }
-      return found;
+    async exportRelations(accountId, request, now) {
+      if (request.sourceIds.length === 0) return [];
+      const scoped = request.scope === undefined ? empty : sql` and t.scope = ${request.scope}`;
+      // One source's edges after the last one read: a range of the primary key, however many it has.
+      const sources =
+        request.after === undefined
+          ? sqlite
+            ? sql`r.source_memory_id in (${list(request.sourceIds)})`
+            : sql`r.source_memory_id = any(${request.sourceIds}::varchar[])`
+          : sql`r.source_memory_id = ${request.sourceIds[0]} and (r.target_memory_id, r.relation_type) > (${request.after.targetMemoryId}, ${request.after.relationType})`;
+      const rows = await run(
+        sql`select r.source_memory_id, r.target_memory_id, r.relation_type, r.confidence, r.created_at
+           from memory_relations r join memories t on t.id = r.target_memory_id and t.account_id = r.account_id
+           where ${sources} and r.account_id = ${accountId} and (t.expires_at is null or t.expires_at > ${time(now)})${scoped}
+           order by r.source_memory_id, r.target_memory_id, r.relation_type limit ${request.limit}`,
+      );
+      return rows.map(toRelation);
     },
   };
 }

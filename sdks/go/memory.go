@@ -143,11 +143,26 @@ func (c *Client) ForgetMemory(ctx context.Context, memoryID string) error {
 }
 
 // ExportMemories returns every memory of a scope (empty: all) and their relations, in the
-// shape ImportMemories takes.
+// shape ImportMemories takes. The server answers in pages; it follows NextCursor to the last.
 func (c *Client) ExportMemories(ctx context.Context, scope string) (*MemoryExport, error) {
-	var result MemoryExport
-	request := call{method: "GET", path: "/v1/memory/export", query: scopeQuery(scope)}
-	return done(&result, c.send(ctx, request, &result))
+	export := MemoryExport{Memories: []MemoryRecord{}, Relations: []RelationRecord{}}
+	for cursor := ""; ; {
+		query := scopeQuery(scope)
+		if cursor != "" {
+			query.Set("cursor", cursor)
+		}
+		var page MemoryExport
+		if err := c.send(ctx, call{method: "GET", path: "/v1/memory/export", query: query}, &page); err != nil {
+			return nil, err
+		}
+		export.Version = page.Version
+		export.Memories = append(export.Memories, page.Memories...)
+		export.Relations = append(export.Relations, page.Relations...)
+		if page.NextCursor == nil || *page.NextCursor == "" {
+			return &export, nil
+		}
+		cursor = *page.NextCursor
+	}
 }
 
 // ImportMemories writes a batch of memories and their relations (new ids are assigned):

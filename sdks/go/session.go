@@ -5,6 +5,7 @@ package cairn
 import (
 	"context"
 	"errors"
+	"io"
 )
 
 // SandboxSession is one sandbox's calls; WithSandbox hands one to its work.
@@ -63,6 +64,16 @@ func (s *SandboxSession) View(ctx context.Context, request ViewRequest) (*FileVi
 	return s.client.View(ctx, s.ID, request)
 }
 
+// UploadFile writes a reader's bytes to a file; see Client.UploadFile.
+func (s *SandboxSession) UploadFile(ctx context.Context, path string, body io.Reader) (*FileWritten, error) {
+	return s.client.UploadFile(ctx, s.ID, path, body)
+}
+
+// DownloadFile copies a file's bytes into a writer; see Client.DownloadFile.
+func (s *SandboxSession) DownloadFile(ctx context.Context, path string, destination io.Writer) (int64, error) {
+	return s.client.DownloadFile(ctx, s.ID, path, destination)
+}
+
 // StrReplace edits a file in place.
 func (s *SandboxSession) StrReplace(ctx context.Context, request StrReplaceRequest) (*StrReplaceResult, error) {
 	return s.client.StrReplace(ctx, s.ID, request)
@@ -106,4 +117,44 @@ func (s *SandboxSession) LSPStop(ctx context.Context, lspID string) (*LSPStatus,
 // Destroy ends the sandbox now.
 func (s *SandboxSession) Destroy(ctx context.Context) error {
 	return s.client.DestroySandbox(ctx, s.ID)
+}
+
+// StartProcess starts a background process; see Client.StartProcess.
+func (s *SandboxSession) StartProcess(ctx context.Context, request StartProcessRequest) (*BackgroundProcess, error) {
+	return s.client.StartProcess(ctx, s.ID, request)
+}
+
+// ListProcesses lists the sandbox's background processes.
+func (s *SandboxSession) ListProcesses(ctx context.Context) (*ProcessList, error) {
+	return s.client.ListProcesses(ctx, s.ID)
+}
+
+// GetProcess returns one background process's state.
+func (s *SandboxSession) GetProcess(ctx context.Context, processID string) (*BackgroundProcess, error) {
+	return s.client.GetProcess(ctx, s.ID, processID)
+}
+
+// ProcessOutput reads a process's output from an offset; see Client.ProcessOutput.
+func (s *SandboxSession) ProcessOutput(ctx context.Context, processID string, options ProcessOutputOptions) (*ProcessOutput, error) {
+	return s.client.ProcessOutput(ctx, s.ID, processID, options)
+}
+
+// StreamProcess follows a process's output as events; see Client.StreamProcess.
+func (s *SandboxSession) StreamProcess(ctx context.Context, processID string, sinceOffset int, handle func(ProcessEvent) error) error {
+	return s.client.StreamProcess(ctx, s.ID, processID, sinceOffset, handle)
+}
+
+// ProcessInput writes to a process's stdin; see Client.ProcessInput.
+func (s *SandboxSession) ProcessInput(ctx context.Context, processID string, request ProcessInputRequest) (*ProcessInputResult, error) {
+	return s.client.ProcessInput(ctx, s.ID, processID, request)
+}
+
+// StopProcess stops a background process; see Client.StopProcess.
+func (s *SandboxSession) StopProcess(ctx context.Context, processID string) (*BackgroundProcess, error) {
+	return s.client.StopProcess(ctx, s.ID, processID)
+}
+
+// WaitProcess waits for a background process to end; see Client.WaitProcess.
+func (s *SandboxSession) WaitProcess(ctx context.Context, processID string, timeoutSeconds int) (*BackgroundProcess, error) {
+	return s.client.WaitProcess(ctx, s.ID, processID, timeoutSeconds)
 }

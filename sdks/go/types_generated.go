@@ -147,6 +147,40 @@ type ExecResult struct {
 	DurationMS int    `json:"duration_ms"`
 }
 
+// BackgroundProcess is a command running (or ended) in the background of a sandbox.
+type BackgroundProcess struct {
+	ProcessID         string  `json:"process_id"`
+	Command           string  `json:"command"`
+	Description       *string `json:"description"`
+	Status            string  `json:"status"`
+	ExitCode          *int    `json:"exit_code"`
+	StartedAt         string  `json:"started_at"`
+	EndedAt           *string `json:"ended_at"`
+	DeadlineAt        string  `json:"deadline_at"`
+	OutputBytes       int     `json:"output_bytes"`
+	OutputStartOffset int     `json:"output_start_offset"`
+}
+
+type ProcessList struct {
+	Processes []BackgroundProcess `json:"processes"`
+}
+
+// ProcessOutput is output from Offset to NextOffset, stdout and stderr in one offset space.
+type ProcessOutput struct {
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	Offset     int    `json:"offset"`
+	NextOffset int    `json:"next_offset"`
+	Truncated  bool   `json:"truncated"`
+	Status     string `json:"status"`
+	ExitCode   *int   `json:"exit_code"`
+}
+
+type ProcessInputResult struct {
+	BytesWritten int  `json:"bytes_written"`
+	StdinOpen    bool `json:"stdin_open"`
+}
+
 // LSPStarted names a language server running in the sandbox.
 type LSPStarted struct {
 	LSPID string `json:"lsp_id"`
@@ -181,6 +215,7 @@ type FileWritten struct {
 // FileView is a file's content.
 type FileView struct {
 	Content     string   `json:"content"`
+	Encoding    string   `json:"encoding"`
 	Lines       int      `json:"lines"`
 	IsDirectory bool     `json:"is_directory"`
 	Entries     []string `json:"entries"`
@@ -296,6 +331,8 @@ type MemoryExport struct {
 	Version   int              `json:"version"`
 	Memories  []MemoryRecord   `json:"memories"`
 	Relations []RelationRecord `json:"relations"`
+	// Where the next page starts; null when this page ends the export
+	NextCursor *string `json:"next_cursor"`
 }
 
 // MemoryRelation links two memories.
@@ -320,8 +357,16 @@ const (
 	defaultListSandboxesActiveOnly       = false
 	defaultCreateSandboxImageBase        = "default"
 	defaultExecTimeout                   = 30
+	defaultProcessOutputSinceOffset      = 0
+	defaultProcessOutputMaxBytes         = 65536
+	defaultProcessOutputWaitSeconds      = 0
+	defaultProcessInputData              = ""
+	defaultProcessInputEof               = false
+	defaultProcessWaitTimeoutSeconds     = 30
 	defaultHTTPRequestMethod             = "GET"
 	defaultHTTPRequestTimeout            = 15
+	defaultFileCreateEncoding            = "utf-8"
+	defaultViewEncoding                  = "utf-8"
 	defaultStrReplaceReplaceAll          = false
 	defaultLsPath                        = "/"
 	defaultGlobPath                      = "/"

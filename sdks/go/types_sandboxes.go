@@ -40,17 +40,23 @@ type SandboxHTTPRequest struct {
 	Timeout int `json:"timeout"`
 }
 
-// FileCreateRequest writes (creates or overwrites) a file.
+// FileCreateRequest writes (creates or overwrites) a file. Encoding is "utf-8" (the default:
+// Content is text) or "base64" (Content is base64, written as its exact bytes, at most 10 MiB);
+// larger files go through UploadFile.
 type FileCreateRequest struct {
 	Path        string `json:"path"`
 	Content     string `json:"content"`
+	Encoding    string `json:"encoding,omitempty"`
 	Description string `json:"description,omitempty"`
 }
 
-// ViewRequest reads a file, or lines [start, end] of it (1-indexed).
+// ViewRequest reads a file, or lines [start, end] of it (1-indexed). With Encoding "base64" the
+// answer's Content is the file's exact bytes in base64; with "utf-8" (the default) a file that is
+// not UTF-8 text is refused (file_not_utf8).
 type ViewRequest struct {
 	Path        string  `json:"path"`
 	ViewRange   *[2]int `json:"view_range"`
+	Encoding    string  `json:"encoding,omitempty"`
 	Description string  `json:"description,omitempty"`
 }
 

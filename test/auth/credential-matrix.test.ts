@@ -52,6 +52,7 @@ const sessionBodies: Record<string, unknown> = {
   lsp_open: { path: "a.ts", content: "x" },
   lsp_completion: { path: "a.ts", line: 0, character: 0 },
   lsp_stop: {},
+  process_start: { command: "true" },
 };
 
 function expected(auth: string, credential: Credential, successStatus: number): Expected {

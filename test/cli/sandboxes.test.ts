@@ -67,6 +67,12 @@ describe("sessions, exec and files", () => {
     expect(passThrough.code).toBe(0);
     expect(passThrough.stdout).toMatch(/^total /m);
 
+    // Several words are one command's arguments, each passed as given (docker exec's rule).
+    const python = await run(["exec", "python3", "-c", "print(6*7)"]);
+    expect(python).toMatchObject({ code: 0, stdout: "42\n" });
+    const quoted = await run(["exec", "printf", "%s|", "it's", "a b", "$HOME", "*"]);
+    expect(quoted).toMatchObject({ code: 0, stdout: "it's|a b|$HOME|*|" });
+
     // Words after the command belong to it, so --json goes before.
     const result = JSON.parse((await ok(["exec", "--json", "echo hi"])).stdout);
     expect(result).toMatchObject({ exit_code: 0, stdout: "hi\n", timed_out: false });

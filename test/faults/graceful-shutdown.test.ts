@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
-import { eventually } from "../../plugins/sandbox-local/test-support.ts";
+import { eventually } from "../support/local-sandbox-runtime.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 
 const entry = join(import.meta.dirname, "../../platform/serve.ts");

@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  builtToolNames,
   cliEntry,
   connectDataDir,
-  contractToolNames,
   jsonRpcLines,
   memoryToolNames,
   structured,
@@ -48,7 +48,7 @@ describe("cairn mcp serve --data-dir", () => {
     let remembered: { id: string };
     try {
       const names = (await first.client.listTools()).tools.map((tool) => tool.name);
-      expect(names.sort()).toEqual([...contractToolNames].sort());
+      expect(names.sort()).toEqual([...builtToolNames].sort());
       expect(first.client.getServerVersion()?.name).toBe("cairn");
       expect(first.client.getInstructions()).toMatch(/^Memory: call recall and memory_profile/);
       remembered = structured<{ id: string }>(

@@ -138,6 +138,16 @@ describe("cairn mcp serve configuration errors", () => {
 });
 
 describe("cairn mcp serve once running", () => {
+  it("ends its upstream session and exits 0 when the client closes stdin", async () => {
+    const account = await createAccount(server.baseUrl);
+    // runCli closes stdin at once: the proxy connects upstream, serves, sees the end and exits.
+    const result = await runCli(["mcp", "serve"], {
+      CAIRN_BASE_URL: server.baseUrl,
+      CAIRN_API_KEY: account.key,
+    });
+    expect(result).toEqual({ code: 0, stdout: "", stderr: "" });
+  }, 30_000);
+
   it("opens a new upstream session when the server has ended its own, and serves on", async () => {
     const account = await createAccount(server.baseUrl);
     const stdio = await connectStdio(server.baseUrl, account.key, "memory");

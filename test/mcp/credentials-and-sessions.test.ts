@@ -1,7 +1,9 @@
 /**
- * /mcp at the HTTP level: the REST credential rules and error envelope before any MCP message is
- * read, sessions that belong to the key that opened them, stateless calls, and bad requests.
+ * /mcp at the HTTP level: the REST credential rules before any MCP message is read, refusals as
+ * JSON-RPC errors carrying the REST error body, sessions that belong to the key that opened them,
+ * stateless calls, and bad requests.
  */
+import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -39,14 +41,37 @@ function post(body: unknown, headers: Record<string, string> = {}, query = "") {
   });
 }
 
+/** A POST whose Host header is the one given. */
+function postWithHost(body: unknown, headers: Record<string, string>) {
+  const { hostname, port } = new URL(server.baseUrl);
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const sent = request({ hostname, port, path: "/mcp", method: "POST", headers }, (response) => {
+      let text = "";
+      response.on("data", (chunk) => {
+        text += chunk;
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+    });
+    sent.on("error", reject);
+    sent.end(JSON.stringify(body));
+  });
+}
+
 async function envelope(response: Response) {
   return { status: response.status, body: await response.json() };
 }
 
+/** A refusal at /mcp's door: a JSON-RPC error with the REST error body as its `data`. */
+const jsonRpcRefusal = (jsonRpcCode: number, data: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: jsonRpcCode, message: expect.any(String), data: expect.objectContaining(data) },
+});
+
 describe("credentials on /mcp", () => {
   const refused = (code: string) => ({
     status: 401,
-    body: { error: expect.objectContaining({ code, retryable: false, message: expect.any(String) }) },
+    body: jsonRpcRefusal(-32000, { code, retryable: false, message: expect.any(String) }),
   });
 
   it("refuses a missing or malformed Authorization header with missing_credentials", async () => {
@@ -105,7 +130,7 @@ describe("MCP sessions", () => {
     });
     expect(await envelope(hijack)).toEqual({
       status: 404,
-      body: { error: expect.objectContaining({ code: "not_found" }) },
+      body: jsonRpcRefusal(-32001, { code: "not_found" }),
     });
     // The owner's session is untouched by the attempt.
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
@@ -139,6 +164,47 @@ describe("MCP sessions", () => {
     });
     expect(ended.status).toBe(404);
     await client.close();
+  });
+
+  it("refuses JSON-RPC batches from 2025-06-18 on, and serves them to 2025-03-26 clients", async () => {
+    const authorization = `Bearer ${owner.key}`;
+    const batch = [listTools, { ...listTools, id: 3 }];
+    const refused = await post(batch, { authorization, "mcp-protocol-version": "2025-06-18" });
+    expect(await envelope(refused)).toEqual({
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: "JSON-RPC batches are not part of MCP 2025-06-18: send one message per request",
+          data: null,
+        },
+      },
+    });
+    const served = await post(batch, { authorization, "mcp-protocol-version": "2025-03-26" });
+    expect(served.status).toBe(200);
+    expect((await served.json()).map((answer: { id: number }) => answer.id).sort()).toEqual([2, 3]);
+  });
+
+  it("refuses a page of another site (Origin), and a foreign Host on a loopback address (DNS rebinding)", async () => {
+    const authorization = `Bearer ${owner.key}`;
+    const { host } = new URL(server.baseUrl);
+    const foreign: Array<Record<string, string>> = [
+      { origin: "http://evil.example" },
+      { host: "evil.example" },
+      { host: "evil.example", origin: "http://evil.example" },
+    ];
+    for (const headers of foreign) {
+      // node:http, not fetch, which sends its own Host whatever it is given.
+      const response = await postWithHost(listTools, { ...mcpHeaders, authorization, ...headers });
+      expect([headers, response.status]).toEqual([headers, 403]);
+      expect(JSON.parse(response.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+    }
+    for (const origin of [`http://${host}`, "http://localhost:6274", "http://127.0.0.1:3000"]) {
+      const response = await post(listTools, { authorization, origin });
+      expect([origin, response.status]).toEqual([origin, 200]);
+    }
   });
 
   it("serves a request without a session statelessly", async () => {
@@ -177,16 +243,14 @@ describe("MCP sessions", () => {
     );
     expect(await envelope(await post(initialize, { authorization }, "?tools=everything"))).toEqual({
       status: 422,
-      body: {
-        error: expect.objectContaining({
-          code: "validation_error",
-          details: [expect.objectContaining({ loc: ["query", "tools"] })],
-        }),
-      },
+      body: jsonRpcRefusal(-32602, {
+        code: "validation_error",
+        details: [expect.objectContaining({ loc: ["query", "tools"] })],
+      }),
     });
     expect(await envelope(await post("{not json", { authorization }))).toEqual({
       status: 400,
-      body: { error: expect.objectContaining({ code: "invalid_json" }) },
+      body: jsonRpcRefusal(-32700, { code: "invalid_json" }),
     });
   });
 });

@@ -39,6 +39,10 @@ describe("Idempotency-Key on /mcp", () => {
     expect(next.headers.get("X-RateLimit-Remaining")).toBe("118");
     const reused = await remember("Something else entirely.", "mcp-key-1");
     expect(reused.status).toBe(422);
-    expect(await reused.json()).toMatchObject({ error: { code: "idempotency_key_reuse" } });
+    // Refused at /mcp's door as JSON-RPC, the REST error body as its data.
+    expect(await reused.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32000, data: { code: "idempotency_key_reuse" } },
+    });
   });
 });

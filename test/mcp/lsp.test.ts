@@ -90,11 +90,10 @@ describe("with SVC_LSP_ENABLED=false", () => {
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect([...names].sort()).toEqual(builtToolNames.filter((name) => !lspTools.includes(name)).sort());
-      const call = await client.callTool({
-        name: "lsp_start",
-        arguments: { session_id: "x", language: "python" },
-      });
-      expect(call).toMatchObject({ isError: true, structuredContent: { error: { code: "not_found" } } });
+      // A tool the server does not offer is unknown to it: a protocol error, not a failed call.
+      await expect(
+        client.callTool({ name: "lsp_start", arguments: { session_id: "x", language: "python" } }),
+      ).rejects.toMatchObject({ code: -32602 });
       const rest = await fetch(`${off.baseUrl}/v1/sandboxes/${crypto.randomUUID()}/lsp/start`, {
         method: "POST",
         headers: { Authorization: `Bearer ${account.key}`, "content-type": "application/json" },

@@ -49,8 +49,21 @@ export const contractToolNames = [
   "forget_memory",
 ] as const;
 
-/** The tools built so far: all 31. */
-export const builtToolNames: readonly string[] = contractToolNames;
+/**
+ * The background-process tools (docs/mcp.md, issue 41), beyond the 31 core ones, in the `sandbox`
+ * profile; the 31 stay as they are.
+ */
+export const processToolNames = [
+  "process_start",
+  "process_list",
+  "process_output",
+  "process_input",
+  "process_stop",
+  "process_wait",
+] as const;
+
+/** The tools built: the 31 core ones and the background-process tools. */
+export const builtToolNames: readonly string[] = [...contractToolNames, ...processToolNames];
 
 export const memoryToolNames = ["remember", "ingest_memory", "recall", "memory_profile", "forget_memory"];
 

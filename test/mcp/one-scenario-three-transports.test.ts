@@ -8,9 +8,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock, type OperationName, registry, ServiceError } from "../../core/index.ts";
+import { type OperationName, registry, ServiceError } from "../../core/index.ts";
 import { httpStatus } from "../../transports/http-status.ts";
 import { mcpTools } from "../../transports/mcp/tools.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { createAccountWithKey, createTestPlatform, type TestPlatform } from "../support/platforms.ts";
 
 type Outcome = { output: unknown } | { error: { code: string; status: number } };
@@ -208,7 +209,7 @@ describe("one scenario table through every transport", () => {
 
 describe("REST and MCP share the rate-limit buckets", () => {
   it("one account's REST and MCP memory writes drain one memory_ops bucket", async () => {
-    const clock = createManualClock();
+    const clock = createFakeClock();
     const test = await createTestPlatform("sqlite", {
       clock,
       environment: { SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "4" },

@@ -13,6 +13,7 @@ import {
   createAccount,
   type LiveServer,
   memoryToolNames,
+  processToolNames,
   startLiveServer,
   structured,
   transports,
@@ -38,14 +39,15 @@ describe.each(transports)("over $name", ({ connect }) => {
     expect(client.getInstructions()).toMatch(/call create_sandbox first/);
   });
 
-  it("lists exactly the registry's MCP operations, each under one of the 31 documented tool names", async () => {
+  it("lists exactly the registry's MCP operations: the 31 core tools and the 6 background-process tools", async () => {
     const { tools } = await client.listTools();
     const listed = tools.map((tool) => tool.name);
     expect(listed).toEqual(mcpTools().map((tool) => tool.name));
-    for (const name of listed) expect(contractToolNames).toContain(name);
+    for (const name of listed) expect([...contractToolNames, ...processToolNames]).toContain(name);
     expect([...listed].sort()).toEqual([...builtToolNames].sort());
-    // Every tool of the contract is built: all 31 are listed.
-    expect(listed).toHaveLength(31);
+    // Every core tool is built and listed (31), and so is each process tool (6).
+    expect(listed.filter((name) => (contractToolNames as readonly string[]).includes(name))).toHaveLength(31);
+    expect(listed).toHaveLength(37);
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description, tool.name).toBeTruthy();
@@ -173,7 +175,7 @@ describe.each(transports)("over $name", ({ connect }) => {
     expect(late.structuredContent).toMatchObject({ error: { code: "not_found", retryable: false } });
   });
 
-  it("answers a failed memory call with Memory error text and the error envelope, never a protocol error", async () => {
+  it("answers a failed memory call with Memory error text and the error envelope; only an unknown tool is a protocol error (-32602)", async () => {
     const failed = await client.callTool({ name: "recall", arguments: { query: "" } });
     expect(failed.isError).toBe(true);
     expect((failed.content as Array<{ text: string }>)[0].text).toMatch(
@@ -193,8 +195,10 @@ describe.each(transports)("over $name", ({ connect }) => {
       isError: true,
       structuredContent: { error: { code: "memory_not_found" } },
     });
-    const unknown = await client.callTool({ name: "no_such_tool", arguments: {} });
-    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: "not_found" } } });
+    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: "MCP error -32602: Unknown tool: no_such_tool; tools/list names the tools this server offers",
+    });
   });
 });
 
@@ -211,8 +215,8 @@ describe.each(transports)("tool profiles over $name", ({ connect }) => {
           .map((tool) => tool.name)
           .filter((name) => !memoryToolNames.includes(name)),
       );
-      // A tool outside the profile is not callable through it either.
-      expect(await memory.callTool({ name: "exec", arguments: {} })).toMatchObject({ isError: true });
+      // A tool outside the profile is not callable through it either: to it, the tool does not exist.
+      await expect(memory.callTool({ name: "exec", arguments: {} })).rejects.toMatchObject({ code: -32602 });
     } finally {
       await memory.close();
       await sandbox.close();

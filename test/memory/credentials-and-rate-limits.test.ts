@@ -1,10 +1,11 @@
 /**
  * Memory routes take an API key only (a dashboard JWT is 401 `wrong_credential_type` on every
- * route), and the `memory_ops` bucket applies to exactly POST memory, ingest, import and DELETE:
- * those answer with X-RateLimit-* headers and run out; the GETs carry none and never do.
+ * route), and the `memory_ops` bucket applies to exactly POST memory, ingest, import, DELETE and
+ * the export (a page is megabytes of work): those answer with X-RateLimit-* headers and run out;
+ * the other GETs carry none and never do.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -17,7 +18,7 @@ const limit = 12;
 
 describe.each(storageTargets)("memory credentials and rate limits on %s", (target) => {
   // A frozen clock: the bucket never refills during the test.
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
   let token: string;
   let key: string;
@@ -65,7 +66,7 @@ describe.each(storageTargets)("memory credentials and rate limits on %s", (targe
     { method: "GET", path: "/v1/memory/metrics", limited: false },
     { method: "GET", path: "/v1/memory/search?q=rate", limited: false },
     { method: "GET", path: "/v1/memory/profile", limited: false },
-    { method: "GET", path: "/v1/memory/export", limited: false },
+    { method: "GET", path: "/v1/memory/export", limited: true },
     { method: "GET", path: "/v1/memory", limited: false },
     { method: "GET", path: `/v1/memory/${memoryId}/relations`, limited: false },
     { method: "GET", path: `/v1/memory/${memoryId}`, limited: false },
@@ -90,7 +91,7 @@ describe.each(storageTargets)("memory credentials and rate limits on %s", (targe
     }
   });
 
-  it("counts exactly POST memory, ingest, import and DELETE in memory_ops", async () => {
+  it("counts exactly POST memory, ingest, import, DELETE and export in memory_ops", async () => {
     // One token went on the set-up import.
     let remaining = limit - 1;
     for (const route of routes()) {

@@ -5,14 +5,14 @@
  * know of (another replica's) are still found by the search's own first read. On both stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
 import { prepareMemories, writeMemories } from "../../core/memory/write-memory.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { factInput } from "../support/memory-writes.ts";
 import { createAccountWithKey, storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createMemoryPlatform, type MemoryClient, memoryClient } from "./memory-client.ts";
 
 describe.each(storageTargets)("a search just after a write on %s", (target) => {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
   let memory: MemoryClient;
   let accountId: string;

@@ -6,7 +6,7 @@
  * common with rare, rare alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -49,7 +49,7 @@ const sides: Side[] = [];
 
 beforeAll(async () => {
   for (const target of ["sqlite", "postgresql"] as const) {
-    const clock = createManualClock();
+    const clock = createFakeClock();
     const test = await createTestPlatform(target, {
       clock,
       environment: { SVC_MEMORY_COMMON_TERM_ROWS: "15", SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000" },

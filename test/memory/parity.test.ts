@@ -6,7 +6,7 @@
  * export must agree. Ids are random UUIDs, so rows are compared by identity (scope, kind, content).
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -19,7 +19,7 @@ type MemoryOut = Record<string, unknown> & { id: string; scope: string; kind: st
 
 interface Side {
   test: TestPlatform;
-  clock: ReturnType<typeof createManualClock>;
+  clock: ReturnType<typeof createFakeClock>;
   key: string;
   /** id → identity key, from every write's answer. */
   identities: Map<string, string>;
@@ -83,7 +83,7 @@ beforeAll(async () => {
     ["postgresql", "0"],
     ["sqlite", "2"],
   ] as const) {
-    const clock = createManualClock();
+    const clock = createFakeClock();
     const test = await createTestPlatform(target, {
       clock,
       environment: { SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000", SVC_MEMORY_SEARCH_THREADS: threads },

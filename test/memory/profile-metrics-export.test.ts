@@ -5,7 +5,7 @@
  * skipped. On SQLite and PostgreSQL, on a manual clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createMemoryPlatform,
@@ -39,7 +39,7 @@ function portable(payload: ExportPayload) {
 }
 
 describe.each(storageTargets)("memory profile, metrics, export and import on %s", (target) => {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
 
   beforeAll(async () => {

@@ -7,12 +7,12 @@
  * supersession, a new relation, an expiry, and access counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createMemoryPlatform, type MemoryClient, type MemoryOut, newAccount } from "./memory-client.ts";
 
 describe.each(storageTargets)("recall from kept rows and edges on %s", (target) => {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
 
   beforeAll(async () => {

@@ -5,12 +5,12 @@
  * and no edge survives the forget of either end. On both stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createMemoryPlatform, type MemoryClient, newAccount } from "./memory-client.ts";
 
 describe.each(storageTargets)("memory relations route on %s", (target) => {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
   let memory: MemoryClient;
 

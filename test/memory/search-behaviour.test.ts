@@ -5,7 +5,7 @@
  * that never fails. On SQLite and PostgreSQL, on a manual clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { eventually } from "../support/eventually.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createMemoryPlatform, type MemoryClient, type MemoryOut, newAccount } from "./memory-client.ts";
@@ -45,7 +45,7 @@ const hostileQueries = [
 ];
 
 describe.each(storageTargets)("memory search behaviour on %s", (target) => {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
   let memory: MemoryClient;
 

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { walBytes } from "../../plugins/storage/sqlite-checkpoints.ts";
-import { eventually } from "../../plugins/sandbox-local/test-support.ts";
 import { createCorpus } from "../bench/memory-corpus.ts";
+import { eventually } from "../support/local-sandbox-runtime.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 
 const entry = join(import.meta.dirname, "../../platform/serve.ts");

@@ -5,12 +5,12 @@
  * PostgreSQL, on a manual clock so "later" and "expired" are exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createMemoryPlatform, errorCode, type MemoryClient, newAccount } from "./memory-client.ts";
 
 describe.each(storageTargets)("memory upsert and visibility on %s", (target) => {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
   let memory: MemoryClient;
 

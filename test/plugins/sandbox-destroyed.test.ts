@@ -6,8 +6,9 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock, reapExpiredSandboxes } from "../../core/index.ts";
+import { reapExpiredSandboxes } from "../../core/index.ts";
 import type { SandboxDestroyedEvent } from "../../core/plugin.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import {
   createSandboxClient,
   createSandboxPlatform,
@@ -20,7 +21,7 @@ const probe = join(import.meta.dirname, "fixtures/probe");
 const minute = 60_000;
 
 describe.each(storageTargets)("sandbox.destroyed on %s", (target) => {
-  const clock = createManualClock(new Date("2026-05-20T09:00:00Z"));
+  const clock = createFakeClock(new Date("2026-05-20T09:00:00Z"));
   let test: TestPlatform;
   let client: SandboxClient;
   beforeAll(async () => {

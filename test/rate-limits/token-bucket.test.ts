@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createManualClock, defineTool, invoke, ServiceError } from "../../core/index.ts";
+import { defineTool, invoke, ServiceError } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
@@ -66,7 +67,7 @@ const probeCall = (test: TestPlatform, key: string, clientIp = "198.51.100.1") =
   });
 
 describe.each(stores)("token buckets on the $name", ({ target, environment }) => {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   let test: TestPlatform;
   let first: string;
   let firstAccount: string;
@@ -135,7 +136,7 @@ describe.each(stores)("token buckets on the $name", ({ target, environment }) =>
 
 describe.each(stores)("per-IP buckets for signup and login on the $name", ({ target, environment }) => {
   let test: TestPlatform;
-  const clock = createManualClock();
+  const clock = createFakeClock();
   beforeAll(async () => {
     test = await createTestPlatform(target, { clock, environment: environment() });
   });
@@ -189,7 +190,7 @@ describe.each(stores)("per-IP buckets for signup and login on the $name", ({ tar
 
 describe.each([postgresStore, redisStore])("replicas share the $name's buckets", ({ environment }) => {
   it("two platforms on one database draw from one bucket", async () => {
-    const clock = createManualClock();
+    const clock = createFakeClock();
     const shared = { ...environment(), SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "4" };
     const first = await createTestPlatform("postgresql", { clock, environment: shared });
     const second = await createTestPlatform("postgresql", {

@@ -3,6 +3,8 @@
  * carries (docs/api.md#request-ids-and-security-headers).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, storageGaugesMaxAgeMilliseconds } from "../../transports/rest/create-app.ts";
+import { createMetrics } from "../../transports/rest/metrics.ts";
 import { createTestPlatform, type TestPlatform } from "../support/platforms.ts";
 
 interface Envelope {
@@ -169,19 +171,33 @@ describe("REST errors and headers", () => {
   });
 
   it("metrics leave out the storage gauges, and still answer, when storage cannot be read", async () => {
+    // An app of its own, on a clock moved by hand: one read of the storage gauges answers the
+    // scrapes of the next 10 s (metrics-storage-reads.test.ts), so the failure must come after it.
+    let now = 0;
+    const app = createApp(test.platform, { metrics: createMetrics({ now: () => now }) });
+    const scrape = async () => {
+      const response = await app.request("/metrics");
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    expect(await scrape()).toMatch(/^cairn_sandboxes_active 0$/m);
     const gauges = test.platform.storage.gauges;
     test.platform.storage.gauges = async () => {
       throw new Error("database unreachable");
     };
     try {
-      const response = await test.request("/metrics");
-      expect(response.status).toBe(200);
-      const metrics = await response.text();
+      now += storageGaugesMaxAgeMilliseconds;
+      const metrics = await scrape();
       expect(metrics).toContain("cairn_http_requests_total");
+      // Not the values read before: left out, as long as the failed read answers.
       expect(metrics).not.toContain("cairn_sandboxes_active");
+      now += storageGaugesMaxAgeMilliseconds - 1;
+      expect(await scrape()).not.toContain("cairn_sandboxes_active");
     } finally {
       test.platform.storage.gauges = gauges;
     }
+    now += storageGaugesMaxAgeMilliseconds;
+    expect(await scrape()).toMatch(/^cairn_sandboxes_active 0$/m);
   });
 
   it("CORS is closed by default", async () => {

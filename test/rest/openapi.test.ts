@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document covers every registry route and the tool routes, and the committed
+ * The OpenAPI document covers every registry route, the tool routes and the raw file routes, and the committed
  * sdks/openapi.json is current.
  */
 import { readFile } from "node:fs/promises";
@@ -21,10 +21,20 @@ describe("OpenAPI", () => {
       })),
     );
     expect(operations.map((operation) => operation.id).sort()).toEqual(
-      [...allOperations.map((tool) => tool.name), "call_tool", "list_tools"].sort(),
+      [
+        ...allOperations.map((tool) => tool.name),
+        "call_tool",
+        "list_tools",
+        "download_file",
+        "upload_file",
+      ].sort(),
     );
     expect(document.paths["/v1/tools"]).toHaveProperty("get");
     expect(document.paths["/v1/tools/{name}"]).toHaveProperty("post");
+    expect(Object.keys(document.paths["/v1/sandboxes/{session_id}/files/raw"]).sort()).toEqual([
+      "get",
+      "put",
+    ]);
     for (const tool of httpOperations()) {
       const path = tool.http.path.replace(/:([a-z_]+)/g, "{$1}");
       expect(document.paths[path]?.[tool.http.method.toLowerCase()], tool.name).toBeDefined();

@@ -14,7 +14,7 @@ import {
   analyseCommand,
   checkCommand,
 } from "../../core/sandboxes/allowlist/allowlist.ts";
-import { createTestRuntime, type TestRuntime } from "../../plugins/sandbox-local/test-support.ts";
+import { createTestRuntime, type TestRuntime } from "../support/local-sandbox-runtime.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import { createCaseGenerator, quote } from "./allowlist-case-generator.ts";
 

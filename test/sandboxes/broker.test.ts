@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import {
   createCapturingLogger,
@@ -73,7 +73,7 @@ const broker = (client: SandboxClient, sessionId: string, json: Record<string, u
   client.httpRequest(sessionId, json);
 
 describe("the broker with SVC_ALLOW_PRIVATE_EGRESS", () => {
-  const clock = createManualClock(new Date("2026-06-01T10:00:00Z"));
+  const clock = createFakeClock(new Date("2026-06-01T10:00:00Z"));
   const logs = createCapturingLogger();
   let test: TestPlatform;
   let client: SandboxClient;

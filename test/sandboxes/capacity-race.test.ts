@@ -3,12 +3,12 @@
  * so exactly one of two concurrent POSTs wins, for the account's cap and the deployment's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createSandboxClient, createSandboxPlatform, errorCode, errorDetails } from "./sandbox-client.ts";
 
 describe.each(storageTargets)("racing creates on %s", (target) => {
-  const clock = createManualClock(new Date("2026-03-10T08:00:00Z"));
+  const clock = createFakeClock(new Date("2026-03-10T08:00:00Z"));
   let test: TestPlatform;
 
   beforeAll(async () => {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectCgroupsV1 } from "../../lib/sandbox-isolation/index.ts";
-import { eventually, processesOfUser, sessionUserId } from "../../plugins/sandbox-local/test-support.ts";
+import { eventually, processesOfUser, sessionUserId } from "../support/local-sandbox-runtime.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 
 const entry = join(import.meta.dirname, "../../platform/serve.ts");

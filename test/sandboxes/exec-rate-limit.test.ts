@@ -4,12 +4,12 @@
  * frozen, so the bucket does not refill while the calls run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import { createSandboxClient, createSandboxPlatform, type SandboxClient } from "./sandbox-client.ts";
 
 describe("exec rate limit", () => {
-  const clock = createManualClock(new Date("2026-04-01T10:00:00Z"));
+  const clock = createFakeClock(new Date("2026-04-01T10:00:00Z"));
   let test: TestPlatform;
   let alice: SandboxClient;
   let bob: SandboxClient;

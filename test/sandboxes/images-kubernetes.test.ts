@@ -1,19 +1,19 @@
 /**
  * Custom images on the Kubernetes runtime through the REST API, on both databases, with msw
- * playing the API server (plugins/sandbox-kubernetes/fake-cluster.ts): the exact build Job an
+ * playing the API server (test/doubles/fake-kubernetes-cluster.ts): the exact build Job an
  * image creates, the polling of it, the pod's digest and log read after it, the Job deleted with
  * its pods, the pushed reference as registry_ref and as the pod image of a sandbox started from
  * it; and a failed Job reported with its log and cleaned up the same way.
  */
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiServer,
-  createFakeCluster,
-  testKubeConfig,
-} from "../../plugins/sandbox-kubernetes/fake-cluster.ts";
 import { createKubernetesImageBuilder } from "../../plugins/sandbox-kubernetes/image-builder.ts";
 import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/runtime.ts";
+import {
+  apiServer,
+  createFakeKubernetesCluster,
+  testKubeConfig,
+} from "../doubles/fake-kubernetes-cluster.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import { createSandboxClient, createSandboxPlatform, type SandboxClient } from "./sandbox-client.ts";
 
@@ -25,7 +25,7 @@ const repository = "registry.test/cairn/images";
 const builderImage = "gcr.io/kaniko-project/executor:v1.23.2";
 const pushedDigest = `sha256:${"ab".repeat(32)}`;
 
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 beforeAll(() => cluster.network.enable());
 afterEach(async () => {
   cluster.network.resetHandlers();

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxRuntime, SandboxSpec } from "../../core/index.ts";
+import { completedBuild, createFakeImageBuilder } from "../doubles/fake-image-builder.ts";
 import { createTestDatabase, storageTargets, type TestPlatform } from "../support/platforms.ts";
-import { completedBuild, createControlledImageBuilder } from "./image-builder-double.ts";
 import {
   createSandboxClient,
   createSandboxPlatform,
@@ -80,7 +80,7 @@ describe.each(storageTargets)("images on %s", (target) => {
   let client: SandboxClient;
   let other: SandboxClient;
   let current = Date.parse("2026-11-02T10:00:00Z");
-  const builds = createControlledImageBuilder();
+  const builds = createFakeImageBuilder();
   const specs: SandboxSpec[] = [];
 
   beforeAll(async () => {
@@ -395,7 +395,7 @@ describe.each(storageTargets)("image builds across a restart on %s", (target) =>
   it("builds at the next start an image a stopped server left building", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "cairn-images-restart-"));
     const database = target === "postgresql" ? await createTestDatabase() : undefined;
-    const stalled = createControlledImageBuilder();
+    const stalled = createFakeImageBuilder();
     const first = await createSandboxPlatform(target, {
       dataDir,
       databaseUrl: database?.url,
@@ -411,7 +411,7 @@ describe.each(storageTargets)("image builds across a restart on %s", (target) =>
       const second = await createSandboxPlatform(target, {
         dataDir,
         databaseUrl: database?.url,
-        imageBuilder: createControlledImageBuilder(completedBuild).builder,
+        imageBuilder: createFakeImageBuilder(completedBuild).builder,
       });
       try {
         const response = await second.request(`/v1/images/${created.body.id}`, { credential: client.key });
@@ -438,7 +438,7 @@ describe("images switched off (SVC_IMAGE_BUILDER_ENABLED=false)", () => {
   beforeAll(async () => {
     test = await createSandboxPlatform("sqlite", {
       environment: { SVC_IMAGE_BUILDER_ENABLED: "false" },
-      imageBuilder: createControlledImageBuilder(completedBuild).builder,
+      imageBuilder: createFakeImageBuilder(completedBuild).builder,
     });
     client = await createSandboxClient(test);
   });
@@ -474,7 +474,7 @@ describe("the image_build_ops bucket", () => {
   beforeAll(async () => {
     test = await createSandboxPlatform("sqlite", {
       environment: { SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: "2" },
-      imageBuilder: createControlledImageBuilder(completedBuild).builder,
+      imageBuilder: createFakeImageBuilder(completedBuild).builder,
     });
     client = await createSandboxClient(test);
   });

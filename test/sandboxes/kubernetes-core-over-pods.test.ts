@@ -10,23 +10,24 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { silentLogger } from "../../core/index.ts";
 import type { SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
+import { createFile, viewFile } from "../../core/sandboxes/files/file-operations.ts";
 import { grepFiles } from "../../core/sandboxes/files/grep-files.ts";
-import { createFakeLanguageServer } from "../../core/sandboxes/lsp/fake-language-server.ts";
 import { createLanguageServers } from "../../core/sandboxes/lsp/language-servers.ts";
+import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/index.ts";
 import {
   channelFrame,
-  createFakeCluster,
+  createFakeKubernetesCluster,
   execLink,
   interceptableExecWebSocket,
   localExecHandler,
   messageBytes,
   statusFrame,
   testKubeConfig,
-} from "../../plugins/sandbox-kubernetes/fake-cluster.ts";
-import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/index.ts";
+} from "../doubles/fake-kubernetes-cluster.ts";
+import { createFakeLanguageServer } from "../doubles/fake-language-server.ts";
 
 const sandboxId = "6d0f5e1a-7c3b-4f2e-8a9d-0e1f2a3b4c5d";
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 const kubeConfig = testKubeConfig();
 
 function runtime() {
@@ -62,6 +63,21 @@ describe("grep over the pod's files", () => {
   });
   afterEach(() => rm(root, { recursive: true, force: true }));
   afterAll(() => rm(outside, { recursive: true, force: true }));
+
+  test("file_create and view in base64 carry a binary file exactly; a text view of it is refused", async () => {
+    const bytes = new Uint8Array(70_000).map((_, index) => (index * 7919) % 256);
+    const content = Buffer.from(bytes).toString("base64");
+    expect(await createFile(files, { path: `${root}/bin/data.bin`, content, encoding: "base64" })).toEqual({
+      path: `${root}/bin/data.bin`,
+      size: bytes.length,
+      created: true,
+    });
+    const viewed = await viewFile(files, { path: `${root}/bin/data.bin`, encoding: "base64" });
+    expect([viewed.encoding, viewed.content === content]).toEqual(["base64", true]);
+    await expect(viewFile(files, { path: `${root}/bin/data.bin` })).rejects.toMatchObject({
+      code: "file_not_utf8",
+    });
+  });
 
   // Regression: a link to a directory below the searched tree failed the whole grep with
   // "Path is a directory"; links met while walking are now neither followed nor searched.

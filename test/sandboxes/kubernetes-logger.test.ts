@@ -11,7 +11,7 @@ import { HttpResponse, http } from "msw";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Logger } from "../../core/ports/logger.ts";
 import { reconcileSandboxes } from "../../core/sandboxes/sessions/lifecycle.ts";
-import { apiServer, bearerToken, createFakeCluster } from "../../plugins/sandbox-kubernetes/fake-cluster.ts";
+import { apiServer, bearerToken, createFakeKubernetesCluster } from "../doubles/fake-kubernetes-cluster.ts";
 import { createTestPlatform } from "../support/platforms.ts";
 
 const namespace = "cairn-sandboxes";
@@ -28,7 +28,7 @@ function recordingLogger(warnings: Array<{ fields: object; message?: string }>):
   return logger;
 }
 
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 let kubeDirectory: string;
 const previousKubeconfig = process.env.KUBECONFIG;
 beforeAll(async () => {

@@ -10,7 +10,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock, reapExpiredSandboxes } from "../../core/index.ts";
+import { reapExpiredSandboxes } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -150,7 +151,7 @@ describe("a stopping Cairn server", () => {
 
 describe("an expired sandbox", () => {
   it("loses its language servers when the reaper ends it", { timeout: 120_000 }, async () => {
-    const clock = createManualClock(new Date());
+    const clock = createFakeClock(new Date());
     const test = await createSandboxPlatform("sqlite", { clock });
     try {
       const client = await createSandboxClient(test);

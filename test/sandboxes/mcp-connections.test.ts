@@ -6,7 +6,7 @@
  * session's egress and mark the connection used.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -34,7 +34,7 @@ describe.each(storageTargets)("MCP connections on %s", (target) => {
   let client: SandboxClient;
   // Moved by hand, so connections made one after the other have distinct creation times and
   // "newest first" has a single answer (two in the same millisecond once failed this file).
-  const clock = createManualClock();
+  const clock = createFakeClock();
 
   beforeAll(async () => {
     test = await createSandboxPlatform(target, {

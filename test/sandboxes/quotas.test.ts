@@ -7,7 +7,7 @@
 import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -26,7 +26,7 @@ async function snapshot(client: SandboxClient) {
 }
 
 describe.each(storageTargets)("sandbox quotas on %s", (target) => {
-  const clock = createManualClock(new Date("2026-01-15T12:00:00Z"));
+  const clock = createFakeClock(new Date("2026-01-15T12:00:00Z"));
   let test: TestPlatform;
 
   beforeAll(async () => {

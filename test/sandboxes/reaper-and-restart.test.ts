@@ -8,8 +8,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock, reapExpiredSandboxes, reconcileSandboxes } from "../../core/index.ts";
+import { reapExpiredSandboxes, reconcileSandboxes } from "../../core/index.ts";
 import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import { createTestDatabase, storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -22,7 +23,7 @@ import {
 const minute = 60_000;
 
 describe.each(storageTargets)("the reaper on %s", (target) => {
-  const clock = createManualClock(new Date("2026-05-20T09:00:00Z"));
+  const clock = createFakeClock(new Date("2026-05-20T09:00:00Z"));
   let test: TestPlatform;
   let client: SandboxClient;
   const sandboxDirectory = (id: string) => join(test.dataDir, "sandboxes", id);
@@ -114,7 +115,7 @@ describe.each(storageTargets)("the reaper on %s", (target) => {
 });
 
 describe.each(storageTargets)("a restart on %s", (target) => {
-  const clock = createManualClock(new Date("2026-05-20T09:00:00Z"));
+  const clock = createFakeClock(new Date("2026-05-20T09:00:00Z"));
   let dataDir: string;
   let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   // Platforms still open if an assertion fails mid-way; each is closed once.

@@ -8,14 +8,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock, reapExpiredSandboxes, reconcileSandboxes } from "../../core/index.ts";
+import { reapExpiredSandboxes, reconcileSandboxes } from "../../core/index.ts";
+import { createFakeClock } from "../doubles/fake-clock.ts";
 import {
   eventually,
   initProcesses,
   processesOfUser,
   sessionUserId,
   settledInitProcesses,
-} from "../../plugins/sandbox-local/test-support.ts";
+} from "../support/local-sandbox-runtime.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 import { createSandboxClient, createSandboxPlatform, type SandboxClient } from "./sandbox-client.ts";
@@ -24,7 +25,7 @@ const minute = 60_000;
 const root = resolve(import.meta.dirname, "../..");
 
 describe("a session's processes end with it", () => {
-  const clock = createManualClock(new Date("2026-06-01T09:00:00Z"));
+  const clock = createFakeClock(new Date("2026-06-01T09:00:00Z"));
   let test: TestPlatform;
   let client: SandboxClient;
 
@@ -48,7 +49,7 @@ describe("a session's processes end with it", () => {
 });
 
 describe("a restart", () => {
-  const clock = createManualClock(new Date("2026-06-01T09:00:00Z"));
+  const clock = createFakeClock(new Date("2026-06-01T09:00:00Z"));
   let dataDir: string;
   const open = new Set<TestPlatform>();
 

@@ -1,17 +1,17 @@
 /**
  * Volumes and MCP connections through the REST API on the Kubernetes runtime, on both databases,
- * with msw playing the API server (plugins/sandbox-kubernetes/fake-cluster.ts): the exact claim a
+ * with msw playing the API server (test/doubles/fake-kubernetes-cluster.ts): the exact claim a
  * volume creates, the pod that mounts it and the egress policy of a connection's host, the 409
  * while the pod's session is active, and the claim deleted with the volume.
  */
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/runtime.ts";
 import {
   apiServer,
-  createFakeCluster,
+  createFakeKubernetesCluster,
   testKubeConfig,
-} from "../../plugins/sandbox-kubernetes/fake-cluster.ts";
-import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/runtime.ts";
+} from "../doubles/fake-kubernetes-cluster.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -25,7 +25,7 @@ const base = `/api/v1/namespaces/${namespace}`;
 const policiesPath = `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies`;
 const githubAddresses = ["140.82.112.22", "140.82.113.22"];
 
-const cluster = createFakeCluster();
+const cluster = createFakeKubernetesCluster();
 beforeAll(() => cluster.network.enable());
 afterEach(async () => {
   cluster.network.resetHandlers();

@@ -5,7 +5,7 @@
  * (real bubblewrap sandboxes); the reaper runs on one replica at a time (its lease is a
  * PostgreSQL advisory lock, which the test holds to keep every replica out); memory written on
  * one replica is recalled on another; an MCP session lives on the replica that opened it, another
- * replica refuses it with 404 `not_found`, and a new session there works.
+ * replica refuses it with 404 (JSON-RPC -32001, `not_found` in its data), and a new session there works.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -323,7 +323,8 @@ describe("an MCP session over HTTP", () => {
     });
     expect(remembered.isError).toBeFalsy();
 
-    // The session id sent to another replica: 404 not_found in the error envelope, never a 500.
+    // The session id sent to another replica: 404, a JSON-RPC "session not found" (-32001) with
+    // the REST error body (not_found) as its data, never a 500.
     const raw = await on(1, "/mcp", {
       method: "POST",
       key: account.key,
@@ -331,7 +332,10 @@ describe("an MCP session over HTTP", () => {
       json: { jsonrpc: "2.0", id: 7, method: "tools/list" },
     });
     expect(raw.status).toBe(404);
-    expect(raw.body.error).toMatchObject({ code: "not_found", retryable: false });
+    expect(raw.body).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32001, data: { code: "not_found", retryable: false } },
+    });
     expect(raw.body.error.message).toMatch(/initialize a new one/);
     // The SDK's client sees the same 404 (its signal to start a new session).
     const stray = transportTo(1, sessionId);

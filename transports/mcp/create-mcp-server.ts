@@ -2,8 +2,9 @@
  * An MCP server whose tools/list and tools/call walk the MCP tools of the registry, served over
  * streamable HTTP (http.ts) and over stdio in-process (`cairn mcp serve --data-dir`,
  * platform/serve-stdio.ts). Every call runs through core's `invoke`, the pipeline REST uses, so
- * credentials, rate-limit buckets, quotas and validation are one and the same. A failure never
- * throws into the client: it comes back as an `isError` result carrying the REST error envelope.
+ * credentials, rate-limit buckets, quotas and validation are one and the same. A failed call never
+ * throws into the client: it comes back as an `isError` result carrying the REST error envelope;
+ * only a tool name the server does not have is a protocol error (-32602).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolRequest, CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -18,7 +19,7 @@ import {
 } from "../../core/index.ts";
 import { httpStatus } from "../http-status.ts";
 import { inProfile, type ToolProfile } from "./profiles.ts";
-import { type CallExtra, createToolServer, failedCall, failureLabel } from "./tool-server.ts";
+import { type CallExtra, createToolServer, failedCall, failureLabel, unknownTool } from "./tool-server.ts";
 import { type McpTool, mcpTools } from "./tools.ts";
 
 export const instructions = [
@@ -151,8 +152,7 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
     async call(params, extra) {
       const caller = options.caller(extra);
       const tool = byName.get(params.name);
-      if (!tool)
-        return errorResult(params.name, false, new ServiceError("not_found", `Unknown tool ${params.name}`));
+      if (!tool) throw unknownTool(params.name);
       return callTool(platform, tool, params, caller, extra.signal);
     },
   });

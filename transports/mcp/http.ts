@@ -8,12 +8,27 @@
  * event stream, DELETE ends it); the session belongs to the key that opened it, and any other
  * credential is told it does not exist. A POST without a session is served statelessly.
  * `?tools=memory|sandbox|all|<plugin>` picks the tool profile (a session keeps the one it opened with).
+ *
+ * A refusal at this door (no key, an unknown session, a reused Idempotency-Key, a foreign Origin)
+ * keeps its HTTP status and answers with a JSON-RPC error, the REST error body as its `data`, so
+ * an MCP client reads it like any other error. Requests whose Origin is another site's, and on a
+ * loopback address those whose Host is not a loopback name, are refused (DNS rebinding).
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Context, Hono } from "hono";
-import { authenticate, type Platform, type Principal, ServiceError } from "../../core/index.ts";
+import {
+  authenticate,
+  type Config,
+  type Platform,
+  type Principal,
+  ServiceError,
+  toServiceError,
+} from "../../core/index.ts";
 import { bearerCredential } from "../bearer-credential.ts";
+import { httpStatus } from "../http-status.ts";
+import { idempotency } from "../rest/idempotency.ts";
+import { rateLimitHeaders } from "../rest/operation-routes.ts";
 import { createMcpServer, type McpCaller } from "./create-mcp-server.ts";
 import { type ToolProfile, toolProfiles } from "./profiles.ts";
 
@@ -53,6 +68,80 @@ async function jsonBody(context: Context): Promise<unknown> {
 
 const sessionNotFound = () =>
   new ServiceError("not_found", "Unknown or ended MCP session; initialize a new one without Mcp-Session-Id");
+
+/** The JSON-RPC code of a refusal at the door: parse error, invalid params, the SDK's "session not found", or a server error. */
+function jsonRpcCode(error: ServiceError): number {
+  if (error.code === "invalid_json") return -32700;
+  if (error.code === "validation_error") return -32602;
+  if (error.code === "not_found") return -32001;
+  return -32000;
+}
+
+/** A JSON-RPC error answer with the HTTP status and headers the REST envelope would have had. */
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  data: unknown,
+  requestId: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message, data } }), {
+    status,
+    headers: { "content-type": "application/json", "X-Request-ID": requestId, ...headers },
+  });
+}
+
+export function jsonRpcErrorResponse(error: ServiceError, requestId: string): Response {
+  return jsonRpcError(
+    httpStatus(error.code),
+    jsonRpcCode(error),
+    error.message,
+    error.toBody(),
+    requestId,
+    rateLimitHeaders(error.rateLimit, error.retryAfterSeconds),
+  );
+}
+
+const loopbackNames = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+const isLoopback = (hostname: string) => loopbackNames.has(hostname) || hostname.endsWith(".localhost");
+
+/** The host name of a Host header (`name:port`) or an Origin (`scheme://name:port`), or null. */
+function hostnameOf(value: string, scheme: boolean): string | null {
+  try {
+    return new URL(scheme ? value : `http://${value}`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why a request may come from a page of another site (DNS rebinding, cross-site requests), or
+ * null. Served on a loopback address, the Host must be a loopback name; an Origin, when sent,
+ * must be a loopback one there, the request's own host, or one of SVC_CORS_ALLOWED_ORIGINS.
+ */
+function foreignRequest(request: Request, config: Config): string | null {
+  const host = request.headers.get("host");
+  const hostName = host === null ? null : hostnameOf(host, false);
+  const servedOnLoopback = isLoopback(config.SVC_HOST);
+  // No Host at all is no browser's request (an in-process call): only a named foreign host is refused.
+  if (servedOnLoopback && host !== null && (hostName === null || !isLoopback(hostName)))
+    return `Host ${JSON.stringify(host)} is not a loopback name, and this server listens on ${config.SVC_HOST}`;
+  const origin = request.headers.get("origin");
+  if (origin === null || config.SVC_CORS_ALLOWED_ORIGINS.includes(origin)) return null;
+  const originName = hostnameOf(origin, true);
+  if (originName !== null && (originName === hostName || (servedOnLoopback && isLoopback(originName))))
+    return null;
+  return `Origin ${JSON.stringify(origin)} is not allowed: list it in SVC_CORS_ALLOWED_ORIGINS to call /mcp from that site`;
+}
+
+/** Batches were dropped from the protocol in 2025-06-18 (and versions are dates, so they sort as text). */
+function batchRefused(request: Request, body: unknown[]): string | null {
+  const initialize = body.find(isInitializeRequest);
+  const version =
+    request.headers.get("mcp-protocol-version") ?? initialize?.params.protocolVersion ?? "2025-03-26";
+  return version >= "2025-06-18" ? version : null;
+}
 
 export interface McpApp {
   app: Hono<{ Variables: { requestId: string } }>;
@@ -101,6 +190,21 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     return transport;
   }
 
+  app.onError((thrown, context) => {
+    const error = toServiceError(thrown);
+    const requestId = context.get("requestId");
+    if (httpStatus(error.code) >= 500)
+      platform.logger.error({ requestId, err: error.cause ?? thrown, code: error.code }, "request failed");
+    return jsonRpcErrorResponse(error, requestId);
+  });
+  app.use(async (context, next) => {
+    const foreign = foreignRequest(context.req.raw, platform.config);
+    if (foreign === null) return next();
+    return jsonRpcError(403, -32000, foreign, null, context.get("requestId"));
+  });
+  // Idempotency-Key as on /v1 (a replay, or a refusal answered as JSON-RPC by onError above).
+  app.use(idempotency(platform, options.clientIp));
+
   app.all("/", async (context) => {
     const method = context.req.method;
     if (method !== "GET" && method !== "POST" && method !== "DELETE") {
@@ -117,6 +221,17 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     };
     const authInfo = { token: "", clientId: principal.accountId, scopes: [], extra: { caller } };
     const body = method === "POST" ? await jsonBody(context) : undefined;
+    if (Array.isArray(body)) {
+      const version = batchRefused(context.req.raw, body);
+      if (version !== null)
+        return jsonRpcError(
+          400,
+          -32600,
+          `JSON-RPC batches are not part of MCP ${version}: send one message per request`,
+          null,
+          context.get("requestId"),
+        );
+    }
 
     const sessionId = context.req.header("Mcp-Session-Id");
     if (sessionId !== undefined) {

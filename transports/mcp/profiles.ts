@@ -1,5 +1,5 @@
 /**
- * Tool profiles, because 31 tool definitions crowd an agent's context: `memory` is the memory
+ * Tool profiles, because 37 tool definitions crowd an agent's context: `memory` is the memory
  * tools, `sandbox` everything else built in that an agent drives (sandboxes, files, images, …),
  * `all` both and every plugin's tools, and each loaded plugin is a profile of its own tools
  * (`?tools=<plugin>`). A module of its own so `cairn mcp serve` can check `--tools` without

@@ -11,6 +11,8 @@ import {
   type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
+  ErrorCode,
   type ListToolsRequest,
   ListToolsRequestSchema,
   type ListToolsResult,
@@ -28,7 +30,7 @@ export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export interface ToolSource {
   instructions: string | undefined;
   list(params: ListToolsRequest["params"], extra: CallExtra): ListToolsResult | Promise<ListToolsResult>;
-  /** Never throws: a failure is an `isError` result (see `failedCall`). */
+  /** A failure is an `isError` result (see `failedCall`); only an unknown tool throws (`unknownTool`). */
   call(params: CallToolRequest["params"], extra: CallExtra): Promise<CallToolResult>;
 }
 
@@ -41,11 +43,18 @@ export interface ToolSource {
 const toolCallMethod = z.object({ method: z.literal("tools/call") }).passthrough();
 
 export function createToolServer(source: ToolSource): Server {
+  // `logging`: the SDK answers logging/setLevel and keeps each session's level. `completions`:
+  // Cairn has no prompts or resource templates, so every completion is empty (clients that ask
+  // get an answer, not -32601).
   const server = new Server(
     { name: serverName, version },
-    { capabilities: { tools: { listChanged: false } }, instructions: source.instructions },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {}, completions: {} },
+      instructions: source.instructions,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, (request, extra) => source.list(request.params, extra));
+  server.setRequestHandler(CompleteRequestSchema, () => ({ completion: { values: [], hasMore: false } }));
   server.setRequestHandler(toolCallMethod, (raw, extra) => {
     const request = CallToolRequestSchema.parse(raw); // checked by the SDK already
     return source.call(request.params, extra);
@@ -58,6 +67,19 @@ export interface ErrorEnvelopeBody {
   code: string;
   message: string;
 }
+
+/**
+ * A JSON-RPC error to throw from a handler: the SDK sends its `code` and `message` as they are (an
+ * `McpError` would send its message with an "MCP error <code>: " prefix, which the client adds again).
+ */
+export const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
+
+/** An unknown tool name is a protocol error (-32602 Invalid params), not a failed call. */
+export const unknownTool = (name: string) =>
+  protocolError(
+    ErrorCode.InvalidParams,
+    `Unknown tool: ${name}; tools/list names the tools this server offers`,
+  );
 
 /** Who failed, as a failed call's text starts: `Memory error` for memory tools, `Error <tool>` otherwise. */
 export const failureLabel = (tool: string, memory: boolean) => (memory ? "Memory error" : `Error ${tool}`);

@@ -20,6 +20,8 @@ import { idempotency } from "./idempotency.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createOpenApiDocument } from "./openapi.ts";
 import { httpOperations, mountOperationRoutes, rateLimitHeaders, routePattern } from "./operation-routes.ts";
+import { mountProcessStream, processStreamPath } from "./process-stream.ts";
+import { isRawUpload, mountRawFileRoutes, rawFileRoutes } from "./raw-file-routes.ts";
 import { mountToolRoutes, toolRoutes } from "./tool-routes.ts";
 
 /** How a runtime learns the client address (Node: the socket; Deno: the connection info). */
@@ -30,9 +32,14 @@ export interface AppOptions {
   metrics?: Metrics;
   /**
    * Other transports served by this app beside /v1 (the server mounts MCP at /mcp), so they get
-   * the same request ids, logging, CORS, body limit, idempotency keys and error envelope.
+   * the same request ids, logging, CORS and body limit; each takes Idempotency-Key itself
+   * (`idempotency`) and answers refusals in its own format.
    */
   mounts?: Record<string, Hono<AppEnv>>;
+  /** How a mount words a refusal made before it (the body limit), by its path; else the REST envelope. */
+  mountErrorResponses?: Record<string, (error: ServiceError, requestId: string) => Response>;
+  /** Aborted when the server stops: open event streams (process output) end, so draining does not wait on them. */
+  closing?: AbortSignal;
 }
 
 type Variables = { requestId: string };
@@ -68,6 +75,13 @@ function setHeaders(context: Context, headers: Record<string, string>): void {
   }
 }
 
+/**
+ * How long one read of the storage gauges answers /metrics. Anyone may scrape it, and the reads
+ * are counts over whole tables (every account's memories), on the server's thread on SQLite: at
+ * most one every 10 seconds, shared by every scrape meanwhile, whatever the scrape rate.
+ */
+export const storageGaugesMaxAgeMilliseconds = 10_000;
+
 const storageGauges = {
   cairn_sandboxes_active: "Sandbox sessions active now.",
   cairn_memories_stored: "Memories stored, across accounts.",
@@ -78,17 +92,21 @@ const storageGauges = {
 export function createApp(platform: Platform, options: AppOptions = {}) {
   const app = new Hono<{ Variables: Variables }>();
   const metrics = options.metrics ?? createMetrics();
-  metrics.gauges(storageGauges, async () => {
-    const gauges = await platform.storage.gauges(platform.clock.now());
-    return {
-      cairn_sandboxes_active: gauges.activeSandboxes,
-      cairn_memories_stored: gauges.memoriesStored,
-      // Written memories whose relation detection has not run yet (docs/memory.md#writes).
-      cairn_memory_link_jobs_queued: gauges.memoryLinkJobsQueued,
-      // Hook deliveries waiting, including retries of failing hooks (docs/plugins.md#delivery).
-      cairn_plugin_events_queued: await platform.storage.pluginEvents.count(),
-    };
-  });
+  metrics.gauges(
+    storageGauges,
+    async () => {
+      const gauges = await platform.storage.gauges(platform.clock.now());
+      return {
+        cairn_sandboxes_active: gauges.activeSandboxes,
+        cairn_memories_stored: gauges.memoriesStored,
+        // Written memories whose relation detection has not run yet (docs/memory.md#writes).
+        cairn_memory_link_jobs_queued: gauges.memoryLinkJobsQueued,
+        // Hook deliveries waiting, including retries of failing hooks (docs/plugins.md#delivery).
+        cairn_plugin_events_queued: await platform.storage.pluginEvents.count(),
+      };
+    },
+    { maxAgeMilliseconds: storageGaugesMaxAgeMilliseconds },
+  );
   const { config } = platform;
   // Every route this app serves with its method, for 405 (with `Allow`) against 404.
   const routes: Array<{ method: string; path: string }> = [
@@ -98,6 +116,8 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     ...(config.SVC_METRICS_ENABLED ? [{ method: "GET", path: "/metrics" }] : []),
     ...(config.SVC_API_DOCS ? [{ method: "GET", path: "/docs" }] : []),
     ...toolRoutes,
+    ...rawFileRoutes,
+    { method: "GET", path: processStreamPath },
     ...httpOperations(platform.tools.tools)
       .filter((tool) => isEnabled(tool, config))
       .map((tool) => tool.http),
@@ -161,11 +181,16 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
       }),
     );
   }
-  const tooLarge = (context: Context) =>
-    errorResponse(
+  const tooLarge = (context: Context) => {
+    const { path } = context.req;
+    const mount = Object.entries(options.mountErrorResponses ?? {}).find(
+      ([prefix]) => path === prefix || path.startsWith(`${prefix}/`),
+    );
+    return (mount?.[1] ?? errorResponse)(
       new ServiceError("payload_too_large", "Request body is too large"),
       context.get("requestId"),
     );
+  };
   const limitStream = bodyLimit({ maxSize: config.SVC_MAX_BODY_BYTES, onError: tooLarge });
   // Only a chunked body is counted as it streams in. A GET has none, and a declared length is
   // checked as declared (Node reads no more than it): asking for the body would build a second,
@@ -173,6 +198,8 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
   app.use(async (context, next) => {
     const { method } = context.req;
     if (method === "GET" || method === "HEAD") return next();
+    // The raw upload streams up to 100 MiB into the sandbox and counts its own bytes.
+    if (isRawUpload(method, context.req.path)) return next();
     const length = context.req.header("Content-Length");
     if (length === undefined || context.req.header("Transfer-Encoding") !== undefined)
       return limitStream(context, next);
@@ -201,10 +228,8 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     );
   }
   app.use("/v1/*", idempotency(platform, clientIp));
-  for (const [path, mount] of Object.entries(options.mounts ?? {})) {
-    app.use(path, idempotency(platform, clientIp));
-    app.route(path, mount);
-  }
+  // A mount takes Idempotency-Key itself, so its refusals come in its own wire format (/mcp: JSON-RPC).
+  for (const [path, mount] of Object.entries(options.mounts ?? {})) app.route(path, mount);
   // Built at its first request, not at start-up (about a tenth of a second of JSON Schemas); the
   // schemas do not change while the server runs.
   let openApiDocument: ReturnType<typeof createOpenApiDocument> | undefined;
@@ -219,6 +244,8 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
   if (config.SVC_API_DOCS) mountDocs(app);
 
   mountToolRoutes(app, platform, { clientIp });
+  mountRawFileRoutes(app, platform, { clientIp });
+  mountProcessStream(app, platform, { clientIp, closing: options.closing });
   mountOperationRoutes(app, platform, { clientIp });
 
   app.notFound((context) => {

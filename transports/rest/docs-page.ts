@@ -4,8 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Hono } from "hono";
-import type { AppEnv } from "./create-app.ts";
+import type { Env, Hono } from "hono";
 
 /** The package files the page uses, by the name they are served under, with their content types. */
 const packageAssets: Record<string, string> = {
@@ -66,7 +65,8 @@ function packageAsset(name: string): Promise<Uint8Array<ArrayBuffer>> {
   return content;
 }
 
-export function mountDocs(app: Hono<AppEnv>) {
+/** Mounts the page on any app: it reads none of the app's variables. */
+export function mountDocs<AppEnv extends Env>(app: Hono<AppEnv>) {
   app.get("/docs", (context) => context.html(page));
   app.get("/docs/assets/initializer.js", (context) =>
     context.body(initializer, 200, { "content-type": "text/javascript; charset=utf-8" }),

@@ -205,6 +205,82 @@ const toolPaths = {
   },
 };
 
+const rawFileParameters = [
+  {
+    name: "session_id",
+    in: "path",
+    required: true,
+    description: "Sandbox id, from create_sandbox",
+    schema: { type: "string", minLength: 1, maxLength: 64 },
+  },
+  {
+    name: "path",
+    in: "query",
+    required: true,
+    description: "File path; relative paths resolve under /workspace",
+    schema: { type: "string", minLength: 1, maxLength: 4096 },
+  },
+];
+
+/** The raw byte routes of a sandbox's files (transports/rest/raw-file-routes.ts): REST only. */
+const rawFilePaths = {
+  "/v1/sandboxes/{session_id}/files/raw": {
+    get: {
+      operationId: "download_file",
+      summary: "Download a file's bytes",
+      description:
+        "Streams the file's exact bytes as application/octet-stream with its Content-Length; no size limit of its own. Same credential, rate-limit bucket (sandbox_ops) and path rules as the other file routes.",
+      tags: ["files"],
+      security: [{ apiKey: [] }],
+      parameters: rawFileParameters,
+      responses: {
+        200: {
+          description: "The file's bytes",
+          content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        },
+        ...errorResponses,
+      },
+      "x-rate-limit-bucket": "sandbox_ops",
+      "x-mcp-tool": null,
+    },
+    put: {
+      operationId: "upload_file",
+      summary: "Upload a file's bytes",
+      description:
+        "Writes the request body's exact bytes to the file, creating parent directories; the file is replaced only once every byte has arrived. At most 100 MiB (413 payload_too_large, counted while streaming; nothing is left behind); the server's JSON body limit does not apply.",
+      tags: ["files"],
+      security: [{ apiKey: [] }],
+      parameters: rawFileParameters,
+      requestBody: {
+        required: true,
+        content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+      },
+      responses: {
+        200: {
+          description: "Success",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: {
+                  path: { type: "string" },
+                  size: { type: "integer" },
+                  created: { type: "boolean" },
+                },
+                required: ["path", "size", "created"],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+      "x-rate-limit-bucket": "sandbox_ops",
+      "x-mcp-tool": null,
+    },
+  },
+};
+
 /** A route's path as OpenAPI writes it: `/v1/memory/{memory_id}`. */
 export const openApiPath = (path: string) => path.replace(/:([a-z_]+)/g, "{$1}");
 
@@ -223,7 +299,7 @@ export function createOpenApiDocument(
     paths[path] ??= {};
     paths[path][tool.http.method.toLowerCase()] = operation(tool);
   }
-  Object.assign(paths, toolPaths);
+  Object.assign(paths, rawFilePaths, toolPaths);
   return {
     openapi: "3.1.0",
     info: { title: "Cairn API", version, description: "Persistent agent memory and isolated sandboxes." },

@@ -7,6 +7,8 @@ import { ServiceError } from "../../errors.ts";
 import type { FileStat, SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
 
 export const maxContentCharacters = 10 * 1024 * 1024;
+/** The most bytes a base64 `content` may decode to (file_create). */
+export const maxContentBytes = 10 * 1024 * 1024;
 export const maxViewBytes = 25 * 1024 * 1024;
 /** How many entries glob and grep walk at most below their root. */
 export const maxWalkEntries = 20_000;

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { createFakeFileSystem, type FakeFileSystem } from "../../../test/doubles/fake-file-system.ts";
 import { ServiceError } from "../../errors.ts";
 import {
   createFile,
@@ -8,13 +9,12 @@ import {
   strReplace,
   viewFile,
 } from "./file-operations.ts";
-import { createInMemoryFileSystem, type InMemoryFileSystem } from "./in-memory-file-system.ts";
 
 const fixedTime = new Date("2025-03-04T05:06:07.000Z");
-let files: InMemoryFileSystem;
+let files: FakeFileSystem;
 
 beforeEach(() => {
-  files = createInMemoryFileSystem({ roots: ["/workspace", "/tmp", "/mnt/data"], now: () => fixedTime });
+  files = createFakeFileSystem({ roots: ["/workspace", "/tmp", "/mnt/data"], now: () => fixedTime });
 });
 
 async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
@@ -63,12 +63,69 @@ describe("createFile", () => {
   });
 });
 
+describe("bytes through base64", () => {
+  const allBytes = new Uint8Array(256).map((_, index) => index);
+  const base64 = btoa(String.fromCharCode(...allBytes));
+
+  it("writes decoded base64 exactly and views it back the same", async () => {
+    expect(await createFile(files, { path: "all.bin", content: base64, encoding: "base64" })).toEqual({
+      path: "/workspace/all.bin",
+      size: 256,
+      created: true,
+    });
+    expect([...(await files.readBytes("/workspace/all.bin", 1000))]).toEqual([...allBytes]);
+    expect(await viewFile(files, { path: "all.bin", encoding: "base64" })).toEqual({
+      content: base64,
+      encoding: "base64",
+      lines: 2,
+      is_directory: false,
+      entries: null,
+    });
+  });
+
+  it("accepts unpadded and line-wrapped base64", async () => {
+    await createFile(files, { path: "a.bin", content: "aGk", encoding: "base64" });
+    expect(files.contentOf("/workspace/a.bin")).toBe("hi");
+    await createFile(files, { path: "b.bin", content: "aGVs\nbG8=\n", encoding: "base64" });
+    expect(files.contentOf("/workspace/b.bin")).toBe("hello");
+  });
+
+  it.each(["a", "ab$c", "aGk=aGk=", "aGk===", "-_8="])(
+    "refuses %j as base64, naming content",
+    async (content) => {
+      const error = await rejection(createFile(files, { path: "x.bin", content, encoding: "base64" }));
+      expect([error.code, (error.details as Array<{ loc: string[] }>)[0].loc]).toEqual([
+        "validation_error",
+        ["content"],
+      ]);
+      expect(files.contentOf("/workspace/x.bin")).toBeUndefined();
+    },
+  );
+
+  it("refuses a text view or edit of bytes that are not UTF-8, and never replaces them", async () => {
+    await files.writeBytes("/workspace/blob.gz", new Uint8Array([0x1f, 0x8b, 0x08, 0x61]));
+    const viewed = await rejection(viewFile(files, { path: "blob.gz" }));
+    expect([viewed.code, viewed.details]).toEqual(["file_not_utf8", { path: "/workspace/blob.gz" }]);
+    expect(viewed.remediation).toContain('encoding "base64"');
+    const edited = await rejection(strReplace(files, { path: "blob.gz", old_str: "a", new_str: "b" }));
+    expect(edited.code).toBe("file_not_utf8");
+    expect([...(await files.readBytes("/workspace/blob.gz", 10))]).toEqual([0x1f, 0x8b, 0x08, 0x61]);
+  });
+
+  it("refuses view_range with base64", async () => {
+    files.seed({ "/workspace/t.txt": "a\nb\n" });
+    const error = await rejection(viewFile(files, { path: "t.txt", encoding: "base64", view_range: [1, 1] }));
+    expect((error.details as Array<{ loc: string[] }>)[0].loc).toEqual(["view_range"]);
+  });
+});
+
 describe("viewFile", () => {
   beforeEach(() => files.seed({ "/workspace/five.txt": "one\ntwo\nthree\nfour\nfive\n" }));
 
   it("returns the whole file and its line count", async () => {
     expect(await viewFile(files, { path: "five.txt" })).toEqual({
       content: "one\ntwo\nthree\nfour\nfive\n",
+      encoding: "utf-8",
       lines: 5,
       is_directory: false,
       entries: null,
@@ -115,6 +172,7 @@ describe("viewFile", () => {
     files.seed({ "/workspace/src/b.py": "", "/workspace/src/a/x.py": "" });
     expect(await viewFile(files, { path: "src" })).toEqual({
       content: "",
+      encoding: "utf-8",
       lines: 0,
       is_directory: true,
       entries: ["a/", "b.py"],

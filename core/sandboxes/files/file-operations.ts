@@ -6,10 +6,12 @@
 
 import { PatternTimeout, type RunPatternTask, runPatternTaskInline } from "../../ports/pattern-work.ts";
 import type { SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
+import { base64Length, decodeBase64, decodeUtf8, encodeBase64, type FileEncoding } from "./encodings.ts";
 import {
   byPath,
   type DirectoryEntry,
   invalidField,
+  maxContentBytes,
   maxContentCharacters,
   maxGlobMatches,
   maxViewBytes,
@@ -20,28 +22,48 @@ import {
 } from "./file-entries.ts";
 import { resolveSandboxPath } from "./paths.ts";
 
-async function readTextFile(files: SandboxFileSystem, path: string): Promise<string> {
+/** A file's bytes for a whole-file read (view, str_replace): a file, at most 25 MiB. */
+async function readFileBytes(files: SandboxFileSystem, path: string): Promise<Uint8Array> {
   const stat = await statOrNotFound(files, path);
   if (stat.isDirectory) throw invalidField("path", `${path} is a directory, not a file`);
   if (stat.size > maxViewBytes) throw invalidField("path", `${path} is larger than 25 MiB`);
-  return files.readFile(path, maxViewBytes);
+  return files.readBytes(path, maxViewBytes);
 }
 
+/** A file's text; bytes that are not UTF-8 are refused (file_not_utf8), never replaced. */
+async function readTextFile(files: SandboxFileSystem, path: string): Promise<string> {
+  return decodeUtf8(await readFileBytes(files, path), path);
+}
+
+/**
+ * Writes a file from the API's content: text (`utf-8`, at most 10 MiB characters, written as
+ * UTF-8) or `base64`, whose decoded bytes (at most 10 MiB) are written exactly.
+ */
 export async function createFile(
   files: SandboxFileSystem,
-  input: { path: string; content: string },
+  input: { path: string; content: string; encoding?: FileEncoding },
 ): Promise<{ path: string; size: number; created: boolean }> {
   const path = resolveSandboxPath(input.path, files.roots());
-  if (input.content.length > maxContentCharacters)
+  let bytes: Uint8Array | null = null;
+  if (input.encoding === "base64") {
+    if (input.content.length > base64Length(maxContentBytes))
+      throw invalidField("content", "content decodes to more than 10 MiB");
+    bytes = decodeBase64(input.content, "content");
+    if (bytes.length > maxContentBytes) throw invalidField("content", "content decodes to more than 10 MiB");
+  } else if (input.content.length > maxContentCharacters) {
     throw invalidField("content", "content is larger than 10 MiB");
+  }
   const existing = await files.stat(path);
   if (existing?.isDirectory) throw invalidField("path", `${path} is a directory`);
-  const written = await files.writeFile(path, input.content);
+  const written =
+    bytes === null ? await files.writeFile(path, input.content) : await files.writeBytes(path, bytes);
   return { path, size: written.size, created: written.created };
 }
 
 export interface ViewFileResult {
+  /** The text, or with encoding "base64" the file's exact bytes in base64. */
   content: string;
+  encoding: FileEncoding;
   /** The total number of lines in the file (not only those in view_range). */
   lines: number;
   is_directory: boolean;
@@ -64,22 +86,44 @@ function lineStarts(text: string): number[] {
   return starts;
 }
 
+/** The number of lines in the bytes, counted as lineStarts counts them in text. */
+function countLines(bytes: Uint8Array): number {
+  let lines = 0;
+  for (let index = bytes.indexOf(0x0a); index !== -1; index = bytes.indexOf(0x0a, index + 1)) lines += 1;
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? lines + 1 : lines;
+}
+
 export async function viewFile(
   files: SandboxFileSystem,
-  input: { path: string; view_range?: [number, number] | null },
+  input: { path: string; view_range?: [number, number] | null; encoding?: FileEncoding },
 ): Promise<ViewFileResult> {
   const path = resolveSandboxPath(input.path, files.roots());
+  const encoding = input.encoding ?? "utf-8";
   const stat = await statOrNotFound(files, path);
   if (stat.isDirectory) {
     const children = await files.list(path);
     const entries = children
       .map((child) => child.path.slice(child.path.lastIndexOf("/") + 1) + (child.isDirectory ? "/" : ""))
       .sort();
-    return { content: "", lines: 0, is_directory: true, entries };
+    return { content: "", encoding, lines: 0, is_directory: true, entries };
+  }
+  if (encoding === "base64") {
+    // Bytes have no lines to pick: a range is for text.
+    if (input.view_range)
+      throw invalidField("view_range", 'view_range is for text; leave it out with encoding "base64"');
+    const bytes = await readFileBytes(files, path);
+    return {
+      content: encodeBase64(bytes),
+      encoding,
+      lines: countLines(bytes),
+      is_directory: false,
+      entries: null,
+    };
   }
   const text = await readTextFile(files, path);
   const starts = lineStarts(text);
-  if (!input.view_range) return { content: text, lines: starts.length, is_directory: false, entries: null };
+  const whole = { encoding, lines: starts.length, is_directory: false, entries: null };
+  if (!input.view_range) return { content: text, ...whole };
   const [start, end] = input.view_range;
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || (end !== -1 && end < start)) {
     throw invalidField(
@@ -95,7 +139,7 @@ export async function viewFile(
   }
   const from = starts[start - 1] ?? text.length;
   const to = end === -1 || end >= starts.length ? text.length : starts[end];
-  return { content: text.slice(from, to), lines: starts.length, is_directory: false, entries: null };
+  return { content: text.slice(from, to), ...whole };
 }
 
 function countOccurrences(text: string, search: string): number {
@@ -186,9 +230,11 @@ export async function globFiles(
   return { matches: selected.slice(0, maxGlobMatches).map((index) => toDirectoryEntry(candidates[index])) };
 }
 
+export { base64Length, type FileEncoding, fileEncodings } from "./encodings.ts";
 export {
   type DirectoryEntry,
   invalidField,
+  maxContentBytes,
   maxContentCharacters,
   maxViewBytes,
 } from "./file-entries.ts";

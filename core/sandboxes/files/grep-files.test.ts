@@ -1,14 +1,14 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { createFakeFileSystem, type FakeFileSystem } from "../../../test/doubles/fake-file-system.ts";
 import { ServiceError } from "../../errors.ts";
 import { PatternTimeout, type RunPatternTask, runPatternTaskInline } from "../../ports/pattern-work.ts";
 import type { GrepLinesInput } from "../patterns/pattern-tasks.ts";
 import { grepFiles } from "./grep-files.ts";
-import { createInMemoryFileSystem, type InMemoryFileSystem } from "./in-memory-file-system.ts";
 
-let files: InMemoryFileSystem;
+let files: FakeFileSystem;
 
 beforeEach(() => {
-  files = createInMemoryFileSystem();
+  files = createFakeFileSystem();
   files.seed({
     "/workspace/a.py": "import os\nprint('hello')\r\nx = 1\n",
     "/workspace/src/b.py": "def hello():\n    return 'hello'\n",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { createFakeLanguageServer } from "./fake-language-server.ts";
+import { createFakeLanguageServer } from "../../../test/doubles/fake-language-server.ts";
 import { createJsonRpcConnection, frameMessage, JsonRpcError } from "./json-rpc-connection.ts";
 
 function connect(server: ReturnType<typeof createFakeLanguageServer>, requestTimeoutMs = 5_000) {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { createFakeLanguageServer } from "./fake-language-server.ts";
+import { createFakeLanguageServer } from "../../../test/doubles/fake-language-server.ts";
 import { fileUri, startLanguageClient } from "./language-client.ts";
 
 const options = {

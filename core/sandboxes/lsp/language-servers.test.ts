@@ -1,8 +1,11 @@
 import { describe, expect, test } from "vitest";
+import {
+  createFakeLanguageServer,
+  type FakeLanguageServer,
+} from "../../../test/doubles/fake-language-server.ts";
 import { ServiceError } from "../../errors.ts";
 import { silentLogger } from "../../index.ts";
 import type { ProcessRequest, SandboxRuntime } from "../../ports/sandbox-runtime.ts";
-import { createFakeLanguageServer, type FakeLanguageServer } from "./fake-language-server.ts";
 import { createLanguageServers, languageServersPerSession } from "./language-servers.ts";
 import { languageServersPath } from "./languages.ts";
 

@@ -4,7 +4,7 @@
  * unknown label refuses the create before anything exists.
  */
 import { ServiceError } from "../../errors.ts";
-import type { Platform } from "../../platform.ts";
+import type { PlatformServices } from "../../platform-services.ts";
 
 export interface ResolvedConnections {
   /** The labels, each once, in the order given. */
@@ -14,7 +14,7 @@ export interface ResolvedConnections {
 }
 
 export async function resolveMcpConnections(
-  platform: Platform,
+  platform: PlatformServices,
   accountId: string,
   requested: string[] | null,
 ): Promise<ResolvedConnections> {

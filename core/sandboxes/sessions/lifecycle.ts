@@ -3,10 +3,10 @@
  * do, and start-up reconciliation re-adopts what the runtime still holds for live sessions and
  * removes the rest, so a restart leaks nothing.
  */
-import type { Platform } from "../../platform.ts";
+import type { PlatformServices } from "../../platform-services.ts";
 
 /** Ends every expired active session; one replica at a time. Returns how many it ended. */
-export async function reapExpiredSandboxes(platform: Platform): Promise<number> {
+export async function reapExpiredSandboxes(platform: PlatformServices): Promise<number> {
   let ended = 0;
   const ran = await platform.storage.runExclusive("sandbox-reaper", async () => {
     const now = platform.clock.now();
@@ -36,7 +36,7 @@ const startingGraceMilliseconds = 5 * 60_000;
  * served. The runtime is read first: a sandbox exists only after its session row is committed,
  * so every sandbox seen has its row in the database read that follows.
  */
-export async function reconcileSandboxes(platform: Platform) {
+export async function reconcileSandboxes(platform: PlatformServices) {
   const { sandboxSessions } = platform.storage;
   // Before anything else: a session created before this moment was not created by this server.
   const started = platform.clock.now();
@@ -77,7 +77,7 @@ export async function reconcileSandboxes(platform: Platform) {
  * Returns a stopper that resolves once the work in flight has finished (storage can then close
  * under nothing).
  */
-export function startSandboxLifecycle(platform: Platform): () => Promise<void> {
+export function startSandboxLifecycle(platform: PlatformServices): () => Promise<void> {
   const reconciling = reconcileSandboxes(platform).catch((error: unknown) =>
     platform.logger.error({ err: error }, "sandbox reconciliation failed"),
   );
@@ -89,7 +89,7 @@ export function startSandboxLifecycle(platform: Platform): () => Promise<void> {
 }
 
 /** Runs the reaper every `SVC_SESSION_REAPER_INTERVAL_SECONDS`; returns a stopper that waits for a run in flight. */
-export function startSandboxReaper(platform: Platform): () => Promise<void> {
+export function startSandboxReaper(platform: PlatformServices): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = reapExpiredSandboxes(platform).catch((error: unknown) =>

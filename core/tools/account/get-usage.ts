@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Platform } from "../../platform.ts";
+import type { PlatformServices } from "../../platform-services.ts";
 import { bucketLimit } from "../../rate-limits.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 
@@ -14,7 +14,7 @@ export const usageSummary = z.object({
 /** Sandbox seconds as hours with 4 decimal places, the wire precision of usage figures. */
 export const sandboxHours = (seconds: number) => Math.round((seconds / 3600) * 10_000) / 10_000;
 
-export async function summariseUsage(platform: Platform, accountId: string, now: Date) {
+export async function summariseUsage(platform: PlatformServices, accountId: string, now: Date) {
   const figures = await platform.storage.usage.figures(accountId, now);
   return {
     monthly_sandbox_hours_used: sandboxHours(figures.monthlySandboxSeconds),

@@ -4,17 +4,17 @@
  * session. test/sandboxes/lsp.test.ts runs the real servers in real sandboxes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createFakeFileSystem } from "../../../test/doubles/fake-file-system.ts";
+import {
+  createFakeLanguageServer,
+  type FakeLanguageServer,
+} from "../../../test/doubles/fake-language-server.ts";
 import {
   createAccountWithKey,
   createTestPlatform,
   type TestPlatform,
 } from "../../../test/support/platforms.ts";
 import type { SandboxRuntime } from "../../ports/sandbox-runtime.ts";
-import { createInMemoryFileSystem } from "../../sandboxes/files/in-memory-file-system.ts";
-import {
-  createFakeLanguageServer,
-  type FakeLanguageServer,
-} from "../../sandboxes/lsp/fake-language-server.ts";
 
 function fakeRuntime() {
   const servers: FakeLanguageServer[] = [];
@@ -24,7 +24,7 @@ function fakeRuntime() {
     destroy: async () => {},
     list: async () => [],
     exec: () => Promise.reject(new Error("not used")),
-    files: () => createInMemoryFileSystem({ roots: ["/workspace", "/tmp"] }),
+    files: () => createFakeFileSystem({ roots: ["/workspace", "/tmp"] }),
     close: async () => {},
     spawnProcess: async () => {
       const server = createFakeLanguageServer({

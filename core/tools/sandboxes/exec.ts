@@ -1,14 +1,8 @@
 import { z } from "zod";
-import { ServiceError } from "../../errors.ts";
-import { PatternTimeout } from "../../ports/pattern-work.ts";
-import type { AllowlistRule } from "../../sandboxes/allowlist/allowlist.ts";
-import { defineTool, requireAccount } from "../../tool.ts";
+import { defineTool } from "../../tool.ts";
 import { storableString } from "../text.ts";
+import { requireAllowedCommand } from "./allowed-command.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
-
-// The allowlist check parses the command (up to 1 MiB) and matches the account's patterns against
-// each program's arguments, on a pattern thread; past this it refuses rather than waits.
-const allowlistCheckMs = 10_000;
 
 export const exec = defineTool({
   name: "exec",
@@ -49,25 +43,7 @@ export const exec = defineTool({
   mcp: { omit: ["description"] },
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
-    const rules = (await context.platform.storage.allowlists.get(requireAccount(context))) as AllowlistRule[];
-    const check =
-      rules.length === 0
-        ? { allowed: true as const }
-        : await context.platform.patternWork
-            .run(
-              requireAccount(context),
-              "checkAllowlist",
-              { rules, command: input.command },
-              allowlistCheckMs,
-            )
-            .catch((error: unknown) => {
-              if (!(error instanceof PatternTimeout)) throw error;
-              return {
-                allowed: false as const,
-                reason: "the command took too long to check against the allowlist",
-              };
-            });
-    if (!check.allowed) throw new ServiceError("command_not_allowed", check.reason);
+    await requireAllowedCommand(context, input.command);
     const result = await runtimeCall(context, "exec", () =>
       context.platform.sandboxRuntime.exec(session.id, {
         command: input.command,

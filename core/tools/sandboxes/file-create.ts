@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { createFile, maxContentCharacters } from "../../sandboxes/files/file-operations.ts";
+import {
+  base64Length,
+  createFile,
+  fileEncodings,
+  maxContentBytes,
+} from "../../sandboxes/files/file-operations.ts";
 import { defineTool } from "../../tool.ts";
 import { descriptionField, filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";
@@ -9,12 +14,22 @@ export const fileCreate = defineTool({
   group: "files",
   title: "Create a file",
   description:
-    "Create or overwrite a text file in a sandbox; parent directories are created. Relative paths resolve under /workspace. For small edits to an existing file use str_replace.",
+    'Create or overwrite a file in a sandbox; parent directories are created. Relative paths resolve under /workspace. Text by default; for exact bytes (a binary file) send them base64-encoded with encoding "base64". For small edits to an existing file use str_replace.',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     path: pathField.describe("File path; relative paths resolve under /workspace"),
-    content: z.string().max(maxContentCharacters).describe("The whole file content"),
+    // The schema admits the base64 text of 10 MiB; createFile holds text to 10 MiB characters.
+    content: z
+      .string()
+      .max(base64Length(maxContentBytes))
+      .describe(
+        'The whole file content: text (at most 10 MiB characters), or with encoding "base64" the bytes in base64 (at most 10 MiB decoded)',
+      ),
+    encoding: z
+      .enum(fileEncodings)
+      .default("utf-8")
+      .describe('How content is written: "utf-8" text, or "base64" for exact bytes'),
     description: descriptionField,
   }),
   output: z.object({ path: z.string(), size: z.number().int(), created: z.boolean() }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { viewFile } from "../../sandboxes/files/file-operations.ts";
+import { fileEncodings, viewFile } from "../../sandboxes/files/file-operations.ts";
 import { defineTool } from "../../tool.ts";
 import { descriptionField, filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";
@@ -9,7 +9,7 @@ export const view = defineTool({
   group: "files",
   title: "View a file or directory",
   description:
-    "Read a text file in a sandbox, whole or a line range, or list a directory's entries. View a file before str_replace to copy the exact text to replace.",
+    'Read a text file in a sandbox, whole or a line range, or list a directory\'s entries. View a file before str_replace to copy the exact text to replace. A file that is not UTF-8 text is refused (file_not_utf8) unless you ask for encoding "base64", which returns its exact bytes base64-encoded.',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
@@ -22,10 +22,17 @@ export const view = defineTool({
       .nullable()
       .optional()
       .describe("[start, end] lines, 1-indexed and inclusive; end -1 reads to the end"),
+    encoding: z
+      .enum(fileEncodings)
+      .default("utf-8")
+      .describe(
+        '"utf-8" returns text (a file that is not UTF-8 is refused); "base64" returns the exact bytes',
+      ),
     description: descriptionField,
   }),
   output: z.object({
     content: z.string(),
+    encoding: z.enum(fileEncodings),
     lines: z.number().int(),
     is_directory: z.boolean(),
     entries: z.array(z.string()).nullable(),

@@ -1,5 +1,5 @@
 /** Accounts, API keys and sandbox sessions (the usage figures read the latter from day one). */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export const accountsAndKeys: MigrationSource = {
   name: "0001-accounts-and-keys",

@@ -4,7 +4,7 @@
  * PostgreSQL keeps the same tokens in a text[] column with a GIN index. Both are fed the tokens
  * core computes (core/memory/tokenize.ts), which is what makes lexical results identical.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const memoryColumns = (timestamp: string, json: string, bigint: string) =>
   [

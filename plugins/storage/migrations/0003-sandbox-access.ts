@@ -1,5 +1,5 @@
 /** Per-account command allowlists and encrypted secrets (sandbox sessions came with 0001). */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const tables = (timestamp: string, json: string) => [
   `create table account_allowlists (account_id varchar(36) not null primary key references accounts (id) on delete cascade, rules ${json} not null, updated_at ${timestamp} not null)`,

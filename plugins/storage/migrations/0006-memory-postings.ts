@@ -5,7 +5,7 @@
  * of memories each term occurs in, and each memory's indexed length (with the account's total in
  * memory_counts). Rows written before this migration are indexed when the store opens.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const postings = (suffix: string) =>
   `create table memory_postings (account_id varchar(36) not null, term varchar(256) not null, memory_id varchar(36) not null references memories (id) on delete cascade, scope varchar(128) not null, tf integer not null, length integer not null, primary key (account_id, term, memory_id))${suffix}`;

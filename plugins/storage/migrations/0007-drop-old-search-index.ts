@@ -4,7 +4,7 @@
  * not forget completely: its secure-delete removed an entry but left the term's bytes in the
  * index segments.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export const dropOldSearchIndex: MigrationSource = {
   name: "0007-drop-old-search-index",

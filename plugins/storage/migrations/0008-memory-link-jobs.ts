@@ -6,7 +6,7 @@
  * `batch_id` groups an import's memories, which are linked to what the account had before, not to
  * each other; `inserted` tells a new row from a merge into an existing one.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const columns = (seq: string, timestamp: string, boolean: string) =>
   `(${seq}, account_id varchar(36) not null references accounts (id) on delete cascade, memory_id varchar(36) not null references memories (id) on delete cascade, batch_id varchar(36) null, inserted ${boolean} not null, enqueued_at ${timestamp} not null)`;

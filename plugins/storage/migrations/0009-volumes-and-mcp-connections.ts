@@ -1,5 +1,5 @@
 /** Per-account persistent volumes and outbound-MCP connections (docs/api.md#volumes, #mcp-connections). */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const tables = (timestamp: string, double: string) => [
   `create table volumes (id varchar(36) not null primary key, account_id varchar(36) not null references accounts (id) on delete cascade, label varchar(200) null, size_gb ${double} not null, status varchar(16) not null, pvc_name varchar(253) null, failure_reason text null, created_at ${timestamp} not null)`,

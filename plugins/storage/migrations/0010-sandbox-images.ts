@@ -1,5 +1,5 @@
 /** Custom sandbox images: a declarative spec per row and the outcome of its build (docs/api.md#images). */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const tables = (timestamp: string) => [
   `create table sandbox_images (id varchar(36) not null primary key, account_id varchar(36) not null references accounts (id) on delete cascade, label varchar(200) null, base varchar(64) not null, python_packages text not null, apt_packages text not null, npm_packages text not null, spec_hash varchar(64) not null, status varchar(16) not null, digest varchar(80) null, registry_ref varchar(512) null, layer_path text null, failure_reason text null, build_log_tail text null, created_at ${timestamp} not null, completed_at ${timestamp} null)`,

@@ -8,7 +8,7 @@
  * the table. PostgreSQL's HNSW indexes are per path, created by the store when a path is first
  * used (plugins/storage/embedding-paths.ts), since an index needs a fixed width.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const table = (vector: string, timestamp: string) =>
   `create table memory_embeddings (account_id varchar(36) not null references accounts (id) on delete cascade, memory_id varchar(36) not null references memories (id) on delete cascade, model_id varchar(200) not null, dimensions integer not null, version integer not null, content_hash char(64) not null, embedding ${vector} not null, created_at ${timestamp} not null, primary key (memory_id, model_id, dimensions, version))`;

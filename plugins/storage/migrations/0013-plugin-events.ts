@@ -5,7 +5,7 @@
  * restart. And each sandbox's recent activity (commands run, files touched through the file
  * tools), kept bounded while the sandbox lives and moved into its `sandbox.destroyed` event.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const tables = (seq: string, timestamp: string, boolean: string) => [
   `create table plugin_events (id varchar(36) not null primary key, plugin varchar(32) not null, event varchar(64) not null, account_id varchar(36) not null references accounts (id) on delete cascade, payload text not null, attempts integer not null, due_at ${timestamp} not null, created_at ${timestamp} not null, last_error text null)`,

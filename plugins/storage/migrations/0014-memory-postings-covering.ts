@@ -5,7 +5,7 @@
  * from the index once vacuum has marked the pages visible, which autovacuum does after inserts).
  * SQLite's postings table is already ordered by that key with every column in it (without rowid).
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export const memoryPostingsCovering: MigrationSource = {
   name: "0014-memory-postings-covering",

@@ -4,7 +4,7 @@
  * event), and the plugin host clears it once the event is in the queue. A server that dies in
  * between finds the flag at its next start and writes the event then (docs/plugins.md#delivery).
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export const sandboxEndEvents: MigrationSource = {
   name: "0015-sandbox-end-events",

@@ -4,7 +4,7 @@
  * account's version: search threads keep what recall reads in memory under it and never serve it
  * once the account has changed (core/memory/recall-cache.ts).
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export const memoryIndexVersions: MigrationSource = {
   name: "0016-memory-index-versions",

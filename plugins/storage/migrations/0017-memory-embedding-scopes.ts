@@ -7,7 +7,7 @@
  * Nothing is backfilled: on PostgreSQL an update of every vector would insert each again into its
  * HNSW index.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export const memoryEmbeddingScopes: MigrationSource = {
   name: "0017-memory-embedding-scopes",

@@ -4,7 +4,7 @@
  * index range, read without the HNSW graph. The index replaces the (account, path) one, which is
  * its prefix: the account's lookups of every scope use it as before.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const statements = [
   "create index memory_embeddings_account_path_scope_index on memory_embeddings (account_id, model_id, dimensions, version, scope)",

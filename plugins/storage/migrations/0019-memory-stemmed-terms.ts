@@ -6,7 +6,7 @@
  * indexed lengths are summed again, and each scope's version moves so no cache serves the old
  * index.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const reindex = [
   "update memories set index_length = null",

@@ -5,7 +5,7 @@
  * notification goes out when the change commits. Recording a key's last use does not notify.
  * SQLite reads every key, so it needs nothing.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export const apiKeyChanges: MigrationSource = {
   name: "0020-api-key-changes",

@@ -3,7 +3,7 @@
  * they are found by their `superseded_by_id`, through this index of the few rows that have one,
  * instead of a pass over the account's rows.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const statements = [
   "create index memories_superseded_by_index on memories (account_id, superseded_by_id) where superseded_by_id is not null",

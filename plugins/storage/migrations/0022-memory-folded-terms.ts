@@ -6,7 +6,7 @@
  * when it opens (`indexUnposted`, in batches of 500), before the server answers, and each scope's
  * version moves so no cache serves the old index.
  */
-import type { MigrationSource } from "./index.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 const reindex = [
   "update memories set index_length = null",

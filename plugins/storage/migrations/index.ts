@@ -25,14 +25,12 @@ import { memoryStemmedTerms } from "./0019-memory-stemmed-terms.ts";
 import { apiKeyChanges } from "./0020-api-key-changes.ts";
 import { memorySupersededByIndex } from "./0021-memory-superseded-by-index.ts";
 import { memoryFoldedTerms } from "./0022-memory-folded-terms.ts";
+import { memoryExportOrder } from "./0023-memory-export-order.ts";
+import type { MigrationSource } from "./migration-source.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
-export interface MigrationSource {
-  name: string;
-  sqlite: string[];
-  postgresql: string[];
-}
+export type { MigrationSource } from "./migration-source.ts";
 
 export const migrationSources: MigrationSource[] = [
   accountsAndKeys,
@@ -57,6 +55,7 @@ export const migrationSources: MigrationSource[] = [
   apiKeyChanges,
   memorySupersededByIndex,
   memoryFoldedTerms,
+  memoryExportOrder,
 ];
 
 export function migrationsFor(dialect: Dialect) {

@@ -8,13 +8,16 @@
 import { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
 import { environmentValue } from "./environment.ts";
 import { CairnApiError, CairnError } from "./errors.ts";
+import { type ProcessEvent, streamProcessEvents } from "./event-stream.ts";
 import { operationDefaults as defaults } from "./generated/types.ts";
 import {
   type HttpCall,
   type QueryValue,
+  type RawCall,
   type RetryOptions,
   retrySettings,
   send,
+  sendRaw,
   type Transport,
 } from "./transport.ts";
 import type {
@@ -22,6 +25,7 @@ import type {
   CallToolOptions,
   CreateImageOptions,
   CreateSandboxOptions,
+  FileEncoding,
   HttpRequestOptions,
   ImportedMemory,
   ImportedRelation,
@@ -31,6 +35,7 @@ import type {
   RememberOptions,
   Sandbox,
   ToolList,
+  UploadFileResult,
 } from "./types.ts";
 
 export interface CairnClientOptions {
@@ -52,6 +57,20 @@ export interface CairnClientOptions {
 const sandboxTimeoutMarginMs = 15_000;
 
 const segment = (value: string) => encodeURIComponent(value);
+
+/** The raw file routes' default timeout, for the whole transfer (100 MiB on a slow link). */
+const rawTransferTimeoutMs = 10 * 60_000;
+
+const rawPath = (sessionId: string) => `/v1/sandboxes/${segment(sessionId)}/files/raw`;
+
+/** Base64 of bytes, in slices (btoa is everywhere fetch is, Node, Deno and browsers alike). */
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let offset = 0; offset < bytes.length; offset += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
+  }
+  return btoa(binary);
+}
 
 function sandboxBody(options: CreateSandboxOptions, count: number) {
   return {
@@ -207,13 +226,91 @@ export class CairnClient {
   }
 
   // Files inside a sandbox (paths relative to /workspace, or absolute inside it, /tmp or a volume).
-  fileCreate(sessionId: string, path: string, content: string) {
-    return this.#post<Output<"file_create">>(`/v1/sandboxes/${segment(sessionId)}/files`, { path, content });
+  /**
+   * Writes a file. Text is sent as it is; a Uint8Array (or `encoding: "base64"` with base64
+   * text) is written byte for byte. At most 10 MiB; larger files go through `uploadFile`.
+   */
+  fileCreate(
+    sessionId: string,
+    path: string,
+    content: string | Uint8Array,
+    options: { encoding?: FileEncoding } = {},
+  ) {
+    const bytes = typeof content !== "string";
+    return this.#post<Output<"file_create">>(`/v1/sandboxes/${segment(sessionId)}/files`, {
+      path,
+      content: bytes ? toBase64(content) : content,
+      encoding: bytes ? "base64" : (options.encoding ?? "utf-8"),
+    });
   }
-  view(sessionId: string, path: string, options: { viewRange?: [number, number] } = {}) {
+  /**
+   * Reads a text file (a file that is not UTF-8 is refused with `file_not_utf8`), or with
+   * `encoding: "base64"` any file's exact bytes, base64-encoded in `content`.
+   */
+  view(
+    sessionId: string,
+    path: string,
+    options: { viewRange?: [number, number]; encoding?: FileEncoding } = {},
+  ) {
     return this.#post<Output<"view">>(`/v1/sandboxes/${segment(sessionId)}/files/view`, {
       path,
       view_range: options.viewRange ?? null,
+      encoding: options.encoding ?? "utf-8",
+    });
+  }
+  /**
+   * Writes bytes to a file through the raw route (PUT …/files/raw), streaming a ReadableStream as
+   * it is read; at most 100 MiB. The timeout (default 10 minutes) covers the whole transfer.
+   */
+  uploadFile(
+    sessionId: string,
+    path: string,
+    data: Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array>,
+    options: { timeoutMs?: number } = {},
+  ) {
+    return this.#raw({
+      method: "PUT",
+      path: rawPath(sessionId),
+      query: { path },
+      body: data,
+      ...options,
+    }).then((response) => response.json() as Promise<UploadFileResult>);
+  }
+  /** A file's exact bytes through the raw route (GET …/files/raw), read whole. */
+  async downloadFile(
+    sessionId: string,
+    path: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Uint8Array> {
+    const response = await this.#raw({
+      method: "GET",
+      path: rawPath(sessionId),
+      query: { path },
+      ...options,
+    });
+    return new Uint8Array(await response.arrayBuffer());
+  }
+  /** A file's bytes as a stream, with their number, for files too large to hold (`cairn cp`). */
+  async downloadFileStream(
+    sessionId: string,
+    path: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<{ size: number; stream: ReadableStream<Uint8Array> }> {
+    const response = await this.#raw({
+      method: "GET",
+      path: rawPath(sessionId),
+      query: { path },
+      ...options,
+    });
+    const size = Number(response.headers.get("content-length") ?? Number.NaN);
+    if (response.body === null) throw new CairnError(`GET ${rawPath(sessionId)}: the answer has no body`);
+    return { size, stream: response.body };
+  }
+  #raw(call: RawCall) {
+    return sendRaw(this.#transport, {
+      ...call,
+      credential: this.#apiKey,
+      timeoutMs: call.timeoutMs ?? rawTransferTimeoutMs,
     });
   }
   strReplace(
@@ -276,6 +373,81 @@ export class CairnClient {
     return this.#post<Output<"lsp_stop">>(
       `/v1/sandboxes/${segment(sessionId)}/lsp/${segment(lspId)}/stop`,
       {},
+    );
+  }
+
+  // Background processes (docs/api.md#processes).
+  startProcess(
+    sessionId: string,
+    command: string,
+    options: { description?: string; maxRuntimeSeconds?: number | null } = {},
+  ) {
+    return this.#post<Output<"process_start">>(`/v1/sandboxes/${segment(sessionId)}/processes`, {
+      command,
+      ...(options.description === undefined ? {} : { description: options.description }),
+      max_runtime_seconds: options.maxRuntimeSeconds ?? null,
+    });
+  }
+  listProcesses(sessionId: string) {
+    return this.#get<Output<"process_list">>(`/v1/sandboxes/${segment(sessionId)}/processes`);
+  }
+  getProcess(sessionId: string, processId: string) {
+    return this.#get<Output<"process_get">>(
+      `/v1/sandboxes/${segment(sessionId)}/processes/${segment(processId)}`,
+    );
+  }
+  /** Output from `sinceOffset` (0, then each answer's `next_offset`: nothing lost or repeated). */
+  processOutput(
+    sessionId: string,
+    processId: string,
+    options: { sinceOffset?: number; maxBytes?: number; waitSeconds?: number } = {},
+  ) {
+    const waitSeconds = options.waitSeconds ?? 0;
+    return this.#send<Output<"process_output">>({
+      method: "GET",
+      path: `/v1/sandboxes/${segment(sessionId)}/processes/${segment(processId)}/output`,
+      query: {
+        since_offset: options.sinceOffset ?? 0,
+        max_bytes: options.maxBytes ?? defaults.process_output.max_bytes,
+        wait_seconds: waitSeconds,
+      },
+      timeoutMs: waitSeconds > 0 ? waitSeconds * 1000 + sandboxTimeoutMarginMs : undefined,
+    });
+  }
+  /** The output as events until the `exit` event, resuming across reconnections. */
+  streamProcess(
+    sessionId: string,
+    processId: string,
+    options: { sinceOffset?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<ProcessEvent> {
+    return streamProcessEvents({
+      url: `${this.baseUrl}/v1/sandboxes/${segment(sessionId)}/processes/${segment(processId)}/stream`,
+      credential: this.#apiKey,
+      fetchImpl: this.#transport.fetchImpl,
+      sinceOffset: options.sinceOffset ?? 0,
+      signal: options.signal,
+    });
+  }
+  processInput(sessionId: string, processId: string, data: string, options: { eof?: boolean } = {}) {
+    return this.#post<Output<"process_input">>(
+      `/v1/sandboxes/${segment(sessionId)}/processes/${segment(processId)}/input`,
+      { data, eof: options.eof ?? false },
+    );
+  }
+  stopProcess(sessionId: string, processId: string) {
+    return this.#post<Output<"process_stop">>(
+      `/v1/sandboxes/${segment(sessionId)}/processes/${segment(processId)}/stop`,
+      {},
+      // SIGTERM, then SIGKILL after 5 s: the answer comes once it has ended.
+      this.#transport.timeoutMs + 10_000,
+    );
+  }
+  waitProcess(sessionId: string, processId: string, options: { timeoutSeconds?: number } = {}) {
+    const timeoutSeconds = options.timeoutSeconds ?? defaults.process_wait.timeout_seconds;
+    return this.#post<Output<"process_wait">>(
+      `/v1/sandboxes/${segment(sessionId)}/processes/${segment(processId)}/wait`,
+      { timeout_seconds: timeoutSeconds },
+      timeoutSeconds * 1000 + sandboxTimeoutMarginMs,
     );
   }
 
@@ -392,8 +564,20 @@ export class CairnClient {
   forgetMemory(memoryId: string) {
     return this.#delete(`/v1/memory/${segment(memoryId)}`);
   }
-  exportMemories(options: { scope?: string } = {}) {
-    return this.#get<Output<"export_memories">>("/v1/memory/export", { scope: options.scope });
+  /** Every page of the export (the server answers in pages linked by `next_cursor`), as one payload. */
+  async exportMemories(options: { scope?: string } = {}) {
+    const path = "/v1/memory/export";
+    let page = await this.#get<Output<"export_memories">>(path, { scope: options.scope });
+    let { memories, relations } = page;
+    while (page.next_cursor) {
+      page = await this.#get<Output<"export_memories">>(path, {
+        scope: options.scope,
+        cursor: page.next_cursor,
+      });
+      memories = memories.concat(page.memories);
+      relations = relations.concat(page.relations);
+    }
+    return { ...page, memories, relations };
   }
   /** An `exportMemories()` payload imports as it is: `importMemories(exported.memories, exported.relations)`. */
   importMemories(memories: ImportedMemory[], relations: ImportedRelation[] = []) {
@@ -480,11 +664,24 @@ export class SandboxSession {
   httpRequest(request: HttpRequestOptions) {
     return this.#client.httpRequest(this.id, request);
   }
-  fileCreate(path: string, content: string) {
-    return this.#client.fileCreate(this.id, path, content);
+  fileCreate(path: string, content: string | Uint8Array, options?: { encoding?: FileEncoding }) {
+    return this.#client.fileCreate(this.id, path, content, options);
   }
-  view(path: string, options?: { viewRange?: [number, number] }) {
+  view(path: string, options?: { viewRange?: [number, number]; encoding?: FileEncoding }) {
     return this.#client.view(this.id, path, options);
+  }
+  uploadFile(
+    path: string,
+    data: Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array>,
+    options?: { timeoutMs?: number },
+  ) {
+    return this.#client.uploadFile(this.id, path, data, options);
+  }
+  downloadFile(path: string, options?: { timeoutMs?: number }) {
+    return this.#client.downloadFile(this.id, path, options);
+  }
+  downloadFileStream(path: string, options?: { timeoutMs?: number }) {
+    return this.#client.downloadFileStream(this.id, path, options);
   }
   strReplace(path: string, oldStr: string, newStr: string, options?: { replaceAll?: boolean }) {
     return this.#client.strReplace(this.id, path, oldStr, newStr, options);

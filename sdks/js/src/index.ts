@@ -16,5 +16,6 @@ export {
   SandboxNotReadyError,
   ServiceUnavailableError,
 } from "./errors.ts";
+export type { ProcessEvent, ProcessExitEvent, ProcessOutputEvent } from "./event-stream.ts";
 export type { RetryOptions } from "./transport.ts";
 export type * from "./types.ts";

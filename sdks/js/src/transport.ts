@@ -55,7 +55,7 @@ export function retrySettings(retry: boolean | RetryOptions | undefined): Requir
 
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-function urlOf(transport: Transport, call: HttpCall): string {
+function urlOf(transport: Transport, call: Pick<HttpCall, "path" | "query">): string {
   const url = new URL(`${transport.baseUrl}${call.path}`);
   for (const [name, value] of Object.entries(call.query ?? {}))
     if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
@@ -106,6 +106,61 @@ export async function send<T>(transport: Transport, call: HttpCall): Promise<T> 
       throw new CairnConnectionError(`${call.method} ${call.path}: the answer broke off: ${describe(error)}`);
     });
     if (response.ok) return decode<T>(response.status, text, call);
+    const apiError = toApiError(response.status, response.headers, text);
+    if (!canRetry || !retryStatuses.has(response.status)) throw apiError;
+    const waitMs = apiError.retryAfterSeconds === null ? backoff() : apiError.retryAfterSeconds * 1000;
+    if (waitMs > retry.maxDelayMs) throw apiError;
+    await sleep(waitMs);
+  }
+}
+
+/** A call whose body (PUT) or answer (GET) is bytes: the raw file routes. */
+export interface RawCall {
+  method: "GET" | "PUT";
+  path: string;
+  query?: Record<string, QueryValue>;
+  credential?: string | null;
+  /** The bytes to send; a stream is sent as it is read (and never retried, as it cannot be replayed). */
+  body?: Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array>;
+  timeoutMs?: number;
+}
+
+/**
+ * Sends a raw call and returns the successful Response, its body unread (the caller streams it),
+ * or throws a `CairnError` as `send` does. The timeout covers the whole exchange, body included.
+ */
+export async function sendRaw(transport: Transport, call: RawCall): Promise<Response> {
+  const isStream = typeof ReadableStream !== "undefined" && call.body instanceof ReadableStream;
+  const retry = isStream ? null : transport.retry;
+  const timeoutMs = call.timeoutMs ?? transport.timeoutMs;
+  const headers: Record<string, string> = { accept: "application/octet-stream, application/json" };
+  if (call.credential) headers.authorization = `Bearer ${call.credential}`;
+  if (call.body !== undefined) headers["content-type"] = "application/octet-stream";
+  for (let attemptNumber = 0; ; attemptNumber++) {
+    const canRetry = retry !== null && attemptNumber < retry.maxRetries;
+    const backoff = () =>
+      Math.random() * Math.min(retry!.maxDelayMs, retry!.baseDelayMs * 2 ** attemptNumber);
+    let response: Response;
+    try {
+      response = await transport.fetchImpl(urlOf(transport, call), {
+        method: call.method,
+        headers,
+        body: call.body as BodyInit | undefined,
+        signal: AbortSignal.timeout(timeoutMs),
+        // A streamed request body needs half duplex (fetch's rule for ReadableStream bodies).
+        ...(isStream ? { duplex: "half" } : {}),
+      } as RequestInit);
+    } catch (error) {
+      if (canRetry) {
+        await sleep(backoff());
+        continue;
+      }
+      const timedOut = error instanceof Error && error.name === "TimeoutError";
+      const reason = timedOut ? `no answer within ${timeoutMs / 1000} s` : describe(error);
+      throw new CairnConnectionError(`${call.method} ${call.path} failed: ${reason}`, { cause: error });
+    }
+    if (response.ok) return response;
+    const text = await response.text().catch(() => "");
     const apiError = toApiError(response.status, response.headers, text);
     if (!canRetry || !retryStatuses.has(response.status)) throw apiError;
     const waitMs = apiError.retryAfterSeconds === null ? backoff() : apiError.retryAfterSeconds * 1000;

@@ -14,6 +14,14 @@ export type SandboxSize = NonNullable<Input<"create_sandbox">["size"]>;
 export type Memory = Output<"get_memory">;
 export type MemoryKind = NonNullable<Input<"remember">["kind"]>;
 export type ExecResult = Output<"exec">;
+/** How file content travels on file_create and view: "utf-8" text or "base64" bytes. */
+export type FileEncoding = NonNullable<Input<"view">["encoding"]>;
+/** What PUT …/files/raw answers (the raw routes are REST-only, so not in the generated types). */
+export interface UploadFileResult {
+  path: string;
+  size: number;
+  created: boolean;
+}
 export type AllowedCommandRule = Input<"set_allowed_commands">["rules"][number];
 export type ImportedMemory = Input<"import_memories">["memories"][number];
 export type ImportedRelation = NonNullable<Input<"import_memories">["relations"]>[number];

@@ -4,6 +4,7 @@
  * refusals; then against a server with the example plugins, their tools through `callTool`.
  */
 import { execFile } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -75,6 +76,46 @@ describe("cairn-client against a live server", () => {
     await expect(failure).rejects.toThrow("the work failed");
     expect((await client.getSandbox(id)).status).toBe("destroyed");
   }, 60_000);
+
+  it("uploads and downloads exact bytes: 50 MiB through the raw routes, a stream, and base64 files", async () => {
+    const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+    await client.withSandbox(async (sandbox) => {
+      const big = randomBytes(50 * 1024 * 1024);
+      expect(await sandbox.uploadFile("big.bin", new Uint8Array(big))).toEqual({
+        path: "/workspace/big.bin",
+        size: big.length,
+        created: true,
+      });
+      expect(sha256(await sandbox.downloadFile("big.bin"))).toBe(sha256(big));
+
+      // A ReadableStream goes up as it is read; downloadFileStream gives the bytes as a stream.
+      const parts = [randomBytes(300_000), randomBytes(5)];
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(new Uint8Array(part));
+          controller.close();
+        },
+      });
+      expect((await sandbox.uploadFile("/tmp/streamed.bin", stream)).size).toBe(300_005);
+      const downloaded = await sandbox.downloadFileStream("/tmp/streamed.bin");
+      expect(downloaded.size).toBe(300_005);
+      const body = new Uint8Array(await new Response(downloaded.stream).arrayBuffer());
+      expect(sha256(body)).toBe(sha256(Buffer.concat(parts)));
+
+      const small = randomBytes(1000);
+      expect((await sandbox.fileCreate("small.bin", new Uint8Array(small))).size).toBe(1000);
+      const viewed = await sandbox.view("small.bin", { encoding: "base64" });
+      expect([viewed.encoding, Buffer.from(viewed.content, "base64").equals(small)]).toEqual([
+        "base64",
+        true,
+      ]);
+      const refused = await sandbox.view("small.bin").catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(CairnApiError);
+      expect((refused as CairnApiError).code).toBe("file_not_utf8");
+      const outside = await sandbox.downloadFile("/etc/passwd").catch((error: unknown) => error);
+      expect(outside).toBeInstanceOf(CapabilityDeniedError);
+    });
+  }, 120_000);
 
   it("lists and revokes API keys with the dashboard token", async () => {
     const anonymous = new CairnClient({ baseUrl: server.baseUrl });

@@ -280,3 +280,27 @@ describe("withSandbox's clean-up", () => {
     expect(seen).toEqual(["POST /v1/sandboxes", "DELETE /v1/sandboxes/sbx_1"]);
   });
 });
+
+describe("exportMemories", () => {
+  const page = (ids: string[], relations: unknown[], cursor: string | null) =>
+    json(200, {
+      version: 1,
+      memories: ids.map((id) => ({ id, content: `Memory ${id}` })),
+      relations,
+      next_cursor: cursor,
+    });
+  const edge = { source_memory_id: "b", target_memory_id: "c", relation_type: "related", confidence: 0.5 };
+
+  it("follows next_cursor and returns every page as one export", async () => {
+    const { baseUrl, seen } = await scripted(page(["a", "b"], [], "cursor-1"), page(["c"], [edge], null));
+    const client = new CairnClient({ baseUrl, apiKey: "cairn_x" });
+    const exported = await client.exportMemories({ scope: "work" });
+    expect(exported.memories.map((memory) => memory.id)).toEqual(["a", "b", "c"]);
+    expect(exported.relations).toEqual([edge]);
+    expect(exported.next_cursor).toBeNull();
+    expect(seen).toEqual([
+      "GET /v1/memory/export?scope=work",
+      "GET /v1/memory/export?scope=work&cursor=cursor-1",
+    ]);
+  });
+});

@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Union
 import pytest
 
 from cairn._core import Call
-from cairn._operations import account, memory, resources, sandboxes, tools
+from cairn._operations import account, memory, processes, resources, sandboxes, tools
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[2] / "openapi.json").read_text())
 
@@ -30,12 +30,17 @@ RENAMED = {
     "get_sandbox_volume": "get_volume",
     "list_sandbox_volumes": "list_volumes",
     "delete_sandbox_volume": "delete_volume",
+    "process_start": "start_process",
+    "process_list": "list_processes",
+    "process_get": "get_process",
+    "process_stop": "stop_process",
+    "process_wait": "wait_process",
 }
 
 
 def sdk_operations() -> Dict[str, Callable[..., Call[Any]]]:
     found: Dict[str, Callable[..., Call[Any]]] = {}
-    for module in (account, memory, resources, sandboxes, tools):
+    for module in (account, memory, processes, resources, sandboxes, tools):
         for name, value in vars(module).items():
             if (
                 callable(value)
@@ -46,10 +51,17 @@ def sdk_operations() -> Dict[str, Callable[..., Call[Any]]]:
     return found
 
 
+# The raw file routes carry bytes, not JSON: they are client methods (upload_file, download_file)
+# rather than operations returning a ``Call``, and test_file_bytes_live.py checks them.
+RAW_ROUTES = {"upload_file", "download_file"}
+
+
 def registry_operations() -> Dict[str, Dict[str, Any]]:
     operations: Dict[str, Dict[str, Any]] = {}
     for path, path_item in OPENAPI["paths"].items():
         for method, operation in path_item.items():
+            if operation["operationId"] in RAW_ROUTES:
+                continue
             operations[operation["operationId"]] = {**operation, "method": method.upper(), "path": path}
     return operations
 

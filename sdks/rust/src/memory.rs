@@ -121,10 +121,27 @@ impl Client {
             .await
     }
 
-    /// Every live memory (superseded ones too) and their relations; imports as it is.
+    /// Every live memory (superseded ones too) and their relations; imports as it is. The
+    /// server answers in pages; this follows `next_cursor` to the last and joins them.
     pub async fn export_memories(&self, scope: Option<&str>) -> Result<MemoryExport, CairnError> {
-        let call = Call::new(Method::GET, &["v1", "memory", "export"]).query_if("scope", scope);
-        self.transport.send(call).await
+        let page = |cursor: Option<String>| {
+            let call = Call::new(Method::GET, &["v1", "memory", "export"])
+                .query_if("scope", scope)
+                .query_if("cursor", cursor.as_deref());
+            self.transport.send::<MemoryExport>(call)
+        };
+        let mut export = page(None).await?;
+        while let Some(cursor) = export
+            .next_cursor
+            .take()
+            .filter(|cursor| !cursor.is_empty())
+        {
+            let next = page(Some(cursor)).await?;
+            export.memories.extend(next.memories);
+            export.relations.extend(next.relations);
+            export.next_cursor = next.next_cursor;
+        }
+        Ok(export)
     }
 
     /// Imports memories (1–500) and relations between them (by their batch `id`s). An export

@@ -39,6 +39,8 @@ pub(crate) struct Call<'a> {
     credential: Credential<'a>,
     timeout: Option<Duration>,
     headers: Vec<(&'static str, String)>,
+    /// The body and the answer are bytes (the raw file routes), not JSON.
+    raw: bool,
 }
 
 impl<'a> Call<'a> {
@@ -52,7 +54,15 @@ impl<'a> Call<'a> {
             credential: Credential::ApiKey,
             timeout: None,
             headers: Vec::new(),
+            raw: false,
         }
+    }
+
+    /// A call whose body (if any) and answer are bytes: `application/octet-stream`.
+    pub(crate) fn raw(mut self, body: Option<Vec<u8>>) -> Self {
+        self.raw = true;
+        self.body = body;
+        self
     }
 
     pub(crate) fn json(mut self, body: &impl Serialize) -> Self {
@@ -90,7 +100,7 @@ impl<'a> Call<'a> {
         self
     }
 
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{} /{}", self.method, self.segments.join("/"))
     }
 }
@@ -104,6 +114,11 @@ impl Transport {
             message: format!("{description}: the answer is not the documented JSON: {source}"),
             source: Some(source),
         })
+    }
+
+    /// Sends a raw call and returns the answer's bytes exactly.
+    pub(crate) async fn send_bytes(&self, call: Call<'_>) -> Result<Vec<u8>, CairnError> {
+        self.exchange(call).await
     }
 
     /// Sends a call whose success has no body (204).
@@ -142,7 +157,14 @@ impl Transport {
         let mut request = self
             .http
             .request(call.method.clone(), self.url(call))
-            .header(ACCEPT, "application/json")
+            .header(
+                ACCEPT,
+                if call.raw {
+                    "application/octet-stream, application/json"
+                } else {
+                    "application/json"
+                },
+            )
             .header(USER_AGENT, CLIENT_NAME)
             .timeout(timeout);
         for (name, value) in &call.headers {
@@ -158,7 +180,14 @@ impl Transport {
         }
         if let Some(body) = &call.body {
             request = request
-                .header(CONTENT_TYPE, "application/json")
+                .header(
+                    CONTENT_TYPE,
+                    if call.raw {
+                        "application/octet-stream"
+                    } else {
+                        "application/json"
+                    },
+                )
                 .body(body.clone());
         }
         let failed = |source: reqwest::Error| {
@@ -183,12 +212,66 @@ impl Transport {
         let body = response.bytes().await.map_err(failed)?.to_vec();
         if (200..300).contains(&status) {
             // A 204 has no body; decoding it as `()` wants JSON null.
-            return Ok(if body.is_empty() {
+            return Ok(if body.is_empty() && !call.raw {
                 b"null".to_vec()
             } else {
                 body
             });
         }
+        Err(api_error(
+            status,
+            retry_after.as_deref(),
+            request_id.as_deref(),
+            &body,
+        ))
+    }
+
+    /// Opens a Server-Sent Events answer (a process's output stream) and returns it unread. The
+    /// client's timeout bounds the wait for the answer's head only: the stream itself lasts as
+    /// long as the server keeps it open, and its reader bounds each wait for more.
+    pub(crate) async fn open_stream(
+        &self,
+        call: &Call<'_>,
+    ) -> Result<reqwest::Response, CairnError> {
+        let mut request = self
+            .http
+            .request(call.method.clone(), self.url(call))
+            .header(ACCEPT, "text/event-stream")
+            .header(USER_AGENT, CLIENT_NAME);
+        if let Some(credential) = self.api_key.as_deref() {
+            request = request.header(AUTHORIZATION, format!("Bearer {credential}"));
+        }
+        let response = match tokio::time::timeout(self.timeout, request.send()).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(source)) => {
+                let message = format!("{} failed: {}", call.describe(), chain(&source));
+                return Err(CairnError::connection(message, source));
+            }
+            Err(_) => {
+                return Err(CairnError::Connection {
+                    message: format!(
+                        "{} failed: no answer within {} s",
+                        call.describe(),
+                        self.timeout.as_secs_f64()
+                    ),
+                    source: None,
+                })
+            }
+        };
+        let status = response.status().as_u16();
+        if (200..300).contains(&status) {
+            return Ok(response);
+        }
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_string)
+        };
+        let retry_after = header(RETRY_AFTER.as_str());
+        let request_id = header("x-request-id");
+        let body = response.bytes().await.unwrap_or_default();
         Err(api_error(
             status,
             retry_after.as_deref(),

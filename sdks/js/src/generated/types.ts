@@ -138,6 +138,38 @@ export type ExecResult = {
   duration_ms: number;
 };
 
+export type BackgroundProcess = {
+  process_id: string;
+  command: string;
+  description: string | null;
+  status: "running" | "exited" | "killed" | "timed_out";
+  exit_code: number | null;
+  started_at: string;
+  ended_at: string | null;
+  deadline_at: string;
+  output_bytes: number;
+  output_start_offset: number;
+};
+
+export type ProcessList = {
+  processes: BackgroundProcess[];
+};
+
+export type ProcessOutput = {
+  stdout: string;
+  stderr: string;
+  offset: number;
+  next_offset: number;
+  truncated: boolean;
+  status: "running" | "exited" | "killed" | "timed_out";
+  exit_code: number | null;
+};
+
+export type ProcessInputResult = {
+  bytes_written: number;
+  stdin_open: boolean;
+};
+
 export type LspStarted = {
   lsp_id: string;
 };
@@ -166,6 +198,7 @@ export type FileWritten = {
 
 export type FileView = {
   content: string;
+  encoding: "utf-8" | "base64";
   lines: number;
   is_directory: boolean;
   entries: string[] | null;
@@ -339,6 +372,8 @@ export type MemoryExport = {
   version: number;
   memories: ExportMemory[];
   relations: ExportRelation[];
+  /** Where the next page starts; null when this page ends the export */
+  next_cursor: string | null;
 };
 
 export type Relation = {
@@ -383,6 +418,13 @@ export type OperationName =
   | "list_mcp_connections"
   | "delete_mcp_connection"
   | "exec"
+  | "process_start"
+  | "process_list"
+  | "process_get"
+  | "process_output"
+  | "process_input"
+  | "process_stop"
+  | "process_wait"
   | "lsp_start"
   | "lsp_open"
   | "lsp_completion"
@@ -529,6 +571,62 @@ export type OperationInputs = {
     /** What the command is for, in a few words */
     description?: string;
   };
+  process_start: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Shell command line, e.g. "python3 -m http.server 8000" */
+    command: string;
+    /** What the command is for, in a few words */
+    description?: string;
+    /** Seconds after which it is stopped; absent or null: until the sandbox ends (never later) */
+    max_runtime_seconds?: number | null;
+  };
+  process_list: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+  };
+  process_get: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Process id, from process_start */
+    process_id: string;
+  };
+  process_output: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Process id, from process_start */
+    process_id: string;
+    /** Where to start: 0, or the next_offset of the previous read */
+    since_offset?: number;
+    /** At most this many bytes of output (both streams) in the answer */
+    max_bytes?: number;
+    /** When there is no output past since_offset yet, wait this long for some (or the end) */
+    wait_seconds?: number;
+  };
+  process_input: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Process id, from process_start */
+    process_id: string;
+    /** Text for the command's stdin, as UTF-8 */
+    data?: string;
+    /** Close stdin after writing data */
+    eof?: boolean;
+  };
+  process_stop: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Process id, from process_start */
+    process_id: string;
+  };
+  process_wait: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Process id, from process_start */
+    process_id: string;
+    /** Seconds to wait at most */
+    timeout_seconds?: number;
+  };
   lsp_start: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
@@ -582,8 +680,10 @@ export type OperationInputs = {
     session_id: string;
     /** File path; relative paths resolve under /workspace */
     path: string;
-    /** The whole file content */
+    /** The whole file content: text (at most 10 MiB characters), or with encoding "base64" the bytes in base64 (at most 10 MiB decoded) */
     content: string;
+    /** How content is written: "utf-8" text, or "base64" for exact bytes */
+    encoding?: "utf-8" | "base64";
     /** Why you make this call, in a few words */
     description?: string;
   };
@@ -594,6 +694,8 @@ export type OperationInputs = {
     path: string;
     /** [start, end] lines, 1-indexed and inclusive; end -1 reads to the end */
     view_range?: number[] | null;
+    /** "utf-8" returns text (a file that is not UTF-8 is refused); "base64" returns the exact bytes */
+    encoding?: "utf-8" | "base64";
     /** Why you make this call, in a few words */
     description?: string;
   };
@@ -715,6 +817,8 @@ export type OperationInputs = {
   export_memories: {
     /** Only this scope; over REST, omit for every scope */
     scope?: string;
+    /** next_cursor of the previous page; leave out for the first page */
+    cursor?: string;
   };
   list_memories: {
     /** Only this scope; over REST, omit for every scope */
@@ -770,6 +874,13 @@ export type OperationOutputs = {
   list_mcp_connections: McpConnection[];
   delete_mcp_connection: null;
   exec: ExecResult;
+  process_start: BackgroundProcess;
+  process_list: ProcessList;
+  process_get: BackgroundProcess;
+  process_output: ProcessOutput;
+  process_input: ProcessInputResult;
+  process_stop: BackgroundProcess;
+  process_wait: BackgroundProcess;
   lsp_start: LspStarted;
   lsp_open: LspStatus;
   lsp_completion: LspCompletion;
@@ -841,13 +952,20 @@ export const operationDefaults = {
   list_mcp_connections: {},
   delete_mcp_connection: {},
   exec: { timeout: 30 },
+  process_start: {},
+  process_list: {},
+  process_get: {},
+  process_output: { since_offset: 0, max_bytes: 65536, wait_seconds: 0 },
+  process_input: { data: "", eof: false },
+  process_stop: {},
+  process_wait: { timeout_seconds: 30 },
   lsp_start: {},
   lsp_open: {},
   lsp_completion: {},
   lsp_stop: {},
   http_request: { method: "GET", headers: {}, body: null, timeout: 15 },
-  file_create: {},
-  view: {},
+  file_create: { encoding: "utf-8" },
+  view: { encoding: "utf-8" },
   str_replace: { replace_all: false },
   ls: { path: "/" },
   glob: { path: "/" },

@@ -46,6 +46,8 @@ class Call(Generic[T]):
     credential: str | None = None
     #: Overrides the client's timeout (exec waits for its command).
     timeout: float | None = None
+    #: Seconds added to the client's timeout when ``timeout`` is not set (stop waits for a kill).
+    timeout_margin: float = 0.0
     #: Extra request headers (an ``Idempotency-Key``).
     headers: Mapping[str, str] | None = None
     convert: Callable[[Any], T] = field(default=cast("Callable[[Any], T]", lambda value: value))  # pyright: ignore[reportUnknownLambdaType]
@@ -74,7 +76,7 @@ class ClientCore:
         self.retry = retry_policy(retry)
 
     def timeout_of(self, call: Call[Any]) -> float:
-        return call.timeout if call.timeout is not None else self.timeout
+        return call.timeout if call.timeout is not None else self.timeout + call.timeout_margin
 
     def request(self, http: httpx.Client | httpx.AsyncClient, call: Call[Any]) -> httpx.Request:
         headers = {

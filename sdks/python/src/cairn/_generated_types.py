@@ -144,6 +144,38 @@ class ExecResult(TypedDict):
     duration_ms: int
 
 
+class BackgroundProcess(TypedDict):
+    process_id: str
+    command: str
+    description: str | None
+    status: Literal["running", "exited", "killed", "timed_out"]
+    exit_code: int | None
+    started_at: str
+    ended_at: str | None
+    deadline_at: str
+    output_bytes: int
+    output_start_offset: int
+
+
+class ProcessList(TypedDict):
+    processes: List[BackgroundProcess]
+
+
+class ProcessOutput(TypedDict):
+    stdout: str
+    stderr: str
+    offset: int
+    next_offset: int
+    truncated: bool
+    status: Literal["running", "exited", "killed", "timed_out"]
+    exit_code: int | None
+
+
+class ProcessInputResult(TypedDict):
+    bytes_written: int
+    stdin_open: bool
+
+
 class LspStarted(TypedDict):
     lsp_id: str
 
@@ -172,6 +204,7 @@ class FileWritten(TypedDict):
 
 class FileView(TypedDict):
     content: str
+    encoding: Literal["utf-8", "base64"]
     lines: int
     is_directory: bool
     entries: List[str] | None
@@ -357,6 +390,8 @@ class MemoryExport(TypedDict):
     version: int
     memories: List[ExportMemory]
     relations: List[ExportRelation]
+    #: Where the next page starts; null when this page ends the export
+    next_cursor: str | None
 
 
 class Relation(TypedDict):
@@ -381,8 +416,16 @@ DEFAULT_CREATE_SANDBOX_COUNT: Final = 1
 DEFAULT_LIST_SANDBOXES_ACTIVE_ONLY: Final = False
 DEFAULT_CREATE_SANDBOX_IMAGE_BASE: Final = "default"
 DEFAULT_EXEC_TIMEOUT: Final = 30
+DEFAULT_PROCESS_OUTPUT_SINCE_OFFSET: Final = 0
+DEFAULT_PROCESS_OUTPUT_MAX_BYTES: Final = 65536
+DEFAULT_PROCESS_OUTPUT_WAIT_SECONDS: Final = 0
+DEFAULT_PROCESS_INPUT_DATA: Final = ""
+DEFAULT_PROCESS_INPUT_EOF: Final = False
+DEFAULT_PROCESS_WAIT_TIMEOUT_SECONDS: Final = 30
 DEFAULT_HTTP_REQUEST_METHOD: Final = "GET"
 DEFAULT_HTTP_REQUEST_TIMEOUT: Final = 15
+DEFAULT_FILE_CREATE_ENCODING: Final = "utf-8"
+DEFAULT_VIEW_ENCODING: Final = "utf-8"
 DEFAULT_STR_REPLACE_REPLACE_ALL: Final = False
 DEFAULT_LS_PATH: Final = "/"
 DEFAULT_GLOB_PATH: Final = "/"

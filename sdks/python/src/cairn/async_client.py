@@ -6,21 +6,23 @@ from __future__ import annotations
 
 from itertools import count
 from types import TracebackType
-from typing import Any, Mapping, Sequence, TypeVar
+from typing import IO, Any, AsyncIterator, Mapping, Sequence, TypeVar
 
 import anyio
 import httpx
 
+from . import _process_stream, _raw
 from ._binding import async_method as _method
 from ._core import Call, ClientCore
 from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE
 from ._operations import account as _account
 from ._operations import memory as _memory
+from ._operations import processes as _processes
 from ._operations import resources as _resources
 from ._operations import sandboxes as _sandboxes
 from ._operations import tools as _tools
 from .errors import CairnError
-from .models import SandboxSize
+from .models import FileWritten, MemoryExport, ProcessEvent, SandboxSize
 from .retry import RetryPolicy, seconds_before_retry
 from .sandbox_session import AsyncSandboxSession
 
@@ -132,6 +134,64 @@ class AsyncCairnClient:
     lsp_completion = _method(_sandboxes.lsp_completion)
     lsp_stop = _method(_sandboxes.lsp_stop)
 
+    # Background processes (docs/api.md#processes).
+    start_process = _method(_processes.start_process)
+    list_processes = _method(_processes.list_processes)
+    get_process = _method(_processes.get_process)
+    process_output = _method(_processes.process_output)
+    process_input = _method(_processes.process_input)
+    stop_process = _method(_processes.stop_process)
+    wait_process = _method(_processes.wait_process)
+
+    def stream_process(
+        self, session_id: str, process_id: str, *, since_offset: int = 0
+    ) -> AsyncIterator[ProcessEvent]:
+        """As ``CairnClient.stream_process``: ``async for event in client.stream_process(...)``."""
+        return _process_stream.async_events(self._core, self._http, session_id, process_id, since_offset)
+
+    async def upload_file(
+        self, session_id: str, path: str, data: _raw.AsyncUploadData, *, timeout: float | None = None
+    ) -> FileWritten:
+        """As ``CairnClient.upload_file``; ``data`` may also be an async iterable of chunks."""
+        raw = _raw.call("PUT", session_id, timeout)
+        request = _raw.request(self._core, self._http, raw, path, _raw.async_content(data))
+        try:
+            response = await self._http.send(request)
+        except httpx.HTTPError as error:
+            raise self._core.connection_error(raw, error) from error
+        return self._core.result(raw, response)
+
+    async def download_file(
+        self,
+        session_id: str,
+        path: str,
+        destination: IO[bytes] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> bytes | int:
+        """As ``CairnClient.download_file``."""
+        raw = _raw.call("GET", session_id, timeout)
+        request = _raw.request(self._core, self._http, raw, path)
+        try:
+            response = await self._http.send(request, stream=True)
+        except httpx.HTTPError as error:
+            raise self._core.connection_error(raw, error) from error
+        try:
+            if not response.is_success:
+                await response.aread()
+                self._core.result(raw, response)
+            if destination is None:
+                return await response.aread()
+            written = 0
+            async for chunk in response.aiter_bytes(_raw.CHUNK):
+                destination.write(chunk)
+                written += len(chunk)
+            return written
+        except httpx.HTTPError as error:
+            raise self._core.connection_error(raw, error) from error
+        finally:
+            await response.aclose()
+
     # Images, volumes, secrets, MCP connections.
     create_image = _method(_resources.create_image)
     get_image = _method(_resources.get_image)
@@ -157,7 +217,15 @@ class AsyncCairnClient:
     get_memory = _method(_memory.get_memory)
     memory_relations = _method(_memory.memory_relations)
     forget_memory = _method(_memory.forget_memory)
-    export_memories = _method(_memory.export_memories)
+
+    async def export_memories(self, *, scope: str | None = None) -> MemoryExport:
+        """Every live memory (superseded ones included) and their relations, ready for
+        ``import_memories``: the server answers in pages, followed here by ``next_cursor``."""
+        pages = [await self._send(_memory.export_memories(scope=scope))]
+        while cursor := pages[-1].get("next_cursor"):
+            pages.append(await self._send(_memory.export_memories(scope=scope, cursor=cursor)))
+        return _memory.joined_export(pages)
+
     import_memories = _method(_memory.import_memories)
     memory_metrics = _method(_memory.memory_metrics)
 

@@ -7,20 +7,22 @@ from __future__ import annotations
 import time
 from itertools import count
 from types import TracebackType
-from typing import Any, Mapping, Sequence, TypeVar
+from typing import IO, Any, Iterator, Mapping, Sequence, TypeVar
 
 import httpx
 
+from . import _process_stream, _raw
 from ._binding import sync_method as _method
 from ._core import Call, ClientCore
 from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE
 from ._operations import account as _account
 from ._operations import memory as _memory
+from ._operations import processes as _processes
 from ._operations import resources as _resources
 from ._operations import sandboxes as _sandboxes
 from ._operations import tools as _tools
 from .errors import CairnError
-from .models import SandboxSize
+from .models import FileWritten, MemoryExport, ProcessEvent, SandboxSize
 from .retry import RetryPolicy, seconds_before_retry
 from .sandbox_session import SandboxSession
 
@@ -139,6 +141,72 @@ class CairnClient:
     lsp_completion = _method(_sandboxes.lsp_completion)
     lsp_stop = _method(_sandboxes.lsp_stop)
 
+    # Background processes (docs/api.md#processes).
+    start_process = _method(_processes.start_process)
+    list_processes = _method(_processes.list_processes)
+    get_process = _method(_processes.get_process)
+    process_output = _method(_processes.process_output)
+    process_input = _method(_processes.process_input)
+    stop_process = _method(_processes.stop_process)
+    wait_process = _method(_processes.wait_process)
+
+    def stream_process(
+        self, session_id: str, process_id: str, *, since_offset: int = 0
+    ) -> Iterator[ProcessEvent]:
+        """The process's output as events (``{"type": "output", "stdout_chunk", "stderr_chunk",
+        "next_offset", "truncated"}``) from ``since_offset``, then one ``{"type": "exit", ...}``;
+        reconnects from the last event's offset when the connection drops or the server closes
+        the stream (every 5 minutes), so each byte comes once. Break out to stop reading."""
+        return _process_stream.events(self._core, self._http, session_id, process_id, since_offset)
+
+    def upload_file(
+        self, session_id: str, path: str, data: _raw.UploadData, *, timeout: float | None = None
+    ) -> FileWritten:
+        """Writes bytes to a file through the raw route, streamed: ``bytes``, a binary file object
+        (read in 1 MiB chunks) or an iterable of chunks; at most 100 MiB. ``timeout`` (default
+        600 s) covers the whole transfer."""
+        raw = _raw.call("PUT", session_id, timeout)
+        request = _raw.request(self._core, self._http, raw, path, _raw.sync_content(data))
+        return self._core.result(raw, self._exchange_request(raw, request))
+
+    def download_file(
+        self,
+        session_id: str,
+        path: str,
+        destination: IO[bytes] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> bytes | int:
+        """A file's exact bytes through the raw route; with ``destination`` (a binary file object)
+        they are streamed into it and the number written is returned, else returned as ``bytes``."""
+        raw = _raw.call("GET", session_id, timeout)
+        request = _raw.request(self._core, self._http, raw, path)
+        try:
+            response = self._http.send(request, stream=True)
+        except httpx.HTTPError as error:
+            raise self._core.connection_error(raw, error) from error
+        try:
+            if not response.is_success:
+                response.read()
+                self._core.result(raw, response)
+            if destination is None:
+                return response.read()
+            written = 0
+            for chunk in response.iter_bytes(_raw.CHUNK):
+                destination.write(chunk)
+                written += len(chunk)
+            return written
+        except httpx.HTTPError as error:
+            raise self._core.connection_error(raw, error) from error
+        finally:
+            response.close()
+
+    def _exchange_request(self, raw: Call[Any], request: httpx.Request) -> httpx.Response:
+        try:
+            return self._http.send(request)
+        except httpx.HTTPError as error:
+            raise self._core.connection_error(raw, error) from error
+
     # Images, volumes, secrets, MCP connections.
     create_image = _method(_resources.create_image)
     get_image = _method(_resources.get_image)
@@ -164,7 +232,15 @@ class CairnClient:
     get_memory = _method(_memory.get_memory)
     memory_relations = _method(_memory.memory_relations)
     forget_memory = _method(_memory.forget_memory)
-    export_memories = _method(_memory.export_memories)
+
+    def export_memories(self, *, scope: str | None = None) -> MemoryExport:
+        """Every live memory (superseded ones included) and their relations, ready for
+        ``import_memories``: the server answers in pages, followed here by ``next_cursor``."""
+        pages = [self._send(_memory.export_memories(scope=scope))]
+        while cursor := pages[-1].get("next_cursor"):
+            pages.append(self._send(_memory.export_memories(scope=scope, cursor=cursor)))
+        return _memory.joined_export(pages)
+
     import_memories = _method(_memory.import_memories)
     memory_metrics = _method(_memory.memory_metrics)
 

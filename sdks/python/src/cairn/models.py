@@ -10,7 +10,7 @@ test suite compares these keys with the server's OpenAPI document (sdks/openapi.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, TypedDict
+from typing import Any, Dict, List, Literal, TypedDict
 
 from ._generated_types import (
     Account,
@@ -18,6 +18,7 @@ from ._generated_types import (
     AllowedCommands,
     ApiKey,
     ApiKeyCreated,
+    BackgroundProcess,
     CommandRule,
     ExecResult,
     ExportMemory,
@@ -46,6 +47,9 @@ from ._generated_types import (
     MemoryMetrics,
     MemoryProfile,
     MemoryRelations,
+    ProcessInputResult,
+    ProcessList,
+    ProcessOutput,
     Relation,
     RelationType,
     Replacement,
@@ -68,6 +72,7 @@ __all__ = [
     "AllowedCommands",
     "ApiKey",
     "ApiKeyCreated",
+    "BackgroundProcess",
     "CommandRule",
     "ExecResult",
     "ExportMemory",
@@ -96,6 +101,13 @@ __all__ = [
     "MemoryMetrics",
     "MemoryProfile",
     "MemoryRelations",
+    "ProcessEvent",
+    "ProcessExitEvent",
+    "ProcessInputResult",
+    "ProcessList",
+    "ProcessOutput",
+    "ProcessOutputEvent",
+    "ProcessStatus",
     "Relation",
     "RelationType",
     "Replacement",
@@ -146,3 +158,29 @@ class Tool(TypedDict):
 
 class ToolList(TypedDict):
     tools: List[Tool]
+
+
+ProcessStatus = Literal["running", "exited", "killed", "timed_out"]
+
+
+class ProcessOutputEvent(TypedDict):
+    """One chunk of a background process's output from its event stream (one of the two chunks
+    is empty); ``next_offset`` is where a read or a new stream resumes after it."""
+
+    type: Literal["output"]
+    stdout_chunk: str
+    stderr_chunk: str
+    next_offset: int
+    truncated: bool
+
+
+class ProcessExitEvent(TypedDict):
+    """The stream's last event: the process has ended and all its output was sent."""
+
+    type: Literal["exit"]
+    status: ProcessStatus
+    exit_code: int | None
+    next_offset: int
+
+
+ProcessEvent = ProcessOutputEvent | ProcessExitEvent

@@ -9,13 +9,15 @@ not an error.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, AsyncIterator, Iterator
 
 from ._binding import async_session_method, session_method
 from ._core import Call
+from ._operations import processes as _processes
 from ._operations import sandboxes as _sandboxes
+from ._raw import AsyncUploadData, UploadData
 from .errors import CairnApiError
-from .models import SandboxCreated
+from .models import FileWritten, ProcessEvent, SandboxCreated
 
 if TYPE_CHECKING:
     from .async_client import AsyncCairnClient
@@ -80,6 +82,28 @@ class SandboxSession(_SessionState):
     lsp_completion = session_method(_sandboxes.lsp_completion)
     lsp_stop = session_method(_sandboxes.lsp_stop)
 
+    start_process = session_method(_processes.start_process)
+    list_processes = session_method(_processes.list_processes)
+    get_process = session_method(_processes.get_process)
+    process_output = session_method(_processes.process_output)
+    process_input = session_method(_processes.process_input)
+    stop_process = session_method(_processes.stop_process)
+    wait_process = session_method(_processes.wait_process)
+
+    def stream_process(self, process_id: str, *, since_offset: int = 0) -> Iterator[ProcessEvent]:
+        """``CairnClient.stream_process`` for this sandbox."""
+        return self.client.stream_process(self.id, process_id, since_offset=since_offset)
+
+    def upload_file(self, path: str, data: UploadData, *, timeout: float | None = None) -> FileWritten:
+        """``CairnClient.upload_file`` for this sandbox."""
+        return self.client.upload_file(self.id, path, data, timeout=timeout)
+
+    def download_file(
+        self, path: str, destination: IO[bytes] | None = None, *, timeout: float | None = None
+    ) -> bytes | int:
+        """``CairnClient.download_file`` for this sandbox."""
+        return self.client.download_file(self.id, path, destination, timeout=timeout)
+
 
 class AsyncSandboxSession(_SessionState):
     def __init__(self, client: AsyncCairnClient, create: Call[SandboxCreated]) -> None:
@@ -114,6 +138,30 @@ class AsyncSandboxSession(_SessionState):
     lsp_open = async_session_method(_sandboxes.lsp_open)
     lsp_completion = async_session_method(_sandboxes.lsp_completion)
     lsp_stop = async_session_method(_sandboxes.lsp_stop)
+
+    start_process = async_session_method(_processes.start_process)
+    list_processes = async_session_method(_processes.list_processes)
+    get_process = async_session_method(_processes.get_process)
+    process_output = async_session_method(_processes.process_output)
+    process_input = async_session_method(_processes.process_input)
+    stop_process = async_session_method(_processes.stop_process)
+    wait_process = async_session_method(_processes.wait_process)
+
+    def stream_process(self, process_id: str, *, since_offset: int = 0) -> AsyncIterator[ProcessEvent]:
+        """``AsyncCairnClient.stream_process`` for this sandbox."""
+        return self.client.stream_process(self.id, process_id, since_offset=since_offset)
+
+    async def upload_file(
+        self, path: str, data: AsyncUploadData, *, timeout: float | None = None
+    ) -> FileWritten:
+        """``AsyncCairnClient.upload_file`` for this sandbox."""
+        return await self.client.upload_file(self.id, path, data, timeout=timeout)
+
+    async def download_file(
+        self, path: str, destination: IO[bytes] | None = None, *, timeout: float | None = None
+    ) -> bytes | int:
+        """``AsyncCairnClient.download_file`` for this sandbox."""
+        return await self.client.download_file(self.id, path, destination, timeout=timeout)
 
 
 __all__ = ["AsyncSandboxSession", "SandboxSession"]

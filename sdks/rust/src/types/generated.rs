@@ -156,6 +156,43 @@ pub struct ExecResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BackgroundProcess {
+    pub process_id: String,
+    pub command: String,
+    pub description: Option<String>,
+    pub status: String,
+    pub exit_code: Option<u64>,
+    pub started_at: String,
+    pub ended_at: Option<String>,
+    pub deadline_at: String,
+    pub output_bytes: u64,
+    pub output_start_offset: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessList {
+    #[serde(default)]
+    pub processes: Vec<BackgroundProcess>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub offset: u64,
+    pub next_offset: u64,
+    pub truncated: bool,
+    pub status: String,
+    pub exit_code: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessInputResult {
+    pub bytes_written: u64,
+    pub stdin_open: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LspStarted {
     pub lsp_id: String,
 }
@@ -192,6 +229,7 @@ pub struct FileWritten {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileView {
     pub content: String,
+    pub encoding: String,
     pub lines: u64,
     pub is_directory: bool,
     pub entries: Option<Vec<String>>,
@@ -438,6 +476,8 @@ pub struct MemoryExport {
     pub memories: Vec<ExportedMemory>,
     #[serde(default)]
     pub relations: Vec<ExportedRelation>,
+    /// Where the next page starts; null when this page ends the export
+    pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -474,8 +514,16 @@ pub(crate) mod defaults {
     pub const LIST_SANDBOXES_ACTIVE_ONLY: bool = false;
     pub const CREATE_SANDBOX_IMAGE_BASE: &str = "default";
     pub const EXEC_TIMEOUT: u32 = 30;
+    pub const PROCESS_OUTPUT_SINCE_OFFSET: u32 = 0;
+    pub const PROCESS_OUTPUT_MAX_BYTES: u32 = 65536;
+    pub const PROCESS_OUTPUT_WAIT_SECONDS: u32 = 0;
+    pub const PROCESS_INPUT_DATA: &str = "";
+    pub const PROCESS_INPUT_EOF: bool = false;
+    pub const PROCESS_WAIT_TIMEOUT_SECONDS: u32 = 30;
     pub const HTTP_REQUEST_METHOD: &str = "GET";
     pub const HTTP_REQUEST_TIMEOUT: u32 = 15;
+    pub const FILE_CREATE_ENCODING: &str = "utf-8";
+    pub const VIEW_ENCODING: &str = "utf-8";
     pub const STR_REPLACE_REPLACE_ALL: bool = false;
     pub const LS_PATH: &str = "/";
     pub const GLOB_PATH: &str = "/";

@@ -114,9 +114,18 @@ def forget_memory(memory_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/memory/{segment(memory_id)}")
 
 
-def export_memories(*, scope: str | None = None) -> Call[MemoryExport]:
-    """Every live memory (superseded ones included) and their relations, ready for ``import_memories``."""
-    return Call("GET", "/v1/memory/export", query={"scope": scope})
+def export_memories(*, scope: str | None = None, cursor: str | None = None) -> Call[MemoryExport]:
+    """One page of the export; the clients' ``export_memories`` follows ``next_cursor`` to the last."""
+    return Call("GET", "/v1/memory/export", query={"scope": scope, "cursor": cursor})
+
+
+def joined_export(pages: Sequence[MemoryExport]) -> MemoryExport:
+    """The export's pages as one payload, ready for ``import_memories``."""
+    joined: MemoryExport = {**pages[-1], "memories": [], "relations": []}
+    for page in pages:
+        joined["memories"].extend(page["memories"])
+        joined["relations"].extend(page["relations"])
+    return joined
 
 
 def import_memories(

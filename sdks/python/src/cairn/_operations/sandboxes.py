@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Sequence, Tuple, cast
+import base64
+from typing import Any, Dict, List, Literal, Mapping, Sequence, Tuple, cast
 
 from .._core import SANDBOX_TIMEOUT_MARGIN, Call, segment
 from .._generated_types import (
@@ -33,6 +34,9 @@ from ..models import (
     SandboxCreated,
     SandboxSize,
 )
+
+#: How file content travels on file_create and view.
+FileEncoding = Literal["utf-8", "base64"]
 
 
 def _sandbox_body(count: int, options: Dict[str, Any]) -> Dict[str, Any]:
@@ -147,14 +151,36 @@ def _files(session_id: str, action: str, body: Dict[str, Any]) -> Call[Any]:
     return Call("POST", f"/v1/sandboxes/{segment(session_id)}/files{action}", body=body, has_body=True)
 
 
-def file_create(session_id: str, path: str, content: str) -> Call[FileWritten]:
-    """Creates or overwrites a file (relative paths are under /workspace)."""
-    return _files(session_id, "", {"path": path, "content": content})
+def file_create(
+    session_id: str, path: str, content: str | bytes, *, encoding: FileEncoding | None = None
+) -> Call[FileWritten]:
+    """Creates or overwrites a file (relative paths are under /workspace). ``str`` content is
+    text; ``bytes`` are sent base64 and written exactly (at most 10 MiB; more: ``upload_file``).
+    ``encoding="base64"`` says a ``str`` is base64 already."""
+    body: Dict[str, Any]
+    if isinstance(content, (bytes, bytearray)):
+        body = {"path": path, "content": base64.b64encode(content).decode("ascii"), "encoding": "base64"}
+    else:
+        body = {"path": path, "content": content, "encoding": encoding or "utf-8"}
+    return _files(session_id, "", body)
 
 
-def view(session_id: str, path: str, *, view_range: Tuple[int, int] | None = None) -> Call[FileView]:
-    """A file's text (``view_range`` = 1-indexed first and last line), or a directory's entries."""
-    return _files(session_id, "/view", {"path": path, "view_range": list(view_range) if view_range else None})
+def view(
+    session_id: str,
+    path: str,
+    *,
+    view_range: Tuple[int, int] | None = None,
+    encoding: FileEncoding = "utf-8",
+) -> Call[FileView]:
+    """A file's text (``view_range`` = 1-indexed first and last line), or a directory's entries.
+    A file that is not UTF-8 is refused (``file_not_utf8``) unless ``encoding="base64"``, which
+    returns its exact bytes base64-encoded in ``content``."""
+    body: Dict[str, Any] = {
+        "path": path,
+        "view_range": list(view_range) if view_range else None,
+        "encoding": encoding,
+    }
+    return _files(session_id, "/view", body)
 
 
 def str_replace(

@@ -12,7 +12,7 @@ export interface PendingBuild {
   settle(result: ImageBuildResult): void;
 }
 
-export function createControlledImageBuilder(autoSettle?: (spec: ImageBuildSpec) => ImageBuildResult) {
+export function createFakeImageBuilder(autoSettle?: (spec: ImageBuildSpec) => ImageBuildResult) {
   const pending: PendingBuild[] = [];
   const started: ImageBuildSpec[] = [];
   const waiters: Array<() => void> = [];

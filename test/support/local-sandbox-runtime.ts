@@ -9,8 +9,8 @@ import {
   defaultBubblewrapPath,
   type LocalSandboxRuntime,
   type LocalSandboxRuntimeSettings,
-} from "./create-local-sandbox-runtime.ts";
-import { defaultMountDirectory } from "./session-disk.ts";
+} from "../../plugins/sandbox-local/create-local-sandbox-runtime.ts";
+import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
 
 export interface TestRuntime {
   runtime: LocalSandboxRuntime;

@@ -3,8 +3,8 @@
  * built on it: it speaks the base protocol, records what it received, and answers requests with
  * `respond` (initialize, shutdown and completion have defaults). `exit` ends it like a process.
  */
-import type { SandboxProcess } from "../../ports/sandbox-runtime.ts";
-import { frameMessage, readMessages } from "./json-rpc-connection.ts";
+import type { SandboxProcess } from "../../core/ports/sandbox-runtime.ts";
+import { frameMessage, readMessages } from "../../core/sandboxes/lsp/json-rpc-connection.ts";
 
 export interface ReceivedMessage {
   id?: number;

@@ -15,7 +15,7 @@ import { HttpRequestInterceptor } from "@mswjs/interceptors/http";
 import { WebSocketInterceptor } from "@mswjs/interceptors/WebSocket";
 import { ws } from "msw";
 import { defineNetwork, InterceptorSource } from "msw/experimental";
-import type { ExecWebSocket } from "./pod-exec.ts";
+import type { ExecWebSocket } from "../../plugins/sandbox-kubernetes/pod-exec.ts";
 
 export const apiServer = "https://kubernetes.test";
 export const bearerToken = "test-token";
@@ -49,7 +49,7 @@ function queryObject(url: URL): Record<string, string | string[]> {
 }
 
 /** The msw network plus a log of every request it saw, bodies parsed as JSON. */
-export function createFakeCluster() {
+export function createFakeKubernetesCluster() {
   const network = defineNetwork({
     sources: [
       new InterceptorSource({ interceptors: [new HttpRequestInterceptor(), new WebSocketInterceptor()] }),

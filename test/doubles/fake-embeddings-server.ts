@@ -24,7 +24,7 @@ export type RecorderAnswer =
   | { status: number; body: unknown; headers?: Record<string, string> }
   | "no_answer";
 
-export interface RecordingServer {
+export interface FakeEmbeddingsServer {
   url: string;
   requests: RecordedRequest[];
   answer: (request: RecordedRequest) => RecorderAnswer;
@@ -52,10 +52,10 @@ export function openAiAnswer(request: RecordedRequest, model = "recorded-model")
   return { status: 200, body: { object: "list", data: data.reverse(), model: body.model ?? model } };
 }
 
-export async function startRecordingServer(): Promise<RecordingServer> {
+export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer> {
   const requests: RecordedRequest[] = [];
   const held: ServerResponse[] = [];
-  const recorder = { answer: openAiAnswer } as Pick<RecordingServer, "answer">;
+  const recorder = { answer: openAiAnswer } as Pick<FakeEmbeddingsServer, "answer">;
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);

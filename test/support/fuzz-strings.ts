@@ -2,7 +2,7 @@
  * Seeded random strings for the memory fuzz tests: hostile query syntax, mixed scripts, emoji,
  * combining marks, zero-width characters and lone surrogates. Seeded, so a failure reproduces.
  */
-import { seededRandom } from "../../test/support/seeded-random.ts";
+import { seededRandom } from "./seeded-random.ts";
 
 const pieces = [
   '"',

@@ -4,21 +4,21 @@
  * `path_outside_sandbox`, missing files are `not_found`, writes create parent directories.
  */
 
-import { ServiceError } from "../../errors.ts";
-import type { FileStat, SandboxFileSystem } from "../../ports/sandbox-runtime.ts";
-import { isWithinRoot, normalizeAbsolutePath } from "./paths.ts";
+import { ServiceError } from "../../core/errors.ts";
+import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
+import { isWithinRoot, normalizeAbsolutePath } from "../../core/sandboxes/files/paths.ts";
 
 type Node =
-  | { kind: "file"; content: string; modifiedAt: Date }
+  | { kind: "file"; content: Uint8Array; modifiedAt: Date }
   | { kind: "directory"; modifiedAt: Date }
   | { kind: "escape"; modifiedAt: Date };
 
-export interface InMemoryFileSystemOptions {
+export interface FakeFileSystemOptions {
   roots?: string[];
   now?: () => Date;
 }
 
-export interface InMemoryFileSystem extends SandboxFileSystem {
+export interface FakeFileSystem extends SandboxFileSystem {
   /** Test helper: writes a file (creating parents) without going through the port. */
   seed(files: Record<string, string>): void;
   /** Test helper: makes a path behave like a symlink to somewhere outside the roots. */
@@ -28,9 +28,9 @@ export interface InMemoryFileSystem extends SandboxFileSystem {
 }
 
 const encoder = new TextEncoder();
-const byteLength = (text: string): number => encoder.encode(text).byteLength;
+const decoder = new TextDecoder();
 
-export function createInMemoryFileSystem(options: InMemoryFileSystemOptions = {}): InMemoryFileSystem {
+export function createFakeFileSystem(options: FakeFileSystemOptions = {}): FakeFileSystem {
   const roots = (options.roots ?? ["/workspace", "/tmp"]).map(normalizeAbsolutePath);
   const now = options.now ?? (() => new Date());
   const nodes = new Map<string, Node>();
@@ -52,7 +52,7 @@ export function createInMemoryFileSystem(options: InMemoryFileSystemOptions = {}
   const statOf = (path: string, node: Node): FileStat => ({
     path,
     isDirectory: node.kind === "directory",
-    size: node.kind === "file" ? byteLength(node.content) : 0,
+    size: node.kind === "file" ? node.content.byteLength : 0,
     modifiedAt: node.modifiedAt,
   });
 
@@ -65,12 +65,22 @@ export function createInMemoryFileSystem(options: InMemoryFileSystemOptions = {}
     nodes.set(path, { kind: "directory", modifiedAt: now() });
   };
 
-  const write = (path: string, content: string): { created: boolean; size: number } => {
+  const write = (path: string, content: Uint8Array): { created: boolean; size: number } => {
     const existing = nodes.get(path);
     if (existing?.kind === "directory") throw new ServiceError("validation_error", `${path} is a directory`);
     ensureDirectory(parentOf(path));
-    nodes.set(path, { kind: "file", content, modifiedAt: now() });
-    return { created: existing === undefined, size: byteLength(content) };
+    nodes.set(path, { kind: "file", content: content.slice(), modifiedAt: now() });
+    return { created: existing === undefined, size: content.byteLength };
+  };
+
+  const readBytes = (path: string, maxBytes: number): Uint8Array => {
+    const node = nodes.get(checkInside(path));
+    if (!node) throw new ServiceError("not_found", `No such file: ${path}`);
+    if (node.kind !== "file") throw new ServiceError("validation_error", `${path} is a directory`);
+    if (node.content.byteLength > maxBytes) {
+      throw new ServiceError("validation_error", `${path} is larger than ${maxBytes} bytes`);
+    }
+    return node.content.slice();
   };
 
   const descendants = (path: string): FileStat[] =>
@@ -95,16 +105,44 @@ export function createInMemoryFileSystem(options: InMemoryFileSystemOptions = {}
       return node ? statOf(normalized, node) : null;
     },
     async readFile(path, maxBytes) {
-      const node = nodes.get(checkInside(path));
-      if (!node) throw new ServiceError("not_found", `No such file: ${path}`);
-      if (node.kind !== "file") throw new ServiceError("validation_error", `${path} is a directory`);
-      if (byteLength(node.content) > maxBytes) {
-        throw new ServiceError("validation_error", `${path} is larger than ${maxBytes} bytes`);
-      }
-      return node.content;
+      return decoder.decode(readBytes(path, maxBytes));
     },
     async writeFile(path, content) {
+      return write(checkInside(path), encoder.encode(content));
+    },
+    async readBytes(path, maxBytes) {
+      return readBytes(path, maxBytes);
+    },
+    async writeBytes(path, content) {
       return write(checkInside(path), content);
+    },
+    async readStream(path, maxBytes) {
+      const bytes = readBytes(path, maxBytes);
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+      return { size: bytes.byteLength, stream };
+    },
+    async writeStream(path, content, maxBytes) {
+      const normalized = checkInside(path);
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      const reader = content.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        total += read.value.byteLength;
+        if (total > maxBytes) throw new ServiceError("payload_too_large", `more than ${maxBytes} bytes`);
+        chunks.push(read.value);
+      }
+      const whole = new Uint8Array(total);
+      let offset = 0;
+      for (const chunk of chunks) {
+        whole.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
+      return write(normalized, whole);
     },
     async list(path) {
       const normalized = checkInside(path);
@@ -117,7 +155,7 @@ export function createInMemoryFileSystem(options: InMemoryFileSystemOptions = {}
       return descendants(normalized).slice(0, limit);
     },
     seed(files) {
-      for (const [path, content] of Object.entries(files)) write(checkInside(path), content);
+      for (const [path, content] of Object.entries(files)) write(checkInside(path), encoder.encode(content));
     },
     linkOutside(path) {
       const normalized = checkInside(path);
@@ -126,7 +164,7 @@ export function createInMemoryFileSystem(options: InMemoryFileSystemOptions = {}
     },
     contentOf(path) {
       const node = nodes.get(normalizeAbsolutePath(path));
-      return node?.kind === "file" ? node.content : undefined;
+      return node?.kind === "file" ? decoder.decode(node.content) : undefined;
     },
   };
 }

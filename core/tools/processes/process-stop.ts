@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { defineTool } from "../../tool.ts";
+import { runtimeCall, sessionIdParameter } from "../sandboxes/sessions.ts";
+import {
+  activeSessionId,
+  processIdParameter,
+  processRoute,
+  processStateOut,
+  toProcessOut,
+} from "./schemas.ts";
+
+export const processStop = defineTool({
+  name: "process_stop",
+  group: "processes",
+  title: "Stop a background process",
+  description:
+    "Stop a background process: SIGTERM to it and what it started, SIGKILL after a few seconds if it is still running. Answers its final state; stopping an ended process changes nothing.",
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  input: z.object({ session_id: sessionIdParameter, process_id: processIdParameter }),
+  output: processStateOut,
+  auth: "api_key",
+  bucket: "sandbox_ops",
+  http: processRoute("POST", "/:process_id/stop"),
+  mcp: {},
+  async handler(context, input) {
+    const sessionId = await activeSessionId(context, input.session_id);
+    const state = await runtimeCall(context, "process stop", () =>
+      context.platform.backgroundProcesses.stop(sessionId, input.process_id),
+    );
+    return toProcessOut(state);
+  },
+});

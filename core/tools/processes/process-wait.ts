@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { defineTool } from "../../tool.ts";
+import { sessionIdParameter } from "../sandboxes/sessions.ts";
+import {
+  activeSessionId,
+  processIdParameter,
+  processRoute,
+  processStateOut,
+  toProcessOut,
+} from "./schemas.ts";
+
+export const processWait = defineTool({
+  name: "process_wait",
+  group: "processes",
+  title: "Wait for a background process to end",
+  description:
+    'Wait up to timeout_seconds for a background process to end; answers its state either way (status "running" means it had not ended yet).',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  input: z.object({
+    session_id: sessionIdParameter,
+    process_id: processIdParameter,
+    timeout_seconds: z.number().int().min(1).max(100).default(30).describe("Seconds to wait at most"),
+  }),
+  output: processStateOut,
+  auth: "api_key",
+  bucket: "sandbox_ops",
+  http: processRoute("POST", "/:process_id/wait"),
+  mcp: {},
+  async handler(context, input) {
+    const sessionId = await activeSessionId(context, input.session_id);
+    const state = await context.platform.backgroundProcesses.wait(
+      sessionId,
+      input.process_id,
+      input.timeout_seconds * 1000,
+      context.signal,
+    );
+    return toProcessOut(state);
+  },
+});
