@@ -57,7 +57,8 @@ describe.each(transports)("over $name", ({ connect }) => {
     const recall = tools.find((tool) => tool.name === "recall");
     expect(Object.keys(recall?.inputSchema.properties ?? {}).sort()).toEqual(["limit", "query", "scope"]);
     expect(recall?.inputSchema.properties?.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 50 });
-    expect(recall?.inputSchema.properties?.scope).toMatchObject({ default: "default" });
+    // Omitted, recall searches every scope (CONTRACT §3), so the schema names no default.
+    expect(recall?.inputSchema.properties?.scope).not.toHaveProperty("default");
     expect(recall?.annotations).toMatchObject({ readOnlyHint: true });
     const create = tools.find((tool) => tool.name === "create_sandbox");
     expect(Object.keys(create?.inputSchema.properties ?? {})).not.toContain("secret_names");
@@ -78,6 +79,34 @@ describe.each(transports)("over $name", ({ connect }) => {
     );
     expect(recalled.memories[0]).toMatchObject({ id: remembered.id });
     expect(recalled.memories[0].score).toBeGreaterThan(0);
+    // Omitted or null, the scope is every scope on MCP as on REST; a named one narrows.
+    const elsewhere = structured<{ id: string }>(
+      await client.callTool({
+        name: "remember",
+        arguments: { content: "The staging cache is Redis 7.", kind: "fact", scope: "ops-notes" },
+      }),
+      "remember",
+    );
+    for (const scope of [undefined, null]) {
+      const found = structured<{ memories: Array<{ id: string }> }>(
+        await client.callTool({ name: "recall", arguments: { query: "staging cache Redis", scope } }),
+        "recall",
+      );
+      expect(found.memories.map((memory) => memory.id)).toContain(elsewhere.id);
+      const profile = structured<{ static: Array<{ id: string }>; dynamic: Array<{ id: string }> }>(
+        await client.callTool({ name: "memory_profile", arguments: { scope } }),
+        "memory_profile",
+      );
+      expect([...profile.static, ...profile.dynamic].map((memory) => memory.id)).toContain(elsewhere.id);
+    }
+    const narrowed = structured<{ memories: Array<{ id: string }> }>(
+      await client.callTool({
+        name: "recall",
+        arguments: { query: "staging cache Redis", scope: "default" },
+      }),
+      "recall",
+    );
+    expect(narrowed.memories.map((memory) => memory.id)).not.toContain(elsewhere.id);
     const profile = structured<{ static: Array<{ id: string }> }>(
       await client.callTool({ name: "memory_profile", arguments: {} }),
       "memory_profile",
@@ -88,10 +117,10 @@ describe.each(transports)("over $name", ({ connect }) => {
       "forget_memory",
     );
     expect(forgotten).toEqual({ status: "forgotten", id: remembered.id });
-    const after = structured<{ memories: unknown[] }>(
+    const after = structured<{ memories: Array<{ id: string }> }>(
       await client.callTool({ name: "recall", arguments: { query: "staging database" } }),
     );
-    expect(after.memories).toEqual([]);
+    expect(after.memories.map((memory) => memory.id)).not.toContain(remembered.id);
   });
 
   it("creates a sandbox, runs a command, writes, edits and reads a file, and destroys it", async () => {

@@ -73,6 +73,12 @@ function isOptionalNullable(schema: z.ZodType): schema is z.ZodOptional {
 }
 
 /** The tool's argument schema: the operation's fields, renamed, with the binding's defaults, minus omitted ones. */
+/** Whether the operation's field takes null as a value of its own (else null means "omitted"). */
+function acceptsNull(operation: AnyTool, field: string): boolean {
+  const schema = (operation.input.shape as Record<string, z.ZodType | undefined>)[field];
+  return schema?.safeParse(null).success ?? false;
+}
+
 function argumentSchema(operation: AnyTool, binding: McpBinding): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const [field, fieldSchema] of Object.entries(operation.input.shape as Record<string, z.ZodType>)) {
@@ -191,7 +197,9 @@ function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
     toInput(argumentsValue = {}) {
       const input: Record<string, unknown> = {};
       for (const field of fields) {
-        const value = argumentsValue[renamed.get(field) ?? field];
+        const given = argumentsValue[renamed.get(field) ?? field];
+        // null for an optional field that takes no null is how a client says "none": omitted.
+        const value = given === null && !acceptsNull(operation, field) ? undefined : given;
         const fallback = binding.defaults?.[field];
         if (value !== undefined) input[field] = value;
         else if (fallback !== undefined) input[field] = fallback;

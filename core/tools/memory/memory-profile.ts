@@ -20,7 +20,8 @@ export const memoryProfile = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/profile", status: 200 },
-  mcp: { defaults: { scope: "default" } },
+  // No scope default: omitted or null reads every scope, on MCP as on REST (CONTRACT §3).
+  mcp: {},
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(
       await settledAccount(context),

@@ -28,7 +28,8 @@ export const recall = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/search", status: 200 },
-  mcp: { rename: { q: "query" }, defaults: { scope: "default" } },
+  // No scope default: omitted or null searches every scope, on MCP as on REST (CONTRACT §3).
+  mcp: { rename: { q: "query" } },
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { config, memoryEmbedder, memorySearch, memoryWriter, storage } = context.platform;
