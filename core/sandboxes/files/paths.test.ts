@@ -27,7 +27,11 @@ describe("resolveSandboxPath", () => {
     ["./src/main.py", "/workspace/src/main.py"],
     ["src//lib///x.ts", "/workspace/src/lib/x.ts"],
     ["src/./lib/../x.ts", "/workspace/src/x.ts"],
-    ["workspace/x", "/workspace/workspace/x"],
+    // The counterpart's spelling (CONTRACT §2.7): a relative path starting workspace/ is under /workspace.
+    ["workspace/x", "/workspace/x"],
+    ["workspace/src/app.py", "/workspace/src/app.py"],
+    ["./workspace/x", "/workspace/x"],
+    ["workspaces/x", "/workspace/workspaces/x"],
     ["/workspace/a/b/../../c", "/workspace/c"],
     ["/tmp", "/tmp"],
     ["/tmp/build/out.log", "/tmp/build/out.log"],

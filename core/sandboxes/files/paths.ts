@@ -62,7 +62,10 @@ export function resolveSandboxPath(input: string, roots: string[], field = "path
     });
   }
   if (workspaceAliases.has(input)) return workspaceRoot;
-  const absolute = input.startsWith("/") ? input : `${workspaceRoot}/${input}`;
+  // A relative path starting workspace/ names the file under /workspace (the counterpart's
+  // spelling, CONTRACT §2.7: workspace/app.py is /workspace/app.py), not /workspace/workspace/….
+  const relative = input.replace(/^(\.\/)?workspace\//, "");
+  const absolute = input.startsWith("/") ? input : `${workspaceRoot}/${relative}`;
   const resolved = normalizeAbsolutePath(absolute);
   // A root of "/" would make the whole machine a root; ignore it rather than trust it.
   const canonicalRoots = roots.map(normalizeAbsolutePath).filter((root) => root !== "/");

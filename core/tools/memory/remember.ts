@@ -7,7 +7,7 @@ export const remember = defineTool({
   group: "memory",
   title: "Remember",
   description:
-    "Store a durable memory: a fact, preference, decision, goal or instruction, one per call. Writing the same content again updates that memory instead of duplicating it; a newer memory that updates an older one supersedes it.",
+    "Store a durable memory: a fact, preference, goal, instruction, note or summary (kind), one per call. Writing the same content again updates that memory instead of duplicating it; a newer memory that updates an older one supersedes it.",
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   input: memoryCreateRequest,
   output: memoryOut,
