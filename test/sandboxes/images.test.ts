@@ -183,6 +183,13 @@ describe.each(storageTargets)("images on %s", (target) => {
       422,
       ["body", "base"],
     ]);
+    // The counterpart's names: its default and node bases are Cairn's default; the others are
+    // refused with the bases on offer.
+    const go = await createImage(client, { base: "boxxkite-go" });
+    expect([go.status, (errorDetails(go.body) as Array<{ msg: string }>)[0].msg]).toEqual([
+      422,
+      "Must be one of the offered bases: default, minimal (boxxkite-default is default, boxxkite-node is default)",
+    ]);
     const minimalNpm = await createImage(client, { base: "minimal", npm_packages: ["is-number==7.0.0"] });
     expect(minimalNpm.status).toBe(422);
     expect(errorDetails(minimalNpm.body)).toEqual([
@@ -217,6 +224,18 @@ describe.each(storageTargets)("images on %s", (target) => {
     expect(build.spec.base).toBe("minimal");
     build.settle(completedBuild(build.spec));
     await waitForStatus(client, created.body.id, ["completed"]);
+    await deleteAll(client);
+  });
+
+  it("takes the counterpart's boxxkite-default and boxxkite-node as the default base", async () => {
+    for (const base of ["boxxkite-default", "boxxkite-node"]) {
+      const created = await createImage(client, { base, npm_packages: [`${base}==1.0.0`] });
+      expect(created.status).toBe(202);
+      const build = await builds.next(created.body.id);
+      expect(build.spec.base).toBe("default");
+      build.settle(completedBuild(build.spec));
+      expect(await waitForStatus(client, created.body.id, ["completed"])).toMatchObject({ base: "default" });
+    }
     await deleteAll(client);
   });
 

@@ -20,6 +20,15 @@ const fields: Array<[PackageKind, "python_packages" | "apt_packages" | "npm_pack
   ["npm", "npm_packages"],
 ];
 
+/**
+ * The counterpart's base names that a Cairn base covers (its default base installs Python, apt and
+ * npm packages, Node included); its Go, Rust and Next.js bases have no Cairn equivalent.
+ */
+const counterpartBases: Readonly<Record<string, string>> = {
+  "boxxkite-default": "default",
+  "boxxkite-node": "default",
+};
+
 const invalid = (loc: Array<string | number>, type: string, msg: string) =>
   new ServiceError("validation_error", "Invalid request", {
     details: [{ type, loc: loc.map(String), msg }],
@@ -38,7 +47,9 @@ export const createImage = defineTool({
       .string()
       .max(64)
       .default("default")
-      .describe('The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only)'),
+      .describe(
+        'The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only); the counterpart\'s boxxkite-default and boxxkite-node are taken as "default"',
+      ),
     python_packages: packageList("python"),
     apt_packages: packageList("apt"),
     npm_packages: packageList("npm"),
@@ -58,17 +69,25 @@ export const createImage = defineTool({
     const accountId = requireAccount(context);
     const { storage, config, imageBuilds } = context.platform;
     const bases = offeredBases(config);
-    if (!bases.includes(input.base)) {
-      throw invalid(["base"], "unknown_base", `Must be one of the offered bases: ${bases.join(", ")}`);
+    const base = counterpartBases[input.base] ?? input.base;
+    if (!bases.includes(base)) {
+      const aliases = Object.entries(counterpartBases)
+        .filter(([, cairnBase]) => bases.includes(cairnBase))
+        .map(([name, cairnBase]) => `${name} is ${cairnBase}`);
+      throw invalid(
+        ["base"],
+        "unknown_base",
+        `Must be one of the offered bases: ${bases.join(", ")}${aliases.length > 0 ? ` (${aliases.join(", ")})` : ""}`,
+      );
     }
-    const supported = imageBases[input.base]?.kinds ?? [];
+    const supported = imageBases[base]?.kinds ?? [];
     for (const [kind, field] of fields) {
       const entries = input[field];
       if (entries.length > 0 && !supported.includes(kind)) {
         throw invalid(
           [field],
           "unsupported_package_kind",
-          `The ${input.base} base cannot install ${kind} packages`,
+          `The ${base} base cannot install ${kind} packages`,
         );
       }
       const seen = new Set<string>();
@@ -80,7 +99,7 @@ export const createImage = defineTool({
       }
     }
     const spec = {
-      base: input.base,
+      base,
       pythonPackages: input.python_packages,
       aptPackages: input.apt_packages,
       npmPackages: input.npm_packages,
