@@ -60,6 +60,8 @@ describe.each(transports)("over $name", ({ connect }) => {
     // Omitted, recall searches every scope (CONTRACT §3), so the schema names no default.
     expect(recall?.inputSchema.properties?.scope).not.toHaveProperty("default");
     expect(recall?.annotations).toMatchObject({ readOnlyHint: true });
+    for (const tool of tools)
+      expect(tool.inputSchema, tool.name).toMatchObject({ additionalProperties: false });
     const create = tools.find((tool) => tool.name === "create_sandbox");
     expect(Object.keys(create?.inputSchema.properties ?? {})).not.toContain("secret_names");
   });
@@ -124,12 +126,19 @@ describe.each(transports)("over $name", ({ connect }) => {
   });
 
   it("creates a sandbox, runs a command, writes, edits and reads a file, and destroys it", async () => {
+    // secret_names is not a tool argument (a model does not grant secrets): refused by name.
+    const withSecrets = await client.callTool({
+      name: "create_sandbox",
+      arguments: { label: "mcp test", secret_names: ["db-password"] },
+    });
+    expect(withSecrets).toMatchObject({
+      isError: true,
+      structuredContent: {
+        error: { code: "validation_error", details: [{ loc: ["arguments", "secret_names"] }] },
+      },
+    });
     const sandbox = structured<{ id: string; status: string }>(
-      // secret_names is not a tool argument: the tool drops it (REST would answer 404 secret_not_found).
-      await client.callTool({
-        name: "create_sandbox",
-        arguments: { label: "mcp test", secret_names: ["db-password"] },
-      }),
+      await client.callTool({ name: "create_sandbox", arguments: { label: "mcp test" } }),
       "create_sandbox",
     );
     expect(sandbox.status).toBe("active");
@@ -169,8 +178,9 @@ describe.each(transports)("over $name", ({ connect }) => {
     expect(badPath.structuredContent).toMatchObject({
       error: { code: "validation_error", details: [expect.objectContaining({ loc: ["arguments", "path"] })] },
     });
-    // A result over 4 MiB is refused (it would travel twice in one message, past what stdio
-    // clients accept); a line range of the same file is not.
+    // A big file comes back within the tool's default budget (32 KiB), a marker saying what was
+    // cut; a result over 4 MiB, asked for with a larger budget, is refused (it would travel twice
+    // in one message, past what stdio clients accept); a line range of the same file is not.
     structured(
       await client.callTool({
         name: "exec",
@@ -178,7 +188,18 @@ describe.each(transports)("over $name", ({ connect }) => {
       }),
       "exec",
     );
-    const big = await client.callTool({ name: "view", arguments: { session_id, path: "big.txt" } });
+    const budgeted = structured<{ content: string; truncated: boolean; omitted_bytes: number }>(
+      await client.callTool({ name: "view", arguments: { session_id, path: "big.txt" } }),
+      "view",
+    );
+    expect([budgeted.truncated, budgeted.omitted_bytes]).toEqual([true, 5_000_000 - 32 * 1024]);
+    expect(budgeted.content).toContain(
+      "\n… [cut 4,967,232 bytes, in lines 1928–294118; view them with view_range",
+    );
+    const big = await client.callTool({
+      name: "view",
+      arguments: { session_id, path: "big.txt", max_output_bytes: 5_000_000 },
+    });
     expect(big.isError).toBe(true);
     expect((big.content as Array<{ text: string }>)[0].text).toMatch(
       /^Error view: The result is 5\.0 MiB, more than a tool result carries \(4 MiB\) \[payload_too_large\]/,
@@ -223,6 +244,37 @@ describe.each(transports)("over $name", ({ connect }) => {
     expect(missing).toMatchObject({
       isError: true,
       structuredContent: { error: { code: "memory_not_found" } },
+    });
+    // An argument the tool does not take is refused by name, not dropped; gpu_count says why.
+    const misspelled = await client.callTool({ name: "recall", arguments: { querry: "x", query: "x" } });
+    expect(misspelled).toMatchObject({
+      isError: true,
+      structuredContent: {
+        error: {
+          code: "validation_error",
+          details: [
+            {
+              type: "unknown_argument",
+              loc: ["arguments", "querry"],
+              msg: 'recall takes no argument "querry"; it takes query, scope, limit',
+            },
+          ],
+        },
+      },
+    });
+    const gpu = await client.callTool({ name: "create_sandbox", arguments: { gpu_count: 1 } });
+    expect(gpu).toMatchObject({
+      isError: true,
+      structuredContent: {
+        error: {
+          details: [
+            {
+              loc: ["arguments", "gpu_count"],
+              msg: "GPUs are not offered: Cairn's sandboxes have CPUs only",
+            },
+          ],
+        },
+      },
     });
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({
       code: -32602,

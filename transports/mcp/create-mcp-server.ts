@@ -54,7 +54,10 @@ function resultTooLarge(bytes: number): ServiceError {
   return new ServiceError(
     "payload_too_large",
     `The result is ${mib} MiB, more than a tool result carries (4 MiB)`,
-    { remediation: "Ask for less: a line range of the file (view_range), or search it with grep." },
+    {
+      remediation:
+        "Ask for less: a smaller max_output_bytes, a line range of the file (view_range), or search it with grep.",
+    },
   );
 }
 
@@ -105,8 +108,8 @@ async function callTool(
   signal: AbortSignal,
 ): Promise<CallToolResult> {
   const started = performance.now();
-  const input = tool.toInput(params.arguments);
   try {
+    const input = tool.toInput(params.arguments);
     const { output } = await invoke(platform, tool.operation, {
       credential: caller.credential,
       principal: caller.principal,

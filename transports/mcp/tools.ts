@@ -9,7 +9,7 @@
  * the same `{"error": {...}}` envelope REST does, so each output schema also admits that.
  */
 import { z } from "zod";
-import { type AnyTool, allOperations, type McpBinding } from "../../core/index.ts";
+import { type AnyTool, allOperations, type McpBinding, ServiceError } from "../../core/index.ts";
 
 export interface McpTool {
   /** The tool's name (the operation's, unless the binding renames it). */
@@ -73,6 +73,23 @@ function isOptionalNullable(schema: z.ZodType): schema is z.ZodOptional {
 }
 
 /** The tool's argument schema: the operation's fields, renamed, with the binding's defaults, minus omitted ones. */
+/**
+ * Arguments the tool does not take, refused by name (a misspelling dropped in silence would run
+ * the call without it). `gpu_count`, which the counterpart's create_sandbox takes, says why.
+ */
+function unknownArguments(tool: string, unknown: readonly string[], known: readonly string[]): ServiceError {
+  return new ServiceError("validation_error", "Invalid request", {
+    details: unknown.map((argument) => ({
+      type: "unknown_argument",
+      loc: [argument],
+      msg:
+        argument === "gpu_count"
+          ? "GPUs are not offered: Cairn's sandboxes have CPUs only"
+          : `${tool} takes no argument ${JSON.stringify(argument)}; it takes ${known.join(", ") || "none"}`,
+    })),
+  });
+}
+
 /** Whether the operation's field takes null as a value of its own (else null means "omitted"). */
 function acceptsNull(operation: AnyTool, field: string): boolean {
   const schema = (operation.input.shape as Record<string, z.ZodType | undefined>)[field];
@@ -183,6 +200,7 @@ function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
   const renamed = new Map(Object.entries(binding.rename ?? {}) as Array<[string, string]>);
   const fields = Object.keys(operation.input.shape).filter((field) => !binding.omit?.includes(field));
   const { $schema: _dialect, ...inputSchema } = jsonSchema(argumentSchema(operation, binding), "input");
+  const argumentNames = new Set(fields.map((field) => renamed.get(field) ?? field));
   return {
     name,
     operation,
@@ -190,11 +208,13 @@ function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
       name,
       title: operation.title,
       description: operation.description,
-      inputSchema: { ...inputSchema, type: "object" },
+      inputSchema: { ...inputSchema, type: "object", additionalProperties: false },
       outputSchema: resultSchema(operation, binding),
       annotations: hints(operation),
     },
     toInput(argumentsValue = {}) {
+      const unknown = Object.keys(argumentsValue).filter((argument) => !argumentNames.has(argument));
+      if (unknown.length > 0) throw unknownArguments(name, unknown, [...argumentNames]);
       const input: Record<string, unknown> = {};
       for (const field of fields) {
         const given = argumentsValue[renamed.get(field) ?? field];
