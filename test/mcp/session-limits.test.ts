@@ -1,6 +1,7 @@
 /**
- * MCP sessions cannot pile up: an account holds a bounded number (opening one more closes its
- * oldest), and an idle session is dropped. Small limits, the real app and transport.
+ * MCP sessions cannot pile up: an account holds a bounded number (opening one more closes the one
+ * used least recently, idle ones before one answering a request), and an idle session is dropped.
+ * Small limits, the real app and transport.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpApp } from "../../transports/mcp/http.ts";
@@ -58,17 +59,59 @@ describe("MCP session limits", () => {
     (await app.request("/mcp", { method: "POST", headers: headers(credential, session), body: listTools }))
       .status;
 
-  it("closes an account's oldest session when it opens one more than allowed, leaving other accounts alone", async () => {
+  it("closes an account's least recently used session when it opens one more than allowed, leaving other accounts alone", async () => {
     const others = await open(otherKey);
     const first = await open(key);
     const second = await open(key);
+    // The first is used after the second opened: the second is now the one used least recently.
     expect(await statusOf(key, first)).toBe(200);
     const third = await open(key);
-    expect(await statusOf(key, first)).toBe(404);
-    expect(await statusOf(key, second)).toBe(200);
+    expect(await statusOf(key, second)).toBe(404);
+    expect(await statusOf(key, first)).toBe(200);
     expect(await statusOf(key, third)).toBe(200);
     expect(await statusOf(otherKey, others)).toBe(200);
   });
+
+  it("reclaims an idle session before one that is answering a request, however recently used", async () => {
+    const account = await createAccountWithKey(test);
+    const rest = (path: string, json: unknown) =>
+      test.request(path, { method: "POST", credential: account.key, json });
+    const sandbox = (await (await rest("/v1/sandboxes", { size: "small" })).json()) as { id: string };
+    expect((await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "mkfifo /tmp/gate" })).status).toBe(
+      200,
+    );
+    const busy = await open(account.key);
+    // A call that waits on the gate keeps the busy session answering a request.
+    const waiting = app.request("/mcp", {
+      method: "POST",
+      headers: headers(account.key, busy),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: {
+          name: "exec",
+          arguments: { session_id: sandbox.id, command: "touch /tmp/waiting && cat /tmp/gate", timeout: 60 },
+        },
+      }),
+    });
+    // Each exec has its own process namespace: the call says it is waiting with a file.
+    const running = async () => {
+      const answer = await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "test -e /tmp/waiting" });
+      return ((await answer.json()) as { exit_code: number }).exit_code === 0;
+    };
+    while (!(await running())) await new Promise((resolve) => setTimeout(resolve, 100));
+    const idle = await open(account.key);
+    expect(await statusOf(account.key, idle)).toBe(200);
+    // One more than the limit of 2: the idle one goes, though the busy one was used earlier.
+    const newest = await open(account.key);
+    expect(await statusOf(account.key, idle)).toBe(404);
+    expect(await statusOf(account.key, newest)).toBe(200);
+    await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "echo open > /tmp/gate" });
+    expect((await waiting).status).toBe(200);
+    expect(await statusOf(account.key, busy)).toBe(200);
+    await test.request(`/v1/sandboxes/${sandbox.id}`, { method: "DELETE", credential: account.key });
+  }, 60_000);
 
   it("drops a session left idle, when the next one opens", async () => {
     const idle = await open(otherKey);

@@ -30,6 +30,7 @@ import { httpStatus } from "../http-status.ts";
 import { idempotency } from "../rest/idempotency.ts";
 import { rateLimitHeaders } from "../rest/operation-routes.ts";
 import { createMcpServer, type McpCaller } from "./create-mcp-server.ts";
+import { answerMessage, whenSent } from "./post-answers.ts";
 import { type ToolProfile, toolProfiles } from "./profiles.ts";
 
 export interface McpAppOptions {
@@ -46,6 +47,8 @@ interface Session {
   /** The id of the API key that opened it. */
   keyId: string;
   lastSeen: number;
+  /** Requests of the session being answered now: such a session is reclaimed last. */
+  inFlight: number;
 }
 
 /** The profile `?tools=` names: a fixed one or a loaded plugin's. */
@@ -171,16 +174,20 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     const { accountId, credentialId: keyId } = principal;
     const now = Date.now();
     dropIdleSessions(now);
-    const own = [...sessions].filter(([, session]) => session.accountId === accountId);
+    // Past the account's limit, idle sessions go first, least recently used first.
+    const own = [...sessions]
+      .filter(([, session]) => session.accountId === accountId)
+      .sort(([, a], [, b]) => Number(a.inFlight > 0) - Number(b.inFlight > 0) || a.lastSeen - b.lastSeen);
     for (const [id, session] of own.slice(0, Math.max(0, own.length - perAccount + 1))) {
       sessions.delete(id);
       void session.transport.close();
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      enableJsonResponse: true,
+      // SSE, so a call with a progressToken streams; post-answers.ts answers the rest with JSON.
+      enableJsonResponse: false,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, accountId, keyId, lastSeen: now });
+        sessions.set(id, { transport, accountId, keyId, lastSeen: now, inFlight: 0 });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -218,6 +225,7 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       principal,
       clientIp: options.clientIp(context.req.raw, context.env),
       requestId: context.get("requestId"),
+      signal: context.req.raw.signal,
     };
     const authInfo = { token: "", clientId: principal.accountId, scopes: [], extra: { caller } };
     const body = method === "POST" ? await jsonBody(context) : undefined;
@@ -239,7 +247,13 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       // Another key's session is reported exactly like one that never existed.
       if (!session || session.keyId !== principal.credentialId) throw sessionNotFound();
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(context.req.raw, { parsedBody: body, authInfo });
+      session.inFlight += 1;
+      try {
+        return await answerMessage(session.transport, context.req.raw, body, authInfo);
+      } finally {
+        session.inFlight -= 1;
+        session.lastSeen = Date.now();
+      }
     }
     if (method !== "POST") {
       throw new ServiceError(
@@ -251,17 +265,20 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
     if (initializes) {
       const transport = await openSession(principal, profile);
-      return transport.handleRequest(context.req.raw, { parsedBody: body, authInfo });
+      return answerMessage(transport, context.req.raw, body, authInfo);
     }
     // Stateless: a server and transport for this request alone.
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: false });
     const server = createMcpServer(platform, { profile, caller: callerOf });
     await server.connect(transport);
-    try {
-      return await transport.handleRequest(context.req.raw, { parsedBody: body, authInfo });
-    } finally {
-      void server.close();
-    }
+    const response = await answerMessage(transport, context.req.raw, body, authInfo).catch(
+      (error: unknown) => {
+        void server.close();
+        throw error;
+      },
+    );
+    // A streamed answer is still being written: the server closes once it has been sent.
+    return whenSent(response, () => void server.close());
   });
   return {
     app,
