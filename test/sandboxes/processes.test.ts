@@ -242,6 +242,27 @@ describe("background processes in local sandboxes", () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it("holds a stream's reader that falls behind to the output bound: the server keeps no more for it, and says truncated", {
+    timeout: 120_000,
+  }, async () => {
+    const processId = await start("head -c 2097152 /dev/zero | tr '\\0' a");
+    const response = await client.send(processes(`/${processId}/stream`));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    // The reader stops while the process prints its 2 MiB and ends (64 KiB bound here).
+    expect((await wait(processId)).body.status).toBe("exited");
+    let text = new TextDecoder().decode(first.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      text += new TextDecoder().decode(chunk.value);
+    const events = await readEvents(new Response(text));
+    const outputs = events.filter((event) => event.event === "output");
+    const received = outputs.map((event) => String(event.data.stdout_chunk)).join("").length;
+    expect(outputs.some((event) => event.data.truncated === true)).toBe(true);
+    expect(received).toBeLessThan(2097152 / 4);
+    expect(events.at(-1)?.data).toMatchObject({ type: "exit", status: "exited", next_offset: 2097152 });
+  });
+
   it("passes stdin to a process, and eof ends it", { timeout: 60_000 }, async () => {
     const processId = await start(
       "python3 -c 'import sys; print(input(), flush=True); print(sys.stdin.read().upper())'",

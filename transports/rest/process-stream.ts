@@ -84,59 +84,67 @@ export function mountProcessStream(
       });
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
+    // Pulled, not pushed: the next page is read only when the client has taken the last one, so
+    // a reader that falls behind is held to the process's output bound like any other (the log
+    // drops the oldest bytes and the next event says `truncated`), and the server keeps at most a
+    // page of events for it, however long the process prints.
+    let first = true;
+    const deadline = setTimeout(() => closed.abort(), streamLifetimeMs);
+    const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+      clearTimeout(deadline);
+      try {
+        controller.close();
+      } catch {
+        // Already cancelled by the client.
+      }
+    };
     const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
+      async pull(controller) {
         const send = (text: string) => controller.enqueue(encoder.encode(text));
-        const deadline = setTimeout(() => closed.abort(), streamLifetimeMs);
         try {
-          for (;;) {
-            let truncated = page.truncated;
-            for (const chunk of page.chunks) {
-              const next = chunk.offset + chunk.bytes.length;
-              const text = decoder.decode(chunk.bytes);
-              const data = {
-                type: "output",
-                stdout_chunk: chunk.stream === "stdout" ? text : "",
-                stderr_chunk: chunk.stream === "stderr" ? text : "",
-                next_offset: next,
-                truncated,
-              };
-              truncated = false;
-              send(`id: ${next}\nevent: output\ndata: ${JSON.stringify(data)}\n\n`);
-            }
-            since = page.nextOffset;
-            const { state } = page;
-            if (page.chunks.length === 0 && state.status !== "running" && since >= state.outputBytes) {
-              const data = {
-                type: "exit",
-                status: state.status,
-                exit_code: state.exitCode,
-                next_offset: since,
-              };
-              send(`id: ${since}\nevent: exit\ndata: ${JSON.stringify(data)}\n\n`);
-              break;
-            }
-            if (signal.aborted) break;
-            if (page.chunks.length === 0) send(": keep-alive\n\n");
+          if (!first)
             page = await backgroundProcesses.output(sessionId, processId, {
               since,
               maxBytes: maxEventBytes,
               waitMs: keepAliveMs,
               signal,
             });
+          first = false;
+          let truncated = page.truncated;
+          for (const chunk of page.chunks) {
+            const next = chunk.offset + chunk.bytes.length;
+            const text = decoder.decode(chunk.bytes);
+            const data = {
+              type: "output",
+              stdout_chunk: chunk.stream === "stdout" ? text : "",
+              stderr_chunk: chunk.stream === "stderr" ? text : "",
+              next_offset: next,
+              truncated,
+            };
+            truncated = false;
+            send(`id: ${next}\nevent: output\ndata: ${JSON.stringify(data)}\n\n`);
           }
+          since = page.nextOffset;
+          const { state } = page;
+          if (page.chunks.length === 0 && state.status !== "running" && since >= state.outputBytes) {
+            const data = {
+              type: "exit",
+              status: state.status,
+              exit_code: state.exitCode,
+              next_offset: since,
+            };
+            send(`id: ${since}\nevent: exit\ndata: ${JSON.stringify(data)}\n\n`);
+            return finish(controller);
+          }
+          if (signal.aborted) return finish(controller);
+          if (page.chunks.length === 0) send(": keep-alive\n\n");
         } catch {
           // The sandbox ended (its processes are gone) or the client left: the stream ends.
-        } finally {
-          clearTimeout(deadline);
-          try {
-            controller.close();
-          } catch {
-            // Already cancelled by the client.
-          }
+          finish(controller);
         }
       },
       cancel() {
+        clearTimeout(deadline);
         closed.abort();
       },
     });
