@@ -12,7 +12,12 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  McpError,
+  type Progress,
+} from "@modelcontextprotocol/sdk/types.js";
 import { version } from "../core/version.ts";
 import { serveOverStdio } from "../transports/mcp/stdio.ts";
 import { createToolServer, failedCall, protocolError } from "../transports/mcp/tool-server.ts";
@@ -90,12 +95,26 @@ export async function serveMcpProxy(options: McpProxyOptions): Promise<void> {
     instructions: first.client.getInstructions(),
     list: (params, extra) => upstreamCall((client) => client.listTools(params, { signal: extra.signal })),
     async call(params, extra) {
+      // A call with a progressToken: the server's progress is passed on under the client's token
+      // (the SDK asks upstream with a token of its own), and a streamed exec may run an hour.
+      const progressToken = params._meta?.progressToken;
+      const onprogress =
+        progressToken === undefined
+          ? undefined
+          : (progress: Progress) =>
+              void extra
+                .sendNotification({
+                  method: "notifications/progress",
+                  params: { ...progress, progressToken },
+                })
+                .catch(() => {});
       try {
         return await upstreamCall((client) =>
           client.request({ method: "tools/call", params }, CallToolResultSchema, {
             signal: extra.signal,
-            // Long commands run up to 100 s on the server; the SDK's 60 s default would cut them off.
-            timeout: 300_000,
+            // Long commands run up to 100 s on the server (3600 s streamed); the SDK's 60 s default would cut them off.
+            timeout: progressToken === undefined ? 300_000 : 3_700_000,
+            onprogress,
           }),
         );
       } catch (error) {

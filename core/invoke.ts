@@ -10,7 +10,14 @@ import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
 import type { PlatformServices } from "./platform-services.ts";
 import { bucketLimit } from "./rate-limits.ts";
-import { type AnyTool, type CredentialKind, isEnabled, type ToolContext, type ToolGroup } from "./tool.ts";
+import {
+  type AnyTool,
+  type CredentialKind,
+  isEnabled,
+  type ToolContext,
+  type ToolGroup,
+  type ToolProgress,
+} from "./tool.ts";
 
 export interface InvokeRequest {
   /** The bare credential (an API key or a dashboard token), or null when the caller sent none. */
@@ -25,6 +32,8 @@ export interface InvokeRequest {
    * `authenticate` (MCP checks it at the door): used when it is of the kind the operation needs.
    */
   principal?: Principal;
+  /** For a streamed call of an operation that `streamsOutput` (core/tool.ts): where its progress goes. */
+  reportProgress?: (progress: ToolProgress) => void;
 }
 
 /** Who a credential belongs to: the account, and which key or token it was. */
@@ -69,6 +78,7 @@ export async function invoke<Tool extends AnyTool>(
     signal: request.signal,
     logger: platform.logger.child({ requestId: request.requestId, operation: tool.name }),
     now,
+    reportProgress: tool.streamsOutput ? request.reportProgress : undefined,
   };
   const output = await tool.handler(context, input);
   return { output: tool.output.parse(output) as z.output<Tool["output"]>, rateLimit };

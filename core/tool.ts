@@ -92,6 +92,15 @@ export interface McpBinding<Input extends z.ZodObject = z.ZodObject> {
   present?(output: unknown): unknown;
 }
 
+/**
+ * What a streaming operation (`ToolDefinition.streamsOutput`) reports while it runs: `started`
+ * once its checks have passed and the work has begun (a failure before it is the call's error; one
+ * after it ends a stream), then each piece of `output` as it comes.
+ */
+export type ToolProgress =
+  | { kind: "started" }
+  | { kind: "output"; stream: "stdout" | "stderr"; text: string };
+
 export interface ToolContext {
   /** The ports and services of the platform, not its registry of operations. */
   readonly platform: PlatformServices;
@@ -103,6 +112,11 @@ export interface ToolContext {
   readonly logger: Logger;
   /** The request's moment from the platform clock; handlers use it instead of reading time themselves. */
   readonly now: Date;
+  /**
+   * Set when the caller streams the call (REST `Accept: text/event-stream`, an MCP `progressToken`)
+   * and the operation `streamsOutput`; absent otherwise.
+   */
+  readonly reportProgress?: (progress: ToolProgress) => void;
 }
 
 export interface ToolDefinition<
@@ -122,6 +136,12 @@ export interface ToolDefinition<
   output: Output;
   auth: CredentialKind;
   bucket: BucketName | DeclaredBucket | null;
+  /**
+   * The operation reports its output as it runs (`context.reportProgress`): REST answers it as
+   * Server-Sent Events when the request accepts `text/event-stream`, MCP as `notifications/progress`
+   * when the call carries a `progressToken`. Its JSON answer is the same either way.
+   */
+  streamsOutput?: boolean;
   /** The plugin that contributed the operation (docs/plugins.md); absent for built-in ones. */
   plugin?: string;
   http?: HttpBinding;

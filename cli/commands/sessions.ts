@@ -191,11 +191,11 @@ export function addSessionCommands(program: Command): void {
   leaf(
     program,
     "exec <command...>",
-    "Run a command in a session (cwd /workspace); prints its output and exits with its exit code. One argument is a shell command line; several are the words of one command, passed as given, as docker exec does",
+    "Run a command in a session (cwd /workspace); prints its output as it comes and exits with its exit code (--json: the whole answer at the end). One argument is a shell command line; several are the words of one command, passed as given, as docker exec does",
     [
       "cairn exec 'python3 --version && ls *.py'",
       "cairn exec python3 -c 'print(6*7)'",
-      "cairn exec --session 7c0e… --timeout 90 -- pytest -q",
+      "cairn exec --session 7c0e… --timeout 900 -- pytest -q",
     ],
   )
     .addOption(schemaOption("--session <id>", "exec", "session_id", "default: the only active session"))
@@ -210,11 +210,21 @@ export function addSessionCommands(program: Command): void {
       );
       const { client } = await authenticatedClient();
       const sessionId = await resolveSession(client, options.session);
-      const result = await client.exec(sessionId, command, { timeout: options.timeout });
-      if (options.json) printJson(result);
-      else {
-        process.stdout.write(result.stdout);
-        process.stderr.write(result.stderr);
+      let result: { exit_code: number; timed_out: boolean; truncated: boolean };
+      if (options.json) {
+        result = await client.exec(sessionId, command, { timeout: options.timeout });
+        printJson(result);
+      } else {
+        // Streamed: the output is printed as the command writes it (Ctrl-C closes the stream,
+        // which kills the command); the exit event ends it.
+        let exit: typeof result | undefined;
+        for await (const event of client.execStream(sessionId, command, { timeout: options.timeout })) {
+          if (event.type === "output") {
+            if (event.stdout_chunk !== "") process.stdout.write(event.stdout_chunk);
+            if (event.stderr_chunk) process.stderr.write(event.stderr_chunk);
+          } else exit = event;
+        }
+        result = exit as typeof result;
         if (result.truncated) note(colour.yellow("(output truncated by the server)"));
         if (result.timed_out) note(colour.yellow(`Command timed out after ${options.timeout ?? 30} s`));
       }

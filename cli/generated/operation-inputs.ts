@@ -238,7 +238,8 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       },
       base: {
         default: "default",
-        description: 'The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only)',
+        description:
+          'The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only); the counterpart\'s boxxkite-default and boxxkite-node are taken as "default"',
         type: "string",
         maxLength: 64,
       },
@@ -361,11 +362,26 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         description: 'Shell command line, e.g. "pip install -r requirements.txt"',
       },
       timeout: {
-        description: "Seconds before the command is killed; null means 30",
+        description:
+          "Seconds before the command is killed; null means 30. At most 100, or 3600 when the call is streamed (REST Accept: text/event-stream, MCP progressToken); never past the sandbox's expiry",
         default: 30,
-        anyOf: [{ type: "integer", minimum: 1, maximum: 100 }, { type: "null" }],
+        anyOf: [{ type: "integer", minimum: 1, maximum: 3600 }, { type: "null" }],
       },
       description: { description: "What the command is for, in a few words", type: "string", maxLength: 500 },
+      max_output_bytes: {
+        description:
+          "Keep at most this many bytes of each of stdout and stderr; what is cut is replaced by a marker saying how many bytes and how to get them",
+        type: "integer",
+        minimum: 1,
+        maximum: 1048576,
+      },
+      keep: {
+        default: "both",
+        description:
+          'Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); both by default: a failure\'s first error and its last lines',
+        type: "string",
+        enum: ["head", "tail", "both"],
+      },
     },
     required: ["session_id", "command"],
   },
@@ -450,6 +466,13 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "integer",
         minimum: 1,
         maximum: 1048576,
+      },
+      keep: {
+        default: "head",
+        description:
+          'Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); "head" reads on from since_offset (next_offset ends the page), "tail" and "both" read to the newest output and name the offsets cut',
+        type: "string",
+        enum: ["head", "tail", "both"],
       },
       wait_seconds: {
         default: 0,
@@ -718,6 +741,20 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         enum: ["utf-8", "base64"],
       },
       description: { description: "Why you make this call, in a few words", type: "string", maxLength: 500 },
+      max_output_bytes: {
+        description:
+          "Keep at most this many bytes of the text (after view_range); what is cut is replaced by a marker saying how many bytes and how to get them",
+        type: "integer",
+        minimum: 1,
+        maximum: 26214400,
+      },
+      keep: {
+        default: "head",
+        description:
+          'Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); head by default: a file reads from the top',
+        type: "string",
+        enum: ["head", "tail", "both"],
+      },
     },
     required: ["session_id", "path"],
   },

@@ -24,8 +24,9 @@ export const modeKeys = {
       ["c", "new"],
       ["enter", "run"],
       ["f", "files"],
+      ["p", "procs"],
       ["d", "destroy"],
-      ["r", "reload"],
+      // `r` reloads too; with `p` its hint no longer fits 80 columns beside the global keys.
     ],
   },
   "sessions:command": {
@@ -57,6 +58,19 @@ export const modeKeys = {
       ["↑↓", "scroll"],
       ["esc", "back"],
     ],
+  },
+  "sessions:processes": {
+    captured: false,
+    hints: [
+      ["↑↓", "move"],
+      ["enter", "follow"],
+      ["r", "reload"],
+      ["esc", "back"],
+    ],
+  },
+  "sessions:process": {
+    captured: false,
+    hints: [["esc", "back to the list"]],
   },
   "memory:browse": {
     captured: false,

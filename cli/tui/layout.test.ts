@@ -70,7 +70,16 @@ describe("outputTail", () => {
     command: "x",
     running: false,
     error: null,
-    result: { exit_code: 0, stdout, stderr, timed_out: false, truncated: false, duration_ms: 1 },
+    result: {
+      exit_code: 0,
+      stdout,
+      stderr,
+      timed_out: false,
+      truncated: false,
+      stdout_omitted_bytes: 0,
+      stderr_omitted_bytes: 0,
+      duration_ms: 1,
+    },
   });
   it("keeps the last lines, stdout before stderr, marking stderr", () => {
     expect(outputTail(run("a\nb\nc\n", "oops\n"), 2)).toEqual([

@@ -1,22 +1,25 @@
 /**
  * The sessions screen: the active sandboxes, creating and destroying them (with a y/n question),
- * running a command in the selected one and seeing its output, and browsing its files.
+ * running a command in the selected one and seeing its output, browsing its files, and its
+ * background processes (a list, and one followed live).
  */
 import { Box, Text, useInput } from "ink";
 import React, { useEffect, useState } from "react";
 import { CommandOutput } from "./command-output.ts";
 import { FileBrowser } from "./file-browser.ts";
 import type { Mode } from "./help-bar.ts";
+import { ProcessList } from "./process-list.ts";
 import { type ScreenProps, useReportMode, useScreenMode } from "./screen-props.ts";
 import { editLine, TextField } from "./text-input.ts";
 import { useRefState } from "./use-ref-state.ts";
 import { useSessionFiles, workspaceRoot } from "./use-session-files.ts";
+import { useSessionProcesses } from "./use-session-processes.ts";
 import { type Session, useSessions } from "./use-sessions.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
 
 const h = React.createElement;
 
-type SessionsMode = "list" | "command" | "confirm-destroy" | "files";
+type SessionsMode = "list" | "command" | "confirm-destroy" | "files" | "processes";
 
 const maxListRows = 6;
 
@@ -30,16 +33,23 @@ const toSessionsMode = (mode: SessionsMode): Mode => `sessions:${mode}`;
 export function SessionsScreen({ client, active, isShown, width, height, onModeChange }: ScreenProps) {
   const { sessions, loading, busy, error, runs, refresh, create, destroy, run } = useSessions(client, active);
   const files = useSessionFiles(client);
+  const processes = useSessionProcesses(client);
   const [selected, setSelected] = useState(0);
   const [mode, setMode, modeRef] = useScreenMode<SessionsMode>("list", toSessionsMode, onModeChange);
   const [command, setCommand, commandRef] = useRefState("");
   const [selectAfterRefresh, setSelectAfterRefresh] = useState<string | null>(null);
   const session = sessions[selected];
-  useReportMode(
-    active,
-    mode === "files" ? (files.file ? "sessions:file" : "sessions:files") : `sessions:${mode}`,
-    onModeChange,
-  );
+  const shownMode: Mode =
+    mode === "files"
+      ? files.file
+        ? "sessions:file"
+        : "sessions:files"
+      : mode === "processes"
+        ? processes.followed
+          ? "sessions:process"
+          : "sessions:processes"
+        : `sessions:${mode}`;
+  useReportMode(active, shownMode, onModeChange);
 
   // Keep the selection on the list after it shrinks, and on a just-created session once it is listed.
   useEffect(() => {
@@ -50,16 +60,16 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
     } else if (selected >= sessions.length) setSelected(Math.max(0, sessions.length - 1));
   }, [sessions, selected, selectAfterRefresh]);
 
-  // A session that ended elsewhere while its files were open takes the browser with it.
+  // A session that ended elsewhere while its files or processes were open takes them with it.
   useEffect(() => {
-    if (mode === "files" && !session) setMode("list");
+    if ((mode === "files" || mode === "processes") && !session) setMode("list");
   }, [mode, session, setMode]);
 
   useInput((input, key) => {
     if (!isShown()) return;
     const current = modeRef.current;
-    // The file browser takes its own keys.
-    if (current === "files") return;
+    // The file browser and the process list take their own keys.
+    if (current === "files" || current === "processes") return;
     if (current === "command") {
       const edit = editLine(commandRef.current, input, key);
       if (edit?.kind === "change") setCommand(edit.value);
@@ -90,6 +100,9 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
       files.closeFile();
       void files.open(session.id, workspaceRoot);
       setMode("files");
+    } else if (input === "p") {
+      processes.unfollow();
+      setMode("processes");
     }
   });
 
@@ -97,6 +110,16 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
     return h(FileBrowser, {
       sessionId: session.id,
       files,
+      active,
+      height,
+      onBack: () => setMode("list"),
+    });
+  }
+
+  if (mode === "processes" && session) {
+    return h(ProcessList, {
+      sessionId: session.id,
+      processes,
       active,
       height,
       onBack: () => setMode("list"),

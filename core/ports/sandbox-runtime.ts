@@ -54,7 +54,13 @@ export interface ExecRequest {
   /** Run by a shell (`/bin/sh -c`) inside the sandbox with cwd /workspace. */
   command: string;
   timeoutSeconds: number;
+  /** Aborting it kills the command and everything it started; the call then rejects. */
   signal?: AbortSignal;
+  /**
+   * Called with each piece of output as the command writes it, uncapped, before the exec ends
+   * (for a caller that streams it); the result still carries the capped whole.
+   */
+  onOutput?: (stream: "stdout" | "stderr", bytes: Uint8Array) => void;
 }
 
 export interface ExecResult {

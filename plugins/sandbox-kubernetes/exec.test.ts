@@ -18,7 +18,9 @@ import { createKubernetesSandboxRuntime } from "./runtime.ts";
 const namespace = "cairn-sandboxes";
 const sandboxId = "0b9c6a52-2f4e-4d8a-9a51-6c1d2e3f4a5b";
 const podName = `cairn-sandbox-${sandboxId}`;
-const execWrapper = 'cd /workspace || exit 126; exec timeout -k 2 "$1" /bin/sh -c "$2"';
+const execWrapper =
+  'cd /workspace || exit 126; exec env CAIRN_PROCESS="$3" timeout -k 2 "$1" /bin/sh -c "$2"';
+const execToken = expect.stringMatching(/^[0-9a-f]{24}$/);
 const cluster = createFakeKubernetesCluster();
 const kubeConfig = testKubeConfig();
 
@@ -77,6 +79,7 @@ describe("exec", () => {
       ["command", "cairn-exec"],
       ["command", "30"],
       ["command", "echo hello && ls 'a b'"],
+      ["command", execToken],
       ["container", "sandbox"],
     ]);
   });
@@ -234,13 +237,22 @@ describe("the default websocket (the ws package)", () => {
       defaultRuntime.exec(sandboxId, { command: "id", timeoutSeconds: 5, signal: controller.signal }),
     ).rejects.toMatchObject({ code: "sandbox_operation_failed" });
 
-    const [upgrade] = (await cluster.takeRequests()).filter((request) => request.path.endsWith("/exec"));
+    const execs = (await cluster.takeRequests()).filter((request) => request.path.endsWith("/exec"));
+    const [upgrade] = execs;
     expect(upgrade.method).toBe("GET");
     expect(upgrade.path).toBe(`/api/v1/namespaces/${namespace}/pods/${podName}/exec`);
     expect(upgrade.headers.get("authorization")).toBe(`Bearer ${bearerToken}`);
     expect(upgrade.headers.get("upgrade")).toBe("websocket");
-    expect(upgrade.query.command).toEqual(["/bin/sh", "-c", execWrapper, "cairn-exec", "5", "id"]);
+    expect(upgrade.query.command).toEqual(["/bin/sh", "-c", execWrapper, "cairn-exec", "5", "id", execToken]);
     expect(connections[0]).toContain("v5.channel.k8s.io");
+    // Cancelled: a second exec kills every process holding the command's token (closing the
+    // stream alone would leave it running until its timeout).
+    const token = (upgrade.query.command as string[]).at(-1);
+    for (let attempt = 0; attempt < 100 && execs.length < 2; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      execs.push(...(await cluster.takeRequests()).filter((request) => request.path.endsWith("/exec")));
+    }
+    expect((execs[1].query.command as string[]).slice(3)).toEqual(["cairn-signal", "KILL", token]);
   });
 
   test("a pod the API does not know (404 on the upgrade) is sandbox_operation_failed", async () => {

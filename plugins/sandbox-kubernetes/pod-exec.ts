@@ -22,6 +22,8 @@ export interface PodCommand {
   /** Client-side deadline; when it passes the stream is closed and the result says timedOut. */
   deadlineMs: number;
   signal?: AbortSignal;
+  /** Each chunk of output as it arrives, before the caps. */
+  onOutput?: (stream: "stdout" | "stderr", bytes: Uint8Array) => void;
 }
 
 export interface PodCommandResult {
@@ -46,13 +48,16 @@ class CappedSink extends Writable {
   kept = 0;
   cut = false;
   private readonly limit: number;
+  private readonly onChunk: ((chunk: Buffer) => void) | undefined;
 
-  constructor(limit: number) {
+  constructor(limit: number, onChunk?: (chunk: Buffer) => void) {
     super();
     this.limit = limit;
+    this.onChunk = onChunk;
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.onChunk?.(chunk);
     const room = this.limit - this.kept;
     if (chunk.length > room) this.cut = true;
     if (room > 0) {
@@ -95,8 +100,9 @@ export function createPodCommandRunner(options: {
 
   return (command) =>
     new Promise<PodCommandResult>((resolve, reject) => {
-      const stdout = new CappedSink(command.stdoutLimit);
-      const stderr = new CappedSink(command.stderrLimit);
+      const { onOutput } = command;
+      const stdout = new CappedSink(command.stdoutLimit, onOutput && ((chunk) => onOutput("stdout", chunk)));
+      const stderr = new CappedSink(command.stderrLimit, onOutput && ((chunk) => onOutput("stderr", chunk)));
       const stdin = command.stdin ? new PassThrough() : null;
       let socket: { close(): void } | null = null;
       let settled = false;

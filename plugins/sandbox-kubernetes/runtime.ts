@@ -72,7 +72,13 @@ const stdoutLimit = 1024 * 1024;
 const stderrLimit = 256 * 1024;
 // After the in-pod `timeout` has had the chance to end the command (TERM, then KILL 2 s later).
 const clientGraceMs = 5000;
-const execWrapper = 'cd /workspace || exit 126; exec timeout -k 2 "$1" /bin/sh -c "$2"';
+/**
+ * `$3` is a token put in the command's environment (CAIRN_PROCESS, inherited by what it starts):
+ * a cancelled exec is killed by signalling every process holding it (pod-process.ts), since
+ * closing the exec's stream leaves the command running until its timeout.
+ */
+const execWrapper =
+  'cd /workspace || exit 126; exec env CAIRN_PROCESS="$3" timeout -k 2 "$1" /bin/sh -c "$2"';
 
 function operationFailed(message: string, cause: unknown): ServiceError {
   return cause instanceof ServiceError
@@ -107,19 +113,20 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
   // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list().
   const mountPaths = new Map<string, string[]>();
   const lifetime = new AbortController();
+  const signalPod = async (podName: string, signal: "TERM" | "KILL", token: string) => {
+    await runCommand({
+      podName,
+      argv: ["/bin/sh", "-c", signalScript, "cairn-signal", signal, token],
+      stdoutLimit: 4096,
+      stderrLimit: 4096,
+      deadlineMs: 10_000,
+    });
+  };
   const startProcess = createPodProcessStarter({
     kubeConfig,
     namespace,
     webSocket: settings.execWebSocket,
-    signal: async (podName, signal, token) => {
-      await runCommand({
-        podName,
-        argv: ["/bin/sh", "-c", signalScript, "cairn-signal", signal, token],
-        stdoutLimit: 4096,
-        stderrLimit: 4096,
-        deadlineMs: 10_000,
-      });
-    },
+    signal: signalPod,
   });
 
   const deleteQuietly = async (kind: "pod" | "policy" | "claim", name: string) => {
@@ -251,14 +258,21 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
     async exec(id, request): Promise<ExecResult> {
       const started = performance.now();
       const timeoutSeconds = Math.max(1, Math.ceil(request.timeoutSeconds));
+      const token = Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) =>
+        byte.toString(16).padStart(2, "0"),
+      ).join("");
+      // A cancelled exec (a client that left) is killed in the pod with what it started.
+      const onCancel = () => void signalPod(objectName(id), "KILL", token).catch(() => {});
+      request.signal?.addEventListener("abort", onCancel, { once: true });
       try {
         const result = await runCommand({
           podName: objectName(id),
-          argv: ["/bin/sh", "-c", execWrapper, "cairn-exec", String(timeoutSeconds), request.command],
+          argv: ["/bin/sh", "-c", execWrapper, "cairn-exec", String(timeoutSeconds), request.command, token],
           stdoutLimit,
           stderrLimit,
           deadlineMs: timeoutSeconds * 1000 + clientGraceMs,
           signal: request.signal ? AbortSignal.any([request.signal, lifetime.signal]) : lifetime.signal,
+          onOutput: request.onOutput,
         });
         const durationMs = Math.round(performance.now() - started);
         // `timeout` exits 124 (TERM) or 137 (KILL); an early exit with those codes is the command's own.
@@ -279,6 +293,8 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
             : "Could not run the command in the sandbox",
           error,
         );
+      } finally {
+        request.signal?.removeEventListener("abort", onCancel);
       }
     },
 

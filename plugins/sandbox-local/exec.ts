@@ -93,6 +93,8 @@ export interface RunOptions extends SessionCommand {
   spawner: SessionSpawner;
   timeoutSeconds: number;
   signal?: AbortSignal;
+  /** Each chunk of output as it is read, before the caps (ExecRequest.onOutput). */
+  onOutput?: (stream: "stdout" | "stderr", bytes: Uint8Array) => void;
   /** Kills the exec without rejecting (destroy and close use it; the result shows the kill). */
   terminate?: AbortSignal;
   /** Kills whatever the process group kill cannot reach (the exec's cgroup). */
@@ -105,7 +107,16 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
   const started = performance.now();
   const stdout = createCappedCollector(stdoutCapBytes);
   const stderr = createCappedCollector(stderrCapBytes);
-  const command = options.spawner.run(helperSettings(options), { stdout: stdout.add, stderr: stderr.add });
+  const command = options.spawner.run(helperSettings(options), {
+    stdout(chunk) {
+      stdout.add(chunk);
+      options.onOutput?.("stdout", chunk);
+    },
+    stderr(chunk) {
+      stderr.add(chunk);
+      options.onOutput?.("stderr", chunk);
+    },
+  });
 
   let timedOut = false;
   let aborted = false;
@@ -122,7 +133,7 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
     );
     void options.sweep?.().catch(() => {});
   };
-  // setTimeout fires at once for delays past 2^31 - 1 ms; core allows at most 100 s anyway.
+  // setTimeout fires at once for delays past 2^31 - 1 ms; core allows at most 3600 s anyway.
   const timer = setTimeout(
     () => {
       timedOut = true;

@@ -204,6 +204,7 @@ export function createSessionManager(options: SessionManagerOptions) {
       spawner: state.spawner,
       timeoutSeconds: request.timeoutSeconds,
       signal: request.signal,
+      onOutput: request.onOutput,
       terminate: terminate.signal,
       sweep,
     }).finally(() =>

@@ -139,12 +139,14 @@ type MCPConnection struct {
 
 // ExecResult is what the command did.
 type ExecResult struct {
-	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	TimedOut   bool   `json:"timed_out"`
-	Truncated  bool   `json:"truncated"`
-	DurationMS int    `json:"duration_ms"`
+	ExitCode           int    `json:"exit_code"`
+	Stdout             string `json:"stdout"`
+	Stderr             string `json:"stderr"`
+	TimedOut           bool   `json:"timed_out"`
+	Truncated          bool   `json:"truncated"`
+	StdoutOmittedBytes int    `json:"stdout_omitted_bytes"`
+	StderrOmittedBytes int    `json:"stderr_omitted_bytes"`
+	DurationMS         int    `json:"duration_ms"`
 }
 
 // BackgroundProcess is a command running (or ended) in the background of a sandbox.
@@ -167,13 +169,15 @@ type ProcessList struct {
 
 // ProcessOutput is output from Offset to NextOffset, stdout and stderr in one offset space.
 type ProcessOutput struct {
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	Offset     int    `json:"offset"`
-	NextOffset int    `json:"next_offset"`
-	Truncated  bool   `json:"truncated"`
-	Status     string `json:"status"`
-	ExitCode   *int   `json:"exit_code"`
+	Stdout       string `json:"stdout"`
+	Stderr       string `json:"stderr"`
+	Offset       int    `json:"offset"`
+	NextOffset   int    `json:"next_offset"`
+	Truncated    bool   `json:"truncated"`
+	OmittedBytes int    `json:"omitted_bytes"`
+	OmittedRange []int  `json:"omitted_range"`
+	Status       string `json:"status"`
+	ExitCode     *int   `json:"exit_code"`
 }
 
 type ProcessInputResult struct {
@@ -214,11 +218,14 @@ type FileWritten struct {
 
 // FileView is a file's content.
 type FileView struct {
-	Content     string   `json:"content"`
-	Encoding    string   `json:"encoding"`
-	Lines       int      `json:"lines"`
-	IsDirectory bool     `json:"is_directory"`
-	Entries     []string `json:"entries"`
+	Content      string   `json:"content"`
+	Encoding     string   `json:"encoding"`
+	Lines        int      `json:"lines"`
+	IsDirectory  bool     `json:"is_directory"`
+	Entries      []string `json:"entries"`
+	Truncated    bool     `json:"truncated"`
+	OmittedBytes int      `json:"omitted_bytes"`
+	OmittedLines []int    `json:"omitted_lines"`
 }
 
 // StrReplaceResult counts what changed.
@@ -357,8 +364,10 @@ const (
 	defaultListSandboxesActiveOnly       = false
 	defaultCreateSandboxImageBase        = "default"
 	defaultExecTimeout                   = 30
+	defaultExecKeep                      = "both"
 	defaultProcessOutputSinceOffset      = 0
 	defaultProcessOutputMaxBytes         = 65536
+	defaultProcessOutputKeep             = "head"
 	defaultProcessOutputWaitSeconds      = 0
 	defaultProcessInputData              = ""
 	defaultProcessInputEof               = false
@@ -367,6 +376,7 @@ const (
 	defaultHTTPRequestTimeout            = 15
 	defaultFileCreateEncoding            = "utf-8"
 	defaultViewEncoding                  = "utf-8"
+	defaultViewKeep                      = "head"
 	defaultStrReplaceReplaceAll          = false
 	defaultLsPath                        = "/"
 	defaultGlobPath                      = "/"

@@ -49,6 +49,8 @@ export interface RunOptions {
   input?: string;
   cwd?: string;
   command?: string[];
+  /** Called with each piece of stdout as the process writes it (to act while it still runs). */
+  onStdout?: (chunk: string) => void;
 }
 
 /** Runs `cairn args…` to its end. */
@@ -64,6 +66,7 @@ export function runCairn(args: string[], options: RunOptions): Promise<CliResult
     let stderr = "";
     child.stdout.on("data", (chunk) => {
       stdout += chunk;
+      options.onStdout?.(String(chunk));
     });
     child.stderr.on("data", (chunk) => {
       stderr += chunk;

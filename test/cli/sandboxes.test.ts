@@ -55,6 +55,31 @@ describe("sessions, exec and files", () => {
     expectFailure(await run(["exec", "ls"]), 2, "no_active_session");
   });
 
+  it("prints exec's output as the command writes it, and exits with its code", async () => {
+    const session = await json<Session>(["session", "create", "--label", "live", "--lifetime-minutes", "10"]);
+    const marker = `/workspace/go-${crypto.randomUUID()}`;
+    let released: Promise<unknown> | undefined;
+    const result = await runCairn(
+      [
+        "exec",
+        "--session",
+        session.id,
+        `echo first; while [ ! -e ${marker} ]; do sleep 0.05; done; echo second >&2; exit 4`,
+      ],
+      {
+        env,
+        // The command cannot end before the marker exists, and it is made once "first" is printed.
+        onStdout(chunk) {
+          if (released === undefined && chunk.includes("first"))
+            released = ok(["exec", "--session", session.id, `touch ${marker}`]);
+        },
+      },
+    );
+    await released;
+    expect(result).toMatchObject({ code: 4, stdout: "first\n", stderr: "second\n" });
+    await ok(["session", "rm", session.id]);
+  });
+
   it("creates a session and runs commands in the only active one", async () => {
     first = await json<Session>(["session", "create", "--label", "first", "--lifetime-minutes", "10"]);
     expect(first).toMatchObject({ status: "active", label: "first" });
@@ -170,7 +195,13 @@ describe("sessions, exec and files", () => {
     const count = await run(["session", "create", "--count", "11"]);
     expectFailure(count, 2, "validation_error");
     expect(count.stderr).toContain("--count");
-    expectFailure(await run(["exec", "--timeout", "500", "ls"]), 2, "validation_error");
+    expectFailure(await run(["exec", "--timeout", "5000", "ls"]), 2, "validation_error");
+    // Past 100 s only streamed: --json waits for the JSON answer, which keeps 1-100 s.
+    expectFailure(await run(["exec", "--json", "--timeout", "500", "ls"]), 2, "validation_error");
+    expect(await run(["exec", "--timeout", "500", "echo streamed"])).toMatchObject({
+      code: 0,
+      stdout: "streamed\n",
+    });
     expectFailure(await run(["session", "create", "--volume-mounts", "no-path"]), 2, "validation_error");
   });
 });

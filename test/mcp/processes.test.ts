@@ -41,6 +41,7 @@ describe.each(transports)("background-process tools over $name", ({ connect }) =
       "session_id",
     ]);
     expect(argumentsOf("process_output")).toEqual([
+      "keep",
       "max_bytes",
       "process_id",
       "session_id",

@@ -246,6 +246,9 @@ describe("encoding on file_create and view", () => {
       lines: 2,
       is_directory: false,
       entries: null,
+      truncated: false,
+      omitted_bytes: 0,
+      omitted_lines: null,
     });
     const asBytes = await postJson(owner, `/v1/sandboxes/${sessionId}/files/view`, {
       path: "text.txt",

@@ -14,6 +14,7 @@ import {
   type Platform,
   type Principal,
   ServiceError,
+  type ToolProgress,
   toServiceError,
   type ValidationIssue,
 } from "../../core/index.ts";
@@ -38,6 +39,8 @@ export interface McpCaller {
   principal: Principal;
   clientIp: string;
   requestId: string;
+  /** Aborted when the HTTP request's client hangs up; none on stdio. */
+  signal?: AbortSignal;
 }
 
 export interface McpServerOptions {
@@ -99,15 +102,45 @@ function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: 
   return errorResult(tool.name, tool.operation.group === "memory", error);
 }
 
+/**
+ * A streamed call's output as `notifications/progress` for its `progressToken`: `progress` counts
+ * the bytes of output so far (so it only grows), `message` is the new text (stdout and stderr in
+ * the order they came). Sent in order; `sent()` settles once every one is out, so the result
+ * never overtakes them.
+ */
+function progressNotifier(extra: CallExtra, progressToken: string | number) {
+  let progress = 0;
+  let queue = Promise.resolve();
+  return {
+    report(update: ToolProgress) {
+      if (update.kind !== "output") return;
+      progress += Buffer.byteLength(update.text);
+      const notification = {
+        method: "notifications/progress" as const,
+        params: { progressToken, progress, message: update.text },
+      };
+      queue = queue.then(() => extra.sendNotification(notification)).catch(() => {});
+    },
+    sent: () => queue,
+  };
+}
+
 /** One tools/call through core's pipeline, as `caller`. */
 async function callTool(
   platform: Platform,
   tool: McpTool,
   params: CallToolRequest["params"],
   caller: McpCaller,
-  signal: AbortSignal,
+  extra: CallExtra,
 ): Promise<CallToolResult> {
   const started = performance.now();
+  // notifications/cancelled aborts extra.signal (the SDK); a client hanging up aborts the caller's.
+  const signal = caller.signal ? AbortSignal.any([extra.signal, caller.signal]) : extra.signal;
+  const progressToken = params._meta?.progressToken;
+  const progress =
+    progressToken !== undefined && tool.operation.streamsOutput
+      ? progressNotifier(extra, progressToken)
+      : undefined;
   try {
     const input = tool.toInput(params.arguments);
     const { output } = await invoke(platform, tool.operation, {
@@ -117,7 +150,9 @@ async function callTool(
       requestId: caller.requestId,
       signal,
       input,
+      reportProgress: progress?.report,
     });
+    await progress?.sent();
     const result = tool.toResult(output, input);
     const text = JSON.stringify(result);
     const bytes = Buffer.byteLength(text);
@@ -130,6 +165,15 @@ async function callTool(
     );
     return { content: [{ type: "text", text }], structuredContent: result };
   } catch (thrown) {
+    if (signal.aborted) {
+      // Cancelled by the client: its command is stopped and nobody reads an answer (the SDK sends
+      // none), so this is no failure of the server's.
+      platform.logger.info(
+        { requestId: caller.requestId, tool: tool.name, ms: Math.round(performance.now() - started) },
+        "tool call cancelled",
+      );
+      return { isError: true, content: [{ type: "text", text: `${tool.name} was cancelled` }] };
+    }
     const result = failure(tool, thrown, platform, caller.requestId);
     platform.logger.info(
       {
@@ -156,7 +200,7 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
       const caller = options.caller(extra);
       const tool = byName.get(params.name);
       if (!tool) throw unknownTool(params.name);
-      return callTool(platform, tool, params, caller, extra.signal);
+      return callTool(platform, tool, params, caller, extra);
     },
   });
 }

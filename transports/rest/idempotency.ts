@@ -86,10 +86,19 @@ export function idempotency(
       await platform.storage.idempotency.release(scopeKey);
       return;
     }
-    await platform.storage.idempotency.complete(scopeKey, {
-      status: response.status,
-      contentType: response.headers.get("content-type") ?? "",
-      body: await response.clone().text(),
-    });
+    const contentType = response.headers.get("content-type") ?? "";
+    const recorded = response
+      .clone()
+      .text()
+      .then((body) =>
+        platform.storage.idempotency.complete(scopeKey, { status: response.status, contentType, body }),
+      );
+    // An event stream (a streamed exec, an MCP call with progress) goes out as it comes: it is
+    // kept for replays once it has ended, and a retry meanwhile is told the request is running.
+    if (contentType.startsWith("text/event-stream")) {
+      recorded.catch(() => platform.storage.idempotency.release(scopeKey).catch(() => {}));
+      return;
+    }
+    await recorded;
   };
 }

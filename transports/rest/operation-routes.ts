@@ -19,6 +19,7 @@ import {
   type ValidationIssue,
 } from "../../core/index.ts";
 import { bearerCredential } from "../bearer-credential.ts";
+import { acceptsEventStream, answerStreamed } from "./output-stream.ts";
 
 export type HttpOperation = AnyTool & { http: HttpBinding };
 
@@ -107,7 +108,7 @@ async function readInput(
  * client sent it: in the path, the query string or the body of the operation's own route, or
  * (`fromBody`) all in the body of POST /v1/tools/{name}.
  */
-function locateIssues(error: ServiceError, tool: AnyTool, fromBody: boolean): ServiceError {
+export function locateIssues(error: ServiceError, tool: AnyTool, fromBody: boolean): ServiceError {
   if (error.code !== "validation_error" || !Array.isArray(error.details)) return error;
   const inPath = new Set(fromBody || !tool.http ? [] : pathParameters(tool.http.path));
   const source: Source = !fromBody && tool.http && usesQuery(tool.http) ? "query" : "body";
@@ -193,6 +194,10 @@ export function mountOperationRoutes(
     const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
     app[method](tool.http.path, async (context) => {
       const input = await readInput(context, tool, fieldTypes);
+      if (tool.streamsOutput && acceptsEventStream(context.req.header("Accept"))) {
+        const locate = (error: ServiceError) => locateIssues(error, tool, false);
+        return answerStreamed(context, platform, tool, input, { ...options, locate });
+      }
       return answerOperation(context, platform, tool, input, { ...options, asJson: false });
     });
   }

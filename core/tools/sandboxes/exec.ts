@@ -1,15 +1,34 @@
 import { z } from "zod";
+import { ServiceError } from "../../errors.ts";
+import { createOutputReporter } from "../../sandboxes/exec/streamed-output.ts";
+import { budgetExecStream, mcpStreamBudgetBytes } from "../../sandboxes/output-budget.ts";
 import { defineTool } from "../../tool.ts";
 import { storableString } from "../text.ts";
 import { requireAllowedCommand } from "./allowed-command.ts";
+import { keepField, maxOutputBytesField } from "./output-budget-fields.ts";
 import { requireActiveSession, runtimeCall, sessionIdParameter } from "./sessions.ts";
+
+/** A JSON exec waits at most this long; a streamed one (the caller sees output as it comes) longer. */
+export const maxTimeoutSeconds = 100;
+export const maxStreamedTimeoutSeconds = 3600;
+
+const timeoutTooLong = () =>
+  new ServiceError("validation_error", "Invalid request", {
+    details: [
+      {
+        type: "too_big",
+        loc: ["timeout"],
+        msg: `Must be at most ${maxTimeoutSeconds} unless the exec is streamed (Accept: text/event-stream, or an MCP progressToken), which allows ${maxStreamedTimeoutSeconds}; start a background process for longer work`,
+      },
+    ],
+  });
 
 export const exec = defineTool({
   name: "exec",
   group: "sandboxes",
   title: "Run a command in a sandbox",
   description:
-    "Run a shell command in a sandbox (cwd /workspace, no network) and wait for it. Returns exit_code, stdout (≤1 MiB), stderr (≤256 KiB) and timed_out. Use the file tools to read and edit files.",
+    "Run a shell command in a sandbox (cwd /workspace, no network) and wait for it. Returns exit_code, stdout (≤1 MiB), stderr (≤256 KiB) and timed_out. Over MCP each stream is cut to 16 KiB by default (max_output_bytes, keep: the head and the tail, a marker in between saying how many bytes were cut); ask for more with max_output_bytes. Use the file tools to read and edit files.",
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
@@ -21,12 +40,16 @@ export const exec = defineTool({
       .number()
       .int()
       .min(1)
-      .max(100)
+      .max(maxStreamedTimeoutSeconds)
       .nullable()
       .default(30)
       .transform((value) => value ?? 30)
-      .describe("Seconds before the command is killed; null means 30"),
+      .describe(
+        "Seconds before the command is killed; null means 30. At most 100, or 3600 when the call is streamed (REST Accept: text/event-stream, MCP progressToken); never past the sandbox's expiry",
+      ),
     description: z.string().max(500).optional().describe("What the command is for, in a few words"),
+    max_output_bytes: maxOutputBytesField(1_048_576, "each of stdout and stderr"),
+    keep: keepField("both", "both by default: a failure's first error and its last lines"),
   }),
   output: z.object({
     exit_code: z.number().int(),
@@ -34,23 +57,35 @@ export const exec = defineTool({
     stderr: z.string(),
     timed_out: z.boolean(),
     truncated: z.boolean(),
+    stdout_omitted_bytes: z.number().int(),
+    stderr_omitted_bytes: z.number().int(),
     duration_ms: z.number().int(),
   }),
   auth: "api_key",
   bucket: "sandbox_ops",
   http: { method: "POST", path: "/v1/sandboxes/:session_id/exec", status: 200 },
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
-  mcp: { omit: ["description"] },
+  // MCP: a budget that fits an agent's context unless the client asks for more.
+  mcp: { omit: ["description"], defaults: { max_output_bytes: mcpStreamBudgetBytes } },
+  streamsOutput: true,
   async handler(context, input) {
+    const { reportProgress } = context;
+    if (!reportProgress && input.timeout > maxTimeoutSeconds) throw timeoutTooLong();
     const session = await requireActiveSession(context, input.session_id);
     await requireAllowedCommand(context, input.command);
+    // A command never outlives its sandbox: the timeout is cut to the session's expiry.
+    const remainingSeconds = Math.ceil((session.expiresAt.getTime() - context.now.getTime()) / 1000);
+    const output = reportProgress ? createOutputReporter(reportProgress) : undefined;
+    reportProgress?.({ kind: "started" });
     const result = await runtimeCall(context, "exec", () =>
       context.platform.sandboxRuntime.exec(session.id, {
         command: input.command,
-        timeoutSeconds: input.timeout,
+        timeoutSeconds: Math.max(1, Math.min(input.timeout, remainingSeconds)),
         signal: context.signal,
+        onOutput: output?.onOutput,
       }),
     );
+    output?.flush();
     await context.platform.plugins.recordActivity(session.id, {
       kind: "command",
       command: input.command,
@@ -58,12 +93,16 @@ export const exec = defineTool({
       timedOut: result.timedOut,
       at: context.now,
     });
+    const stdout = budgetExecStream(result.stdout, "stdout", input.max_output_bytes, input.keep);
+    const stderr = budgetExecStream(result.stderr, "stderr", input.max_output_bytes, input.keep);
     return {
       exit_code: result.exitCode,
-      stdout: result.stdout,
-      stderr: result.stderr,
+      stdout: stdout.text,
+      stderr: stderr.text,
       timed_out: result.timedOut,
-      truncated: result.truncated,
+      truncated: result.truncated || stdout.omittedBytes + stderr.omittedBytes > 0,
+      stdout_omitted_bytes: stdout.omittedBytes,
+      stderr_omitted_bytes: stderr.omittedBytes,
       duration_ms: Math.round(result.durationMs),
     };
   },

@@ -71,6 +71,8 @@ export async function runtimeCall<T>(
     return await work();
   } catch (error) {
     if (error instanceof ServiceError && error.code !== "internal_error") throw error;
+    // The caller went away (a cancelled MCP call, a closed connection): no runtime fault to log.
+    if (context.signal.aborted) throw error;
     context.logger.error({ err: toServiceError(error).cause ?? error, action }, "sandbox runtime failure");
     throw new ServiceError("sandbox_operation_failed", `Sandbox ${action} failed`, { cause: error });
   }

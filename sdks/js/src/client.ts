@@ -8,7 +8,7 @@
 import { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
 import { environmentValue } from "./environment.ts";
 import { CairnApiError, CairnError } from "./errors.ts";
-import { type ProcessEvent, streamProcessEvents } from "./event-stream.ts";
+import { type ExecEvent, type ProcessEvent, streamExecEvents, streamProcessEvents } from "./event-stream.ts";
 import { operationDefaults as defaults } from "./generated/types.ts";
 import {
   type HttpCall,
@@ -208,6 +208,24 @@ export class CairnClient {
       { command, timeout, description: options.description },
       timeout * 1000 + sandboxTimeoutMarginMs,
     );
+  }
+  /**
+   * Runs a shell command and yields its output as it comes (`output` events), then the `exit`
+   * event (exit_code, timed_out, truncated, duration_ms). `timeout` may be up to 3600 s here.
+   * Aborting `signal`, or leaving the loop early, kills the command.
+   */
+  execStream(
+    sessionId: string,
+    command: string,
+    options: { timeout?: number; description?: string; signal?: AbortSignal } = {},
+  ): AsyncGenerator<ExecEvent> {
+    return streamExecEvents({
+      url: `${this.baseUrl}/v1/sandboxes/${segment(sessionId)}/exec`,
+      credential: this.#apiKey,
+      fetchImpl: this.#transport.fetchImpl,
+      body: { command, timeout: options.timeout ?? defaults.exec.timeout, description: options.description },
+      signal: options.signal,
+    });
   }
   /** An HTTP request made from inside the sandbox, through its egress policy. */
   httpRequest(sessionId: string, request: HttpRequestOptions) {
@@ -660,6 +678,9 @@ export class SandboxSession {
 
   exec(command: string, options?: { timeout?: number; description?: string }) {
     return this.#client.exec(this.id, command, options);
+  }
+  execStream(command: string, options?: { timeout?: number; description?: string; signal?: AbortSignal }) {
+    return this.#client.execStream(this.id, command, options);
   }
   httpRequest(request: HttpRequestOptions) {
     return this.#client.httpRequest(this.id, request);

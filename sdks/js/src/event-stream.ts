@@ -6,6 +6,7 @@
  * from the last event's id, so the caller sees every byte once, until the `exit` event.
  */
 import { CairnConnectionError, toApiError } from "./errors.ts";
+import type { Output } from "./types.ts";
 
 export interface ProcessOutputEvent {
   type: "output";
@@ -33,8 +34,8 @@ export interface StreamSettings {
 }
 
 /** Parses complete events out of `buffer`; returns them and what is left. */
-function takeEvents(buffer: string): { events: ProcessEvent[]; rest: string } {
-  const events: ProcessEvent[] = [];
+function takeEvents<Event = ProcessEvent>(buffer: string): { events: Event[]; rest: string } {
+  const events: Event[] = [];
   const blocks = buffer.split(/\r?\n\r?\n/);
   const rest = blocks.pop() ?? "";
   for (const block of blocks) {
@@ -43,7 +44,7 @@ function takeEvents(buffer: string): { events: ProcessEvent[]; rest: string } {
       .filter((line) => line.startsWith("data:"))
       .map((line) => line.slice(5).trimStart())
       .join("\n");
-    if (data !== "") events.push(JSON.parse(data) as ProcessEvent);
+    if (data !== "") events.push(JSON.parse(data) as Event);
   }
   return { events, rest };
 }
@@ -91,4 +92,76 @@ export async function* streamProcessEvents(settings: StreamSettings): AsyncGener
     }
     // The server closed the stream before the end (its time limit): resume where it stopped.
   }
+}
+
+/** A piece of a streamed exec's output (POST …/exec with Accept: text/event-stream). */
+export interface ExecOutputEvent {
+  type: "output";
+  stdout_chunk: string;
+  /** Present when the piece is stderr (then stdout_chunk is ""). */
+  stderr_chunk?: string;
+}
+
+/** A streamed exec's last event: the JSON answer without the output the stream carried. */
+export type ExecExitEvent = { type: "exit" } & Omit<Output<"exec">, "stdout" | "stderr">;
+
+export type ExecEvent = ExecOutputEvent | ExecExitEvent;
+
+export interface ExecStreamSettings {
+  url: string;
+  credential: string | null;
+  fetchImpl: typeof fetch;
+  body: unknown;
+  signal?: AbortSignal;
+}
+
+/**
+ * A streamed exec's events, the `exit` event last. A refusal before the command starts throws
+ * the API error as the JSON call would; a failure after it (an `error` event) throws it too.
+ * Aborting `signal` (or leaving the loop early) closes the stream, which kills the command.
+ */
+export async function* streamExecEvents(settings: ExecStreamSettings): AsyncGenerator<ExecEvent> {
+  const headers: Record<string, string> = { accept: "text/event-stream", "content-type": "application/json" };
+  if (settings.credential) headers.authorization = `Bearer ${settings.credential}`;
+  const path = new URL(settings.url).pathname;
+  let response: Response;
+  try {
+    response = await settings.fetchImpl(settings.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(settings.body),
+      signal: settings.signal,
+    });
+  } catch (error) {
+    throw new CairnConnectionError(`POST ${path} failed`, { cause: error });
+  }
+  if (!response.ok || !response.body) {
+    throw toApiError(response.status, response.headers, await response.text().catch(() => ""));
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      let read: ReadableStreamReadResult<string>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        throw new CairnConnectionError(`POST ${path} broke off`, { cause: error });
+      }
+      if (read.done) break;
+      const taken = takeEvents<ExecEvent | { type: "error"; status: number; error: unknown }>(
+        buffer + read.value,
+      );
+      buffer = taken.rest;
+      for (const event of taken.events) {
+        if (event.type === "error")
+          throw toApiError(event.status, new Headers(), JSON.stringify({ error: event.error }));
+        yield event;
+        if (event.type === "exit") return;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  throw new CairnConnectionError(`POST ${path} ended before the command did`);
 }

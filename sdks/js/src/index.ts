@@ -16,6 +16,13 @@ export {
   SandboxNotReadyError,
   ServiceUnavailableError,
 } from "./errors.ts";
-export type { ProcessEvent, ProcessExitEvent, ProcessOutputEvent } from "./event-stream.ts";
+export type {
+  ExecEvent,
+  ExecExitEvent,
+  ExecOutputEvent,
+  ProcessEvent,
+  ProcessExitEvent,
+  ProcessOutputEvent,
+} from "./event-stream.ts";
 export type { RetryOptions } from "./transport.ts";
 export type * from "./types.ts";

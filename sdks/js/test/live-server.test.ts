@@ -15,6 +15,7 @@ import {
   CairnApiError,
   CairnClient,
   CapabilityDeniedError,
+  type ExecEvent,
   type Memory,
   QuotaExceededError,
 } from "../src/index.ts";
@@ -75,6 +76,38 @@ describe("cairn-client against a live server", () => {
     });
     await expect(failure).rejects.toThrow("the work failed");
     expect((await client.getSandbox(id)).status).toBe("destroyed");
+  }, 60_000);
+
+  it("streams an exec's output while it runs, then its exit; leaving the loop kills the command", async () => {
+    await client.withSandbox(async (sandbox) => {
+      const events: ExecEvent[] = [];
+      for await (const event of sandbox.execStream(
+        "echo first; while [ ! -e /workspace/go ]; do sleep 0.05; done; echo second >&2; exit 2",
+        { timeout: 300 },
+      )) {
+        events.push(event);
+        // The command cannot end before the marker exists, and it is made only after the first event.
+        if (events.length === 1) expect((await sandbox.exec("touch /workspace/go")).exit_code).toBe(0);
+      }
+      expect(events.slice(0, 2)).toEqual([
+        { type: "output", stdout_chunk: "first\n" },
+        { type: "output", stdout_chunk: "", stderr_chunk: "second\n" },
+      ]);
+      expect(events[2]).toMatchObject({ type: "exit", exit_code: 2, timed_out: false, truncated: false });
+
+      for await (const event of sandbox.execStream(
+        "exec 9>/workspace/held; flock 9; echo holding; sleep 1000",
+      )) {
+        expect(event).toEqual({ type: "output", stdout_chunk: "holding\n" });
+        break;
+      }
+      let free = 1;
+      for (let attempt = 0; attempt < 100 && free !== 0; attempt++)
+        free = (await sandbox.exec("flock -n /workspace/held true")).exit_code;
+      expect(free).toBe(0);
+
+      await expect(client.execStream("no-such-session", "true").next()).rejects.toBeInstanceOf(CairnApiError);
+    });
   }, 60_000);
 
   it("uploads and downloads exact bytes: 50 MiB through the raw routes, a stream, and base64 files", async () => {

@@ -135,6 +135,8 @@ export type ExecResult = {
   stderr: string;
   timed_out: boolean;
   truncated: boolean;
+  stdout_omitted_bytes: number;
+  stderr_omitted_bytes: number;
   duration_ms: number;
 };
 
@@ -161,6 +163,8 @@ export type ProcessOutput = {
   offset: number;
   next_offset: number;
   truncated: boolean;
+  omitted_bytes: number;
+  omitted_range: number[] | null;
   status: "running" | "exited" | "killed" | "timed_out";
   exit_code: number | null;
 };
@@ -202,6 +206,9 @@ export type FileView = {
   lines: number;
   is_directory: boolean;
   entries: string[] | null;
+  truncated: boolean;
+  omitted_bytes: number;
+  omitted_lines: number[] | null;
 };
 
 export type Replacement = {
@@ -517,7 +524,7 @@ export type OperationInputs = {
   create_sandbox_image: {
     /** Free-form name shown in listings */
     label?: string | null;
-    /** The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only) */
+    /** The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only); the counterpart's boxxkite-default and boxxkite-node are taken as "default" */
     base?: string;
     /** python packages, each pinned exactly as name==version (e.g. requests==2.32.3) */
     python_packages?: string[];
@@ -566,10 +573,14 @@ export type OperationInputs = {
     session_id: string;
     /** Shell command line, e.g. "pip install -r requirements.txt" */
     command: string;
-    /** Seconds before the command is killed; null means 30 */
+    /** Seconds before the command is killed; null means 30. At most 100, or 3600 when the call is streamed (REST Accept: text/event-stream, MCP progressToken); never past the sandbox's expiry */
     timeout?: number | null;
     /** What the command is for, in a few words */
     description?: string;
+    /** Keep at most this many bytes of each of stdout and stderr; what is cut is replaced by a marker saying how many bytes and how to get them */
+    max_output_bytes?: number;
+    /** Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); both by default: a failure's first error and its last lines */
+    keep?: "head" | "tail" | "both";
   };
   process_start: {
     /** Sandbox id, from create_sandbox */
@@ -600,6 +611,8 @@ export type OperationInputs = {
     since_offset?: number;
     /** At most this many bytes of output (both streams) in the answer */
     max_bytes?: number;
+    /** Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); "head" reads on from since_offset (next_offset ends the page), "tail" and "both" read to the newest output and name the offsets cut */
+    keep?: "head" | "tail" | "both";
     /** When there is no output past since_offset yet, wait this long for some (or the end) */
     wait_seconds?: number;
   };
@@ -698,6 +711,10 @@ export type OperationInputs = {
     encoding?: "utf-8" | "base64";
     /** Why you make this call, in a few words */
     description?: string;
+    /** Keep at most this many bytes of the text (after view_range); what is cut is replaced by a marker saying how many bytes and how to get them */
+    max_output_bytes?: number;
+    /** Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); head by default: a file reads from the top */
+    keep?: "head" | "tail" | "both";
   };
   str_replace: {
     /** Sandbox id, from create_sandbox */
@@ -951,11 +968,11 @@ export const operationDefaults = {
   create_mcp_connection: {},
   list_mcp_connections: {},
   delete_mcp_connection: {},
-  exec: { timeout: 30 },
+  exec: { timeout: 30, keep: "both" },
   process_start: {},
   process_list: {},
   process_get: {},
-  process_output: { since_offset: 0, max_bytes: 65536, wait_seconds: 0 },
+  process_output: { since_offset: 0, max_bytes: 65536, keep: "head", wait_seconds: 0 },
   process_input: { data: "", eof: false },
   process_stop: {},
   process_wait: { timeout_seconds: 30 },
@@ -965,7 +982,7 @@ export const operationDefaults = {
   lsp_stop: {},
   http_request: { method: "GET", headers: {}, body: null, timeout: 15 },
   file_create: { encoding: "utf-8" },
-  view: { encoding: "utf-8" },
+  view: { encoding: "utf-8", keep: "head" },
   str_replace: { replace_all: false },
   ls: { path: "/" },
   glob: { path: "/" },

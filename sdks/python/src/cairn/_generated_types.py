@@ -141,6 +141,8 @@ class ExecResult(TypedDict):
     stderr: str
     timed_out: bool
     truncated: bool
+    stdout_omitted_bytes: int
+    stderr_omitted_bytes: int
     duration_ms: int
 
 
@@ -167,6 +169,8 @@ class ProcessOutput(TypedDict):
     offset: int
     next_offset: int
     truncated: bool
+    omitted_bytes: int
+    omitted_range: List[int] | None
     status: Literal["running", "exited", "killed", "timed_out"]
     exit_code: int | None
 
@@ -208,6 +212,9 @@ class FileView(TypedDict):
     lines: int
     is_directory: bool
     entries: List[str] | None
+    truncated: bool
+    omitted_bytes: int
+    omitted_lines: List[int] | None
 
 
 class Replacement(TypedDict):
@@ -416,8 +423,10 @@ DEFAULT_CREATE_SANDBOX_COUNT: Final = 1
 DEFAULT_LIST_SANDBOXES_ACTIVE_ONLY: Final = False
 DEFAULT_CREATE_SANDBOX_IMAGE_BASE: Final = "default"
 DEFAULT_EXEC_TIMEOUT: Final = 30
+DEFAULT_EXEC_KEEP: Final = "both"
 DEFAULT_PROCESS_OUTPUT_SINCE_OFFSET: Final = 0
 DEFAULT_PROCESS_OUTPUT_MAX_BYTES: Final = 65536
+DEFAULT_PROCESS_OUTPUT_KEEP: Final = "head"
 DEFAULT_PROCESS_OUTPUT_WAIT_SECONDS: Final = 0
 DEFAULT_PROCESS_INPUT_DATA: Final = ""
 DEFAULT_PROCESS_INPUT_EOF: Final = False
@@ -426,6 +435,7 @@ DEFAULT_HTTP_REQUEST_METHOD: Final = "GET"
 DEFAULT_HTTP_REQUEST_TIMEOUT: Final = 15
 DEFAULT_FILE_CREATE_ENCODING: Final = "utf-8"
 DEFAULT_VIEW_ENCODING: Final = "utf-8"
+DEFAULT_VIEW_KEEP: Final = "head"
 DEFAULT_STR_REPLACE_REPLACE_ALL: Final = False
 DEFAULT_LS_PATH: Final = "/"
 DEFAULT_GLOB_PATH: Final = "/"

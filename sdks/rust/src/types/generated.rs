@@ -152,6 +152,8 @@ pub struct ExecResult {
     pub stderr: String,
     pub timed_out: bool,
     pub truncated: bool,
+    pub stdout_omitted_bytes: u64,
+    pub stderr_omitted_bytes: u64,
     pub duration_ms: u64,
 }
 
@@ -182,6 +184,8 @@ pub struct ProcessOutput {
     pub offset: u64,
     pub next_offset: u64,
     pub truncated: bool,
+    pub omitted_bytes: u64,
+    pub omitted_range: Option<Vec<u64>>,
     pub status: String,
     pub exit_code: Option<u64>,
 }
@@ -233,6 +237,9 @@ pub struct FileView {
     pub lines: u64,
     pub is_directory: bool,
     pub entries: Option<Vec<String>>,
+    pub truncated: bool,
+    pub omitted_bytes: u64,
+    pub omitted_lines: Option<Vec<u64>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -514,8 +521,10 @@ pub(crate) mod defaults {
     pub const LIST_SANDBOXES_ACTIVE_ONLY: bool = false;
     pub const CREATE_SANDBOX_IMAGE_BASE: &str = "default";
     pub const EXEC_TIMEOUT: u32 = 30;
+    pub const EXEC_KEEP: &str = "both";
     pub const PROCESS_OUTPUT_SINCE_OFFSET: u32 = 0;
     pub const PROCESS_OUTPUT_MAX_BYTES: u32 = 65536;
+    pub const PROCESS_OUTPUT_KEEP: &str = "head";
     pub const PROCESS_OUTPUT_WAIT_SECONDS: u32 = 0;
     pub const PROCESS_INPUT_DATA: &str = "";
     pub const PROCESS_INPUT_EOF: bool = false;
@@ -524,6 +533,7 @@ pub(crate) mod defaults {
     pub const HTTP_REQUEST_TIMEOUT: u32 = 15;
     pub const FILE_CREATE_ENCODING: &str = "utf-8";
     pub const VIEW_ENCODING: &str = "utf-8";
+    pub const VIEW_KEEP: &str = "head";
     pub const STR_REPLACE_REPLACE_ALL: bool = false;
     pub const LS_PATH: &str = "/";
     pub const GLOB_PATH: &str = "/";
