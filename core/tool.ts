@@ -90,6 +90,12 @@ export interface McpBinding<Input extends z.ZodObject = z.ZodObject> {
    * REST (lsp_completion names completion kinds). Keeps the output's top-level fields.
    */
   present?(output: unknown): unknown;
+  /**
+   * Why an answer REST gives as a 200 is a failed call to a model (grep's `error`: an invalid
+   * pattern, its time budget), or null: the tool then answers `isError` with that reason as its
+   * text, the answer itself still its structured content.
+   */
+  failure?(output: unknown): string | null;
 }
 
 /**

@@ -168,6 +168,21 @@ describe.each(transports)("over $name", ({ connect }) => {
       "view",
     );
     expect(viewed.content).toContain("hello agents");
+    // An invalid pattern is a 200 with `error` on REST; to a model it is a failed call.
+    const badPattern = await client.callTool({
+      name: "grep",
+      arguments: { session_id, pattern: "hello(?=agents)" },
+    });
+    expect(badPattern.isError).toBe(true);
+    expect((badPattern.content as Array<{ text: string }>)[0].text).toMatch(
+      /^Error grep: invalid regular expression: .*lookahead/,
+    );
+    expect(badPattern.structuredContent).toMatchObject({ matches: [], error: expect.any(String) });
+    const found = structured<{ matches: unknown[]; error: string | null }>(
+      await client.callTool({ name: "grep", arguments: { session_id, pattern: "hello" } }),
+      "grep",
+    );
+    expect([found.matches.length > 0, found.error]).toEqual([true, null]);
 
     // A check a handler makes names the tool's argument too, as a schema's does.
     const badPath = await client.callTool({

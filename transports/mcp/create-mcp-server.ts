@@ -163,6 +163,13 @@ async function callTool(
       { requestId: caller.requestId, tool: tool.name, ms: Math.round(performance.now() - started) },
       "tool call",
     );
+    const failed = tool.operation.mcp?.failure?.(output) ?? null;
+    if (failed !== null)
+      return {
+        isError: true,
+        content: [{ type: "text", text: `${failureLabel(tool.name, false)}: ${failed}` }],
+        structuredContent: result,
+      };
     return { content: [{ type: "text", text }], structuredContent: result };
   } catch (thrown) {
     if (signal.aborted) {

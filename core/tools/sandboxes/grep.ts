@@ -31,7 +31,8 @@ export const grep = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: filesRoute("/grep"),
-  mcp: {},
+  // An invalid pattern or a spent budget is a 200 with `error` on REST (CONTRACT §2.7), a failed call to a model.
+  mcp: { failure: (output) => (output as { error: string | null }).error },
   handler: (context, input) =>
     withFiles(context, input.session_id, "file grep", (files) =>
       grepFiles(files, input, {
