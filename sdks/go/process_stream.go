@@ -88,30 +88,19 @@ func (c *Client) streamOnce(ctx context.Context, path string, since *int, handle
 		answer, _ := io.ReadAll(response.Body)
 		return false, true, ParseAPIError(response.StatusCode, response.Header, answer).wrap()
 	}
-	reader := bufio.NewReader(response.Body)
-	var data []string
+	events := eventReader{lines: bufio.NewReader(response.Body), idle: idle}
 	for {
-		line, err := reader.ReadString('\n')
+		data, err := events.next()
+		if errors.Is(err, io.EOF) {
+			return progressed, false, nil
+		}
 		if err != nil {
-			if errors.Is(err, io.EOF) && line == "" {
-				return progressed, false, nil
-			}
 			return progressed, false, err
 		}
-		idle.Reset(streamIdleTimeout)
-		line = strings.TrimRight(line, "\r\n")
-		if value, isData := strings.CutPrefix(line, "data:"); isData {
-			data = append(data, strings.TrimPrefix(value, " "))
-			continue
-		}
-		if line != "" || len(data) == 0 {
-			continue // a comment (": keep-alive"), an id or event line
-		}
 		var event ProcessEvent
-		if err := json.Unmarshal([]byte(strings.Join(data, "\n")), &event); err != nil {
+		if err := json.Unmarshal(data, &event); err != nil {
 			return progressed, true, fmt.Errorf("cairn: GET %s sent an event that does not decode: %w", path, err)
 		}
-		data = data[:0]
 		progressed = true
 		*since = event.NextOffset
 		if err := handle(event); err != nil {
@@ -120,5 +109,38 @@ func (c *Client) streamOnce(ctx context.Context, path string, since *int, handle
 		if event.Type == "exit" {
 			return true, true, nil
 		}
+	}
+}
+
+// eventReader reads Server-Sent Events from a response body, one event's data at a time.
+type eventReader struct {
+	lines *bufio.Reader
+	// idle is reset at every line (keep-alive comments included); when it fires it cancels the
+	// connection's context, so a silent connection ends.
+	idle *time.Timer
+}
+
+// next returns the next event's data lines joined; io.EOF when the stream ended between events,
+// io.ErrUnexpectedEOF when it ended inside a line.
+func (r *eventReader) next() ([]byte, error) {
+	var data []string
+	for {
+		line, err := r.lines.ReadString('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) && line != "" {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		r.idle.Reset(streamIdleTimeout)
+		line = strings.TrimRight(line, "\r\n")
+		if value, isData := strings.CutPrefix(line, "data:"); isData {
+			data = append(data, strings.TrimPrefix(value, " "))
+			continue
+		}
+		if line != "" || len(data) == 0 {
+			continue // a comment (": keep-alive"), an id or event line
+		}
+		return []byte(strings.Join(data, "\n")), nil
 	}
 }

@@ -53,6 +53,9 @@ func (c *Client) ProcessOutput(ctx context.Context, sessionID, processID string,
 		"max_bytes":    {strconv.Itoa(options.MaxBytes)},
 		"wait_seconds": {strconv.Itoa(options.WaitSeconds)},
 	}
+	if options.Keep != "" {
+		query.Set("keep", options.Keep)
+	}
 	get := call{method: "GET", path: processPath(sessionID, processID, "/output"), query: query}
 	if options.WaitSeconds > 0 {
 		get.timeout = time.Duration(options.WaitSeconds)*time.Second + sandboxTimeoutMargin

@@ -49,6 +49,12 @@ func (s *SandboxSession) Exec(ctx context.Context, request ExecRequest) (*ExecRe
 	return s.client.Exec(ctx, s.ID, request)
 }
 
+// ExecStream runs a shell command and hands its output to handle as it comes; see
+// Client.ExecStream.
+func (s *SandboxSession) ExecStream(ctx context.Context, request ExecRequest, handle func(ExecEvent) error) (*ExecEvent, error) {
+	return s.client.ExecStream(ctx, s.ID, request, handle)
+}
+
 // HTTPRequest makes a request through the broker; see Client.HTTPRequest.
 func (s *SandboxSession) HTTPRequest(ctx context.Context, request SandboxHTTPRequest) (*SandboxHTTPResponse, error) {
 	return s.client.HTTPRequest(ctx, s.ID, request)

@@ -17,6 +17,10 @@ type ProcessOutputOptions struct {
 	SinceOffset int
 	// MaxBytes is 1–1048576 (zero: 65536), both streams together.
 	MaxBytes int
+	// Keep is KeepHead (empty: the page from SinceOffset), or KeepTail or KeepBoth: read to the
+	// newest output and keep its last MaxBytes (or half at each end); the answer's OmittedRange
+	// and OmittedBytes name what was left out.
+	Keep string
 	// WaitSeconds, 0–60, waits that long for output past SinceOffset or the end; the HTTP call
 	// waits it plus 15 s.
 	WaitSeconds int

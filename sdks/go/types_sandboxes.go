@@ -20,12 +20,43 @@ type CreateSandboxRequest struct {
 	VolumeMounts map[string]string `json:"volume_mounts,omitempty"`
 }
 
+// Which part of an output a byte budget keeps (ExecRequest.Keep, ViewRequest.Keep,
+// ProcessOutputOptions.Keep): the head, the tail, or half of each with a marker between.
+const (
+	KeepHead = "head"
+	KeepTail = "tail"
+	KeepBoth = "both"
+)
+
 // ExecRequest is a shell command to run in the sandbox (cwd /workspace).
 type ExecRequest struct {
 	Command string `json:"command"`
-	// Timeout in seconds, 1–100 (zero: 30). The HTTP call waits this plus 15 s.
+	// Timeout in seconds, 1–100, or up to 3600 with ExecStream (zero: 30). The HTTP call of Exec
+	// waits this plus 15 s.
 	Timeout     int    `json:"timeout"`
 	Description string `json:"description,omitempty"`
+	// MaxOutputBytes, 1–1048576, cuts each of stdout and stderr to that many bytes, with a marker
+	// where it cut; the answer's StdoutOmittedBytes and StderrOmittedBytes count what went (zero:
+	// no budget). It cuts Exec's answer only, not ExecStream's events.
+	MaxOutputBytes int `json:"max_output_bytes,omitempty"`
+	// Keep is which part a cut keeps: KeepHead, KeepTail or KeepBoth (empty: both).
+	Keep string `json:"keep,omitempty"`
+}
+
+// ExecEvent is one event of a streamed exec (ExecStream). Type "output" carries a piece of the
+// output as the command wrote it: StdoutChunk, or StderrChunk for stderr (StdoutChunk is then
+// empty). The last event has Type "exit" and the other fields of Exec's answer.
+type ExecEvent struct {
+	Type        string `json:"type"`
+	StdoutChunk string `json:"stdout_chunk"`
+	StderrChunk string `json:"stderr_chunk,omitempty"`
+	// The rest is set on the exit event only.
+	ExitCode           int  `json:"exit_code"`
+	TimedOut           bool `json:"timed_out"`
+	Truncated          bool `json:"truncated"`
+	StdoutOmittedBytes int  `json:"stdout_omitted_bytes"`
+	StderrOmittedBytes int  `json:"stderr_omitted_bytes"`
+	DurationMS         int  `json:"duration_ms"`
 }
 
 // SandboxHTTPRequest is an HTTP request the broker makes for the sandbox, outside it. Headers
@@ -58,6 +89,12 @@ type ViewRequest struct {
 	ViewRange   *[2]int `json:"view_range"`
 	Encoding    string  `json:"encoding,omitempty"`
 	Description string  `json:"description,omitempty"`
+	// MaxOutputBytes, 1–26214400, cuts the text (after ViewRange) to that many bytes, with a
+	// marker where it cut; the answer's Truncated, OmittedBytes and OmittedLines say what went
+	// (zero: no budget).
+	MaxOutputBytes int `json:"max_output_bytes,omitempty"`
+	// Keep is which part a cut keeps: KeepHead, KeepTail or KeepBoth (empty: head).
+	Keep string `json:"keep,omitempty"`
 }
 
 // StrReplaceRequest replaces OldStr, which must be unique unless ReplaceAll.

@@ -4,7 +4,7 @@
 use crate::transport::Call;
 use crate::types::{
     defaults, FileList, FileView, FileWritten, GlobResult, GrepOptions, GrepResult, LspCompletion,
-    LspStarted, LspStatus, StrReplaceResult,
+    LspStarted, LspStatus, StrReplaceResult, ViewOptions,
 };
 use crate::{CairnError, Client, SandboxSession};
 use reqwest::Method;
@@ -24,15 +24,22 @@ impl Client {
             .await
     }
 
-    /// A file's content, or a directory's entries; `view_range` is (first, last) line, 1-indexed.
+    /// A file's content, or a directory's entries: lines `options.view_range` (first, last;
+    /// 1-indexed) or all, cut to `options.max_output_bytes` when given.
     pub async fn view(
         &self,
         session_id: &str,
         path: &str,
-        view_range: Option<(u64, u64)>,
+        options: ViewOptions,
     ) -> Result<FileView, CairnError> {
-        let body =
-            json!({ "path": path, "view_range": view_range.map(|(start, end)| [start, end]) });
+        let view_range = options.view_range.map(|(start, end)| [start, end]);
+        let mut body = json!({ "path": path, "view_range": view_range });
+        if let Some(max_output_bytes) = options.max_output_bytes {
+            body["max_output_bytes"] = max_output_bytes.into();
+        }
+        if let Some(keep) = options.keep {
+            body["keep"] = keep.as_str().into();
+        }
         let call = Call::new(
             Method::POST,
             &["v1", "sandboxes", session_id, "files", "view"],
@@ -166,12 +173,8 @@ impl SandboxSession {
         self.client.file_create(self.id(), path, content).await
     }
 
-    pub async fn view(
-        &self,
-        path: &str,
-        view_range: Option<(u64, u64)>,
-    ) -> Result<FileView, CairnError> {
-        self.client.view(self.id(), path, view_range).await
+    pub async fn view(&self, path: &str, options: ViewOptions) -> Result<FileView, CairnError> {
+        self.client.view(self.id(), path, options).await
     }
 
     pub async fn str_replace(

@@ -14,7 +14,8 @@ use std::time::Duration;
 const MAX_FAILURES: u32 = 3;
 /// The server sends a keep-alive comment after 15 s without output: a connection silent for
 /// longer is dead and is replaced.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(15).saturating_add(SANDBOX_TIMEOUT_MARGIN);
+pub(crate) const IDLE_TIMEOUT: Duration =
+    Duration::from_secs(15).saturating_add(SANDBOX_TIMEOUT_MARGIN);
 
 impl Client {
     /// The process's output from `since_offset` (0, or a `next_offset`) as a stream of
@@ -32,8 +33,7 @@ impl Client {
             process_id: process_id.to_string(),
             since: since_offset,
             response: None,
-            buffer: Vec::new(),
-            data: Vec::new(),
+            events: EventBuffer::default(),
             failures: 0,
             finished: false,
         }
@@ -48,10 +48,7 @@ pub struct ProcessEventStream {
     process_id: String,
     since: u64,
     response: Option<reqwest::Response>,
-    /// Bytes of a line not complete yet.
-    buffer: Vec<u8>,
-    /// The `data` lines of the event being read.
-    data: Vec<String>,
+    events: EventBuffer,
     failures: u32,
     finished: bool,
 }
@@ -89,7 +86,7 @@ impl ProcessEventStream {
                 continue;
             };
             match tokio::time::timeout(IDLE_TIMEOUT, response.chunk()).await {
-                Ok(Ok(Some(chunk))) => self.buffer.extend_from_slice(&chunk),
+                Ok(Ok(Some(chunk))) => self.events.extend(&chunk),
                 // The server closed the stream before the end (its time limit): resume.
                 Ok(Ok(None)) => self.reset(),
                 Ok(Err(source)) => {
@@ -149,14 +146,51 @@ impl ProcessEventStream {
 
     fn reset(&mut self) {
         self.response = None;
-        self.buffer.clear();
-        self.data.clear();
+        self.events = EventBuffer::default();
     }
 
     /// The next complete event in the buffer, if there is one.
     fn take_event(&mut self) -> Result<Option<ProcessEvent>, CairnError> {
-        while let Some(end) = self.buffer.iter().position(|&byte| byte == b'\n') {
-            let line: Vec<u8> = self.buffer.drain(..=end).collect();
+        let Some(text) = self.events.take() else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|source| CairnError::Decode {
+                message: format!(
+                    "{}: an event that does not decode: {source}",
+                    self.describe()
+                ),
+                source: Some(source),
+            })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "GET /v1/sandboxes/{}/processes/{}/stream",
+            self.session_id, self.process_id
+        )
+    }
+}
+
+/// Server-Sent Events parsed out of the bytes read so far: each event's `data` lines, joined.
+#[derive(Debug, Default)]
+pub(crate) struct EventBuffer {
+    /// Bytes of a line not complete yet.
+    bytes: Vec<u8>,
+    /// The `data` lines of the event being read.
+    data: Vec<String>,
+}
+
+impl EventBuffer {
+    pub(crate) fn extend(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+    }
+
+    /// The data of the next complete event, if there is one.
+    pub(crate) fn take(&mut self) -> Option<String> {
+        while let Some(end) = self.bytes.iter().position(|&byte| byte == b'\n') {
+            let line: Vec<u8> = self.bytes.drain(..=end).collect();
             let line = String::from_utf8_lossy(&line);
             let line = line.trim_end_matches(['\n', '\r']);
             if let Some(value) = line.strip_prefix("data:") {
@@ -169,23 +203,8 @@ impl ProcessEventStream {
             }
             let text = self.data.join("\n");
             self.data.clear();
-            return serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|source| CairnError::Decode {
-                    message: format!(
-                        "{}: an event that does not decode: {source}",
-                        self.describe()
-                    ),
-                    source: Some(source),
-                });
+            return Some(text);
         }
-        Ok(None)
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "GET /v1/sandboxes/{}/processes/{}/stream",
-            self.session_id, self.process_id
-        )
+        None
     }
 }

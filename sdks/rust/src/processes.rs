@@ -5,7 +5,7 @@
 use crate::sandboxes::{sandbox_call_timeout, SANDBOX_TIMEOUT_MARGIN};
 use crate::transport::Call;
 use crate::types::{
-    defaults, BackgroundProcess, ProcessInputResult, ProcessList, ProcessOutput,
+    defaults, BackgroundProcess, OutputKeep, ProcessInputResult, ProcessList, ProcessOutput,
     ProcessOutputOptions, StartProcessOptions,
 };
 use crate::{CairnError, Client, SandboxSession};
@@ -81,7 +81,8 @@ impl Client {
                 .max_bytes
                 .unwrap_or(defaults::PROCESS_OUTPUT_MAX_BYTES),
         )
-        .query("wait_seconds", wait_seconds);
+        .query("wait_seconds", wait_seconds)
+        .query_if("keep", options.keep.map(OutputKeep::as_str));
         if wait_seconds > 0 {
             call = call.timeout(sandbox_call_timeout(Some(wait_seconds), 0));
         }

@@ -35,6 +35,22 @@ fn create_body(options: &CreateSandboxOptions, count: u32) -> Value {
     })
 }
 
+/// The exec route's JSON body, shared by `exec` and `exec_stream`.
+pub(crate) fn exec_body(command: &str, options: ExecOptions) -> Value {
+    let timeout = options.timeout.unwrap_or(defaults::EXEC_TIMEOUT);
+    let mut body = json!({ "command": command, "timeout": timeout });
+    if let Some(description) = options.description {
+        body["description"] = description.into();
+    }
+    if let Some(max_output_bytes) = options.max_output_bytes {
+        body["max_output_bytes"] = max_output_bytes.into();
+    }
+    if let Some(keep) = options.keep {
+        body["keep"] = keep.as_str().into();
+    }
+    body
+}
+
 /// The create route answers one object for one sandbox and a list for several.
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -90,10 +106,7 @@ impl Client {
         options: ExecOptions,
     ) -> Result<ExecResult, CairnError> {
         let timeout = options.timeout.unwrap_or(defaults::EXEC_TIMEOUT);
-        let mut body = json!({ "command": command, "timeout": timeout });
-        if let Some(description) = options.description {
-            body["description"] = description.into();
-        }
+        let body = exec_body(command, options);
         let call = Call::new(Method::POST, &["v1", "sandboxes", session_id, "exec"])
             .json(&body)
             .timeout(sandbox_call_timeout(Some(timeout), defaults::EXEC_TIMEOUT));
@@ -182,6 +195,11 @@ impl SandboxSession {
         options: ExecOptions,
     ) -> Result<ExecResult, CairnError> {
         self.client.exec(self.id(), command, options).await
+    }
+
+    /// [`Client::exec_stream`] for this sandbox.
+    pub fn exec_stream(&self, command: &str, options: ExecOptions) -> crate::ExecEventStream {
+        self.client.exec_stream(self.id(), command, options)
     }
 
     pub async fn http_request(

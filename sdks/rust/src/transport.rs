@@ -226,9 +226,10 @@ impl Transport {
         ))
     }
 
-    /// Opens a Server-Sent Events answer (a process's output stream) and returns it unread. The
-    /// client's timeout bounds the wait for the answer's head only: the stream itself lasts as
-    /// long as the server keeps it open, and its reader bounds each wait for more.
+    /// Opens a Server-Sent Events answer (a process's output stream, a streamed exec with its
+    /// JSON body) and returns it unread. The client's timeout bounds the wait for the answer's
+    /// head only: the stream itself lasts as long as the server keeps it open, and its reader
+    /// bounds each wait for more.
     pub(crate) async fn open_stream(
         &self,
         call: &Call<'_>,
@@ -240,6 +241,11 @@ impl Transport {
             .header(USER_AGENT, CLIENT_NAME);
         if let Some(credential) = self.api_key.as_deref() {
             request = request.header(AUTHORIZATION, format!("Bearer {credential}"));
+        }
+        if let Some(body) = &call.body {
+            request = request
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
         }
         let response = match tokio::time::timeout(self.timeout, request.send()).await {
             Ok(Ok(response)) => response,

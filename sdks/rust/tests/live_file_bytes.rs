@@ -4,7 +4,7 @@
 
 mod support;
 
-use cairn_client::{CairnError, CreateSandboxOptions};
+use cairn_client::{CairnError, CreateSandboxOptions, ViewOptions};
 use support::live_account;
 
 /// Bytes from a xorshift generator: every value, no pattern a transport could compress away.
@@ -41,7 +41,7 @@ async fn uploads_and_downloads_exact_bytes() {
                 4000
             );
             assert!(sandbox.view_bytes("small.bin").await? == small);
-            match sandbox.view("small.bin", None).await {
+            match sandbox.view("small.bin", ViewOptions::default()).await {
                 Err(CairnError::Api { status, code, .. }) => {
                     assert_eq!((status, code.as_str()), (422, "file_not_utf8"))
                 }

@@ -5,7 +5,7 @@ mod support;
 
 use cairn_client::{
     CairnError, Client, CommandRule, CreateSandboxOptions, ExecOptions, GrepOptions, ImportMemory,
-    ListMemoriesOptions, MemoryKind, RememberOptions,
+    ListMemoriesOptions, MemoryKind, RememberOptions, ViewOptions,
 };
 use std::time::Duration;
 use support::{live_account, live_base_url, live_key};
@@ -30,6 +30,7 @@ async fn exec_outlives_the_clients_own_timeout() {
             let options = ExecOptions {
                 timeout: Some(10),
                 description: Some("outlive the client timeout".into()),
+                ..ExecOptions::default()
             };
             impatient
                 .exec(sandbox.id(), "sleep 3; echo done", options)
@@ -49,7 +50,11 @@ async fn with_sandbox_runs_files_and_destroys_the_sandbox() {
                 .file_create("src/main.py", "print('hi')\nprint('there')\n")
                 .await?;
             assert!(written.created);
-            let view = sandbox.view("src/main.py", Some((2, 2))).await?;
+            let range = ViewOptions {
+                view_range: Some((2, 2)),
+                ..ViewOptions::default()
+            };
+            let view = sandbox.view("src/main.py", range).await?;
             assert!(
                 view.content.contains("there") && !view.content.contains("hi'"),
                 "{view:?}"

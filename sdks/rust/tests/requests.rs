@@ -110,7 +110,7 @@ async fn ids_are_encoded_as_one_path_segment() {
 
 #[tokio::test]
 async fn exec_waits_its_command_timeout_plus_fifteen_seconds() {
-    let result = r#"{"exit_code":0,"stdout":"done\n","stderr":"","timed_out":false,"truncated":false,"duration_ms":2000}"#;
+    let result = r#"{"exit_code":0,"stdout":"done\n","stderr":"","timed_out":false,"truncated":false,"duration_ms":2000,"stdout_omitted_bytes":0,"stderr_omitted_bytes":0}"#;
     let slow = Duration::from_secs(2);
     let server = ScriptedServer::start(vec![Answer::new(200, result).delayed(slow)]).await;
     // The client's own timeout is shorter than the answer takes…
@@ -124,7 +124,7 @@ async fn exec_waits_its_command_timeout_plus_fifteen_seconds() {
     // …but exec waits its command's timeout (here 1 s) plus 15 s, so the answer arrives.
     let options = ExecOptions {
         timeout: Some(1),
-        description: None,
+        ..ExecOptions::default()
     };
     let output = client
         .exec("session", "sleep 2; echo done", options)

@@ -6,7 +6,7 @@ dropped connection or the server's 5-minute close it reconnects from the last ev
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator, Iterator, List, cast
+from typing import Any, AsyncIterator, Dict, Iterator, List, cast
 
 import httpx
 
@@ -46,13 +46,13 @@ class EventParser:
     def __init__(self) -> None:
         self._data: List[str] = []
 
-    def line(self, line: str) -> ProcessEvent | None:
+    def line(self, line: str) -> Dict[str, Any] | None:
         if line == "":
             if not self._data:
                 return None
             text = "\n".join(self._data)
             self._data = []
-            return cast(ProcessEvent, json.loads(text))
+            return cast(Dict[str, Any], json.loads(text))
         if line.startswith("data:"):
             value = line[len("data:") :]
             self._data.append(value[1:] if value.startswith(" ") else value)
@@ -79,9 +79,10 @@ def events(
                 core.result(stream, response)
             parser = EventParser()
             for line in response.iter_lines():
-                event = parser.line(line)
-                if event is None:
+                data = parser.line(line)
+                if data is None:
                     continue
+                event = cast(ProcessEvent, data)
                 failures = 0
                 since = event["next_offset"]
                 yield event
@@ -116,9 +117,10 @@ async def async_events(
                 core.result(stream, response)
             parser = EventParser()
             async for line in response.aiter_lines():
-                event = parser.line(line)
-                if event is None:
+                data = parser.line(line)
+                if data is None:
                     continue
+                event = cast(ProcessEvent, data)
                 failures = 0
                 since = event["next_offset"]
                 yield event

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from itertools import count
 from types import TracebackType
-from typing import IO, Any, AsyncIterator, Mapping, Sequence, TypeVar
+from typing import IO, Any, AsyncGenerator, AsyncIterator, Mapping, Sequence, TypeVar
 
 import anyio
 import httpx
 
-from . import _process_stream, _raw
+from . import _exec_stream, _process_stream, _raw
 from ._binding import async_method as _method
 from ._core import Call, ClientCore
-from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE
+from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE, DEFAULT_EXEC_TIMEOUT
 from ._operations import account as _account
 from ._operations import memory as _memory
 from ._operations import processes as _processes
@@ -22,7 +22,7 @@ from ._operations import resources as _resources
 from ._operations import sandboxes as _sandboxes
 from ._operations import tools as _tools
 from .errors import CairnError
-from .models import FileWritten, MemoryExport, ProcessEvent, SandboxSize
+from .models import ExecEvent, FileWritten, MemoryExport, ProcessEvent, SandboxSize
 from .retry import RetryPolicy, seconds_before_retry
 from .sandbox_session import AsyncSandboxSession
 
@@ -122,6 +122,21 @@ class AsyncCairnClient:
     list_sandboxes = _method(_sandboxes.list_sandboxes)
     destroy_sandbox = _method(_sandboxes.destroy_sandbox)
     exec = _method(_sandboxes.exec)
+
+    def exec_stream(
+        self,
+        session_id: str,
+        command: str,
+        *,
+        timeout: int = DEFAULT_EXEC_TIMEOUT,
+        description: str | None = None,
+    ) -> AsyncGenerator[ExecEvent, None]:
+        """As ``CairnClient.exec_stream``: ``async for event in client.exec_stream(...)``. Leaving
+        the loop early closes the stream once the generator is collected; ``await aclose()`` on it
+        (or ``contextlib.aclosing``) closes it, and kills the command, at once."""
+        body = _exec_stream.body(command, timeout, description)
+        return _exec_stream.async_events(self._core, self._http, session_id, body)
+
     http_request = _method(_sandboxes.http_request)
     file_create = _method(_sandboxes.file_create)
     view = _method(_sandboxes.view)

@@ -7,14 +7,14 @@ from __future__ import annotations
 import time
 from itertools import count
 from types import TracebackType
-from typing import IO, Any, Iterator, Mapping, Sequence, TypeVar
+from typing import IO, Any, Generator, Iterator, Mapping, Sequence, TypeVar
 
 import httpx
 
-from . import _process_stream, _raw
+from . import _exec_stream, _process_stream, _raw
 from ._binding import sync_method as _method
 from ._core import Call, ClientCore
-from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE
+from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE, DEFAULT_EXEC_TIMEOUT
 from ._operations import account as _account
 from ._operations import memory as _memory
 from ._operations import processes as _processes
@@ -22,7 +22,7 @@ from ._operations import resources as _resources
 from ._operations import sandboxes as _sandboxes
 from ._operations import tools as _tools
 from .errors import CairnError
-from .models import FileWritten, MemoryExport, ProcessEvent, SandboxSize
+from .models import ExecEvent, FileWritten, MemoryExport, ProcessEvent, SandboxSize
 from .retry import RetryPolicy, seconds_before_retry
 from .sandbox_session import SandboxSession
 
@@ -129,6 +129,24 @@ class CairnClient:
     list_sandboxes = _method(_sandboxes.list_sandboxes)
     destroy_sandbox = _method(_sandboxes.destroy_sandbox)
     exec = _method(_sandboxes.exec)
+
+    def exec_stream(
+        self,
+        session_id: str,
+        command: str,
+        *,
+        timeout: int = DEFAULT_EXEC_TIMEOUT,
+        description: str | None = None,
+    ) -> Generator[ExecEvent, None, None]:
+        """Runs a shell command and yields its output as it comes (``{"type": "output",
+        "stdout_chunk"}``, plus ``"stderr_chunk"`` for stderr), then one ``{"type": "exit",
+        "exit_code", "timed_out", "truncated", "duration_ms", ...}``. ``timeout`` may be up to
+        3600 s here. A refusal, or a failure after the command started, raises ``CairnApiError``.
+        Leaving the loop early (or ``close()`` on the generator) closes the stream, which kills
+        the command."""
+        body = _exec_stream.body(command, timeout, description)
+        return _exec_stream.events(self._core, self._http, session_id, body)
+
     http_request = _method(_sandboxes.http_request)
     file_create = _method(_sandboxes.file_create)
     view = _method(_sandboxes.view)

@@ -74,6 +74,9 @@ __all__ = [
     "ApiKeyCreated",
     "BackgroundProcess",
     "CommandRule",
+    "ExecEvent",
+    "ExecExitEvent",
+    "ExecOutputEvent",
     "ExecResult",
     "ExportMemory",
     "ExportRelation",
@@ -101,6 +104,7 @@ __all__ = [
     "MemoryMetrics",
     "MemoryProfile",
     "MemoryRelations",
+    "OutputKeep",
     "ProcessEvent",
     "ProcessExitEvent",
     "ProcessInputResult",
@@ -184,3 +188,35 @@ class ProcessExitEvent(TypedDict):
 
 
 ProcessEvent = ProcessOutputEvent | ProcessExitEvent
+
+
+#: Which part of an output a byte budget keeps (``max_output_bytes`` on exec and view,
+#: ``max_bytes`` on process output): the head, the tail, or half of each with a marker between.
+OutputKeep = Literal["head", "tail", "both"]
+
+
+class _ExecOutputEventStderr(TypedDict, total=False):
+    stderr_chunk: str
+
+
+class ExecOutputEvent(_ExecOutputEventStderr):
+    """A piece of a streamed exec's output, as the command wrote it; ``stderr_chunk`` is present
+    only on stderr's pieces (``stdout_chunk`` is then ``""``)."""
+
+    type: Literal["output"]
+    stdout_chunk: str
+
+
+class ExecExitEvent(TypedDict):
+    """A streamed exec's last event: the JSON answer's fields without ``stdout`` and ``stderr``."""
+
+    type: Literal["exit"]
+    exit_code: int
+    timed_out: bool
+    truncated: bool
+    stdout_omitted_bytes: int
+    stderr_omitted_bytes: int
+    duration_ms: int
+
+
+ExecEvent = ExecOutputEvent | ExecExitEvent

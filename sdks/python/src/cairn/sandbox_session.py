@@ -9,15 +9,16 @@ not an error.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, AsyncIterator, Iterator
+from typing import IO, TYPE_CHECKING, AsyncGenerator, AsyncIterator, Generator, Iterator
 
 from ._binding import async_session_method, session_method
 from ._core import Call
+from ._generated_types import DEFAULT_EXEC_TIMEOUT
 from ._operations import processes as _processes
 from ._operations import sandboxes as _sandboxes
 from ._raw import AsyncUploadData, UploadData
 from .errors import CairnApiError
-from .models import FileWritten, ProcessEvent, SandboxCreated
+from .models import ExecEvent, FileWritten, ProcessEvent, SandboxCreated
 
 if TYPE_CHECKING:
     from .async_client import AsyncCairnClient
@@ -70,6 +71,13 @@ class SandboxSession(_SessionState):
                 raise
 
     exec = session_method(_sandboxes.exec)
+
+    def exec_stream(
+        self, command: str, *, timeout: int = DEFAULT_EXEC_TIMEOUT, description: str | None = None
+    ) -> Generator[ExecEvent, None, None]:
+        """``CairnClient.exec_stream`` for this sandbox."""
+        return self.client.exec_stream(self.id, command, timeout=timeout, description=description)
+
     http_request = session_method(_sandboxes.http_request)
     file_create = session_method(_sandboxes.file_create)
     view = session_method(_sandboxes.view)
@@ -127,6 +135,13 @@ class AsyncSandboxSession(_SessionState):
                 raise
 
     exec = async_session_method(_sandboxes.exec)
+
+    def exec_stream(
+        self, command: str, *, timeout: int = DEFAULT_EXEC_TIMEOUT, description: str | None = None
+    ) -> AsyncGenerator[ExecEvent, None]:
+        """``AsyncCairnClient.exec_stream`` for this sandbox."""
+        return self.client.exec_stream(self.id, command, timeout=timeout, description=description)
+
     http_request = async_session_method(_sandboxes.http_request)
     file_create = async_session_method(_sandboxes.file_create)
     view = async_session_method(_sandboxes.view)

@@ -1,7 +1,7 @@
 //! The per-sandbox operations of the runner: exec, the HTTP broker, files and language servers.
 
 use crate::calls::{json, Args};
-use cairn_client::{CairnError, Client, ExecOptions, GrepOptions, HttpRequestOptions};
+use cairn_client::{CairnError, Client, ExecOptions, GrepOptions, HttpRequestOptions, ViewOptions};
 use serde_json::Value;
 
 pub async fn dispatch(
@@ -15,6 +15,8 @@ pub async fn dispatch(
             let options = ExecOptions {
                 timeout: args.parse("timeout")?,
                 description: args.optional_text("description")?,
+                max_output_bytes: args.parse("max_output_bytes")?,
+                keep: args.parse("keep")?,
             };
             json(
                 client
@@ -64,11 +66,14 @@ pub async fn dispatch(
                 .file_create(&session()?, &args.text("path")?, &args.text("content")?)
                 .await,
         ),
-        "view" => json(
-            client
-                .view(&session()?, &args.text("path")?, args.parse("view_range")?)
-                .await,
-        ),
+        "view" => {
+            let options = ViewOptions {
+                view_range: args.parse("view_range")?,
+                max_output_bytes: args.parse("max_output_bytes")?,
+                keep: args.parse("keep")?,
+            };
+            json(client.view(&session()?, &args.text("path")?, options).await)
+        }
         "str_replace" => {
             let (path, old, new) = (
                 args.text("path")?,

@@ -2,6 +2,7 @@
 //! output stream; what the JSON routes answer (`BackgroundProcess`, `ProcessList`,
 //! `ProcessOutput`, `ProcessInputResult`) is generated: `generated.rs`.
 
+use super::OutputKeep;
 use serde::{Deserialize, Serialize};
 
 /// Optional settings of a background process; `Default` runs it until the sandbox ends.
@@ -20,6 +21,11 @@ pub struct ProcessOutputOptions {
     pub since_offset: u64,
     /// At most this many bytes of both streams (1–1048576; default 65536).
     pub max_bytes: Option<u32>,
+    /// [`OutputKeep::Head`] (the server's default) reads the page from `since_offset`;
+    /// [`OutputKeep::Tail`] and [`OutputKeep::Both`] read to the newest output and keep its last
+    /// `max_bytes` (or half at each end): the answer's `omitted_range` and `omitted_bytes` name
+    /// what was left out.
+    pub keep: Option<OutputKeep>,
     /// Seconds (0–60) to wait for output past `since_offset` or the end; the HTTP call waits
     /// this plus 15 s.
     pub wait_seconds: Option<u32>,

@@ -2,6 +2,7 @@
 //! generated: `generated.rs`.
 
 use super::SandboxSize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Optional settings of a new sandbox; `Default` asks for a small sandbox with no extras.
@@ -24,11 +25,65 @@ pub struct CreateSandboxOptions {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExecOptions {
-    /// Seconds before the command is killed (1–100; the server's default is 30). The HTTP call
-    /// waits this long plus 15 s, so the server's own answer arrives first.
+    /// Seconds before the command is killed (1–100, or up to 3600 with
+    /// [`crate::Client::exec_stream`]; the server's default is 30). The HTTP call of `exec` waits
+    /// this long plus 15 s, so the server's own answer arrives first.
     pub timeout: Option<u32>,
     /// What the command is for, in a few words (kept in logs).
     pub description: Option<String>,
+    /// Cuts each of stdout and stderr to this many bytes (1–1048576), with a marker line where it
+    /// cut; the answer's `stdout_omitted_bytes` and `stderr_omitted_bytes` count what went. It
+    /// cuts `exec`'s answer only, not `exec_stream`'s events.
+    pub max_output_bytes: Option<u32>,
+    /// Which part a cut keeps (the server's default: [`OutputKeep::Both`]).
+    pub keep: Option<OutputKeep>,
+}
+
+/// Which part of an output a byte budget keeps (`max_output_bytes` on exec and view, `max_bytes`
+/// on process output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputKeep {
+    Head,
+    Tail,
+    /// Half at each end, the marker between.
+    Both,
+}
+
+impl OutputKeep {
+    /// The wire name: "head", "tail" or "both".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Head => "head",
+            Self::Tail => "tail",
+            Self::Both => "both",
+        }
+    }
+}
+
+/// One event of a streamed exec ([`crate::Client::exec_stream`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ExecEvent {
+    /// A piece of the output as the command wrote it: `stdout_chunk`, or for stderr
+    /// `stderr_chunk` (then `stdout_chunk` is empty).
+    Output {
+        #[serde(default)]
+        stdout_chunk: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stderr_chunk: Option<String>,
+    },
+    /// The last event: the fields of `exec`'s answer without `stdout` and `stderr`.
+    Exit {
+        exit_code: i32,
+        timed_out: bool,
+        truncated: bool,
+        #[serde(default)]
+        stdout_omitted_bytes: u64,
+        #[serde(default)]
+        stderr_omitted_bytes: u64,
+        duration_ms: u64,
+    },
 }
 
 /// A request the sandbox's broker makes on its behalf (`{{secret:<name>}}` placeholders allowed in

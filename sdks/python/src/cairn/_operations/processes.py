@@ -14,7 +14,7 @@ from .._generated_types import (
     DEFAULT_PROCESS_OUTPUT_WAIT_SECONDS,
     DEFAULT_PROCESS_WAIT_TIMEOUT_SECONDS,
 )
-from ..models import BackgroundProcess, ProcessInputResult, ProcessList, ProcessOutput
+from ..models import BackgroundProcess, OutputKeep, ProcessInputResult, ProcessList, ProcessOutput
 
 #: Extra wait on stop: SIGTERM, then SIGKILL 5 s later, and the answer once it has ended.
 STOP_TIMEOUT_MARGIN = 10.0
@@ -58,12 +58,15 @@ def process_output(
     *,
     since_offset: int = DEFAULT_PROCESS_OUTPUT_SINCE_OFFSET,
     max_bytes: int = DEFAULT_PROCESS_OUTPUT_MAX_BYTES,
+    keep: OutputKeep | None = None,
     wait_seconds: int = DEFAULT_PROCESS_OUTPUT_WAIT_SECONDS,
 ) -> Call[ProcessOutput]:
     """Output from ``since_offset`` (0, then each answer's ``next_offset``: nothing is lost or
     repeated); ``wait_seconds`` waits that long for new output or the end (the HTTP call waits
-    it + 15 s)."""
-    query = {"since_offset": since_offset, "max_bytes": max_bytes, "wait_seconds": wait_seconds}
+    it + 15 s). ``keep="tail"`` or ``"both"`` reads to the newest output and keeps its last
+    ``max_bytes`` (or half at each end): ``omitted_range`` and ``omitted_bytes`` name what was
+    cut; the default, ``"head"``, is the page from ``since_offset``."""
+    query = {"since_offset": since_offset, "max_bytes": max_bytes, "keep": keep, "wait_seconds": wait_seconds}
     timeout = wait_seconds + SANDBOX_TIMEOUT_MARGIN if wait_seconds > 0 else None
     return Call("GET", _process(session_id, process_id, "/output"), query=query, timeout=timeout)
 

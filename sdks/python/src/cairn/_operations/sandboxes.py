@@ -29,6 +29,7 @@ from ..models import (
     LspCompletion,
     LspStarted,
     LspStatus,
+    OutputKeep,
     Replacement,
     Sandbox,
     SandboxCreated,
@@ -111,17 +112,37 @@ def destroy_sandbox(session_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/sandboxes/{segment(session_id)}")
 
 
-def exec(
-    session_id: str, command: str, *, timeout: int = DEFAULT_EXEC_TIMEOUT, description: str | None = None
-) -> Call[ExecResult]:
-    """Runs a shell command in /workspace; the HTTP call waits ``timeout`` + 15 s."""
+def _exec_body(
+    command: str,
+    timeout: int,
+    description: str | None,
+    max_output_bytes: int | None = None,
+    keep: OutputKeep | None = None,
+) -> Dict[str, Any]:
+    """The exec request's JSON, shared by ``exec`` and the streamed ``exec_stream``."""
     body: Dict[str, Any] = {"command": command, "timeout": timeout}
-    if description is not None:
-        body["description"] = description
+    optional = {"description": description, "max_output_bytes": max_output_bytes, "keep": keep}
+    body.update({name: value for name, value in optional.items() if value is not None})
+    return body
+
+
+def exec(
+    session_id: str,
+    command: str,
+    *,
+    timeout: int = DEFAULT_EXEC_TIMEOUT,
+    description: str | None = None,
+    max_output_bytes: int | None = None,
+    keep: OutputKeep | None = None,
+) -> Call[ExecResult]:
+    """Runs a shell command in /workspace; the HTTP call waits ``timeout`` + 15 s.
+    ``max_output_bytes`` cuts each of stdout and stderr to that many bytes, keeping ``keep``
+    (``"head"``, ``"tail"`` or, by default, ``"both"`` ends) with a marker where it cut; the
+    answer's ``stdout_omitted_bytes`` and ``stderr_omitted_bytes`` count what was cut."""
     return Call(
         "POST",
         f"/v1/sandboxes/{segment(session_id)}/exec",
-        body=body,
+        body=_exec_body(command, timeout, description, max_output_bytes, keep),
         has_body=True,
         timeout=timeout + SANDBOX_TIMEOUT_MARGIN,
     )
@@ -171,15 +192,23 @@ def view(
     *,
     view_range: Tuple[int, int] | None = None,
     encoding: FileEncoding = "utf-8",
+    max_output_bytes: int | None = None,
+    keep: OutputKeep | None = None,
 ) -> Call[FileView]:
     """A file's text (``view_range`` = 1-indexed first and last line), or a directory's entries.
     A file that is not UTF-8 is refused (``file_not_utf8``) unless ``encoding="base64"``, which
-    returns its exact bytes base64-encoded in ``content``."""
+    returns its exact bytes base64-encoded in ``content``. ``max_output_bytes`` cuts the text
+    (after ``view_range``) to that many bytes, keeping ``keep`` (by default ``"head"``); the
+    answer's ``truncated``, ``omitted_bytes`` and ``omitted_lines`` say what was cut."""
     body: Dict[str, Any] = {
         "path": path,
         "view_range": list(view_range) if view_range else None,
         "encoding": encoding,
     }
+    if max_output_bytes is not None:
+        body["max_output_bytes"] = max_output_bytes
+    if keep is not None:
+        body["keep"] = keep
     return _files(session_id, "/view", body)
 
 
