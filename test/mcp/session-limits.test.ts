@@ -77,9 +77,9 @@ describe("MCP session limits", () => {
     const rest = (path: string, json: unknown) =>
       test.request(path, { method: "POST", credential: account.key, json });
     const sandbox = (await (await rest("/v1/sandboxes", { size: "small" })).json()) as { id: string };
-    expect((await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "mkfifo /tmp/gate" })).status).toBe(
-      200,
-    );
+    expect(
+      (await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "mkfifo /tmp/gate /tmp/ready" })).status,
+    ).toBe(200);
     const busy = await open(account.key);
     // A call that waits on the gate keeps the busy session answering a request.
     const waiting = app.request("/mcp", {
@@ -91,16 +91,18 @@ describe("MCP session limits", () => {
         method: "tools/call",
         params: {
           name: "exec",
-          arguments: { session_id: sandbox.id, command: "touch /tmp/waiting && cat /tmp/gate", timeout: 60 },
+          arguments: {
+            session_id: sandbox.id,
+            command: "echo up > /tmp/ready && cat /tmp/gate",
+            timeout: 60,
+          },
         },
       }),
     });
-    // Each exec has its own process namespace: the call says it is waiting with a file.
-    const running = async () => {
-      const answer = await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "test -e /tmp/waiting" });
-      return ((await answer.json()) as { exit_code: number }).exit_code === 0;
-    };
-    while (!(await running())) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Each exec has its own process namespace: the call says it runs through a fifo, whose read
+    // here returns once the call has written to it (no polling).
+    const ready = await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "cat /tmp/ready", timeout: 60 });
+    expect(((await ready.json()) as { stdout: string }).stdout).toBe("up\n");
     const idle = await open(account.key);
     expect(await statusOf(account.key, idle)).toBe(200);
     // One more than the limit of 2: the idle one goes, though the busy one was used earlier.
