@@ -6,6 +6,7 @@
  * once in core on top of the primitive file access below.
  */
 
+import type { ServiceError } from "../errors.ts";
 import type { SandboxSize } from "../sandboxes/sessions/sizes.ts";
 
 export type { SandboxSize };
@@ -98,6 +99,12 @@ export interface SandboxProcess {
   kill(): void;
   /** Asks the process (and whatever it started) to end: SIGTERM. Absent where the runtime cannot; `kill` then. */
   terminate?(): void;
+  /**
+   * For a language server: settles once the process has ended, with why its command never ran
+   * when that is the caller's doing (the sandbox's processes hold every slot:
+   * `sandbox_process_limit_reached`), else null.
+   */
+  startFailure?: Promise<ServiceError | null>;
 }
 
 export interface FileStat {

@@ -38,7 +38,7 @@ import {
   usedBytes,
 } from "../../lib/sandbox-isolation/index.ts";
 import type { ExecMounts } from "./bubblewrap-arguments.ts";
-import { shellQuote } from "./exec.ts";
+import { processLimitLine, processLimitReached, setupFailureExitCode, shellQuote } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { imageLayerMounts } from "./image-layer.ts";
 import { languageServersDirectory, languageServersPath } from "./language-servers.ts";
@@ -426,8 +426,11 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         // A tenant's command sees what an exec sees; only language servers get their installation.
         background ? undefined : languageServers,
       );
-      // A language server's stderr is read and dropped, so the process never blocks on it.
-      if (!background) session.stderr.resume();
+      // A language server's stderr is read and dropped, so the process never blocks on it; its
+      // first bytes say whether the session helper could start it at all.
+      const startFailure = background
+        ? undefined
+        : setupFailureOf(session, () => processLimitReached(record.size, sizes[record.size].maxProcesses));
       return {
         stdin: Writable.toWeb(session.stdin) as WritableStream<Uint8Array>,
         stdout: Readable.toWeb(session.stdout) as ReadableStream<Uint8Array>,
@@ -435,6 +438,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         exited: session.exitCode,
         kill: () => void session.kill(),
         terminate: () => void session.terminate().catch(() => {}),
+        ...(startFailure && { startFailure }),
       };
     },
 
@@ -598,6 +602,29 @@ function hostProblem(bubblewrapPath: string): RuntimeUnavailable | null {
   }
   if (lacks.length === 0) return null;
   return { lacks: `they need ${lacks.join(" and ")}`, remediation: fixes.join(", then ") };
+}
+
+/**
+ * Reads and drops a session process's stderr, keeping its first line: a process that ended with
+ * the set-up failure code and the helper's process-limit line never ran its command, because the
+ * sandbox's own processes hold every slot (the caller's limit, not a runtime failure).
+ */
+function setupFailureOf(
+  session: SessionProcess,
+  limitReached: () => ServiceError,
+): Promise<ServiceError | null> {
+  let head = "";
+  session.stderr.on("data", (chunk: Buffer) => {
+    if (head.length < processLimitLine.length) head += chunk.toString("utf8", 0, processLimitLine.length);
+  });
+  const drained = new Promise<void>((resolve) => {
+    session.stderr.once("close", resolve);
+    session.stderr.once("end", resolve);
+    session.stderr.once("error", () => resolve());
+  });
+  return Promise.all([session.exitCode, drained]).then(([code]) =>
+    code === setupFailureExitCode && head.startsWith(processLimitLine) ? limitReached() : null,
+  );
 }
 
 /** Arguments and variables go to the helper as lines of text: no NUL, no newline in a variable. */

@@ -190,7 +190,7 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
  * The sandbox's own processes (other execs, what they left running) use up its process limit, so
  * the exec could not even start: the caller's limit, answered as such, not a runtime failure.
  */
-function processLimitReached(size: SandboxSize, limit: number): ServiceError {
+export function processLimitReached(size: SandboxSize, limit: number): ServiceError {
   const larger = size === "large" ? "" : ", or create the sandbox with a larger size";
   return new ServiceError(
     "sandbox_process_limit_reached",

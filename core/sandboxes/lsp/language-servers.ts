@@ -6,7 +6,7 @@
  */
 import { ServiceError } from "../../errors.ts";
 import type { Logger } from "../../ports/logger.ts";
-import type { SandboxRuntime } from "../../ports/sandbox-runtime.ts";
+import type { SandboxProcess, SandboxRuntime } from "../../ports/sandbox-runtime.ts";
 import { type LanguageClient, startLanguageClient } from "./language-client.ts";
 import { languages, supportedLanguages } from "./languages.ts";
 
@@ -95,8 +95,9 @@ export function createLanguageServers(options: LanguageServersOptions): Language
       }
       const lspId = newLspId();
       servers.set(lspId, null);
+      let process: SandboxProcess | undefined;
       try {
-        const process = await runtime.spawnProcess(sessionId, {
+        process = await runtime.spawnProcess(sessionId, {
           command: spec.command,
           env: { HOME: "/workspace", PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TMPDIR: "/tmp" },
         });
@@ -119,7 +120,9 @@ export function createLanguageServers(options: LanguageServersOptions): Language
         return lspId;
       } catch (error) {
         if (servers.get(lspId) === null) forget(sessionId, lspId);
-        throw error;
+        // The failed start killed the process, so this settles: a start the sandbox's own
+        // processes left no room for is the caller's limit, not the runtime's failure.
+        throw (await process?.startFailure) ?? error;
       }
     },
     get(sessionId, lspId) {
