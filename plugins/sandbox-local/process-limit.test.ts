@@ -3,14 +3,12 @@
  * start, and that is the caller's limit (429 sandbox_process_limit_reached, naming the limit),
  * not a runtime failure. It was answered 502 sandbox_operation_failed and logged as a server
  * error: the session helper's own fork failed with EAGAIN before the command ran. Real
- * bubblewrap, with cgroups (pids.max) and without them (RLIMIT_NPROC of the session's uid). A
- * language server's start there was a 502 as well.
+ * bubblewrap, with cgroups (pids.max) and without them (RLIMIT_NPROC of the session's uid).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceError, silentLogger } from "../../core/index.ts";
-import { createLanguageServers } from "../../core/sandboxes/lsp/language-servers.ts";
+import { ServiceError } from "../../core/index.ts";
 import { createTestRuntime, eventually, type TestRuntime } from "../../test/support/local-sandbox-runtime.ts";
 import { defaultSizeLimits } from "./sizes.ts";
 
@@ -39,17 +37,6 @@ async function expectProcessLimitReached(testRuntime: TestRuntime, limit: number
     details: { limit, size: "small" },
   });
   expect((refused as ServiceError).remediation).toContain(`at most ${limit} processes`);
-  // A language server the full sandbox cannot start is refused the same way (it was a 502).
-  const languageServers = createLanguageServers({ logger: silentLogger });
-  const lspRefused = await languageServers.start(testRuntime.runtime, id, "python").then(
-    () => null,
-    (error: unknown) => error,
-  );
-  languageServers.close();
-  expect(lspRefused).toMatchObject({
-    code: "sandbox_process_limit_reached",
-    details: { limit, size: "small" },
-  });
   holder.abort(new Error("done holding"));
   await expect(holding).rejects.toThrow("done holding");
   expect((await testRuntime.run(id, "echo started")).stdout).toBe("started\n");

@@ -46,6 +46,8 @@ export interface SqlStorage extends Storage {
   readonly memories: SqlMemoryStore;
   /** A bound statement (`sql` tag, sql-statement.ts), or a string without parameters. */
   execute: Execute;
+  /** SQLite only: empties the write-ahead log (sql-execution.ts). */
+  emptyLog?(wait: boolean): Promise<{ busy: boolean }>;
 }
 
 async function openOrm(settings: StorageSettings): Promise<{ orm: MikroORM; dialect: Dialect }> {
@@ -145,6 +147,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
       });
     },
     execute,
+    ...(bound.emptyLog && { emptyLog: bound.emptyLog }),
     async gauges(now) {
       const time = sqlTimestamp(dialect)(now);
       const [sandboxes] = await execute<{ total: number | string }>(

@@ -22,17 +22,19 @@ export default definePlugin({
         });
         const execute = (statement: string) => storage.execute(statement);
         // Where search threads read (the Node server), SQLite's log is checkpointed on a thread of its own.
+        const sqlitePath = sqliteFile(config.SVC_DATA_DIR);
+        const emptyLog = storage.emptyLog;
         const checkpoints =
-          storage.dialect === "sqlite" && config.SVC_MEMORY_SEARCH_THREADS > 0
-            ? await startSqliteCheckpoints({ sqlitePath: sqliteFile(config.SVC_DATA_DIR), execute, logger })
+          emptyLog && config.SVC_MEMORY_SEARCH_THREADS > 0
+            ? await startSqliteCheckpoints({ sqlitePath, execute, emptyLog, logger })
             : null;
         // A forget leaves the memory's old pages in SQLite's log: it is emptied just after (by the
         // checkpoint thread's next pass, or at once where the serving connection checkpoints itself).
         const afterForget =
           checkpoints !== null
             ? checkpoints.emptySoon
-            : storage.dialect === "sqlite"
-              ? logEmptier(execute, logger).empty
+            : emptyLog
+              ? logEmptier({ sqlitePath, emptyLog }, logger).empty
               : undefined;
         // PostgreSQL: the memory tables vacuumed after a burst of writes (postgres-vacuum.ts says why).
         const vacuum = storage.dialect === "postgresql" ? vacuumAfterBursts({ execute, logger }) : null;

@@ -47,3 +47,42 @@ describe.each(storageTargets)("bound statements on %s", (target) => {
       expect(row.found).toBe(true);
     });
 });
+
+// Regression: the serving connection emptied SQLite's log with its 5 s busy timeout, so a search
+// thread's read in progress held the serving thread (every account's requests) asleep until it ended.
+describe("emptying SQLite's log", () => {
+  it("gives up at once while a reader uses the log, keeps the connection's timeout, and empties it after", async () => {
+    const { mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join: joinPath } = await import("node:path");
+    const { default: Database } = await import("better-sqlite3");
+    const { sqliteBoundSql } = await import("./sql-execution.ts");
+    const directory = await mkdtemp(joinPath(tmpdir(), "cairn-empty-log-"));
+    const file = joinPath(directory, "test.db");
+    const database = new Database(file);
+    const reader = new Database(file);
+    try {
+      for (const pragma of ["journal_mode = WAL", "wal_autocheckpoint = 0", "busy_timeout = 5000"]) {
+        database.pragma(pragma);
+      }
+      database.exec("create table notes (text)");
+      const insert = database.prepare("insert into notes values (?)");
+      for (let index = 0; index < 200; index++) insert.run("x".repeat(1000));
+      const bound = sqliteBoundSql(database as never);
+      reader.exec("begin");
+      reader.prepare("select count(*) from notes").get();
+      const started = Date.now();
+      expect(await bound.emptyLog?.(false)).toEqual({ busy: true });
+      // Far below the 5 s the busy timeout would have slept.
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(database.pragma("busy_timeout", { simple: true })).toBe(5000);
+      reader.exec("commit");
+      expect(await bound.emptyLog?.(false)).toEqual({ busy: false });
+      expect(database.pragma("wal_checkpoint(PASSIVE)")).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
+    } finally {
+      reader.close();
+      database.close();
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});

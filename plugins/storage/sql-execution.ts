@@ -33,6 +33,7 @@ export interface SqliteStatement {
 export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
   readonly inTransaction: boolean;
 }
 export interface PgClient {
@@ -76,6 +77,13 @@ export interface BoundSql {
   runTransaction: RunTransaction;
   /** Closes what it opened itself (SQLite's reading connection). */
   close(): void;
+  /**
+   * SQLite: copies what is left of the write-ahead log into the database and cuts the log to zero
+   * (`wal_checkpoint(TRUNCATE)`), between the connection's transactions. Unless `wait`, it gives up
+   * at once (`busy`) when a reader still uses the log, instead of the connection's busy timeout
+   * sleeping on the serving thread until every search thread's read has ended.
+   */
+  emptyLog?(wait: boolean): Promise<{ busy: boolean }>;
 }
 
 /**
@@ -112,9 +120,21 @@ export function sqliteBoundSql(
     if (read?.readonly && read.reader) return Promise.resolve(read.all(statement.values.map(sqliteValue)));
     return locked(() => run(statement));
   }) as Execute;
+  const busyTimeout = database.pragma("busy_timeout", { simple: true }) as number;
   return {
     execute,
     close: () => (reader as { close?: () => void } | undefined)?.close?.(),
+    emptyLog: (wait) =>
+      locked(async () => {
+        // One synchronous run: no other statement of this connection runs without its timeout.
+        if (!wait) database.pragma("busy_timeout = 0");
+        try {
+          const [result] = database.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy?: number }>;
+          return { busy: result?.busy === 1 };
+        } finally {
+          if (!wait) database.pragma(`busy_timeout = ${busyTimeout}`);
+        }
+      }),
     runTransaction: (work) =>
       locked(async () => {
         database.exec("begin");

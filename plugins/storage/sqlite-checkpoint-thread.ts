@@ -3,8 +3,8 @@
  * database file on a thread of its own, so no request's commit pays for it (the serving
  * connection's automatic checkpoints are off). PASSIVE: it never waits for readers or the
  * writer, it copies what it can; the next pass copies the rest. A pass that copied every frame
- * of a log past `walBytes`, or of any log once "empty" was asked for, says so ("copied"): the
- * serving connection then empties the log (sqlite-checkpoints.ts).
+ * of a log past `walBytes`, or of any log once "empty" was asked for, says so (`copied`, with the
+ * log's size then): the serving connection then empties the log (sqlite-checkpoints.ts).
  */
 import { statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
@@ -39,7 +39,8 @@ const timer = setInterval(() => {
     }>;
     if (result !== undefined && result.log === result.checkpointed) {
       emptyAsked = false;
-      port.postMessage("copied");
+      // The log's size as copied: the serving connection empties it only if nothing came since.
+      port.postMessage({ copied: walSize() });
     }
   } catch (error) {
     port.postMessage({ error: error instanceof Error ? error.message : String(error) });
