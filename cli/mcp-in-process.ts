@@ -5,8 +5,13 @@
  */
 import { enableCompileCache } from "node:module";
 import { join } from "node:path";
+import type { ResultMode } from "../transports/mcp/profiles.ts";
 
-export async function serveInProcess(options: { dataDir: string; tools: string }): Promise<void> {
+export async function serveInProcess(options: {
+  dataDir: string;
+  tools: string;
+  results?: ResultMode;
+}): Promise<void> {
   // As the server's entry does (platform/serve.ts): start-up is mostly compiling modules, which
   // Node caches on disk after the first start.
   enableCompileCache(join(import.meta.dirname, "../node_modules/.cache/cairn-compile"));

@@ -1,9 +1,13 @@
 /**
  * `cairn mcp init TARGET`: puts a `cairn` entry (run `cairn mcp serve` with this server's URL and
- * key, or with `--data-dir DIR`, in-process on a data directory) into an MCP client's config file. Only that entry changes; every other server and setting
- * stays, and a file that does not parse is left untouched with an error. The file holds the key,
- * so it ends up 0600.
+ * key, or with `--data-dir DIR`, in-process on a data directory) into an MCP client's config file.
+ * Only that entry changes; every other server and setting stays, and a file that does not parse is
+ * left untouched with an error. The entry starts this checkout's CLI by absolute paths, so it runs
+ * with no `cairn` (nor Node) on the client's PATH. A project's file (`.mcp.json`,
+ * `.vscode/mcp.json`), which gets committed, names the key by a reference the client fills in; a
+ * user's own file holds it. Either ends up 0600.
  */
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -11,7 +15,7 @@ import { isDeepStrictEqual } from "node:util";
 import { parse, stringify } from "smol-toml";
 import { CliError } from "./errors.ts";
 
-export const mcpTargets = ["claude-code", "cursor", "windsurf", "claude-desktop", "codex"] as const;
+export const mcpTargets = ["claude-code", "vscode", "cursor", "windsurf", "claude-desktop", "codex"] as const;
 export type McpTarget = (typeof mcpTargets)[number];
 
 export function targetFile(target: McpTarget): string {
@@ -19,6 +23,8 @@ export function targetFile(target: McpTarget): string {
   switch (target) {
     case "claude-code":
       return join(process.cwd(), ".mcp.json");
+    case "vscode":
+      return join(process.cwd(), ".vscode", "mcp.json");
     case "cursor":
       return join(home, ".cursor", "mcp.json");
     case "windsurf":
@@ -39,22 +45,63 @@ export function targetFile(target: McpTarget): string {
 }
 
 export interface McpEntry {
+  /** VS Code's entries say their transport. */
+  type?: "stdio";
   command: string;
   args: string[];
   env?: { CAIRN_BASE_URL: string; CAIRN_API_KEY: string };
 }
 
-export const mcpEntry = (baseUrl: string, apiKey: string): McpEntry => ({
-  command: "cairn",
-  args: ["mcp", "serve"],
-  env: { CAIRN_BASE_URL: baseUrl, CAIRN_API_KEY: apiKey },
-});
+/** The VS Code input that asks for the key once and keeps it in VS Code's secret storage. */
+export const vscodeKeyInput = {
+  type: "promptString",
+  id: "cairn-api-key",
+  description: "Cairn API key (cairn_…)",
+  password: true,
+} as const;
+
+/**
+ * How a project's file names the key instead of holding it: Claude Code expands `${VAR}` from its
+ * environment, VS Code fills `${input:ID}` from a prompt. The other targets are the user's own
+ * files (not committed): they hold the key.
+ */
+export const keyReferences: Partial<Record<McpTarget, string>> = {
+  "claude-code": `\${CAIRN_API_KEY}`,
+  vscode: `\${input:${vscodeKeyInput.id}}`,
+};
+
+const checkout = join(import.meta.dirname, "..");
+
+/**
+ * This CLI by absolute paths, as an MCP client starts it: the checkout's Node 24 (the npm `node`
+ * package `npm ci` installs) or else the Node running now, on cli/cairn.ts. Neither `cairn` nor
+ * `node` need be on the client's PATH (GUI clients often have neither).
+ */
+export function cliCommand(): { command: string; args: string[] } {
+  const bundled = join(checkout, "node_modules", ".bin", "node");
+  const command = process.platform !== "win32" && existsSync(bundled) ? bundled : process.execPath;
+  return { command, args: [join(checkout, "cli", "cairn.ts")] };
+}
+
+function entryFor(target: McpTarget, args: string[], env?: McpEntry["env"]): McpEntry {
+  const cli = cliCommand();
+  return {
+    ...(target === "vscode" && { type: "stdio" as const }),
+    command: cli.command,
+    args: [...cli.args, ...args],
+    ...(env && { env }),
+  };
+}
+
+export const mcpEntry = (target: McpTarget, baseUrl: string, apiKey: string): McpEntry =>
+  entryFor(target, ["mcp", "serve"], {
+    CAIRN_BASE_URL: baseUrl,
+    CAIRN_API_KEY: keyReferences[target] ?? apiKey,
+  });
 
 /** The entry that serves a data directory in the client's own `cairn` process: no server, no key. */
-export const mcpDataDirEntry = (dataDir: string): McpEntry => ({
-  command: "cairn",
-  args: ["mcp", "serve", "--data-dir", dataDir],
-});
+export const mcpDataDirEntry = (target: McpTarget, dataDir: string): McpEntry =>
+  entryFor(target, ["mcp", "serve", "--data-dir", dataDir]);
 
 const isTable = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -74,7 +121,12 @@ const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 const invalid = (path: string, why: string) =>
   new CliError(`${path} is not valid ${why}; fix or move it, it was left untouched`, "invalid_config");
 
-function mergeJson(path: string, text: string | null, entry: McpEntry): { text: string; existed: boolean } {
+function mergeJson(
+  path: string,
+  text: string | null,
+  entry: McpEntry,
+  target: McpTarget,
+): { text: string; existed: boolean } {
   let document: unknown = {};
   if (text !== null && text.trim() !== "") {
     try {
@@ -84,10 +136,20 @@ function mergeJson(path: string, text: string | null, entry: McpEntry): { text: 
     }
   }
   if (!isTable(document)) throw invalid(path, "MCP config (its top level is not an object)");
-  const servers = document.mcpServers ?? {};
-  if (!isTable(servers)) throw invalid(path, "MCP config (mcpServers is not an object)");
+  const key = target === "vscode" ? "servers" : "mcpServers";
+  const servers = document[key] ?? {};
+  if (!isTable(servers)) throw invalid(path, `MCP config (${key} is not an object)`);
   const existed = Object.hasOwn(servers, "cairn");
-  const next = { ...document, mcpServers: { ...servers, cairn: entry } };
+  const next: Record<string, unknown> = { ...document, [key]: { ...servers, cairn: entry } };
+  if (entry.env?.CAIRN_API_KEY === keyReferences.vscode && target === "vscode") {
+    // VS Code's prompt for the key, in place of one of the same id.
+    const inputs = document.inputs ?? [];
+    if (!Array.isArray(inputs)) throw invalid(path, "MCP config (inputs is not an array)");
+    next.inputs = [
+      ...inputs.filter((input) => !isTable(input) || input.id !== vscodeKeyInput.id),
+      vscodeKeyInput,
+    ];
+  }
   return { text: `${JSON.stringify(next, null, 2)}\n`, existed };
 }
 
@@ -133,7 +195,8 @@ function mergeToml(path: string, text: string | null, entry: McpEntry): { text: 
 export async function installMcpEntry(target: McpTarget, entry: McpEntry) {
   const path = targetFile(target);
   const current = await readExisting(path);
-  const merged = target === "codex" ? mergeToml(path, current, entry) : mergeJson(path, current, entry);
+  const merged =
+    target === "codex" ? mergeToml(path, current, entry) : mergeJson(path, current, entry, target);
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, merged.text, { mode: 0o600 });
   await chmod(path, 0o600);

@@ -19,6 +19,7 @@ import {
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
 import { version } from "../core/version.ts";
+import type { ResultMode } from "../transports/mcp/profiles.ts";
 import { serveOverStdio } from "../transports/mcp/stdio.ts";
 import { createToolServer, failedCall, protocolError } from "../transports/mcp/tool-server.ts";
 import { refusalIn } from "./mcp-refusal.ts";
@@ -27,6 +28,8 @@ export interface McpProxyOptions {
   baseUrl: string;
   apiKey: string;
   tools: string;
+  /** How results reach this proxy's client; unset, by the protocol version it negotiates. */
+  results?: ResultMode;
 }
 
 interface Upstream {
@@ -37,6 +40,9 @@ interface Upstream {
 async function openUpstream(options: McpProxyOptions): Promise<Upstream> {
   const endpoint = new URL(`${options.baseUrl}/mcp`);
   endpoint.searchParams.set("tools", options.tools);
+  // Structured alone from the server, with the output schemas: the shell (tool-server.ts) writes
+  // the text block again for a client served text, so no result crosses the network twice.
+  endpoint.searchParams.set("results", "structured");
   const transport = new StreamableHTTPClientTransport(endpoint, {
     requestInit: { headers: { Authorization: `Bearer ${options.apiKey}` } },
   });
@@ -91,40 +97,43 @@ export async function serveMcpProxy(options: McpProxyOptions): Promise<void> {
     }
   }
 
-  const server = createToolServer({
-    instructions: first.client.getInstructions(),
-    list: (params, extra) => upstreamCall((client) => client.listTools(params, { signal: extra.signal })),
-    async call(params, extra) {
-      // A call with a progressToken: the server's progress is passed on under the client's token
-      // (the SDK asks upstream with a token of its own), and a streamed exec may run an hour.
-      const progressToken = params._meta?.progressToken;
-      const onprogress =
-        progressToken === undefined
-          ? undefined
-          : (progress: Progress) =>
-              void extra
-                .sendNotification({
-                  method: "notifications/progress",
-                  params: { ...progress, progressToken },
-                })
-                .catch(() => {});
-      try {
-        return await upstreamCall((client) =>
-          client.request({ method: "tools/call", params }, CallToolResultSchema, {
-            signal: extra.signal,
-            // Long commands run up to 100 s on the server (3600 s streamed); the SDK's 60 s default would cut them off.
-            timeout: progressToken === undefined ? 300_000 : 3_700_000,
-            onprogress,
-          }),
-        );
-      } catch (error) {
-        // A protocol error upstream (an unknown tool: -32602) is the client's, as the server sent it.
-        if (error instanceof McpError)
-          throw protocolError(error.code, error.message.replace(/^MCP error -?\d+: /, ""));
-        return upstreamFailure(params.name, error);
-      }
+  const server = createToolServer(
+    {
+      instructions: first.client.getInstructions(),
+      list: (params, extra) => upstreamCall((client) => client.listTools(params, { signal: extra.signal })),
+      async call(params, extra) {
+        // A call with a progressToken: the server's progress is passed on under the client's token
+        // (the SDK asks upstream with a token of its own), and a streamed exec may run an hour.
+        const progressToken = params._meta?.progressToken;
+        const onprogress =
+          progressToken === undefined
+            ? undefined
+            : (progress: Progress) =>
+                void extra
+                  .sendNotification({
+                    method: "notifications/progress",
+                    params: { ...progress, progressToken },
+                  })
+                  .catch(() => {});
+        try {
+          return await upstreamCall((client) =>
+            client.request({ method: "tools/call", params }, CallToolResultSchema, {
+              signal: extra.signal,
+              // Long commands run up to 100 s on the server (3600 s streamed); the SDK's 60 s default would cut them off.
+              timeout: progressToken === undefined ? 300_000 : 3_700_000,
+              onprogress,
+            }),
+          );
+        } catch (error) {
+          // A protocol error upstream (an unknown tool: -32602) is the client's, as the server sent it.
+          if (error instanceof McpError)
+            throw protocolError(error.code, error.message.replace(/^MCP error -?\d+: /, ""));
+          return upstreamFailure(params.name, error);
+        }
+      },
     },
-  });
+    { results: options.results },
+  );
   // The client closed stdin: the upstream session ends (bounded, the server may be gone), then the process.
   await serveOverStdio(server, () => {
     const ended = upstream

@@ -70,7 +70,8 @@ export function schemaOption(flags: string, operation: OperationName, field: str
   if (fallback !== undefined && fallback !== null && shown !== "[]" && shown !== "{}" && shown !== "false")
     notes.push(`default: ${shown}`);
   const text = fieldDescription(operation, field);
-  const option = new Option(flags, notes.length ? `${text} (${notes.join("; ")})` : text);
+  const help = text && notes.length ? `${text} (${notes.join("; ")})` : text || notes.join("; ");
+  const option = new Option(flags, help);
   const choices = fieldChoices(operation, field);
   if (choices) option.choices(choices);
   return option;

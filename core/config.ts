@@ -132,6 +132,13 @@ const schema = z.object({
 
   SVC_JWT_SECRET: z.string().optional(),
   SVC_ACCESS_TOKEN_TTL_MINUTES: integer(30, 1),
+  /** Cairn as an OAuth 2.1 authorization server for its own /mcp (docs/mcp.md#connecting-as-a-remote-connector-oauth). */
+  SVC_MCP_OAUTH_ENABLED: boolean(false),
+  /**
+   * The server's public origin (`https://cairn.example.com`), which names the OAuth resource and
+   * issuer; unset, each request's own URL does (right unless a proxy changes scheme or host).
+   */
+  SVC_PUBLIC_URL: optionalText.pipe(embeddingBaseUrl),
 
   SVC_FREE_MONTHLY_SANDBOX_HOURS: number(20),
   SVC_MAX_SESSION_MINUTES: integer(30, 1),

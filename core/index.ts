@@ -7,6 +7,11 @@
  */
 export * from "./auth/api-keys.ts";
 export * from "./auth/dashboard-tokens.ts";
+export * from "./auth/oauth-authorization.ts";
+export * from "./auth/oauth-client-documents.ts";
+export * from "./auth/oauth-clients.ts";
+export * from "./auth/oauth-grants.ts";
+export * from "./auth/oauth-values.ts";
 export * from "./caller.ts";
 export * from "./config.ts";
 export { dependencyRetryAfterSeconds } from "./dependency-failures.ts";
@@ -23,6 +28,7 @@ export * from "./ports/embeddings.ts";
 export * from "./ports/logger.ts";
 export type * from "./ports/memory-search.ts";
 export type * from "./ports/memory-store.ts";
+export type * from "./ports/oauth-storage.ts";
 export type * from "./ports/passwords.ts";
 export * from "./ports/pattern-work.ts";
 export * from "./ports/plugin-ports.ts";
@@ -34,6 +40,7 @@ export { sandboxRuntimeNames } from "./ports/sandbox-runtime.ts";
 export type * from "./ports/storage.ts";
 export * from "./rate-limits.ts";
 export * from "./registry.ts";
+export { createOutputKeeper, joinKeptOutput, type OutputKeeper } from "./sandboxes/exec/kept-output.ts";
 export { maxRawUploadBytes } from "./sandboxes/files/raw-files.ts";
 export { languageServersPath } from "./sandboxes/lsp/languages.ts";
 export { isUnsafeAddress, parseAddress } from "./sandboxes/network/network-addresses.ts";

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./auth/api-keys.ts";
+import { isOAuthAccessToken } from "./auth/oauth-values.ts";
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
 import type { PlatformServices } from "./platform-services.ts";
 import { bucketLimit } from "./rate-limits.ts";
@@ -14,6 +15,7 @@ import {
   type AnyTool,
   type CredentialKind,
   isEnabled,
+  type PlatformServiceName,
   type ToolContext,
   type ToolGroup,
   type ToolProgress,
@@ -34,6 +36,11 @@ export interface InvokeRequest {
   principal?: Principal;
   /** For a streamed call of an operation that `streamsOutput` (core/tool.ts): where its progress goes. */
   reportProgress?: (progress: ToolProgress) => void;
+  /**
+   * Told the bucket's state once the call has its token, before the handler runs: a streamed
+   * answer sends its headers (X-RateLimit-*) before the result that carries `rateLimit`.
+   */
+  onRateLimit?: (rateLimit: RateLimitState | null) => void;
 }
 
 /** Who a credential belongs to: the account, and which key or token it was. */
@@ -70,8 +77,9 @@ export async function invoke<Tool extends AnyTool>(
   // correcting its arguments must not use up a small bucket (image builds: 3 a minute).
   const input = validate(tool.input, request.input);
   const rateLimit = await takeToken(platform, tool, accountId ?? `ip:${request.clientIp}`, now);
-  const context: ToolContext = {
-    platform,
+  request.onRateLimit?.(rateLimit);
+  const context: ToolContext<PlatformServiceName> = {
+    platform: declaredServices(platform, tool),
     accountId,
     requestId: request.requestId,
     clientIp: request.clientIp,
@@ -82,6 +90,32 @@ export async function invoke<Tool extends AnyTool>(
   };
   const output = await tool.handler(context, input);
   return { output: tool.output.parse(output) as z.output<Tool["output"]>, rateLimit };
+}
+
+/** Per platform, per operation: what its handler sees of the platform, built on its first call. */
+const servicesSeen = new WeakMap<PlatformServices, WeakMap<AnyTool, PlatformServices>>();
+
+/**
+ * The platform as the operation declared it (`uses`, core/tool.ts): a frozen object holding only
+ * those ports and services, so one it did not declare is undefined in its handler as well as a
+ * type error. Each property reads through to the platform, so it sees what the platform holds.
+ */
+function declaredServices(platform: PlatformServices, tool: AnyTool): PlatformServices {
+  let byTool = servicesSeen.get(platform);
+  if (!byTool) {
+    byTool = new WeakMap();
+    servicesSeen.set(platform, byTool);
+  }
+  let services = byTool.get(tool);
+  if (!services) {
+    const declared = {};
+    for (const name of tool.uses)
+      Object.defineProperty(declared, name, { enumerable: true, get: () => platform[name] });
+    // Typed whole for the handler call only: every operation's own type names just what it declared.
+    services = Object.freeze(declared) as PlatformServices;
+    byTool.set(tool, services);
+  }
+  return services;
 }
 
 /** The groups whose operations run in a sandbox, so need a runtime that can run one. */
@@ -119,6 +153,12 @@ export async function authenticate(
   if (kind === "none") return null;
   // Worded for the HTTP clients that send nearly every call, as the wire has always said it.
   if (!credential) throw new ServiceError("missing_credentials", "Missing or malformed Authorization header");
+  // Its audience is /mcp (RFC 8707), so it is no credential for any operation here.
+  if (isOAuthAccessToken(credential))
+    throw new ServiceError(
+      "wrong_credential_type",
+      "An OAuth access token is accepted only by /mcp, the resource it was issued for; use an API key",
+    );
   const isApiKey = credential.startsWith(apiKeyPrefix);
   if (kind === "api_key") {
     if (!isApiKey)

@@ -52,3 +52,31 @@ export interface PlatformServices {
   /** Custom image builds running in this process (docs/sandboxes.md#images). */
   readonly imageBuilds: ImageBuilds;
 }
+
+/**
+ * Every name an operation may declare in `uses` (core/tool.ts), checked against the interface
+ * both ways by the type: a service added above without a line here does not compile.
+ */
+const serviceNames: Record<keyof PlatformServices, true> = {
+  config: true,
+  plugins: true,
+  clock: true,
+  logger: true,
+  storage: true,
+  memoryWriter: true,
+  memorySearch: true,
+  memoryEmbedder: true,
+  patternWork: true,
+  passwords: true,
+  dashboardTokens: true,
+  rateLimits: true,
+  loginGuard: true,
+  sandboxRuntime: true,
+  egress: true,
+  secretCipher: true,
+  languageServers: true,
+  backgroundProcesses: true,
+  imageBuilds: true,
+};
+
+export const platformServiceNames = Object.keys(serviceNames) as readonly (keyof PlatformServices)[];

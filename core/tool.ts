@@ -2,7 +2,8 @@
  * One definition per operation. `defineTool` only helps type inference: the registry holds the
  * definitions and every transport (REST, MCP, the in-process caller) walks it. A definition says
  * what the operation is (name, group, title, description, annotations, schemas, credential,
- * bucket) and, in an optional binding per transport, only what that transport needs to know.
+ * bucket, the ports it uses) and, in an optional binding per transport, only what that transport
+ * needs to know.
  */
 import type { z } from "zod";
 import type { Config } from "./config.ts";
@@ -81,6 +82,11 @@ export interface McpBinding<Input extends z.ZodObject = z.ZodObject> {
   /** Input fields the tool does not accept (an agent cannot grant itself secrets). */
   omit?: readonly FieldName<Input>[];
   /**
+   * Input fields the tool's description already explains (`eof`, `replace_all`): tools/list shows
+   * them without their own description, which REST and `--help` keep.
+   */
+  saidByTool?: readonly FieldName<Input>[];
+  /**
    * For an operation that answers nothing (REST 204): the tool answers
    * `{"status": status, "id": <the value of the input field idField>}` instead.
    */
@@ -107,9 +113,20 @@ export type ToolProgress =
   | { kind: "started" }
   | { kind: "output"; stream: "stdout" | "stderr"; text: string };
 
-export interface ToolContext {
-  /** The ports and services of the platform, not its registry of operations. */
-  readonly platform: PlatformServices;
+/** A name of a port or service an operation may declare in `uses`. */
+export type PlatformServiceName = keyof PlatformServices;
+
+/**
+ * What a handler receives. `Uses` names the ports and services its operation declares; a helper
+ * that takes a context names just those it reaches (`ToolContext<"storage">`), and one that
+ * reaches none takes a plain `ToolContext`.
+ */
+export interface ToolContext<Uses extends PlatformServiceName = never> {
+  /**
+   * The ports and services the operation declared in `uses`, and no others: invoke hands over an
+   * object holding only those, so an undeclared one is a type error and `undefined` at run time.
+   */
+  readonly platform: Pick<PlatformServices, Uses>;
   /** From the credential, never from input; null only for `auth: "none"` operations. */
   readonly accountId: string | null;
   readonly requestId: string;
@@ -129,6 +146,7 @@ export interface ToolDefinition<
   Name extends string = string,
   Input extends z.ZodObject = z.ZodObject,
   Output extends z.ZodType = z.ZodType,
+  Uses extends readonly PlatformServiceName[] = readonly [],
 > {
   name: Name;
   group: ToolGroup;
@@ -158,20 +176,28 @@ export interface ToolDefinition<
    * its route answer 404 `not_found` like an unknown one and drops its MCP tool.
    */
   enabled?(config: Config): boolean;
-  handler(context: ToolContext, input: z.output<Input>): Promise<z.input<Output>>;
+  /**
+   * The ports and services of `PlatformServices` the handler and the helpers it calls reach, e.g.
+   * `["storage", "memoryWriter"]`: its `context.platform` holds only these (docs/architecture.md).
+   */
+  uses: Uses;
+  handler(context: ToolContext<Uses[number]>, input: z.output<Input>): Promise<z.input<Output>>;
 }
 
 /** Any operation of the registry, for code that walks all of them. */
 // biome-ignore lint/suspicious/noExplicitAny: zod object types are invariant in their shape, so only `any` admits every operation.
-export type AnyTool = ToolDefinition<string, any, z.ZodType>;
+export type AnyTool = ToolDefinition<string, any, z.ZodType, readonly PlatformServiceName[]>;
 
 /**
  * A built-in operation. A plugin's tool is written with the `defineTool` of core/plugin.ts, which
  * also takes this shape.
  */
-export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
-  definition: ToolDefinition<Name, Input, Output>,
-): ToolDefinition<Name, Input, Output> {
+export function defineTool<
+  const Name extends string,
+  Input extends z.ZodObject,
+  Output extends z.ZodType,
+  const Uses extends readonly PlatformServiceName[] = readonly [],
+>(definition: ToolDefinition<Name, Input, Output, Uses>): ToolDefinition<Name, Input, Output, Uses> {
   return definition;
 }
 

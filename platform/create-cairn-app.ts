@@ -4,6 +4,7 @@
  */
 import type { Platform } from "../core/index.ts";
 import { createMcpApp, jsonRpcErrorResponse } from "../transports/mcp/http.ts";
+import { createOAuthApps, oauthMountErrorResponse } from "../transports/oauth/oauth-app.ts";
 import { type ClientAddress, createApp } from "../transports/rest/create-app.ts";
 import type { Metrics } from "../transports/rest/metrics.ts";
 
@@ -16,11 +17,19 @@ export function createCairnApp(platform: Platform, options: CairnAppOptions = {}
   const clientIp = (request: Request, environment: unknown) =>
     options.clientIp?.(request, environment) ?? "unknown";
   const mcp = createMcpApp(platform, { clientIp });
+  // The OAuth authorization server for /mcp, only while it is turned on (else its paths are 404).
+  const oauth = platform.config.SVC_MCP_OAUTH_ENABLED ? createOAuthApps(platform, { clientIp }) : null;
   const closing = new AbortController();
   const app = createApp(platform, {
     ...options,
-    mounts: { "/mcp": mcp.app },
-    mountErrorResponses: { "/mcp": jsonRpcErrorResponse },
+    mounts: {
+      "/mcp": mcp.app,
+      ...(oauth ? { "/.well-known": oauth.wellKnown, "/oauth": oauth.oauth } : {}),
+    },
+    mountErrorResponses: {
+      "/mcp": jsonRpcErrorResponse,
+      ...(oauth ? { "/oauth": oauthMountErrorResponse } : {}),
+    },
     closing: closing.signal,
   });
   const close = () => {

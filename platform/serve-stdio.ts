@@ -8,7 +8,7 @@
  */
 import { loadConfig, type Platform, type Principal, startSandboxLifecycle } from "../core/index.ts";
 import { createMcpServer } from "../transports/mcp/create-mcp-server.ts";
-import { toolProfiles } from "../transports/mcp/profiles.ts";
+import { type ResultMode, toolProfiles } from "../transports/mcp/profiles.ts";
 import { serveOverStdio } from "../transports/mcp/stdio.ts";
 import { createPlatform } from "./create-platform.ts";
 import { lockDataDirectory } from "./data-directory-lock.ts";
@@ -20,6 +20,8 @@ export interface StdioServeOptions {
   dataDir: string;
   /** The tool profile: all, memory, sandbox or a loaded plugin's name. */
   tools: string;
+  /** How results travel (transports/mcp/profiles.ts); unset, by the client's protocol version. */
+  results?: ResultMode;
   environment: Record<string, string | undefined>;
 }
 
@@ -51,6 +53,7 @@ export async function serveRegistryOverStdio(options: StdioServeOptions): Promis
   }
   const server = createMcpServer(platform, {
     profile: options.tools,
+    results: options.results,
     caller: () => ({
       credential: null,
       principal,

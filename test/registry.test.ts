@@ -48,6 +48,7 @@ function bindingProblems(tool: AnyTool): string[] {
     ...Object.keys(binding.rename ?? {}).map((field) => ["rename", field]),
     ...Object.keys(binding.defaults ?? {}).map((field) => ["defaults", field]),
     ...(binding.omit ?? []).map((field: string) => ["omit", field]),
+    ...(binding.saidByTool ?? []).map((field: string) => ["saidByTool", field]),
     ...(binding.done ? [["done.idField", binding.done.idField as string]] : []),
   ];
   return named.filter(([, field]) => !fields.has(field)).map(([key, field]) => `${key}: ${field}`);
@@ -95,7 +96,7 @@ describe("the registry", () => {
     expect(missing.map((tool) => tool.name)).toEqual([]);
   });
 
-  it("names only real input fields in MCP bindings (rename, defaults, omit, done.idField)", () => {
+  it("names only real input fields in MCP bindings (rename, defaults, omit, saidByTool, done.idField)", () => {
     const problems = allOperations.flatMap((tool) =>
       bindingProblems(tool).map((problem) => `${tool.name} ${problem}`),
     );
@@ -124,6 +125,7 @@ describe("the registry checks themselves", () => {
       defaults: { ["missing_default" as "bare"]: 1 },
       omit: ["missing_omit" as "bare"],
     },
+    uses: [],
     handler: async () => null,
   }) as AnyTool;
 

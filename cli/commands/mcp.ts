@@ -6,15 +6,21 @@
  */
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { toolProfiles } from "../../transports/mcp/profiles.ts";
+import { type ResultMode, resultModes, toolProfiles } from "../../transports/mcp/profiles.ts";
 import { checkBaseUrl, defaultBaseUrl } from "../base-url.ts";
 import { group, leaf } from "../command-kit.ts";
 import { configPath, loadConfig } from "../config.ts";
 import type { JsonOption } from "../context.ts";
 import { CliError, exitCodes } from "../errors.ts";
 import { serveInProcess } from "../mcp-in-process.ts";
-import { installMcpEntry, type McpTarget, mcpDataDirEntry, mcpEntry, mcpTargets } from "../mcp-init.ts";
-import { serveMcpProxy } from "../mcp-proxy.ts";
+import {
+  installMcpEntry,
+  keyReferences,
+  type McpTarget,
+  mcpDataDirEntry,
+  mcpEntry,
+  mcpTargets,
+} from "../mcp-init.ts";
 import { refusalIn } from "../mcp-refusal.ts";
 import { printJson, success } from "../output.ts";
 
@@ -39,23 +45,26 @@ function fail(message: string): never {
 }
 
 /** The registry in this process, on the data directory: the server's settings, none of the CLI's. */
-async function serveDataDirectory(dataDir: string, tools: string) {
+async function serveDataDirectory(dataDir: string, tools: string, results: ResultMode | undefined) {
   if (dataDir.trim() === "") fail("--data-dir needs a directory");
   const directory = resolve(dataDir);
   try {
-    await serveInProcess({ dataDir: directory, tools });
+    await serveInProcess({ dataDir: directory, tools, results });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     fail(`cannot serve ${directory}: ${message.split("\n")[0]}`);
   }
 }
 
-async function serve(options: { tools: string; dataDir?: string }) {
+async function serve(options: { tools: string; dataDir?: string; results?: string }) {
   if (!(toolProfiles as readonly string[]).includes(options.tools) && !pluginName.test(options.tools))
     fail(
       `--tools must be one of ${toolProfiles.join(", ")}, or a plugin's name, not ${JSON.stringify(options.tools)}`,
     );
-  if (options.dataDir !== undefined) return serveDataDirectory(options.dataDir, options.tools);
+  if (options.results !== undefined && !(resultModes as readonly string[]).includes(options.results))
+    fail(`--results must be one of ${resultModes.join(", ")}, not ${JSON.stringify(options.results)}`);
+  const results = options.results as ResultMode | undefined;
+  if (options.dataDir !== undefined) return serveDataDirectory(options.dataDir, options.tools, results);
   let saved: Awaited<ReturnType<typeof loadConfig>> = {};
   try {
     saved = await loadConfig();
@@ -72,11 +81,27 @@ async function serve(options: { tools: string; dataDir?: string }) {
   const apiKey = process.env.CAIRN_API_KEY || saved.api_key;
   if (!apiKey)
     fail(`CAIRN_API_KEY is not set and ${configPath()} has no api_key: run \`cairn login\` or export a key`);
+  // A reference the MCP client left as it is (`${CAIRN_API_KEY}` in a .mcp.json): its variable is unset.
+  if (/^\$\{.*\}$/.test(apiKey))
+    fail(
+      `CAIRN_API_KEY is ${apiKey}, a reference your MCP client did not fill in: set CAIRN_API_KEY where it starts`,
+    );
+  // Loaded here: the MCP SDK costs every other command start-up time it does not need.
+  const { serveMcpProxy } = await import("../mcp-proxy.ts");
   try {
-    await serveMcpProxy({ baseUrl: checked.url, apiKey, tools: options.tools });
+    await serveMcpProxy({ baseUrl: checked.url, apiKey, tools: options.tools, results });
   } catch (error) {
     fail(`cannot connect to the Cairn MCP server at ${checked.url}/mcp: ${upstreamProblem(error)}`);
   }
+}
+
+/** What a project's file (which names the key, not holds it) asks of the user. */
+function keyNote(target: McpTarget): string {
+  if (target === "claude-code")
+    return `It names the key as ${keyReferences[target]}: set CAIRN_API_KEY in the environment Claude Code starts in. `;
+  if (target === "vscode")
+    return "VS Code asks for the API key when it first starts the server and keeps it in its secret storage. ";
+  return "";
 }
 
 export function addMcpCommands(program: Command): void {
@@ -91,6 +116,7 @@ export function addMcpCommands(program: Command): void {
     `Add a "cairn" server to an MCP client's config (${mcpTargets.join(", ")}); other entries are kept`,
     [
       "cairn mcp init claude-code   # ./.mcp.json in this folder",
+      "cairn mcp init vscode        # ./.vscode/mcp.json in this folder",
       "cairn mcp init cursor",
       "cairn mcp init codex --data-dir ~/.cairn   # no server: the client runs cairn on ~/.cairn",
     ],
@@ -108,7 +134,10 @@ export function addMcpCommands(program: Command): void {
       if (options.dataDir !== undefined) {
         if (options.dataDir.trim() === "")
           throw new CliError("--data-dir needs a directory", "validation_error");
-        const result = await installMcpEntry(target as McpTarget, mcpDataDirEntry(resolve(options.dataDir)));
+        const result = await installMcpEntry(
+          target as McpTarget,
+          mcpDataDirEntry(target as McpTarget, resolve(options.dataDir)),
+        );
         if (options.json) return printJson({ target, ...result });
         return success(
           `${result.action === "added" ? "Added" : "Updated"} cairn (data directory ${resolve(options.dataDir)}) in ${result.path}. Restart your MCP client.`,
@@ -125,10 +154,14 @@ export function addMcpCommands(program: Command): void {
         );
       const checked = checkBaseUrl(baseUrl, "base_url");
       if ("problem" in checked) throw new CliError(checked.problem, "invalid_base_url");
-      const result = await installMcpEntry(target as McpTarget, mcpEntry(checked.url, apiKey));
-      if (options.json) return printJson({ target, ...result });
+      const result = await installMcpEntry(
+        target as McpTarget,
+        mcpEntry(target as McpTarget, checked.url, apiKey),
+      );
+      const reference = keyReferences[target as McpTarget];
+      if (options.json) return printJson({ target, ...result, ...(reference && { api_key: reference }) });
       success(
-        `${result.action === "added" ? "Added" : "Updated"} cairn in ${result.path}. Restart your MCP client.`,
+        `${result.action === "added" ? "Added" : "Updated"} cairn in ${result.path}. ${keyNote(target as McpTarget)}Restart your MCP client.`,
       );
     });
 
@@ -151,6 +184,10 @@ export function addMcpCommands(program: Command): void {
     .option(
       "--data-dir <dir>",
       "serve in this process on this data directory (created on first use) as its local account, with no server; without it, forward to CAIRN_BASE_URL",
+    )
+    .option(
+      "--results <mode>",
+      `how a result travels: ${resultModes.join(", ")} (default: both, or text for a client of a protocol before 2025-06-18)`,
     )
     .action(serve);
 }

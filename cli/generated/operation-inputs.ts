@@ -126,29 +126,28 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     properties: {
       label: {
         default: null,
-        description: "Free-form name shown in listings",
+        description: "Name shown in listings",
         anyOf: [{ type: "string", maxLength: 200 }, { type: "null" }],
       },
       size: {
         default: "small",
-        description: "CPU and memory class; the server may cap it",
+        description: "CPU and memory class",
         type: "string",
         enum: ["small", "medium", "large"],
       },
       storage_gb: {
         default: null,
-        description: "Disk size in GB; null gives the size's default disk",
+        description: "Disk in GB (default: the size's)",
         anyOf: [{ type: "number", exclusiveMinimum: 0 }, { type: "null" }],
       },
       lifetime_minutes: {
         default: null,
-        description:
-          "Minutes until it expires, at most the server maximum (SVC_MAX_SESSION_MINUTES, 30 by default); null means that maximum",
+        description: "Default and cap: the server's maximum",
         anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }],
       },
       count: {
         default: 1,
-        description: "How many to create; above 1 returns an array",
+        description: "How many; above 1 answers a list",
         type: "integer",
         minimum: 1,
         maximum: 10,
@@ -163,12 +162,12 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       },
       image_id: {
         default: null,
-        description: "Id of a completed custom image; null for the default image",
+        description: "A completed custom image",
         anyOf: [{ type: "string", maxLength: 64 }, { type: "null" }],
       },
       mcp_connection_names: {
         default: null,
-        description: "Labels of MCP connections whose hosts the sandbox may reach",
+        description: "Labels of MCP connections it may reach",
         anyOf: [
           { maxItems: 50, type: "array", items: { type: "string", minLength: 1, maxLength: 200 } },
           { type: "null" },
@@ -176,21 +175,16 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       },
       volume_mounts: {
         default: null,
-        description:
-          'Volume id to absolute mount path, e.g. {"<volume id>": "/data"}; outside /workspace, /tmp, /mnt and the system directories',
+        description: 'Ready volume id to absolute path, e.g. {"<id>": "/data"}',
         anyOf: [
           {
             type: "object",
-            propertyNames: {
-              type: "string",
-              maxLength: 64,
-              description: "Id of a ready volume, from create_sandbox_volume",
-            },
+            propertyNames: { type: "string", maxLength: 64, description: "Volume id" },
             additionalProperties: {
               type: "string",
               minLength: 1,
               maxLength: 4096,
-              description: "Absolute mount path, e.g. /data",
+              description: "Absolute path",
             },
           },
           { type: "null" },
@@ -233,34 +227,32 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     properties: {
       label: {
         default: null,
-        description: "Free-form name shown in listings",
+        description: "Name shown in listings",
         anyOf: [{ type: "string", maxLength: 200 }, { type: "null" }],
       },
       base: {
         default: "default",
-        description:
-          'The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only); the counterpart\'s boxxkite-default and boxxkite-node are taken as "default"',
+        description: '"default" (Python, apt and npm packages) or "minimal" (apt only)',
         type: "string",
         maxLength: 64,
       },
       python_packages: {
         default: [],
-        description: "python packages, each pinned exactly as name==version (e.g. requests==2.32.3)",
+        description: "name==version, e.g. requests==2.32.3",
         maxItems: 100,
         type: "array",
         items: { type: "string", maxLength: 200 },
       },
       apt_packages: {
         default: [],
-        description: "apt packages, each pinned exactly as name==version (e.g. jq==1.6-2.1)",
+        description: "name==version, e.g. jq==1.6-2.1",
         maxItems: 100,
         type: "array",
         items: { type: "string", maxLength: 200 },
       },
       npm_packages: {
         default: [],
-        description:
-          "npm packages, each pinned exactly as name==version (e.g. is-number==7.0.0 or @scope/name==1.2.3)",
+        description: "name==version, e.g. is-number==7.0.0 or @scope/name==1.2.3",
         maxItems: 100,
         type: "array",
         items: { type: "string", maxLength: 200 },
@@ -269,17 +261,13 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
   },
   get_sandbox_image: {
     type: "object",
-    properties: {
-      image_id: { description: "Image id, from create_sandbox_image or list_sandbox_images", type: "string" },
-    },
+    properties: { image_id: { description: "Image id, from create_sandbox_image", type: "string" } },
     required: ["image_id"],
   },
   list_sandbox_images: { type: "object", properties: {} },
   delete_sandbox_image: {
     type: "object",
-    properties: {
-      image_id: { description: "Image id, from create_sandbox_image or list_sandbox_images", type: "string" },
-    },
+    properties: { image_id: { description: "Image id, from create_sandbox_image", type: "string" } },
     required: ["image_id"],
   },
   create_sandbox_volume: {
@@ -287,37 +275,22 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     properties: {
       label: {
         default: null,
-        description: "Free-form name shown in listings",
+        description: "Name shown in listings",
         anyOf: [{ type: "string", maxLength: 200 }, { type: "null" }],
       },
-      size_gb: {
-        type: "number",
-        exclusiveMinimum: 0,
-        maximum: 1024,
-        description: "Capacity in GB (GiB); a write past it fails inside the sandbox",
-      },
+      size_gb: { type: "number", exclusiveMinimum: 0, maximum: 1024, description: "Capacity in GiB" },
     },
     required: ["size_gb"],
   },
   get_sandbox_volume: {
     type: "object",
-    properties: {
-      volume_id: {
-        description: "Volume id, from create_sandbox_volume or list_sandbox_volumes",
-        type: "string",
-      },
-    },
+    properties: { volume_id: { description: "Volume id, from create_sandbox_volume", type: "string" } },
     required: ["volume_id"],
   },
   list_sandbox_volumes: { type: "object", properties: {} },
   delete_sandbox_volume: {
     type: "object",
-    properties: {
-      volume_id: {
-        description: "Volume id, from create_sandbox_volume or list_sandbox_volumes",
-        type: "string",
-      },
-    },
+    properties: { volume_id: { description: "Volume id, from create_sandbox_volume", type: "string" } },
     required: ["volume_id"],
   },
   create_mcp_connection: {
@@ -327,13 +300,13 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 200,
-        description: "Unique name, used in mcp_connection_names",
+        description: "Unique; named in mcp_connection_names",
       },
       catalog_id: {
         type: "string",
         minLength: 1,
         maxLength: 64,
-        description: "Catalog entry, e.g. github, slack, notion or linear",
+        description: "e.g. github, slack, notion or linear",
       },
     },
     required: ["label", "catalog_id"],
@@ -359,26 +332,23 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 1048576,
-        description: 'Shell command line, e.g. "pip install -r requirements.txt"',
+        description: 'e.g. "pip install -r requirements.txt"',
       },
       timeout: {
-        description:
-          "Seconds before the command is killed; null means 30. At most 100, or 3600 when the call is streamed (REST Accept: text/event-stream, MCP progressToken); never past the sandbox's expiry",
+        description: "At most 100, or 3600 with a progressToken",
         default: 30,
         anyOf: [{ type: "integer", minimum: 1, maximum: 3600 }, { type: "null" }],
       },
       description: { description: "What the command is for, in a few words", type: "string", maxLength: 500 },
       max_output_bytes: {
-        description:
-          "Keep at most this many bytes of each of stdout and stderr; what is cut is replaced by a marker saying how many bytes and how to get them",
+        description: "Bytes kept of each of stdout and stderr",
         type: "integer",
         minimum: 1,
         maximum: 1048576,
       },
       keep: {
         default: "both",
-        description:
-          'Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); both by default: a failure\'s first error and its last lines',
+        description: "What a cut keeps; both: half each",
         type: "string",
         enum: ["head", "tail", "both"],
       },
@@ -398,12 +368,11 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 1048576,
-        description: 'Shell command line, e.g. "python3 -m http.server 8000"',
+        description: 'e.g. "python3 -m http.server 8000"',
       },
-      description: { description: "What the command is for, in a few words", type: "string", maxLength: 500 },
+      description: { description: "What it is for", type: "string", maxLength: 500 },
       max_runtime_seconds: {
-        description:
-          "Seconds after which it is stopped; absent or null: until the sandbox ends (never later)",
+        description: "Stop it after this long (default: when the sandbox ends)",
         anyOf: [{ type: "integer", minimum: 1, maximum: 604800 }, { type: "null" }],
       },
     },
@@ -456,27 +425,26 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       },
       since_offset: {
         default: 0,
-        description: "Where to start: 0, or the next_offset of the previous read",
+        description: "0, or the previous next_offset",
         type: "integer",
         minimum: 0,
       },
       max_bytes: {
         default: 65536,
-        description: "At most this many bytes of output (both streams) in the answer",
+        description: "Both streams together",
         type: "integer",
         minimum: 1,
         maximum: 1048576,
       },
       keep: {
         default: "head",
-        description:
-          'Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); "head" reads on from since_offset (next_offset ends the page), "tail" and "both" read to the newest output and name the offsets cut',
+        description: "What a cut keeps",
         type: "string",
         enum: ["head", "tail", "both"],
       },
       wait_seconds: {
         default: 0,
-        description: "When there is no output past since_offset yet, wait this long for some (or the end)",
+        description: "Wait this long for new output (or the end)",
         type: "integer",
         minimum: 0,
         maximum: 60,
@@ -499,13 +467,8 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Process id, from process_start",
       },
-      data: {
-        default: "",
-        description: "Text for the command's stdin, as UTF-8",
-        type: "string",
-        maxLength: 1048576,
-      },
-      eof: { default: false, description: "Close stdin after writing data", type: "boolean" },
+      data: { default: "", description: "Text for stdin", type: "string", maxLength: 1048576 },
+      eof: { default: false, description: "Then close stdin", type: "boolean" },
     },
     required: ["session_id", "process_id"],
   },
@@ -544,7 +507,7 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       },
       timeout_seconds: {
         default: 30,
-        description: "Seconds to wait at most",
+        description: "Most seconds to wait",
         type: "integer",
         minimum: 1,
         maximum: 100,
@@ -565,7 +528,7 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 32,
-        description: 'The language: "python", "typescript", "javascript"',
+        description: "python, typescript, javascript",
       },
     },
     required: ["session_id", "language"],
@@ -585,13 +548,8 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Language server id, from lsp_start",
       },
-      path: {
-        type: "string",
-        minLength: 1,
-        maxLength: 4096,
-        description: "The document's path; relative paths resolve under /workspace",
-      },
-      content: { type: "string", maxLength: 10485760, description: "The document's whole content" },
+      path: { type: "string", minLength: 1, maxLength: 4096, description: "Under /workspace if relative" },
+      content: { type: "string", maxLength: 10485760, description: "Its whole content" },
     },
     required: ["session_id", "lsp_id", "path", "content"],
   },
@@ -610,18 +568,9 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Language server id, from lsp_start",
       },
-      path: {
-        type: "string",
-        minLength: 1,
-        maxLength: 4096,
-        description: "The document's path; relative paths resolve under /workspace",
-      },
+      path: { type: "string", minLength: 1, maxLength: 4096, description: "Under /workspace if relative" },
       line: { type: "integer", minimum: 0, description: "0-indexed line" },
-      character: {
-        type: "integer",
-        minimum: 0,
-        description: "0-indexed character (UTF-16 code units) in the line",
-      },
+      character: { type: "integer", minimum: 0, description: "0-indexed, in UTF-16 code units" },
     },
     required: ["session_id", "lsp_id", "path", "line", "character"],
   },
@@ -692,21 +641,15 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Sandbox id, from create_sandbox",
       },
-      path: {
-        type: "string",
-        minLength: 1,
-        maxLength: 4096,
-        description: "File path; relative paths resolve under /workspace",
-      },
+      path: { type: "string", minLength: 1, maxLength: 4096, description: "Under /workspace if relative" },
       content: {
         type: "string",
         maxLength: 13981016,
-        description:
-          'The whole file content: text (at most 10 MiB characters), or with encoding "base64" the bytes in base64 (at most 10 MiB decoded)',
+        description: 'Text, or base64 with encoding "base64" (at most 10 MiB)',
       },
       encoding: {
         default: "utf-8",
-        description: 'How content is written: "utf-8" text, or "base64" for exact bytes',
+        description: '"base64" for exact bytes',
         type: "string",
         enum: ["utf-8", "base64"],
       },
@@ -723,35 +666,27 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Sandbox id, from create_sandbox",
       },
-      path: {
-        type: "string",
-        minLength: 1,
-        maxLength: 4096,
-        description: "File or directory path; relative paths resolve under /workspace",
-      },
+      path: { type: "string", minLength: 1, maxLength: 4096, description: "Under /workspace if relative" },
       view_range: {
-        description: "[start, end] lines, 1-indexed and inclusive; end -1 reads to the end",
+        description: "[start, end] lines, 1-indexed, inclusive; end -1: to the end",
         anyOf: [{ minItems: 2, maxItems: 2, type: "array", items: { type: "integer" } }, { type: "null" }],
       },
       encoding: {
         default: "utf-8",
-        description:
-          '"utf-8" returns text (a file that is not UTF-8 is refused); "base64" returns the exact bytes',
+        description: '"base64": the exact bytes',
         type: "string",
         enum: ["utf-8", "base64"],
       },
       description: { description: "Why you make this call, in a few words", type: "string", maxLength: 500 },
       max_output_bytes: {
-        description:
-          "Keep at most this many bytes of the text (after view_range); what is cut is replaced by a marker saying how many bytes and how to get them",
+        description: "Bytes kept of the text (after view_range)",
         type: "integer",
         minimum: 1,
         maximum: 26214400,
       },
       keep: {
         default: "head",
-        description:
-          'Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); head by default: a file reads from the top',
+        description: "What a cut keeps",
         type: "string",
         enum: ["head", "tail", "both"],
       },
@@ -767,28 +702,15 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Sandbox id, from create_sandbox",
       },
-      path: {
-        type: "string",
-        minLength: 1,
-        maxLength: 4096,
-        description: "File path; relative paths resolve under /workspace",
-      },
+      path: { type: "string", minLength: 1, maxLength: 4096, description: "Under /workspace if relative" },
       old_str: {
         type: "string",
         minLength: 1,
         maxLength: 10485760,
-        description: "Exact text to replace, whitespace included",
+        description: "Exact text, whitespace included",
       },
-      new_str: {
-        type: "string",
-        maxLength: 10485760,
-        description: "Replacement text; empty deletes old_str",
-      },
-      replace_all: {
-        default: false,
-        description: "Replace every occurrence, not exactly one",
-        type: "boolean",
-      },
+      new_str: { type: "string", maxLength: 10485760, description: "Empty deletes old_str" },
+      replace_all: { default: false, description: "Every occurrence", type: "boolean" },
       description: { description: "Why you make this call, in a few words", type: "string", maxLength: 500 },
     },
     required: ["session_id", "path", "old_str", "new_str"],
@@ -804,7 +726,7 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       },
       path: {
         default: "/",
-        description: 'Directory to list; "/" means /workspace',
+        description: '"/" means /workspace',
         type: "string",
         minLength: 1,
         maxLength: 4096,
@@ -821,10 +743,10 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Sandbox id, from create_sandbox",
       },
-      pattern: { type: "string", minLength: 1, maxLength: 1000, description: "Glob pattern, e.g. **/*.ts" },
+      pattern: { type: "string", minLength: 1, maxLength: 1000, description: "e.g. **/*.ts" },
       path: {
         default: "/",
-        description: 'Directory to search below; "/" means /workspace',
+        description: '"/" means /workspace',
         type: "string",
         minLength: 1,
         maxLength: 4096,
@@ -845,22 +767,22 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 1000,
-        description: "Regular expression to search for, in RE2 syntax (no lookaround or backreferences)",
+        description: "RE2 syntax (no lookaround or backreferences)",
       },
       path: {
         default: "/",
-        description: 'Directory to search below; "/" means /workspace',
+        description: '"/" means /workspace',
         type: "string",
         minLength: 1,
         maxLength: 4096,
       },
       glob: {
-        description: "Only files matching this glob, e.g. *.py",
+        description: "Only files matching it, e.g. *.py",
         anyOf: [{ type: "string", maxLength: 1000 }, { type: "null" }],
       },
       max_matches: {
         default: 500,
-        description: "Most matching lines to return",
+        description: "Most lines to return",
         type: "integer",
         minimum: 1,
         maximum: 5000,
@@ -901,31 +823,31 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 65536,
-        description: "The memory: one self-contained statement",
+        description: "One self-contained statement",
       },
       scope: {
         default: "default",
-        description: "Namespace such as a project or user; recall searches within it",
+        description: "A project or user",
         type: "string",
         minLength: 1,
         maxLength: 128,
       },
       kind: {
         default: "fact",
-        description: "Kind; fact, preference and instruction form the profile's static part",
+        description: "Static in the profile: fact, preference, instruction",
         type: "string",
         enum: ["fact", "preference", "goal", "instruction", "note", "summary"],
       },
       metadata: {
         default: {},
-        description: "Free-form JSON object kept with the memory",
+        description: "Any JSON object",
         type: "object",
         propertyNames: { type: "string" },
         additionalProperties: {},
       },
       source_session_id: {
         default: null,
-        description: "Id of the conversation or session it came from",
+        description: "Its conversation",
         anyOf: [{ type: "string", maxLength: 36 }, { type: "null" }],
       },
       expires_at: {
@@ -965,11 +887,11 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         type: "string",
         minLength: 1,
         maxLength: 262144,
-        description: "Document or transcript text to extract memories from",
+        description: "Document or transcript text",
       },
       scope: {
         default: "default",
-        description: "Namespace such as a project or user; recall searches within it",
+        description: "A project or user",
         type: "string",
         minLength: 1,
         maxLength: 128,
@@ -982,14 +904,14 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
       },
       metadata: {
         default: {},
-        description: "Free-form JSON object kept with the memory",
+        description: "Any JSON object",
         type: "object",
         propertyNames: { type: "string" },
         additionalProperties: {},
       },
       source_session_id: {
         default: null,
-        description: "Id of the conversation or session it came from",
+        description: "Its conversation",
         anyOf: [{ type: "string", maxLength: 36 }, { type: "null" }],
       },
       expires_at: {
@@ -1017,31 +939,31 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
               type: "string",
               minLength: 1,
               maxLength: 65536,
-              description: "The memory: one self-contained statement",
+              description: "One self-contained statement",
             },
             scope: {
               default: "default",
-              description: "Namespace such as a project or user; recall searches within it",
+              description: "A project or user",
               type: "string",
               minLength: 1,
               maxLength: 128,
             },
             kind: {
               default: "fact",
-              description: "Kind; fact, preference and instruction form the profile's static part",
+              description: "Static in the profile: fact, preference, instruction",
               type: "string",
               enum: ["fact", "preference", "goal", "instruction", "note", "summary"],
             },
             metadata: {
               default: {},
-              description: "Free-form JSON object kept with the memory",
+              description: "Any JSON object",
               type: "object",
               propertyNames: { type: "string" },
               additionalProperties: {},
             },
             source_session_id: {
               default: null,
-              description: "Id of the conversation or session it came from",
+              description: "Its conversation",
               anyOf: [{ type: "string", maxLength: 36 }, { type: "null" }],
             },
             expires_at: {
@@ -1138,7 +1060,7 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     type: "object",
     properties: {
       scope: {
-        description: "Only this scope; over REST, omit for every scope",
+        description: "Only this one (omitted: every scope)",
         type: "string",
         minLength: 1,
         maxLength: 128,
@@ -1148,9 +1070,9 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
   recall: {
     type: "object",
     properties: {
-      q: { type: "string", minLength: 1, maxLength: 400, description: "What to look for, in plain words" },
+      q: { type: "string", minLength: 1, maxLength: 400, description: "In plain words" },
       scope: {
-        description: "Only this scope; over REST, omit for every scope",
+        description: "Only this one (omitted: every scope)",
         type: "string",
         minLength: 1,
         maxLength: 128,
@@ -1169,14 +1091,14 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     type: "object",
     properties: {
       scope: {
-        description: "Only this scope; over REST, omit for every scope",
+        description: "Only this one (omitted: every scope)",
         type: "string",
         minLength: 1,
         maxLength: 128,
       },
       limit: {
         default: 20,
-        description: "Most memories in each of static and dynamic",
+        description: "Most in each of static and dynamic",
         type: "integer",
         minimum: 1,
         maximum: 100,
@@ -1187,7 +1109,7 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     type: "object",
     properties: {
       scope: {
-        description: "Only this scope; over REST, omit for every scope",
+        description: "Only this one (omitted: every scope)",
         type: "string",
         minLength: 1,
         maxLength: 128,
@@ -1203,7 +1125,7 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
     type: "object",
     properties: {
       scope: {
-        description: "Only this scope; over REST, omit for every scope",
+        description: "Only this one (omitted: every scope)",
         type: "string",
         minLength: 1,
         maxLength: 128,

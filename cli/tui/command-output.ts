@@ -1,27 +1,17 @@
-/** The last command run in a session: the command, how it ended, and the tail of its output that fits. */
+/**
+ * The last command run in a session: the command, how it ended, and the tail of its output that
+ * fits, drawn while the command runs as its output streams in.
+ */
 import { Box, Text } from "ink";
 import React from "react";
+import type { OutputLine } from "./use-session-processes.ts";
 import type { CommandRun } from "./use-sessions.ts";
 
 const h = React.createElement;
 
-interface OutputLine {
-  text: string;
-  fromStderr: boolean;
-}
-
-/** stdout's lines then stderr's, keeping the last `rows` of them (the end of a long output matters most). */
+/** The output's lines as they came, keeping the last `rows` of them (the end of a long output matters most). */
 export function outputTail(run: CommandRun, rows: number): OutputLine[] {
-  if (!run.result) return [];
-  const split = (text: string, fromStderr: boolean) =>
-    text
-      ? text
-          .replace(/\n$/, "")
-          .split("\n")
-          .map((line) => ({ text: line, fromStderr }))
-      : [];
-  const lines = [...split(run.result.stdout, false), ...split(run.result.stderr, true)];
-  return rows > 0 ? lines.slice(-rows) : [];
+  return rows > 0 ? run.output.lines.slice(-rows) : [];
 }
 
 function ending(run: CommandRun): React.ReactNode {

@@ -5,6 +5,7 @@ import { gaugeCells } from "./gauge.ts";
 import { globalHints, hintsThatFit, isCaptured, modeKeys } from "./help-bar.ts";
 import { clip } from "./memory-detail.ts";
 import { parentDirectory } from "./use-session-files.ts";
+import { appendOutput, type ProcessOutput } from "./use-session-processes.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
 
 describe("visibleWindow", () => {
@@ -66,27 +67,29 @@ describe("parentDirectory", () => {
 });
 
 describe("outputTail", () => {
-  const run = (stdout: string, stderr = "") => ({
+  const run = (chunks: Array<[string, boolean]>) => ({
+    id: 1,
     command: "x",
-    running: false,
+    running: true,
     error: null,
-    result: {
-      exit_code: 0,
-      stdout,
-      stderr,
-      timed_out: false,
-      truncated: false,
-      stdout_omitted_bytes: 0,
-      stderr_omitted_bytes: 0,
-      duration_ms: 1,
-    },
+    result: null,
+    output: chunks.reduce((output, [chunk, fromStderr]) => appendOutput(output, chunk, fromStderr), {
+      lines: [],
+      open: false,
+    } as ProcessOutput),
   });
-  it("keeps the last lines, stdout before stderr, marking stderr", () => {
-    expect(outputTail(run("a\nb\nc\n", "oops\n"), 2)).toEqual([
+  it("keeps the last lines in the order they came, marking stderr, while the command runs", () => {
+    const chunks: Array<[string, boolean]> = [
+      ["a\nb\nc", false],
+      ["oops\n", true],
+      ["d\n", false],
+    ];
+    expect(outputTail(run(chunks), 3)).toEqual([
       { text: "c", fromStderr: false },
       { text: "oops", fromStderr: true },
+      { text: "d", fromStderr: false },
     ]);
-    expect(outputTail(run(""), 5)).toEqual([]);
+    expect(outputTail(run([]), 5)).toEqual([]);
   });
 });
 

@@ -1,16 +1,25 @@
-/** The sessions screen's data: the active sessions, and creating, destroying and running commands in them. */
-import type { CairnClient } from "cairn-client";
-import { useCallback, useEffect, useState } from "react";
+/**
+ * The sessions screen's data: the active sessions, and creating, destroying and running commands
+ * in them. A command's output is read through the SDK's exec stream (`execStream`), so the screen
+ * shows it as the command writes it.
+ */
+import type { CairnClient, ExecExitEvent } from "cairn-client";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { describeError } from "./describe-error.ts";
+import { appendOutput, type ProcessOutput } from "./use-session-processes.ts";
 
 export type Session = Awaited<ReturnType<CairnClient["listSandboxes"]>>[number];
-export type ExecResult = Awaited<ReturnType<CairnClient["exec"]>>;
 
-/** The last command run in a session, with its result or why it failed. */
+/** The last command run in a session: its output so far, then how it ended or why it failed. */
 export interface CommandRun {
+  /** Tells this run from a later one of the same command in the same session. */
+  id: number;
   command: string;
   running: boolean;
-  result: ExecResult | null;
+  /** stdout and stderr as lines, in the order the command wrote them (its last 64 KiB). */
+  output: ProcessOutput;
+  /** The exit: the exec's answer without its output. */
+  result: ExecExitEvent | null;
   error: string | null;
 }
 
@@ -67,24 +76,58 @@ export function useSessions(client: CairnClient, active: boolean) {
     [client, refresh, withBusy],
   );
 
+  // The streams of commands still running; they end (killing their commands) with the screen.
+  const streams = useRef(new Set<AbortController>());
+  const runCount = useRef(0);
+  useEffect(() => {
+    const open = streams.current;
+    return () => {
+      for (const controller of open) controller.abort();
+    };
+  }, []);
+
   const run = useCallback(
     async (sessionId: string, command: string) => {
+      const controller = new AbortController();
+      streams.current.add(controller);
+      const id = ++runCount.current;
+      const update = (change: (current: CommandRun) => CommandRun) =>
+        setRuns((previous) => {
+          const current = previous[sessionId];
+          // A later command in the same session replaces this one's view.
+          return current?.id === id ? { ...previous, [sessionId]: change(current) } : previous;
+        });
       setRuns((previous) => ({
         ...previous,
-        [sessionId]: { command, running: true, result: null, error: null },
+        [sessionId]: {
+          id,
+          command,
+          running: true,
+          output: { lines: [], open: false },
+          result: null,
+          error: null,
+        },
       }));
       try {
-        const result = await client.exec(sessionId, command);
-        setRuns((previous) => ({
-          ...previous,
-          [sessionId]: { command, running: false, result, error: null },
-        }));
+        for await (const event of client.execStream(sessionId, command, { signal: controller.signal })) {
+          if (event.type === "exit") {
+            update((current) => ({ ...current, running: false, result: event }));
+            break;
+          }
+          update((current) => ({
+            ...current,
+            output: appendOutput(
+              appendOutput(current.output, event.stdout_chunk, false),
+              event.stderr_chunk ?? "",
+              true,
+            ),
+          }));
+        }
       } catch (caught) {
-        const message = describeError(caught);
-        setRuns((previous) => ({
-          ...previous,
-          [sessionId]: { command, running: false, result: null, error: message },
-        }));
+        if (!controller.signal.aborted)
+          update((current) => ({ ...current, running: false, error: describeError(caught) }));
+      } finally {
+        streams.current.delete(controller);
       }
     },
     [client],

@@ -6,12 +6,15 @@
  * operation (test/import-cycles.test.ts).
  */
 import type { z } from "zod";
-import type { AnyTool, ToolDefinition } from "../tool.ts";
+import type { AnyTool, PlatformServiceName, ToolDefinition } from "../tool.ts";
 import type { AnyPluginTool, PluginToolDefinition } from "./define-plugin.ts";
 
-export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
-  definition: ToolDefinition<Name, Input, Output>,
-): ToolDefinition<Name, Input, Output>;
+export function defineTool<
+  const Name extends string,
+  Input extends z.ZodObject,
+  Output extends z.ZodType,
+  const Uses extends readonly PlatformServiceName[] = readonly [],
+>(definition: ToolDefinition<Name, Input, Output, Uses>): ToolDefinition<Name, Input, Output, Uses>;
 export function defineTool<const Name extends string, Input extends z.ZodObject, Output extends z.ZodType>(
   definition: PluginToolDefinition<Name, Input, Output>,
 ): PluginToolDefinition<Name, Input, Output>;

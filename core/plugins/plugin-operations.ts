@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../config.ts";
+import { platformServiceNames } from "../platform-services.ts";
 import { portOfferNames } from "../ports/plugin-ports.ts";
 import { type AnyTool, requireAccount } from "../tool.ts";
 import type { AnyPluginTool, Plugin } from "./define-plugin.ts";
@@ -145,6 +146,10 @@ function toOperation(plugin: Plugin, tool: AnyPluginTool, config: Config): AnyTo
     },
     http: { method: "POST", path: `/v1/plugins/${plugin.name}/${tool.name}`, status: 200 },
     mcp: { name: pluginMcpName(plugin.name, tool.name) },
+    // The plugin's handler sees no port, only its context; that context runs built-in operations
+    // through the in-process caller, whose pipeline needs the whole platform and hands each of
+    // them only what it declares.
+    uses: platformServiceNames,
     handler(context, input) {
       const pluginContext = createPluginContext(context.platform, {
         plugin: plugin.name,

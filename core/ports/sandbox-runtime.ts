@@ -62,6 +62,25 @@ export interface ExecRequest {
    * (for a caller that streams it); the result still carries the capped whole.
    */
   onOutput?: (stream: "stdout" | "stderr", bytes: Uint8Array) => void;
+  /**
+   * The caller's byte budget per stream: the runtime then keeps, of the whole output however long,
+   * the bytes this cut needs (core/sandboxes/exec/kept-output.ts: the head plus one byte, a ring of
+   * the tail), counts every byte, and answers them in `output`, instead of its caps.
+   */
+  budget?: ExecOutputBudget;
+}
+
+export interface ExecOutputBudget {
+  maxBytes: number;
+  keep: "head" | "tail" | "both";
+}
+
+/** What a runtime kept of one stream under a budget: its first and its last bytes, and how many there were. */
+export interface KeptOutput {
+  head: Uint8Array;
+  tail: Uint8Array;
+  /** Every byte the stream carried; more than head and tail together when bytes between were dropped. */
+  totalBytes: number;
 }
 
 export interface ExecResult {
@@ -69,9 +88,11 @@ export interface ExecResult {
   stdout: string;
   stderr: string;
   timedOut: boolean;
-  /** True when stdout passed 1 MiB or stderr passed 256 KiB and was cut. */
+  /** True when stdout passed 1 MiB or stderr passed 256 KiB and was cut (never under a budget). */
   truncated: boolean;
   durationMs: number;
+  /** Under a budget (ExecRequest.budget), each stream as kept; `stdout` and `stderr` then hold those bytes joined. */
+  output?: { stdout: KeptOutput; stderr: KeptOutput };
 }
 
 /** A long-running process inside a sandbox, as `spawnProcess` starts it. */

@@ -1,4 +1,5 @@
 import type { MemoryStore } from "./memory-store.ts";
+import type { OAuthRepository } from "./oauth-storage.ts";
 import type { PluginEventQueue, PluginStoreRepository, SandboxActivityLog } from "./plugin-storage.ts";
 import type { SandboxRuntimeName } from "./sandbox-runtime.ts";
 
@@ -303,6 +304,8 @@ export interface Storage {
   runExclusive(job: string, work: () => Promise<void>): Promise<boolean>;
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
+  /** The OAuth authorization server's clients, codes, grants and tokens (SVC_MCP_OAUTH_ENABLED). */
+  readonly oauth: OAuthRepository;
   readonly usage: UsageRepository;
   /** Deployment-wide gauges for /metrics. */
   gauges(

@@ -3,6 +3,8 @@
  * tail or both, on UTF-8 character boundaries, with a marker in the text where bytes were cut.
  * exec, process_output and view share it; each says in its marker how to get the rest.
  */
+import type { KeptOutput } from "../ports/sandbox-runtime.ts";
+import { headBudgetBytes, joinKeptOutput } from "./exec/kept-output.ts";
 
 export const outputKeeps = ["head", "tail", "both"] as const;
 export type OutputKeep = (typeof outputKeeps)[number];
@@ -92,6 +94,43 @@ export function countLineFeeds(bytes: Uint8Array, from: number, to: number): num
   return count;
 }
 
+/**
+ * `cutBytes` of an output of which a runtime kept only the head and the tail under this budget
+ * (core/sandboxes/exec/kept-output.ts): the same cut, on the same character boundaries, with
+ * offsets in the whole output.
+ */
+export function cutKeptOutput(kept: KeptOutput, budget: number, keep: OutputKeep): BudgetCut {
+  const whole = joinKeptOutput(kept);
+  if (whole.length === kept.totalBytes) return cutBytes(whole, budget, keep);
+  const headBudget = headBudgetBytes({ maxBytes: budget, keep });
+  // The head holds one byte past its budget, so headEnd sees whether the cut splits a character.
+  const from = headEnd(kept.head, headBudget);
+  const tail = kept.tail.subarray(Math.max(kept.tail.length - (budget - headBudget), 0));
+  const start = tailStart(tail, tail.length);
+  const to = kept.totalBytes - (tail.length - start);
+  return {
+    head: decoder.decode(kept.head.subarray(0, from)),
+    tail: decoder.decode(tail.subarray(start)),
+    from,
+    to,
+    omittedBytes: to - from,
+  };
+}
+
+const execMarker = (cut: BudgetCut, stream: "stdout" | "stderr") =>
+  `cut ${formatCount(cut.omittedBytes)} bytes of ${stream} (bytes ${formatCount(cut.from)}–${formatCount(cut.to)}); run again with a larger max_output_bytes or another keep, or send the output to a file and view it with a view_range`;
+
+/** One stream of an exec's result as a runtime kept it under the budget (ExecResult.output). */
+export function budgetKeptExecStream(
+  kept: KeptOutput,
+  stream: "stdout" | "stderr",
+  budget: number,
+  keep: OutputKeep,
+): { text: string; omittedBytes: number } {
+  const cut = cutKeptOutput(kept, budget, keep);
+  return { text: joinCut(cut, execMarker(cut, stream)), omittedBytes: cut.omittedBytes };
+}
+
 /** One stream of an exec's result within its budget (none: the stream as the runtime kept it). */
 export function budgetExecStream(
   text: string,
@@ -101,8 +140,7 @@ export function budgetExecStream(
 ): { text: string; omittedBytes: number } {
   if (budget === undefined) return { text, omittedBytes: 0 };
   const cut = cutText(text, budget, keep);
-  const marker = `cut ${formatCount(cut.omittedBytes)} bytes of ${stream} (bytes ${formatCount(cut.from)}–${formatCount(cut.to)}); run again with a larger max_output_bytes or another keep, or send the output to a file and view it with a view_range`;
-  return { text: joinCut(cut, marker), omittedBytes: cut.omittedBytes };
+  return { text: joinCut(cut, execMarker(cut, stream)), omittedBytes: cut.omittedBytes };
 }
 
 /** A page of a background process's output (core/sandboxes/processes/output-log.ts), as text per stream. */

@@ -106,6 +106,25 @@ describe("exec", () => {
     expect(result.stderr).toBe("b".repeat(256 * 1024));
   });
 
+  test("under a budget keeps the true end of output far past the caps, counting every byte", async () => {
+    // Regression: the runtime kept the first MiB, so a budget's tail was the end of that MiB.
+    const frames = Array.from({ length: 3 }, (_, index) =>
+      channelFrame(1, new Uint8Array(1024 * 1024).fill(0x61 + index)),
+    );
+    respondWith([], [...frames, channelFrame(1, "the end\n"), channelFrame(2, "oops\n"), statusFrame(0)]);
+    const result = await runtime().exec(sandboxId, {
+      command: "yes",
+      timeoutSeconds: 5,
+      budget: { maxBytes: 10, keep: "tail" },
+    });
+    const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
+    expect(text(result.output?.stdout.tail)).toBe("ccthe end\n");
+    expect(result.output?.stdout.tail).toHaveLength(10);
+    expect(result.output?.stdout.totalBytes).toBe(3 * 1024 * 1024 + 8);
+    expect(text(result.output?.stderr.tail)).toBe("oops\n");
+    expect(result.truncated).toBe(false);
+  });
+
   test("output exactly at the caps is not truncated", async () => {
     respondWith(
       [],

@@ -241,11 +241,14 @@ export function createPodFileSystem(roots: string[], run: FileCommand): SandboxF
         const pending: Uint8Array[] = [];
         let pendingBytes = 0;
         let total = 0;
-        const flush = async () => {
-          if (pendingBytes === 0) return;
-          const chunk = Buffer.concat(pending, pendingBytes);
+        // Appends the first `length` pending bytes: 8 MiB per exec however the body arrives (an
+        // in-process request may hand over the whole body as one chunk).
+        const append = async (length: number) => {
+          const joined = Buffer.concat(pending, pendingBytes);
+          const chunk = joined.subarray(0, length);
           pending.length = 0;
-          pendingBytes = 0;
+          if (length < joined.length) pending.push(joined.subarray(length));
+          pendingBytes = joined.length - length;
           await call("append", path, `${token}:${chunk.length}`, 1024, chunk);
         };
         for (;;) {
@@ -259,9 +262,9 @@ export function createPodFileSystem(roots: string[], run: FileCommand): SandboxF
           }
           pending.push(value);
           pendingBytes += value.length;
-          if (pendingBytes >= streamChunkBytes) await flush();
+          while (pendingBytes >= streamChunkBytes) await append(streamChunkBytes);
         }
-        await flush();
+        if (pendingBytes > 0) await append(pendingBytes);
         const [created, size] = (await call("commit", path, token, 1024)).stdout.toString("utf8").split("\t");
         return { created: created === "1", size: Number(size) };
       } catch (error) {

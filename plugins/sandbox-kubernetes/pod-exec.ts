@@ -7,6 +7,8 @@
 import { PassThrough, Writable } from "node:stream";
 import type { KubeConfig, V1Status } from "@kubernetes/client-node";
 import { Exec } from "@kubernetes/client-node";
+import { createOutputKeeper, joinKeptOutput, type OutputKeeper } from "../../core/index.ts";
+import type { ExecOutputBudget, KeptOutput } from "../../core/ports/sandbox-runtime.ts";
 import { containerName } from "./manifests.ts";
 
 /** How `Exec` opens its websocket; the library's own handler (the `ws` package) by default. */
@@ -24,6 +26,8 @@ export interface PodCommand {
   signal?: AbortSignal;
   /** Each chunk of output as it arrives, before the caps. */
   onOutput?: (stream: "stdout" | "stderr", bytes: Uint8Array) => void;
+  /** What to keep of each stream in place of the limits (ExecRequest.budget). */
+  budget?: ExecOutputBudget;
 }
 
 export interface PodCommandResult {
@@ -32,6 +36,8 @@ export interface PodCommandResult {
   stderr: Buffer;
   truncated: boolean;
   timedOut: boolean;
+  /** Each stream as kept, when the command had a budget. */
+  output?: { stdout: KeptOutput; stderr: KeptOutput };
 }
 
 export type PodCommandRunner = (command: PodCommand) => Promise<PodCommandResult>;
@@ -42,36 +48,37 @@ export const deadlineExitCode = 124;
 // The API server forwards stdin frames as they come; small frames keep its buffers small.
 const stdinChunkBytes = 64 * 1024;
 
-/** Keeps the first `limit` bytes written to it and notes whether anything past them was dropped. */
+/**
+ * Keeps the first `limit` bytes written to it and notes whether anything past them was dropped;
+ * under a budget, what the budget's cut needs of everything written (core's output keeper).
+ */
 class CappedSink extends Writable {
-  readonly chunks: Buffer[] = [];
-  kept = 0;
-  cut = false;
-  private readonly limit: number;
+  private readonly keeper: OutputKeeper;
   private readonly onChunk: ((chunk: Buffer) => void) | undefined;
 
-  constructor(limit: number, onChunk?: (chunk: Buffer) => void) {
+  constructor(limit: number, budget: ExecOutputBudget | undefined, onChunk?: (chunk: Buffer) => void) {
     super();
-    this.limit = limit;
+    this.keeper = createOutputKeeper(limit, budget);
     this.onChunk = onChunk;
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
     this.onChunk?.(chunk);
-    const room = this.limit - this.kept;
-    if (chunk.length > room) this.cut = true;
-    if (room > 0) {
-      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      this.chunks.push(Buffer.from(part));
-      this.kept += part.length;
-    }
+    this.keeper.add(chunk);
     callback();
   }
 
-  contents(): Buffer {
-    return Buffer.concat(this.chunks);
+  get cut(): boolean {
+    return this.keeper.truncated();
+  }
+
+  kept(): KeptOutput {
+    return this.keeper.kept();
   }
 }
+
+/** A Buffer over the same bytes, no copy (a file read's output is up to 8 MiB). */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** 0 for Success, the code of a NonZeroExitCode failure, null for any other status. */
 export function exitCodeFromStatus(status: V1Status): number | null {
@@ -101,19 +108,32 @@ export function createPodCommandRunner(options: {
   return (command) =>
     new Promise<PodCommandResult>((resolve, reject) => {
       const { onOutput } = command;
-      const stdout = new CappedSink(command.stdoutLimit, onOutput && ((chunk) => onOutput("stdout", chunk)));
-      const stderr = new CappedSink(command.stderrLimit, onOutput && ((chunk) => onOutput("stderr", chunk)));
+      const { budget } = command;
+      const stdout = new CappedSink(
+        command.stdoutLimit,
+        budget,
+        onOutput && ((chunk) => onOutput("stdout", chunk)),
+      );
+      const stderr = new CappedSink(
+        command.stderrLimit,
+        budget,
+        onOutput && ((chunk) => onOutput("stderr", chunk)),
+      );
       const stdin = command.stdin ? new PassThrough() : null;
       let socket: { close(): void } | null = null;
       let settled = false;
 
-      const result = (exitCode: number, timedOut: boolean): PodCommandResult => ({
-        exitCode,
-        stdout: stdout.contents(),
-        stderr: stderr.contents(),
-        truncated: stdout.cut || stderr.cut,
-        timedOut,
-      });
+      const result = (exitCode: number, timedOut: boolean): PodCommandResult => {
+        const kept = { stdout: stdout.kept(), stderr: stderr.kept() };
+        return {
+          exitCode,
+          stdout: asBuffer(joinKeptOutput(kept.stdout)),
+          stderr: asBuffer(joinKeptOutput(kept.stderr)),
+          truncated: stdout.cut || stderr.cut,
+          timedOut,
+          ...(budget && { output: kept }),
+        };
+      };
       const onAbort = () => finish(() => reject(new PodCommandError("exec cancelled")));
       const finish = (settle: () => void) => {
         if (settled) return;

@@ -273,6 +273,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
           deadlineMs: timeoutSeconds * 1000 + clientGraceMs,
           signal: request.signal ? AbortSignal.any([request.signal, lifetime.signal]) : lifetime.signal,
           onOutput: request.onOutput,
+          budget: request.budget,
         });
         const durationMs = Math.round(performance.now() - started);
         // `timeout` exits 124 (TERM) or 137 (KILL); an early exit with those codes is the command's own.
@@ -285,6 +286,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
           timedOut: result.timedOut || killedByTimeout,
           truncated: result.truncated,
           durationMs,
+          ...(result.output && { output: result.output }),
         };
       } catch (error) {
         throw operationFailed(

@@ -6,20 +6,23 @@
  * namespaces as the session's own host uid, gives the command a pid and mount namespace of its
  * own, drops every capability, sets no_new_privs and loads the seccomp filter before the
  * command's first instruction. Its settings and the command are one text (helperSettings).
- * Output beyond the caps is read and dropped (the child never blocks on a full pipe). A timeout
- * or an abort SIGKILLs the helper's process group and sweeps the exec's cgroup; the exec's pid
- * namespace ends with its pid 1, taking the rest.
+ * Output beyond the caps (or, under a budget, between the head and the tail it keeps) is read
+ * and dropped (the child never blocks on a full pipe). A timeout or an abort SIGKILLs the helper's
+ * process group and sweeps the exec's cgroup; the exec's pid namespace ends with its pid 1,
+ * taking the rest.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
-import { ServiceError } from "../../core/index.ts";
-import type { ExecResult, SandboxSize } from "../../core/ports/sandbox-runtime.ts";
+import { createOutputKeeper, joinKeptOutput, ServiceError } from "../../core/index.ts";
+import type { ExecOutputBudget, ExecResult, SandboxSize } from "../../core/ports/sandbox-runtime.ts";
 import { type LimitOptions, limitSettings, type SessionSpawner } from "../../lib/sandbox-isolation/index.ts";
 import { sandboxEnvironment } from "./bubblewrap-arguments.ts";
 
 export const stdoutCapBytes = 1024 * 1024;
 export const stderrCapBytes = 256 * 1024;
+/** How much of stderr's start tells a set-up failure, kept apart from what a budget keeps. */
+const setupLineBytes = 4096;
 /** The exit code reported when the timeout killed the command (as GNU timeout does). */
 export const timedOutExitCode = 124;
 /** The exit code of the wrapper and the helper when they could not set the sandbox up; their stderr line starts with the prefix. */
@@ -93,6 +96,8 @@ export interface RunOptions extends SessionCommand {
   spawner: SessionSpawner;
   timeoutSeconds: number;
   signal?: AbortSignal;
+  /** What to keep of each stream in place of the caps (ExecRequest.budget). */
+  budget?: ExecOutputBudget;
   /** Each chunk of output as it is read, before the caps (ExecRequest.onOutput). */
   onOutput?: (stream: "stdout" | "stderr", bytes: Uint8Array) => void;
   /** Kills the exec without rejecting (destroy and close use it; the result shows the kill). */
@@ -105,8 +110,11 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
   const { signal } = options;
   if (signal?.aborted) throw signal.reason;
   const started = performance.now();
-  const stdout = createCappedCollector(stdoutCapBytes);
-  const stderr = createCappedCollector(stderrCapBytes);
+  // Under a budget the exec keeps what its cut needs of the whole output (a ring for the tail).
+  const stdout = createOutputKeeper(stdoutCapBytes, options.budget);
+  const stderr = createOutputKeeper(stderrCapBytes, options.budget);
+  // The helper's set-up failure line, whatever part of stderr the budget keeps.
+  const stderrStart = createOutputKeeper(setupLineBytes);
   const command = options.spawner.run(helperSettings(options), {
     stdout(chunk) {
       stdout.add(chunk);
@@ -114,6 +122,7 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
     },
     stderr(chunk) {
       stderr.add(chunk);
+      stderrStart.add(chunk);
       options.onOutput?.("stderr", chunk);
     },
   });
@@ -155,22 +164,25 @@ export async function runInSession(options: RunOptions): Promise<ExecResult> {
     // A wait status: the exit code in bits 8-15, or the signal in bits 0-6.
     const killedBy = status & 0x7f;
     const code = killedBy === 0 ? (status >> 8) & 0xff : 128 + killedBy;
-    const stderrText = stderr.text();
-    if (code === setupFailureExitCode && stderrText.startsWith(processLimitLine)) {
+    const kept = { stdout: stdout.kept(), stderr: stderr.kept() };
+    const stderrText = decoder.decode(joinKeptOutput(kept.stderr));
+    const setupLine = decoder.decode(joinKeptOutput(stderrStart.kept()));
+    if (code === setupFailureExitCode && setupLine.startsWith(processLimitLine)) {
       throw processLimitReached(options.size, options.limits.maxProcesses);
     }
-    if (code === setupFailureExitCode && stderrText.startsWith(setupFailurePrefix)) {
+    if (code === setupFailureExitCode && setupLine.startsWith(setupFailurePrefix)) {
       throw new ServiceError("sandbox_operation_failed", "The sandbox could not be set up", {
-        cause: new Error(stderrText.trim()),
+        cause: new Error(setupLine.trim()),
       });
     }
     return {
       exitCode: timedOut ? timedOutExitCode : code,
-      stdout: stdout.text(),
+      stdout: decoder.decode(joinKeptOutput(kept.stdout)),
       stderr: stderrText,
       timedOut,
       truncated: stdout.truncated() || stderr.truncated(),
       durationMs: Math.round(performance.now() - started),
+      ...(options.budget && { output: kept }),
     };
   } catch (error) {
     if (error instanceof ServiceError || aborted) throw error;
@@ -202,23 +214,7 @@ export function processLimitReached(size: SandboxSize, limit: number): ServiceEr
   );
 }
 
-function createCappedCollector(capBytes: number) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  return {
-    add(chunk: Buffer) {
-      const room = capBytes - size;
-      if (chunk.length > room) truncated = true;
-      if (room <= 0) return;
-      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      chunks.push(kept);
-      size += kept.length;
-    },
-    text: () => Buffer.concat(chunks, size).toString("utf8"),
-    truncated: () => truncated,
-  };
-}
+const decoder = new TextDecoder();
 
 /** A word for `sh -c` that stands for `value` exactly. */
 export function shellQuote(value: string): string {

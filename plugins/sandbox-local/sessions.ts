@@ -205,6 +205,7 @@ export function createSessionManager(options: SessionManagerOptions) {
       timeoutSeconds: request.timeoutSeconds,
       signal: request.signal,
       onOutput: request.onOutput,
+      budget: request.budget,
       terminate: terminate.signal,
       sweep,
     }).finally(() =>

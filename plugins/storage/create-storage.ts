@@ -14,6 +14,7 @@ import { sqlTimestamp } from "./memory-rows.ts";
 import { createSqlMemoryStore, type SqlMemoryStore } from "./memory-store.ts";
 import { withMigrationLock } from "./migration-lock.ts";
 import { type Dialect, migrationsFor } from "./migrations/index.ts";
+import { createOAuthRepository } from "./oauth-repository.ts";
 import {
   createPluginEventQueue,
   createPluginStoreRepository,
@@ -119,6 +120,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     orm,
     accounts: createAccountRepository(execute, dialect),
     apiKeys: cachedKeys ?? keys,
+    oauth: createOAuthRepository(execute, runTransaction, dialect),
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
     memories,

@@ -1,8 +1,12 @@
 /**
- * `cairn mcp init TARGET` for each of the five targets on a missing, an existing and an invalid
+ * `cairn mcp init TARGET` for each of the six targets on a missing, an existing and an invalid
  * file: only the `cairn` entry changes, other servers stay, an invalid file is left untouched,
- * the result is 0600. HOME and the working folder are temp folders.
+ * the result is 0600. A project's file (.mcp.json, .vscode/mcp.json) names the key, never holds
+ * it; every entry starts the CLI by absolute paths and runs with no `cairn` or `node` on PATH.
+ * HOME and the working folder are temp folders.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parse } from "smol-toml";
@@ -11,10 +15,27 @@ import { type CliHome, createHome, expectFailure, runCairn, runOk } from "./cli-
 
 const baseUrl = "https://cairn.example.com";
 const apiKey = "cairn_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+const root = join(import.meta.dirname, "../..");
+/** The checkout's Node 24 (the npm `node` package) and CLI entry, by absolute paths. */
+const node = join(root, "node_modules", ".bin", "node");
+const cliTs = join(root, "cli", "cairn.ts");
 const entry = {
-  command: "cairn",
-  args: ["mcp", "serve"],
+  command: node,
+  args: [cliTs, "mcp", "serve"],
   env: { CAIRN_BASE_URL: baseUrl, CAIRN_API_KEY: apiKey },
+};
+/** What a project's file, which gets committed, holds instead of the key. */
+const claudeCodeEntry = { ...entry, env: { ...entry.env, CAIRN_API_KEY: `\${CAIRN_API_KEY}` } };
+const vscodeEntry = {
+  type: "stdio",
+  ...entry,
+  env: { ...entry.env, CAIRN_API_KEY: `\${input:cairn-api-key}` },
+};
+const vscodeInput = {
+  type: "promptString",
+  id: "cairn-api-key",
+  description: "Cairn API key (cairn_…)",
+  password: true,
 };
 
 let cli: CliHome;
@@ -28,12 +49,36 @@ beforeAll(async () => {
 });
 afterAll(() => cli.remove());
 
+const claudeCodeNote = `It names the key as \${CAIRN_API_KEY}: set CAIRN_API_KEY in the environment Claude Code starts in. `;
+const vscodeNote =
+  "VS Code asks for the API key when it first starts the server and keeps it in its secret storage. ";
+
+/** Each JSON target: its file, the key its servers sit under, its entry, and what else it adds. */
 const jsonTargets = [
-  ["claude-code", () => join(project, ".mcp.json")],
-  ["cursor", () => join(cli.home, ".cursor", "mcp.json")],
-  ["windsurf", () => join(cli.home, ".codeium", "windsurf", "mcp_config.json")],
-  ["claude-desktop", () => join(cli.home, ".config", "Claude", "claude_desktop_config.json")],
-] as const;
+  {
+    target: "claude-code",
+    fileOf: () => join(project, ".mcp.json"),
+    key: "mcpServers",
+    cairn: claudeCodeEntry,
+    extra: {},
+    note: claudeCodeNote,
+  },
+  {
+    target: "vscode",
+    fileOf: () => join(project, ".vscode", "mcp.json"),
+    key: "servers",
+    cairn: vscodeEntry,
+    extra: { inputs: [vscodeInput] },
+    note: vscodeNote,
+  },
+  ...(
+    [
+      ["cursor", () => join(cli.home, ".cursor", "mcp.json")],
+      ["windsurf", () => join(cli.home, ".codeium", "windsurf", "mcp_config.json")],
+      ["claude-desktop", () => join(cli.home, ".config", "Claude", "claude_desktop_config.json")],
+    ] as const
+  ).map(([target, fileOf]) => ({ target, fileOf, key: "mcpServers", cairn: entry, extra: {}, note: "" })),
+];
 
 describe("cairn mcp init", () => {
   it("needs a saved base URL and key first (exit 3)", async () => {
@@ -46,33 +91,51 @@ describe("cairn mcp init", () => {
     await runOk(["config", "set-key", apiKey], { env: cli.environment() });
   });
 
-  describe.each(jsonTargets)("%s", (target, fileOf) => {
+  it("writes the checkout's Node, which `npm ci` installs", () => {
+    expect(existsSync(node)).toBe(true);
+  });
+
+  describe.each(jsonTargets)("$target", ({ target, fileOf, key, cairn, extra, note }) => {
     it("creates a missing file with the entry, 0600", async () => {
       const result = await run(["mcp", "init", target]);
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toBe(`✔ Added cairn in ${fileOf()}. Restart your MCP client.\n`);
-      expect(JSON.parse(await readFile(fileOf(), "utf8"))).toEqual({ mcpServers: { cairn: entry } });
+      expect(result.stdout).toBe(`✔ Added cairn in ${fileOf()}. ${note}Restart your MCP client.\n`);
+      expect(JSON.parse(await readFile(fileOf(), "utf8"))).toEqual({ [key]: { cairn }, ...extra });
       expect((await stat(fileOf())).mode & 0o777).toBe(0o600);
+      if (target === "claude-code" || target === "vscode")
+        expect(await readFile(fileOf(), "utf8")).not.toContain(apiKey);
     });
 
     it("replaces only the cairn entry of an existing file", async () => {
       const other = { command: "other-server", args: [] };
+      const otherInput = { type: "promptString", id: "other-token", password: true };
       await writeFile(
         fileOf(),
-        JSON.stringify({ theme: "dark", mcpServers: { other, cairn: { command: "old" } } }),
+        JSON.stringify({
+          theme: "dark",
+          [key]: { other, cairn: { command: "old" } },
+          ...(target === "vscode" && { inputs: [otherInput, { ...vscodeInput, description: "old" }] }),
+        }),
         { mode: 0o644 },
       );
       const result = await run(["mcp", "init", target, "--json"]);
-      expect(JSON.parse(result.stdout)).toEqual({ target, path: fileOf(), action: "updated" });
+      const reference = (cairn.env as { CAIRN_API_KEY: string }).CAIRN_API_KEY;
+      expect(JSON.parse(result.stdout)).toEqual({
+        target,
+        path: fileOf(),
+        action: "updated",
+        ...(reference !== apiKey && { api_key: reference }),
+      });
       expect(JSON.parse(await readFile(fileOf(), "utf8"))).toEqual({
         theme: "dark",
-        mcpServers: { other, cairn: entry },
+        [key]: { other, cairn },
+        ...(target === "vscode" && { inputs: [otherInput, vscodeInput] }),
       });
       expect((await stat(fileOf())).mode & 0o777).toBe(0o600);
     });
 
     it("leaves an invalid file untouched (exit 2)", async () => {
-      for (const broken of ["{ not json", '{"mcpServers": []}']) {
+      for (const broken of ["{ not json", `{"${key}": []}`]) {
         await writeFile(fileOf(), broken);
         const result = await run(["mcp", "init", target]);
         expectFailure(result, 2, "invalid_config");
@@ -161,8 +224,33 @@ describe("cairn mcp init --data-dir", () => {
       `✔ Added cairn (data directory ${dataDir}) in ${join(fresh.home, ".mcp.json")}. Restart your MCP client.\n`,
     );
     expect(JSON.parse(await readFile(join(fresh.home, ".mcp.json"), "utf8"))).toEqual({
-      mcpServers: { cairn: { command: "cairn", args: ["mcp", "serve", "--data-dir", dataDir] } },
+      mcpServers: { cairn: { command: node, args: [cliTs, "mcp", "serve", "--data-dir", dataDir] } },
     });
+  });
+
+  it("writes VS Code's stdio entry under servers, with no input to ask for", async () => {
+    const dataDir = join(fresh.home, "agent-data");
+    await runOk(["mcp", "init", "vscode", "--data-dir", dataDir], {
+      env: fresh.environment(),
+      cwd: fresh.home,
+    });
+    expect(JSON.parse(await readFile(join(fresh.home, ".vscode", "mcp.json"), "utf8"))).toEqual({
+      servers: {
+        cairn: { type: "stdio", command: node, args: [cliTs, "mcp", "serve", "--data-dir", dataDir] },
+      },
+    });
+  });
+
+  it("writes a command that runs with neither cairn nor node on PATH", async () => {
+    const { cairn } = JSON.parse(await readFile(join(fresh.home, ".vscode", "mcp.json"), "utf8")).servers;
+    // As an MCP client starts it, from another folder, with a PATH that has no Node.
+    const help = spawnSync(cairn.command, [...cairn.args.slice(0, 3), "--help"], {
+      cwd: "/",
+      env: { PATH: "/nonexistent", HOME: fresh.home },
+      encoding: "utf8",
+    });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain("Serve Cairn's MCP tools on stdio");
   });
 
   it("writes the same entry into codex's TOML", async () => {
@@ -172,7 +260,7 @@ describe("cairn mcp init --data-dir", () => {
       cwd: fresh.home,
     });
     expect(parse(await readFile(join(fresh.home, ".codex", "config.toml"), "utf8"))).toEqual({
-      mcp_servers: { cairn: { command: "cairn", args: ["mcp", "serve", "--data-dir", dataDir] } },
+      mcp_servers: { cairn: { command: node, args: [cliTs, "mcp", "serve", "--data-dir", dataDir] } },
     });
   });
 

@@ -124,6 +124,49 @@ describe("cairn mcp serve --data-dir", () => {
     }
   }, 60_000);
 
+  it("sends a result as its client reads it: text alone to a 2025-03-26 client, structured alone with --results structured", async () => {
+    const cases = [
+      { args: [], version: "2025-03-26", structured: false, text: true },
+      { args: ["--results", "structured"], version: "2025-06-18", structured: true, text: false },
+    ];
+    for (const mode of cases) {
+      const { child, exited } = startCli(["--data-dir", dataDir, "--tools", "memory", ...mode.args]);
+      const { send, answer } = jsonRpcLines(child);
+      try {
+        const clientInfo = { name: "raw", version: "1" };
+        send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: mode.version, capabilities: {}, clientInfo },
+        });
+        await answer(1);
+        send({ jsonrpc: "2.0", method: "notifications/initialized" });
+        send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+        const tools = (await answer(2))?.result?.tools as Array<{ outputSchema?: unknown }>;
+        expect([mode.version, tools.every((tool) => tool.outputSchema !== undefined)]).toEqual([
+          mode.version,
+          mode.structured,
+        ]);
+        send({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "memory_profile", arguments: {} },
+        });
+        const result = (await answer(3))?.result as { content: unknown[]; structuredContent?: unknown };
+        expect([mode.version, "structuredContent" in result, result.content.length > 0]).toEqual([
+          mode.version,
+          mode.structured,
+          mode.text,
+        ]);
+      } finally {
+        child.stdin.end();
+      }
+      expect(await exited).toBe(0);
+    }
+  }, 60_000);
+
   it("writes only JSON-RPC messages on stdout, logs on stderr, and exits 0 when stdin closes", async () => {
     const { child, output, exited } = startCli(["--data-dir", dataDir, "--tools", "memory"]);
     const { send, answer } = jsonRpcLines(child);

@@ -93,6 +93,25 @@ describe("cairn mcp serve configuration errors", () => {
     expectOneLine(result, /^cairn: CAIRN_API_KEY is not set/);
   });
 
+  it("refuses a key reference its MCP client left unfilled (an unset variable in .mcp.json)", async () => {
+    const result = await runCli(["mcp", "serve"], {
+      CAIRN_BASE_URL: server.baseUrl,
+      CAIRN_API_KEY: `\${CAIRN_API_KEY}`,
+    });
+    expectOneLine(
+      result,
+      /^cairn: CAIRN_API_KEY is \$\{CAIRN_API_KEY\}, a reference your MCP client did not fill in: set CAIRN_API_KEY/,
+    );
+  });
+
+  it("refuses an unknown --results naming the modes", async () => {
+    const result = await runCli(["mcp", "serve", "--results", "yaml"], {
+      CAIRN_BASE_URL: server.baseUrl,
+      CAIRN_API_KEY: "x",
+    });
+    expectOneLine(result, /^cairn: --results must be one of both, text, structured, not "yaml"$/);
+  });
+
   it("refuses a tool profile that is neither a fixed one nor a plugin's name", async () => {
     const result = await runCli(["mcp", "serve", "--tools", "Everything!"], {
       CAIRN_BASE_URL: server.baseUrl,

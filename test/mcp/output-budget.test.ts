@@ -46,9 +46,10 @@ describe("output budgets over MCP", () => {
     expect(property("view", "keep")).toMatchObject({ default: "head" });
     expect(property("process_output", "max_bytes")).toMatchObject({ default: 16384 });
     expect(property("process_output", "keep")).toMatchObject({ default: "both" });
-    expect(byName.get("exec")?.description).toContain("Over MCP each stream is cut to 16 KiB by default");
-    expect(byName.get("view")?.description).toContain("Over MCP a text answer is cut to 32 KiB by default");
-    expect(byName.get("process_output")?.description).toContain("the MCP default, with max_bytes 16 KiB");
+    // The defaults are the schema's; the descriptions name the budget and the marker.
+    expect(byName.get("exec")?.description).toContain("Output past max_output_bytes is cut, a marker");
+    expect(byName.get("view")?.description).toContain("Text past max_output_bytes is cut, a marker");
+    expect(byName.get("process_output")?.description).toContain("omitted_range naming what was cut");
   });
 
   it("cuts a 1 MiB exec output to the default budget with the marker", { timeout: 60_000 }, async () => {

@@ -1,8 +1,13 @@
 /**
  * MCP sessions cannot pile up: an account holds a bounded number (opening one more closes the one
- * used least recently, idle ones before one answering a request), and an idle session is dropped.
- * Small limits, the real app and transport.
+ * used least recently, idle ones before one answering a request), and an idle session is dropped;
+ * the SDK's client of a closed session is told so. Small limits, the real app and transport.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpApp } from "../../transports/mcp/http.ts";
 import { createApp } from "../../transports/rest/create-app.ts";
@@ -34,7 +39,8 @@ describe("MCP session limits", () => {
     const mcp = createMcpApp(test.platform, {
       clientIp: () => "203.0.113.9",
       sessionsPerAccount: 2,
-      sessionIdleMilliseconds: 200,
+      // Long enough that a loaded machine's slow request does not make the other sessions idle.
+      sessionIdleMilliseconds: 1_000,
     });
     close = mcp.close;
     app = createApp(test.platform, { mounts: { "/mcp": mcp.app } });
@@ -115,9 +121,35 @@ describe("MCP session limits", () => {
     await test.request(`/v1/sandboxes/${sandbox.id}`, { method: "DELETE", credential: account.key });
   }, 60_000);
 
+  it("tells the SDK client of a reclaimed session 404 with JSON-RPC -32001, and a new connection of the same client works", async () => {
+    const account = await createAccountWithKey(test);
+    const connect = async () => {
+      const client = new Client({ name: "evicted", version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL("http://127.0.0.1/mcp?tools=memory"), {
+          requestInit: { headers: { Authorization: `Bearer ${account.key}` } },
+          fetch: async (input, init) => app.request(String(input), init),
+        }),
+      );
+      return client;
+    };
+    const oldest = await connect();
+    const others = [await connect(), await connect()];
+    // The SDK (1.x) does not open a new session by itself: the call rejects with the 404 and the
+    // server's JSON-RPC error, which names what to do; the client connects a new transport.
+    const refused = await oldest.listTools().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StreamableHTTPError);
+    expect(refused).toMatchObject({ code: 404, message: expect.stringContaining('"code":-32001') });
+    expect((refused as Error).message).toContain("Unknown or ended MCP session; initialize a new one");
+    await oldest.close();
+    const again = await connect();
+    expect((await again.listTools()).tools.map((tool) => tool.name)).toContain("recall");
+    await Promise.all([again, ...others].map((client) => client.close()));
+  });
+
   it("drops a session left idle, when the next one opens", async () => {
     const idle = await open(otherKey);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     await open(key);
     expect(await statusOf(otherKey, idle)).toBe(404);
   });

@@ -52,7 +52,8 @@ describe.each(transports)("over $name", ({ connect }) => {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description, tool.name).toBeTruthy();
       expect(tool.inputSchema.type).toBe("object");
-      expect(tool.outputSchema?.type).toBe("object");
+      // Output schemas go to `?results=structured` connections only (test/mcp/result-modes.test.ts).
+      expect(tool.outputSchema, tool.name).toBeUndefined();
     }
     const recall = tools.find((tool) => tool.name === "recall");
     expect(Object.keys(recall?.inputSchema.properties ?? {}).sort()).toEqual(["limit", "query", "scope"]);

@@ -55,11 +55,8 @@ describe.each(transports)("volume and connection tools over $name", ({ connect }
     expect(argumentsOf("create_sandbox")).toEqual(
       expect.arrayContaining(["mcp_connection_names", "volume_mounts", "image_id"]),
     );
-    // Destructive is MCP's default, so only the other hints are sent.
-    expect(byName.get("delete_sandbox_volume")?.annotations).toEqual({
-      idempotentHint: true,
-      openWorldHint: false,
-    });
+    // Destructive is MCP's default, so only the other hints are sent (openWorld is left to its default).
+    expect(byName.get("delete_sandbox_volume")?.annotations).toEqual({ idempotentHint: true });
     expect(byName.get("list_mcp_connections")?.annotations).toMatchObject({ readOnlyHint: true });
   });
 

@@ -28,6 +28,7 @@ const probe = defineTool({
   output: z.object({ ok: z.boolean() }),
   auth: "api_key",
   bucket: "memory_ops",
+  uses: [],
   handler: async () => ({ ok: true }),
 });
 

@@ -175,6 +175,28 @@ describe("streamed exec over REST", () => {
     expect(await replayed.next()).toMatchObject({ data: { stdout_chunk: "once\n" } });
   });
 
+  it("carries the X-RateLimit headers of the exec's bucket, as the JSON answer does", {
+    timeout: 60_000,
+  }, async () => {
+    const plain = await test.request(`/v1/sandboxes/${sessionId}/exec`, {
+      method: "POST",
+      json: { command: "true" },
+      credential: client.key,
+    });
+    const limit = plain.headers.get("x-ratelimit-limit");
+    const remaining = Number(plain.headers.get("x-ratelimit-remaining"));
+    expect(limit).toMatch(/^\d+$/);
+    const response = await streamed({ command: "echo limited" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-ratelimit-limit")).toBe(limit);
+    // One token taken since; the bucket refills continuously, so perhaps one back.
+    expect(Number(response.headers.get("x-ratelimit-remaining"))).toBeGreaterThanOrEqual(remaining - 1);
+    expect(Number(response.headers.get("x-ratelimit-remaining"))).toBeLessThanOrEqual(remaining);
+    const events = eventReader(response);
+    expect(await events.next()).toMatchObject({ data: { stdout_chunk: "limited\n" } });
+    while ((await events.next()) !== null) {}
+  });
+
   it("keeps the JSON answer without the header", async () => {
     const answer = await client.exec(sessionId, "echo plain; echo err >&2");
     expect(answer.status).toBe(200);

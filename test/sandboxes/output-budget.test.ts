@@ -93,6 +93,31 @@ describe("exec", () => {
     expect(tail.body.stdout).not.toContain("\uFFFD");
   });
 
+  it("keeps the true end of an output past the runtime's 1 MiB cap with keep tail, counting every byte", {
+    timeout: 60_000,
+  }, async () => {
+    // Regression: the runtime kept only the first MiB, so "tail" answered the end of that MiB.
+    const { body } = await exec({
+      command: "seq 1 2000000; seq 1 300000 >&2",
+      max_output_bytes: 100,
+      keep: "tail",
+    });
+    const total = (count: number) =>
+      bytes(Array.from({ length: count }, (_, index) => `${index + 1}\n`).join(""));
+    expect(body.exit_code).toBe(0);
+    expect(body.stdout.endsWith("\n1999999\n2000000\n")).toBe(true);
+    expect(body.stdout_omitted_bytes).toBe(total(2_000_000) - 100);
+    expect(body.stdout).toContain(
+      `[cut ${(total(2_000_000) - 100).toLocaleString("en-US")} bytes of stdout (bytes 0–`,
+    );
+    expect(body.stderr.endsWith("\n299999\n300000\n")).toBe(true);
+    expect(body.stderr_omitted_bytes).toBe(total(300_000) - 100);
+    const both = await exec({ command: "seq 1 2000000", max_output_bytes: 20 });
+    expect(both.body.stdout.startsWith("1\n2\n3\n4\n5\n")).toBe(true);
+    expect(both.body.stdout.endsWith("\n2000000\n")).toBe(true);
+    expect(both.body.stdout_omitted_bytes).toBe(total(2_000_000) - 20);
+  });
+
   it("leaves output within the budget untouched", async () => {
     const { body } = await exec({ command: "echo fine", max_output_bytes: 100 });
     expect([body.stdout, body.truncated, body.stdout_omitted_bytes]).toEqual(["fine\n", false, 0]);

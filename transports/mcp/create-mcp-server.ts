@@ -19,16 +19,17 @@ import {
   type ValidationIssue,
 } from "../../core/index.ts";
 import { httpStatus } from "../http-status.ts";
-import { inProfile, type ToolProfile } from "./profiles.ts";
+import { inProfile, type ResultMode, type ToolProfile } from "./profiles.ts";
 import { type CallExtra, createToolServer, failedCall, failureLabel, unknownTool } from "./tool-server.ts";
 import { type McpTool, mcpTools } from "./tools.ts";
 
 export const instructions = [
   "Memory: call recall and memory_profile early in a task; call remember when you learn something durable",
   "(a preference, a decision, a fact about the project); call forget_memory when asked to forget.",
-  "Sandboxes: call create_sandbox first, pass its session_id to exec, file and LSP tools, and call",
-  "destroy_sandbox when done; build a custom image then pass image_id; create volumes then pass",
-  "volume_mounts; create MCP connections then pass mcp_connection_names.",
+  "Sandboxes: call create_sandbox first, pass its session_id to exec, file, process and LSP tools",
+  "(relative paths are under /workspace), and call destroy_sandbox when done; build a custom image",
+  "then pass image_id; create volumes then pass volume_mounts; create MCP connections then pass",
+  "mcp_connection_names.",
 ].join(" ");
 
 /** Who is calling: per HTTP request (the same key for every request of a session), or stdio's one account. */
@@ -45,11 +46,13 @@ export interface McpCaller {
 
 export interface McpServerOptions {
   profile: ToolProfile;
+  /** How results travel (`?results=`, `--results`); unset, by the client's protocol version (profiles.ts). */
+  results?: ResultMode;
   /** The caller of the message being handled: each HTTP request brings its own; stdio has one. */
   caller(extra: CallExtra): McpCaller;
 }
 
-/** The largest tool result a call returns: 4 MiB of JSON, sent twice, stays under 10 MiB. */
+/** The largest tool result a call returns: 4 MiB of JSON, sent twice (`both`), stays under 10 MiB. */
 export const maxResultBytes = 4 * 1024 * 1024;
 
 function resultTooLarge(bytes: number): ServiceError {
@@ -102,25 +105,47 @@ function failure(tool: McpTool, thrown: unknown, platform: Platform, requestId: 
   return errorResult(tool.name, tool.operation.group === "memory", error);
 }
 
+/** How often a call with a `progressToken` that reports no output of its own says it is still running. */
+export const progressIntervalMilliseconds = 5_000;
+
 /**
- * A streamed call's output as `notifications/progress` for its `progressToken`: `progress` counts
- * the bytes of output so far (so it only grows), `message` is the new text (stdout and stderr in
- * the order they came). Sent in order; `sent()` settles once every one is out, so the result
- * never overtakes them.
+ * A call's progress as `notifications/progress` for its `progressToken`. An operation that
+ * streams its output (exec) reports it: `progress` counts the bytes of output so far (so it only
+ * grows), `message` is the new text (stdout and stderr in the order they came). Any other call
+ * (process_wait, create_sandbox, a process_output that waits, …) says every few seconds that it is
+ * still running: `progress` is the seconds it has run, which lets a client keep a long call alive
+ * (the SDK's `resetTimeoutOnProgress`) until `stop()`. Sent in order; `sent()` settles once every
+ * one is out, so the result never overtakes them.
  */
-function progressNotifier(extra: CallExtra, progressToken: string | number) {
-  let progress = 0;
+function progressNotifier(extra: CallExtra, progressToken: string | number, tool: McpTool) {
   let queue = Promise.resolve();
+  const send = (progress: number, message: string) => {
+    const notification = {
+      method: "notifications/progress" as const,
+      params: { progressToken, progress, message },
+    };
+    queue = queue.then(() => extra.sendNotification(notification)).catch(() => {});
+  };
+  if (tool.operation.streamsOutput) {
+    let bytes = 0;
+    return {
+      report(update: ToolProgress) {
+        if (update.kind !== "output") return;
+        bytes += Buffer.byteLength(update.text);
+        send(bytes, update.text);
+      },
+      stop() {},
+      sent: () => queue,
+    };
+  }
+  let seconds = 0;
+  const timer = setInterval(() => {
+    seconds += progressIntervalMilliseconds / 1000;
+    send(seconds, `${tool.name} still running after ${seconds} s`);
+  }, progressIntervalMilliseconds);
   return {
-    report(update: ToolProgress) {
-      if (update.kind !== "output") return;
-      progress += Buffer.byteLength(update.text);
-      const notification = {
-        method: "notifications/progress" as const,
-        params: { progressToken, progress, message: update.text },
-      };
-      queue = queue.then(() => extra.sendNotification(notification)).catch(() => {});
-    },
+    report: undefined,
+    stop: () => clearInterval(timer),
     sent: () => queue,
   };
 }
@@ -137,10 +162,7 @@ async function callTool(
   // notifications/cancelled aborts extra.signal (the SDK); a client hanging up aborts the caller's.
   const signal = caller.signal ? AbortSignal.any([extra.signal, caller.signal]) : extra.signal;
   const progressToken = params._meta?.progressToken;
-  const progress =
-    progressToken !== undefined && tool.operation.streamsOutput
-      ? progressNotifier(extra, progressToken)
-      : undefined;
+  const progress = progressToken !== undefined ? progressNotifier(extra, progressToken, tool) : undefined;
   try {
     const input = tool.toInput(params.arguments);
     const { output } = await invoke(platform, tool.operation, {
@@ -151,12 +173,12 @@ async function callTool(
       signal,
       input,
       reportProgress: progress?.report,
-    });
+    }).finally(() => progress?.stop());
     await progress?.sent();
     const result = tool.toResult(output, input);
     const text = JSON.stringify(result);
     const bytes = Buffer.byteLength(text);
-    // The result travels twice (structured and as text) in one message, and stdio clients
+    // The result may travel twice (structured and as text) in one message, and stdio clients
     // refuse a message over 10 MiB and drop the session: a larger result is refused instead.
     if (bytes > maxResultBytes) throw resultTooLarge(bytes);
     platform.logger.info(
@@ -200,14 +222,18 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
     (tool) => inProfile(options.profile, tool.operation) && isEnabled(tool.operation, platform.config),
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  return createToolServer({
-    instructions,
-    list: () => ({ tools: tools.map((tool) => tool.definition) }),
-    async call(params, extra) {
-      const caller = options.caller(extra);
-      const tool = byName.get(params.name);
-      if (!tool) throw unknownTool(params.name);
-      return callTool(platform, tool, params, caller, extra);
+  const listed = tools.map((tool) => ({ ...tool.definition, outputSchema: tool.outputSchema }));
+  return createToolServer(
+    {
+      instructions,
+      list: () => ({ tools: listed }),
+      async call(params, extra) {
+        const caller = options.caller(extra);
+        const tool = byName.get(params.name);
+        if (!tool) throw unknownTool(params.name);
+        return callTool(platform, tool, params, caller, extra);
+      },
     },
-  });
+    { results: options.results },
+  );
 }

@@ -3,11 +3,14 @@
  * app that the server mounts beside /v1 (so request ids, logging, CORS, the body limit,
  * idempotency keys and the error envelope are the REST ones).
  *
- * Every request needs an API key, checked by the rules REST uses, before the MCP layer sees it.
+ * Every request needs an API key, checked by the rules REST uses, before the MCP layer sees it
+ * (or, with SVC_MCP_OAUTH_ENABLED, an OAuth access token issued for this /mcp; a 401 then names
+ * the resource metadata in `WWW-Authenticate`: transports/oauth/).
  * A POST that initializes opens a session (the `Mcp-Session-Id` header names it; GET opens its
  * event stream, DELETE ends it); the session belongs to the key that opened it, and any other
  * credential is told it does not exist. A POST without a session is served statelessly.
- * `?tools=memory|sandbox|all|<plugin>` picks the tool profile (a session keeps the one it opened with).
+ * `?tools=memory|sandbox|all|<plugin>` picks the tool profile and `?results=text|structured|both` how
+ * results travel (a session keeps those it opened with).
  *
  * A refusal at this door (no key, an unknown session, a reused Idempotency-Key, a foreign Origin)
  * keeps its HTTP status and answers with a JSON-RPC error, the REST error body as its `data`, so
@@ -18,7 +21,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Context, Hono } from "hono";
 import {
-  authenticate,
+  authenticateMcpCredential,
   type Config,
   type Platform,
   type Principal,
@@ -27,11 +30,12 @@ import {
 } from "../../core/index.ts";
 import { bearerCredential } from "../bearer-credential.ts";
 import { httpStatus } from "../http-status.ts";
+import { bearerChallenge, oauthUrls } from "../oauth/oauth-urls.ts";
 import { idempotency } from "../rest/idempotency.ts";
 import { rateLimitHeaders } from "../rest/operation-routes.ts";
 import { createMcpServer, type McpCaller } from "./create-mcp-server.ts";
 import { answerMessage, whenSent } from "./post-answers.ts";
-import { type ToolProfile, toolProfiles } from "./profiles.ts";
+import { type ResultMode, resultModes, type ToolProfile, toolProfiles } from "./profiles.ts";
 
 export interface McpAppOptions {
   clientIp(request: Request, environment: unknown): string;
@@ -58,6 +62,17 @@ function profileOf(value: string | undefined, plugins: readonly string[]): ToolP
   if (known.includes(value)) return value;
   throw new ServiceError("validation_error", "Invalid request", {
     details: [{ type: "invalid_value", loc: ["query", "tools"], msg: `Must be one of ${known.join(", ")}` }],
+  });
+}
+
+/** The result mode `?results=` names, if any (profiles.ts). */
+function resultsOf(value: string | undefined): ResultMode | undefined {
+  if (value === undefined || value === "") return undefined;
+  if ((resultModes as readonly string[]).includes(value)) return value as ResultMode;
+  throw new ServiceError("validation_error", "Invalid request", {
+    details: [
+      { type: "invalid_value", loc: ["query", "results"], msg: `Must be one of ${resultModes.join(", ")}` },
+    ],
   });
 }
 
@@ -163,14 +178,15 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
 
   function dropIdleSessions(now: number) {
     for (const [id, session] of sessions) {
-      if (now - session.lastSeen > idleMilliseconds) {
+      // A session answering a request is not idle, however long that request takes.
+      if (session.inFlight === 0 && now - session.lastSeen > idleMilliseconds) {
         sessions.delete(id);
         void session.transport.close();
       }
     }
   }
 
-  async function openSession(principal: Principal, profile: ToolProfile) {
+  async function openSession(principal: Principal, profile: ToolProfile, results: ResultMode | undefined) {
     const { accountId, credentialId: keyId } = principal;
     const now = Date.now();
     dropIdleSessions(now);
@@ -193,7 +209,7 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
         sessions.delete(id);
       },
     });
-    await createMcpServer(platform, { profile, caller: callerOf }).connect(transport);
+    await createMcpServer(platform, { profile, results, caller: callerOf }).connect(transport);
     return transport;
   }
 
@@ -202,7 +218,14 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     const requestId = context.get("requestId");
     if (httpStatus(error.code) >= 500)
       platform.logger.error({ requestId, err: error.cause ?? thrown, code: error.code }, "request failed");
-    return jsonRpcErrorResponse(error, requestId);
+    const response = jsonRpcErrorResponse(error, requestId);
+    // With OAuth on, a 401 tells an MCP client where to authorize (RFC 9728 §5.1).
+    if (platform.config.SVC_MCP_OAUTH_ENABLED && response.status === 401)
+      response.headers.set(
+        "WWW-Authenticate",
+        bearerChallenge(context.req.raw, platform.config, error.code !== "missing_credentials"),
+      );
+    return response;
   });
   app.use(async (context, next) => {
     const foreign = foreignRequest(context.req.raw, platform.config);
@@ -219,7 +242,9 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     }
     const credential = bearerCredential(context.req.header("Authorization"));
     const now = platform.clock.now();
-    const principal = (await authenticate(platform, "api_key", credential, now)) as Principal;
+    // An API key, or an OAuth access token issued for this very resource (SVC_MCP_OAUTH_ENABLED).
+    const resource = oauthUrls(context.req.raw, platform.config).resource;
+    const principal = await authenticateMcpCredential(platform, credential, resource, now);
     const caller: McpCaller = {
       credential,
       principal,
@@ -262,14 +287,15 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       );
     }
     const profile = profileOf(context.req.query("tools"), platform.tools.plugins);
+    const results = resultsOf(context.req.query("results"));
     const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
     if (initializes) {
-      const transport = await openSession(principal, profile);
+      const transport = await openSession(principal, profile, results);
       return answerMessage(transport, context.req.raw, body, authInfo);
     }
     // Stateless: a server and transport for this request alone.
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: false });
-    const server = createMcpServer(platform, { profile, caller: callerOf });
+    const server = createMcpServer(platform, { profile, results, caller: callerOf });
     await server.connect(transport);
     const response = await answerMessage(transport, context.req.raw, body, authInfo).catch(
       (error: unknown) => {

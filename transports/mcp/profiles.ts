@@ -15,3 +15,14 @@ export function inProfile(profile: ToolProfile, tool: { group: string; plugin?: 
   if (profile === "memory") return tool.group === "memory";
   return profile === "sandbox" && tool.group !== "memory";
 }
+
+/**
+ * How a connection gets a tool's result (`?results=`, `--results`): `text`, the JSON once as a text
+ * block (what chat clients hand their model); `structured`, once as `structuredContent`, the tools
+ * listed with their `outputSchema` (for clients that read it); `both`, the two, as MCP's
+ * backward-compatible form. A failed call carries its text line and its error object in every mode.
+ * Unset: `text` for a client that negotiated a protocol before 2025-06-18 (which has no
+ * `structuredContent`), `both` otherwise.
+ */
+export const resultModes = ["both", "text", "structured"] as const;
+export type ResultMode = (typeof resultModes)[number];

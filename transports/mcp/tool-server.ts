@@ -13,6 +13,9 @@ import {
   type CallToolResult,
   CompleteRequestSchema,
   ErrorCode,
+  type InitializeRequest,
+  InitializeRequestSchema,
+  type InitializeResult,
   type ListToolsRequest,
   ListToolsRequestSchema,
   type ListToolsResult,
@@ -21,17 +24,73 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { version } from "../../core/version.ts";
+import type { ResultMode } from "./profiles.ts";
 
 export const serverName = "cairn";
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** What answers the server's tools. */
+/**
+ * What answers the server's tools: every tool with its `outputSchema`, every successful result
+ * with its `structuredContent` (its text block may be left out); the shell shapes both to the
+ * connection's result mode (profiles.ts).
+ */
 export interface ToolSource {
   instructions: string | undefined;
   list(params: ListToolsRequest["params"], extra: CallExtra): ListToolsResult | Promise<ListToolsResult>;
   /** A failure is an `isError` result (see `failedCall`); only an unknown tool throws (`unknownTool`). */
   call(params: CallToolRequest["params"], extra: CallExtra): Promise<CallToolResult>;
+}
+
+export interface ToolServerOptions {
+  /** The connection's result mode; unset, it follows the protocol version the client negotiated. */
+  results?: ResultMode;
+}
+
+/** `structuredContent` arrived in MCP 2025-06-18 (versions are dates, so they sort as text). */
+const structuredSince = "2025-06-18";
+
+/** A client that named an older protocol cannot read structured results; one that named none is served both. */
+function modeForVersion(protocolVersion: string | undefined): ResultMode {
+  return protocolVersion !== undefined && protocolVersion < structuredSince ? "text" : "both";
+}
+
+/** The tools as a mode lists them: their output schemas only where results are structured alone. */
+function listedFor(result: ListToolsResult, mode: ResultMode): ListToolsResult {
+  if (mode === "structured") return result;
+  return { ...result, tools: result.tools.map(({ outputSchema: _outline, ...tool }) => tool) };
+}
+
+/**
+ * A successful result as a mode carries it: the JSON once as text, once as structured content, or
+ * both. A failure keeps its text line and its error object in every mode (clients show the text).
+ */
+function resultFor(result: CallToolResult, mode: ResultMode): CallToolResult {
+  if (result.isError || result.structuredContent === undefined) return result;
+  if (mode === "structured") return { ...result, content: [] };
+  const content: CallToolResult["content"] =
+    result.content.length > 0
+      ? result.content
+      : [{ type: "text", text: JSON.stringify(result.structuredContent) }];
+  if (mode === "both") return { ...result, content };
+  const { structuredContent: _structured, ...text } = result;
+  return { ...text, content };
+}
+
+/**
+ * Keeps the protocol version the client asks for at `initialize` (stdio has no header saying it),
+ * answering as the SDK does. Its answer is private to the SDK's server, so this is a cast, checked.
+ */
+function rememberInitializedVersion(server: Server, remember: (version: string) => void): void {
+  const sdk = server as unknown as {
+    _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult>;
+  };
+  const initialize = sdk._oninitialize?.bind(server);
+  if (!initialize) return;
+  server.setRequestHandler(InitializeRequestSchema, (request) => {
+    remember(request.params.protocolVersion);
+    return initialize(request);
+  });
 }
 
 /**
@@ -42,7 +101,7 @@ export interface ToolSource {
  */
 const toolCallMethod = z.object({ method: z.literal("tools/call") }).passthrough();
 
-export function createToolServer(source: ToolSource): Server {
+export function createToolServer(source: ToolSource, options: ToolServerOptions = {}): Server {
   // `logging`: the SDK answers logging/setLevel and keeps each session's level. `completions`:
   // Cairn has no prompts or resource templates, so every completion is empty (clients that ask
   // get an answer, not -32601).
@@ -53,11 +112,23 @@ export function createToolServer(source: ToolSource): Server {
       instructions: source.instructions,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (request, extra) => source.list(request.params, extra));
+  let initializedVersion: string | undefined;
+  rememberInitializedVersion(server, (protocolVersion) => {
+    initializedVersion = protocolVersion;
+  });
+  // Over HTTP every request names its version (a stateless one has no initialize); stdio names it once.
+  const modeOf = (extra: CallExtra): ResultMode => {
+    if (options.results) return options.results;
+    const header = extra.requestInfo?.headers["mcp-protocol-version"];
+    return modeForVersion(typeof header === "string" ? header : initializedVersion);
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) =>
+    listedFor(await source.list(request.params, extra), modeOf(extra)),
+  );
   server.setRequestHandler(CompleteRequestSchema, () => ({ completion: { values: [], hasMore: false } }));
-  server.setRequestHandler(toolCallMethod, (raw, extra) => {
+  server.setRequestHandler(toolCallMethod, async (raw, extra) => {
     const request = CallToolRequestSchema.parse(raw); // checked by the SDK already
-    return source.call(request.params, extra);
+    return resultFor(await source.call(request.params, extra), modeOf(extra));
   });
   return server;
 }

@@ -21,14 +21,18 @@ export interface McpTool {
     title: string;
     description: string;
     inputSchema: { type: "object"; [key: string]: unknown };
-    outputSchema: { type: "object"; [key: string]: unknown };
-    annotations: {
+    annotations?: {
       readOnlyHint?: boolean;
       destructiveHint?: boolean;
       idempotentHint?: boolean;
       openWorldHint?: boolean;
     };
   };
+  /**
+   * The result's outline, listed only to a connection that reads `structuredContent` alone
+   * (`results=structured`, create-mcp-server.ts): the others read the result as text.
+   */
+  outputSchema: { type: "object"; [key: string]: unknown };
   /** The operation's input from the tool's arguments: names mapped back, defaults filled, omitted fields dropped. */
   toInput(argumentsValue: Record<string, unknown> | undefined): Record<string, unknown>;
   /** The tool's structured result from the operation's output. */
@@ -53,8 +57,14 @@ const safeIntegerBound = Number.MAX_SAFE_INTEGER;
  */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  // Also what says nothing: a record's string keys (JSON keys are strings) and its values of any type.
+  const empty = (value: unknown) =>
+    typeof value === "object" && value !== null && Object.keys(value).length === 0;
   return JSON.parse(JSON.stringify(rest), (key, value) =>
-    (key === "minimum" && value === -safeIntegerBound) || (key === "maximum" && value === safeIntegerBound)
+    (key === "minimum" && value === -safeIntegerBound) ||
+    (key === "maximum" && value === safeIntegerBound) ||
+    (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') ||
+    (key === "additionalProperties" && empty(value))
       ? undefined
       : value,
   );
@@ -151,8 +161,12 @@ function outline(schema: JsonSchema, alternatives = 1): JsonSchema {
   return typeOnly(schema);
 }
 
-/** Any output schema as an object schema, by the rule above. A failure's `error` is admitted too. */
-function resultSchema(operation: AnyTool, binding: McpBinding): McpTool["definition"]["outputSchema"] {
+/**
+ * Any output schema as an object schema, by the rule above. A failure's `{"error": {…}}` fits
+ * every outline as it is (no field is required, none is closed), so only an operation with an
+ * `error` field of its own (grep) names the failure's beside it.
+ */
+function resultSchema(operation: AnyTool, binding: McpBinding): McpTool["outputSchema"] {
   const asObject = (part: JsonSchema): JsonSchema => {
     if (part.type === "object") return part;
     if (part.type === "array") return { type: "object", properties: { items: part } };
@@ -167,39 +181,77 @@ function resultSchema(operation: AnyTool, binding: McpBinding): McpTool["definit
     );
   };
   const output = outline(jsonSchema(operation.output, "output"));
-  const error = { type: "object" };
-  if (!output.anyOf) {
-    const only = asObject(output);
-    // An operation with its own `error` field (grep) keeps it, and admits the failure's too.
-    const own = only.properties?.error;
-    return {
-      ...only,
-      type: "object",
-      properties: { ...only.properties, error: own ? { anyOf: [own, error] } : error },
-    };
-  }
+  if (output.anyOf) return { type: "object", anyOf: output.anyOf.map(asObject) };
+  const only = asObject(output);
+  const own = only.properties?.error;
+  if (!own) return { ...only, type: "object" };
   return {
+    ...only,
     type: "object",
-    anyOf: [...output.anyOf.map(asObject), { type: "object", properties: { error } }],
+    properties: { ...only.properties, error: { anyOf: [own, { type: "object" }] } },
   };
 }
 
-/** MCP's defaults are readOnly false, destructive true, idempotent false, openWorld true: send only the others. */
-function hints(operation: AnyTool): McpTool["definition"]["annotations"] {
-  const { readOnly, destructive, idempotent, openWorld } = operation.annotations;
+/**
+ * MCP's defaults are readOnly false, destructive true, idempotent false: send only the others, the
+ * hints a client acts on (asking before a call). openWorld is left to its default (true, the
+ * careful reading): no client acts on it, and it cost every tool 22 characters.
+ */
+function hints(operation: AnyTool): NonNullable<McpTool["definition"]["annotations"]> {
+  const { readOnly, destructive, idempotent } = operation.annotations;
   return {
     ...(readOnly && { readOnlyHint: true }),
     ...(!readOnly && !destructive && { destructiveHint: false }),
     ...(!readOnly && idempotent && { idempotentHint: true }),
-    ...(!openWorld && { openWorldHint: false }),
   };
+}
+
+/** An argument described as another tool's answer: "Sandbox id, from create_sandbox". */
+const givenByAnotherTool = /\bfrom [a-z]+(_[a-z]+)+$/;
+
+/**
+ * Less of what a model does not need to call, to keep tools/list small (REST and `--help` keep
+ * it all). A required id that another tool's answer gives is a plain string: the model passes what
+ * it was given, so its length bounds never guide a call (the server still checks them), and where
+ * it comes from is said by that tool and the server's instructions (19 tools take session_id). An
+ * argument the tool's description explains (the binding's `saidByTool`) goes without its own.
+ */
+function terse(schema: JsonSchema, saidByTool: readonly string[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    let listed = property;
+    // null with a default means that default: listed as the value alone (exec's timeout).
+    const value =
+      property.anyOf?.length === 2 ? property.anyOf.find((part) => part.type !== "null") : undefined;
+    if (value && property.anyOf?.some((part) => part.type === "null") && property.default != null) {
+      const { anyOf: _either, ...rest } = property;
+      listed = { ...rest, ...value };
+    }
+    if (
+      schema.required?.includes(name) &&
+      listed.type === "string" &&
+      givenByAnotherTool.test(String(listed.description))
+    ) {
+      const { minLength: _minimum, maxLength: _maximum, description: _said, ...rest } = listed;
+      listed = rest;
+    } else if (saidByTool.includes(name)) {
+      const { description: _said, ...rest } = listed;
+      listed = rest;
+    }
+    properties[name] = listed;
+  }
+  return { ...schema, properties };
 }
 
 function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
   const name = binding.name ?? operation.name;
   const renamed = new Map(Object.entries(binding.rename ?? {}) as Array<[string, string]>);
   const fields = Object.keys(operation.input.shape).filter((field) => !binding.omit?.includes(field));
-  const { $schema: _dialect, ...inputSchema } = jsonSchema(argumentSchema(operation, binding), "input");
+  const saidByTool = (binding.saidByTool ?? []).map((field) => renamed.get(field) ?? field);
+  const { $schema: _dialect, ...inputSchema } = terse(
+    jsonSchema(argumentSchema(operation, binding), "input"),
+    saidByTool,
+  );
   const argumentNames = new Set(fields.map((field) => renamed.get(field) ?? field));
   return {
     name,
@@ -209,9 +261,9 @@ function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
       title: operation.title,
       description: operation.description,
       inputSchema: { ...inputSchema, type: "object", additionalProperties: false },
-      outputSchema: resultSchema(operation, binding),
-      annotations: hints(operation),
+      ...(Object.keys(hints(operation)).length > 0 && { annotations: hints(operation) }),
     },
+    outputSchema: resultSchema(operation, binding),
     toInput(argumentsValue = {}) {
       const unknown = Object.keys(argumentsValue).filter((argument) => !argumentNames.has(argument));
       if (unknown.length > 0) throw unknownArguments(name, unknown, [...argumentNames]);

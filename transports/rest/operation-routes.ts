@@ -196,7 +196,7 @@ export function mountOperationRoutes(
       const input = await readInput(context, tool, fieldTypes);
       if (tool.streamsOutput && acceptsEventStream(context.req.header("Accept"))) {
         const locate = (error: ServiceError) => locateIssues(error, tool, false);
-        return answerStreamed(context, platform, tool, input, { ...options, locate });
+        return answerStreamed(context, platform, tool, input, { ...options, locate, rateLimitHeaders });
       }
       return answerOperation(context, platform, tool, input, { ...options, asJson: false });
     });

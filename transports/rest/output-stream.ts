@@ -15,6 +15,7 @@ import {
   type InvokeResult,
   invoke,
   type Platform,
+  type RateLimitState,
   ServiceError,
   type ToolProgress,
   toServiceError,
@@ -45,6 +46,8 @@ export async function answerStreamed(
     clientIp(request: Request, environment: unknown): string;
     /** Names a bad field where the request carried it (operation-routes.ts). */
     locate(error: ServiceError): ServiceError;
+    /** The X-RateLimit-* headers every REST answer carries (operation-routes.ts). */
+    rateLimitHeaders(rateLimit: RateLimitState | null): Record<string, string>;
   },
 ): Promise<Response> {
   const encoder = new TextEncoder();
@@ -74,6 +77,7 @@ export async function answerStreamed(
     );
   };
   const left = new AbortController();
+  let rateLimit: RateLimitState | null = null;
   const running: Promise<InvokeResult> = invoke(platform, tool, {
     credential: bearerCredential(context.req.header("Authorization")),
     clientIp: options.clientIp(context.req.raw, context.env),
@@ -81,6 +85,10 @@ export async function answerStreamed(
     signal: AbortSignal.any([context.req.raw.signal, left.signal]),
     input,
     reportProgress,
+    // The token is taken before the command starts, so the stream's headers carry the bucket's state.
+    onRateLimit: (state) => {
+      rateLimit = state;
+    },
   });
   // A refusal before the command started is the REST error, as the JSON answer gives it.
   const first = await Promise.race([started.then(() => null), running]).catch((error: unknown) => {
@@ -138,6 +146,7 @@ export async function answerStreamed(
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache",
       "X-Accel-Buffering": "no",
+      ...options.rateLimitHeaders(rateLimit),
     },
   });
 }

@@ -14,7 +14,7 @@ export interface ResolvedConnections {
 }
 
 export async function resolveMcpConnections(
-  platform: PlatformServices,
+  platform: Pick<PlatformServices, "storage">,
   accountId: string,
   requested: string[] | null,
 ): Promise<ResolvedConnections> {

@@ -76,7 +76,10 @@ export const mountedVolumeIds = (session: SandboxSessionRecord): string[] =>
  * otherwise nothing to do (the local runtime makes a volume's directory at its first mount). A
  * failure is kept on the volume (status failed, a reason without internals) and logged.
  */
-export async function provisionVolume(platform: PlatformServices, volume: VolumeRecord): Promise<void> {
+export async function provisionVolume(
+  platform: Pick<PlatformServices, "sandboxRuntime" | "storage" | "logger">,
+  volume: VolumeRecord,
+): Promise<void> {
   const { sandboxRuntime, storage, logger } = platform;
   if (!sandboxRuntime.createVolume) {
     await storage.volumes.settle(volume.id, { status: "ready", pvcName: null, failureReason: null });
@@ -109,7 +112,12 @@ export async function provisionVolume(platform: PlatformServices, volume: Volume
  * with this delete either sees it gone (404) or is seen here (409): never both succeed. Sessions
  * past their expiry that the reaper has not reached yet are ended here the way it would.
  */
-export async function deleteVolume(platform: PlatformServices, accountId: string, id: string, now: Date) {
+export async function deleteVolume(
+  platform: Pick<PlatformServices, "storage" | "sandboxRuntime" | "logger">,
+  accountId: string,
+  id: string,
+  now: Date,
+) {
   const { storage, sandboxRuntime, logger } = platform;
   const volume = await storage.volumes.get(accountId, id);
   const usable: VolumeStatus[] = ["queued", "creating", "ready", "failed"];
@@ -153,7 +161,7 @@ const invalidMount = (volumeId: string, message: string) =>
  * paths and apart from the others (422), every volume the account's and ready (404 not_found).
  */
 export async function resolveVolumeMounts(
-  platform: PlatformServices,
+  platform: Pick<PlatformServices, "storage">,
   accountId: string,
   requested: Record<string, string> | null,
 ): Promise<ResolvedMount[]> {
@@ -184,7 +192,7 @@ export async function resolveVolumeMounts(
 
 /** The volumes by id; 404 when one is not the account's or not ready (asked again after reserving). */
 export async function requireReadyVolumes(
-  platform: PlatformServices,
+  platform: Pick<PlatformServices, "storage">,
   accountId: string,
   ids: string[],
 ): Promise<Map<string, VolumeRecord>> {

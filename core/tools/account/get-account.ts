@@ -14,6 +14,7 @@ export const getAccount = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/account", status: 200 },
+  uses: ["storage"],
   async handler(context) {
     const account = await context.platform.storage.accounts.findById(requireAccount(context));
     if (!account) throw new ServiceError("invalid_api_key", "Invalid or revoked API key");

@@ -14,7 +14,11 @@ export const usageSummary = z.object({
 /** Sandbox seconds as hours with 4 decimal places, the wire precision of usage figures. */
 export const sandboxHours = (seconds: number) => Math.round((seconds / 3600) * 10_000) / 10_000;
 
-export async function summariseUsage(platform: PlatformServices, accountId: string, now: Date) {
+export async function summariseUsage(
+  platform: Pick<PlatformServices, "storage" | "config">,
+  accountId: string,
+  now: Date,
+) {
   const figures = await platform.storage.usage.figures(accountId, now);
   return {
     monthly_sandbox_hours_used: sandboxHours(figures.monthlySandboxSeconds),
@@ -40,6 +44,7 @@ export const getUsage = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/usage", status: 200 },
+  uses: ["config", "rateLimits", "storage"],
   async handler(context) {
     const accountId = requireAccount(context);
     const { platform } = context;

@@ -12,6 +12,7 @@ export const clearAllowedCommands = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "DELETE", path: "/v1/account/allowed-commands", status: 204 },
+  uses: ["storage"],
   async handler(context) {
     await context.platform.storage.allowlists.clear(requireAccount(context));
     return null;

@@ -14,6 +14,7 @@ export const getAllowedCommands = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/account/allowed-commands", status: 200 },
+  uses: ["storage"],
   async handler(context) {
     return {
       rules: (await context.platform.storage.allowlists.get(requireAccount(context))) as z.input<

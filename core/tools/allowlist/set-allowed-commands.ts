@@ -28,6 +28,7 @@ export const setAllowedCommands = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "PUT", path: "/v1/account/allowed-commands", status: 200 },
+  uses: ["config", "patternWork", "storage"],
   async handler(context, input) {
     const { config, storage } = context.platform;
     const { rules, inputIndexes } = readAllowlistRules(input.rules, config.SVC_MAX_ALLOWLIST_RULES);

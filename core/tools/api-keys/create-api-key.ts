@@ -17,6 +17,7 @@ export const createApiKey = defineTool({
   auth: "dashboard",
   bucket: null,
   http: { method: "POST", path: "/v1/api-keys", status: 201 },
+  uses: ["storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { key, prefix } = generateApiKey();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { apiKeyOut, toApiKeyOut } from "./schemas.ts";
+import { apiKeyOut, oauthGrantOut, toApiKeyOut } from "./schemas.ts";
 
 export const listApiKeys = defineTool({
   name: "list_api_keys",
@@ -14,8 +14,17 @@ export const listApiKeys = defineTool({
   auth: "dashboard",
   bucket: null,
   http: { method: "GET", path: "/v1/api-keys", status: 200 },
+  uses: ["storage"],
   async handler(context) {
-    const records = await context.platform.storage.apiKeys.list(requireAccount(context));
-    return records.map(toApiKeyOut);
+    const accountId = requireAccount(context);
+    const { storage } = context.platform;
+    const [keys, grants] = await Promise.all([
+      storage.apiKeys.list(accountId),
+      storage.oauth.listGrants(accountId),
+    ]);
+    // OAuth connectors' grants are listed (and revoked) beside the keys: prefix "oauth".
+    return [...keys.map(toApiKeyOut), ...grants.map(oauthGrantOut)].sort(
+      (a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id),
+    );
   },
 });

@@ -15,12 +15,14 @@ export const revokeApiKey = defineTool({
   auth: "dashboard",
   bucket: null,
   http: { method: "DELETE", path: "/v1/api-keys/:key_id", status: 204 },
+  uses: ["storage"],
   async handler(context, input) {
-    const revoked = await context.platform.storage.apiKeys.revoke(
-      requireAccount(context),
-      input.key_id,
-      context.now,
-    );
+    const accountId = requireAccount(context);
+    const { storage } = context.platform;
+    // An OAuth grant's id revokes the grant: every access and refresh token of its family.
+    const revoked =
+      (await storage.apiKeys.revoke(accountId, input.key_id, context.now)) ||
+      (await storage.oauth.revokeGrant(accountId, input.key_id, context.now));
     if (!revoked) throw notFound("API key not found");
     context.logger.info({ keyId: input.key_id }, "api key revoked");
     return null;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { OAuthGrantRecord } from "../../ports/oauth-storage.ts";
 import type { ApiKeyRecord } from "../../ports/storage.ts";
 
 export const apiKeyOut = z.object({
@@ -18,5 +19,17 @@ export function toApiKeyOut(record: ApiKeyRecord) {
     created_at: record.createdAt.toISOString(),
     revoked_at: record.revokedAt?.toISOString() ?? null,
     last_used_at: record.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+/** An OAuth connector's grant as the key list shows it: its client's name, prefix "oauth". */
+export function oauthGrantOut(grant: OAuthGrantRecord) {
+  return {
+    id: grant.id,
+    name: `${grant.clientName} (OAuth)`.slice(0, 200),
+    prefix: "oauth",
+    created_at: grant.createdAt.toISOString(),
+    revoked_at: grant.revokedAt?.toISOString() ?? null,
+    last_used_at: grant.lastUsedAt?.toISOString() ?? null,
   };
 }

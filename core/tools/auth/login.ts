@@ -21,6 +21,7 @@ export const login = defineTool({
   auth: "none",
   bucket: "login",
   http: { method: "POST", path: "/v1/auth/login", status: 200 },
+  uses: ["dashboardTokens", "loginGuard", "passwords", "storage"],
   async handler(context, input) {
     const { storage, passwords, loginGuard } = context.platform;
     const guardKey = `${input.email}|${context.clientIp}`;

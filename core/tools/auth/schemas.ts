@@ -22,7 +22,7 @@ export const tokenResponse = z.object({
 
 /** The token response for a signed-up or logged-in account. */
 export async function tokenResponseFor(
-  context: ToolContext,
+  context: ToolContext<"dashboardTokens">,
   account: { id: string; email: string; createdAt: Date },
 ): Promise<z.input<typeof tokenResponse>> {
   const { dashboardTokens } = context.platform;

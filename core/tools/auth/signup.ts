@@ -17,6 +17,7 @@ export const signup = defineTool({
   auth: "none",
   bucket: "signup",
   http: { method: "POST", path: "/v1/auth/signup", status: 201 },
+  uses: ["dashboardTokens", "passwords", "storage"],
   async handler(context, input) {
     const { storage, passwords } = context.platform;
     const passwordHash = await passwords.hash(input.password);

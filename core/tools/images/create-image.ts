@@ -39,17 +39,15 @@ export const createImage = defineTool({
   group: "images",
   title: "Build a custom image",
   description:
-    'Build a custom sandbox image from a base and exact-pinned packages ("name==version"; npm may be "@scope/name==version"). It builds in the background: poll get_sandbox_image until status is completed, then pass its id as create_sandbox\'s image_id. The same spec built within 24 hours is reused at once.',
+    "Build a custom image from a base and pinned packages, in the background: poll get_sandbox_image until completed, then pass its id as create_sandbox's image_id.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   input: z.object({
-    label: storableString().max(200).nullable().default(null).describe("Free-form name shown in listings"),
+    label: storableString().max(200).nullable().default(null).describe("Name shown in listings"),
     base: z
       .string()
       .max(64)
       .default("default")
-      .describe(
-        'The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only); the counterpart\'s boxxkite-default and boxxkite-node are taken as "default"',
-      ),
+      .describe('"default" (Python, apt and npm packages) or "minimal" (apt only)'),
     python_packages: packageList("python"),
     apt_packages: packageList("apt"),
     npm_packages: packageList("npm"),
@@ -65,6 +63,7 @@ export const createImage = defineTool({
   http: { method: "POST", path: "/v1/images", status: 202 },
   mcp: {},
   enabled: imagesEnabled,
+  uses: ["config", "imageBuilds", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { storage, config, imageBuilds } = context.platform;

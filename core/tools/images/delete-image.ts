@@ -7,8 +7,7 @@ export const deleteImage = defineTool({
   name: "delete_sandbox_image",
   group: "images",
   title: "Delete a custom image",
-  description:
-    "Delete a custom image. Sandboxes already started from it keep running unchanged; new ones can no longer name it.",
+  description: "Delete a custom image; sandboxes started from it keep running.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ image_id: imageIdParameter }),
   output: z.null(),
@@ -17,6 +16,7 @@ export const deleteImage = defineTool({
   http: { method: "DELETE", path: "/v1/images/:image_id", status: 204 },
   mcp: { done: { status: "deleted", idField: "image_id" } },
   enabled: imagesEnabled,
+  uses: ["imageBuilds", "storage"],
   async handler(context, input) {
     // Only the record goes: a layer is content-addressed and may be shared by a reused build or
     // be under a live sandbox, so it stays where sandboxes read it (docs/sandboxes.md#images).

@@ -7,8 +7,7 @@ export const getImage = defineTool({
   name: "get_sandbox_image",
   group: "images",
   title: "Get a custom image",
-  description:
-    "Get one custom image: its status (completed means create_sandbox can take its id as image_id), digest, and on failure the reason and the end of the build log.",
+  description: "Get one custom image: status, and if it failed why, with the build log's end.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ image_id: imageIdParameter }),
   output: imageOut,
@@ -17,6 +16,7 @@ export const getImage = defineTool({
   http: { method: "GET", path: "/v1/images/:image_id", status: 200 },
   mcp: {},
   enabled: imagesEnabled,
+  uses: ["storage"],
   async handler(context, input) {
     const image = await context.platform.storage.images.get(requireAccount(context), input.image_id);
     if (!image) throw notFound("Image not found");

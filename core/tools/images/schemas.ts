@@ -11,9 +11,7 @@ export { imagesEnabled } from "../../sandboxes/images/images.ts";
 
 export const imageStatuses = ["queued", "building", "completed", "failed"] as const;
 
-export const imageIdParameter = resourceId.describe(
-  "Image id, from create_sandbox_image or list_sandbox_images",
-);
+export const imageIdParameter = resourceId.describe("Image id, from create_sandbox_image");
 
 const examples: Record<PackageKind, string> = {
   python: "requests==2.32.3",
@@ -35,7 +33,7 @@ export const packageList = (kind: PackageKind) =>
     )
     .max(100)
     .default([])
-    .describe(`${kind} packages, each pinned exactly as name==version (e.g. ${examples[kind]})`);
+    .describe(`name==version, e.g. ${examples[kind]}`);
 
 export const imageOut = z.object({
   id: z.string(),

@@ -27,16 +27,16 @@ const invalid = (problem: ValidationProblem) =>
 export const lspCompletion = defineTool({
   name: "lsp_completion",
   group: "lsp",
-  title: "Ask a language server for completions",
+  title: "Get completions",
   description:
-    "Completion items at a 0-indexed line and character of a document opened with lsp_open (e.g. just after `os.`). Each item has a label, a kind and often detail and documentation.",
+    "Completion items (label, kind, detail, docs) at a position in a document opened with lsp_open.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     lsp_id: lspIdParameter,
     path: documentPathField,
     line: z.number().int().min(0).describe("0-indexed line"),
-    character: z.number().int().min(0).describe("0-indexed character (UTF-16 code units) in the line"),
+    character: z.number().int().min(0).describe("0-indexed, in UTF-16 code units"),
   }),
   output: z.object({
     items: z.array(z.record(z.string(), z.unknown())).describe("Raw LSP CompletionItem objects"),
@@ -47,6 +47,7 @@ export const lspCompletion = defineTool({
   // A model reads kind names; REST clients get the protocol's numbers.
   mcp: { present: (output) => ({ items: withKindNames((output as { items: unknown[] }).items) }) },
   enabled: lspEnabled,
+  uses: ["languageServers", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const { client, path } = await requireLanguageServer(context, input);
     const text = client.documentText(path as string);

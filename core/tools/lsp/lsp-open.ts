@@ -7,22 +7,23 @@ import { documentPathField, lspEnabled, lspIdParameter, lspRoute, requireLanguag
 export const lspOpen = defineTool({
   name: "lsp_open",
   group: "lsp",
-  title: "Open a document in a language server",
+  title: "Open a document",
   description:
-    "Send a document's whole content to a language server (the first time opens it, later calls replace it). The file on disk is not changed. Call it again after each edit, before lsp_completion.",
+    "Send a document's whole content to a language server (the file on disk is unchanged); again after each edit, before lsp_completion.",
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     lsp_id: lspIdParameter,
     path: documentPathField,
-    content: z.string().max(maxContentCharacters).describe("The document's whole content"),
+    content: z.string().max(maxContentCharacters).describe("Its whole content"),
   }),
   output: z.object({ status: z.literal("opened") }),
   auth: "api_key",
   bucket: "sandbox_ops",
   http: lspRoute(":lsp_id/open"),
-  mcp: {},
+  mcp: { saidByTool: ["content"] },
   enabled: lspEnabled,
+  uses: ["languageServers", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const { client, path } = await requireLanguageServer(context, input);
     await runtimeCall(context, "language server open", () => client.open(path as string, input.content));

@@ -8,15 +8,11 @@ export const lspStart = defineTool({
   name: "lsp_start",
   group: "lsp",
   title: "Start a language server",
-  description: `Start a language server inside a sandbox (${supportedLanguages.join(", ")}); returns its lsp_id. Then lsp_open a document with its content and ask lsp_completion at a 0-indexed position; lsp_stop when done. A sandbox runs at most 4 at once.`,
+  description: `Start a language server (at most 4 per sandbox); returns its lsp_id for lsp_open, lsp_completion and lsp_stop.`,
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    language: z
-      .string()
-      .min(1)
-      .max(32)
-      .describe(`The language: ${supportedLanguages.map((language) => `"${language}"`).join(", ")}`),
+    language: z.string().min(1).max(32).describe(supportedLanguages.join(", ")),
   }),
   output: z.object({ lsp_id: z.string() }),
   auth: "api_key",
@@ -24,6 +20,7 @@ export const lspStart = defineTool({
   http: lspRoute("start"),
   mcp: {},
   enabled: lspEnabled,
+  uses: ["languageServers", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     const { languageServers, sandboxRuntime } = context.platform;

@@ -7,7 +7,7 @@ export const lspStop = defineTool({
   name: "lsp_stop",
   group: "lsp",
   title: "Stop a language server",
-  description: "Stop a language server started with lsp_start; its slot is free for another.",
+  description: "Stop a language server, freeing its slot.",
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({ session_id: sessionIdParameter, lsp_id: lspIdParameter }),
   output: z.object({ status: z.literal("stopped") }),
@@ -16,6 +16,7 @@ export const lspStop = defineTool({
   http: lspRoute(":lsp_id/stop"),
   mcp: {},
   enabled: lspEnabled,
+  uses: ["languageServers", "storage"],
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     const { languageServers } = context.platform;

@@ -15,11 +15,7 @@ export const lspEnabled = (config: Config) => config.SVC_LSP_ENABLED;
 
 export const lspIdParameter = z.string().min(1).max(64).describe("Language server id, from lsp_start");
 
-export const documentPathField = z
-  .string()
-  .min(1)
-  .max(4096)
-  .describe("The document's path; relative paths resolve under /workspace");
+export const documentPathField = z.string().min(1).max(4096).describe("Under /workspace if relative");
 
 /** The REST binding of an LSP operation: POST /v1/sandboxes/:session_id/lsp/<suffix>. */
 export const lspRoute = (suffix: string) => ({
@@ -30,7 +26,7 @@ export const lspRoute = (suffix: string) => ({
 
 /** The session's language server and the canonical sandbox path of `path` (when given). */
 export async function requireLanguageServer(
-  context: ToolContext,
+  context: ToolContext<"storage" | "languageServers" | "sandboxRuntime">,
   input: { session_id: string; lsp_id: string; path?: string },
 ): Promise<{ sessionId: string; client: LanguageClient; path: string | null }> {
   const session = await requireActiveSession(context, input.session_id);

@@ -9,17 +9,18 @@ export const createMcpConnection = defineTool({
   group: "mcp_connections",
   title: "Create an MCP connection",
   description:
-    "Grant the account one remote MCP server from the operator's catalog (by default slack, notion, linear, github) under a label. Pass the label in create_sandbox's mcp_connection_names so that sandbox may reach the server's host; nothing else opens.",
+    "Grant the account a catalog MCP server under a label; sandboxes created with the label in mcp_connection_names may reach its host.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
-    label: storableString().min(1).max(200).describe("Unique name, used in mcp_connection_names"),
-    catalog_id: z.string().min(1).max(64).describe("Catalog entry, e.g. github, slack, notion or linear"),
+    label: storableString().min(1).max(200).describe("Unique; named in mcp_connection_names"),
+    catalog_id: z.string().min(1).max(64).describe("e.g. github, slack, notion or linear"),
   }),
   output: mcpConnectionOut,
   auth: "api_key",
   bucket: "mcp_connection_ops",
   http: { method: "POST", path: "/v1/mcp-connections", status: 201 },
-  mcp: {},
+  mcp: { saidByTool: ["label"] },
+  uses: ["config", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { storage, config } = context.platform;

@@ -7,8 +7,7 @@ export const deleteMcpConnection = defineTool({
   name: "delete_mcp_connection",
   group: "mcp_connections",
   title: "Delete an MCP connection",
-  description:
-    "Delete an MCP connection by id. Sandboxes created with it keep their egress until they end; new ones can no longer name it.",
+  description: "Delete an MCP connection; sandboxes created with it keep reaching its host.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ connection_id: resourceId.describe("Connection id, from list_mcp_connections") }),
   output: z.null(),
@@ -16,6 +15,7 @@ export const deleteMcpConnection = defineTool({
   bucket: "mcp_connection_ops",
   http: { method: "DELETE", path: "/v1/mcp-connections/:connection_id", status: 204 },
   mcp: { done: { status: "deleted", idField: "connection_id" } },
+  uses: ["storage"],
   async handler(context, input) {
     const deleted = await context.platform.storage.mcpConnections.delete(
       requireAccount(context),

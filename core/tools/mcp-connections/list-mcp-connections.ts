@@ -6,7 +6,7 @@ export const listMcpConnections = defineTool({
   name: "list_mcp_connections",
   group: "mcp_connections",
   title: "List MCP connections",
-  description: "List the account's MCP connections, newest first: label, catalog entry, host and last use.",
+  description: "List the account's MCP connections: label, catalog entry, host and last use.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.array(mcpConnectionOut),
@@ -14,6 +14,7 @@ export const listMcpConnections = defineTool({
   bucket: null,
   http: { method: "GET", path: "/v1/mcp-connections", status: 200 },
   mcp: {},
+  uses: ["storage"],
   async handler(context) {
     const connections = await context.platform.storage.mcpConnections.list(requireAccount(context));
     return connections.map(toMcpConnectionOut);

@@ -92,6 +92,7 @@ export const exportMemories = defineTool({
   // A page is up to 4 MiB of JSON to build, check and send: an account's exports take its tokens.
   bucket: "memory_ops",
   http: { method: "GET", path: "/v1/memory/export", status: 200 },
+  uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const accountId = await settledAccount(context);
     const cursor = input.cursor === undefined ? null : decodeExportCursor(input.cursor);

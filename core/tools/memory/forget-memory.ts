@@ -8,8 +8,7 @@ export const forgetMemory = defineTool({
   name: "forget_memory",
   group: "memory",
   title: "Forget a memory",
-  description:
-    "Permanently delete a memory with its search entry, embeddings and relations; an import will not bring it back. Use it when asked to forget something; find the id with recall.",
+  description: "Permanently delete a memory when asked to forget it; find its id with recall.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ memory_id: memoryIdParameter.describe("Id of the memory, e.g. from recall") }),
   output: z.null(),
@@ -17,6 +16,7 @@ export const forgetMemory = defineTool({
   bucket: "memory_ops",
   http: { method: "DELETE", path: "/v1/memory/:memory_id", status: 204 },
   mcp: { done: { status: "forgotten", idField: "memory_id" } },
+  uses: ["memoryWriter", "secretCipher", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const deleted = await context.platform.storage.memories.transaction(async (store) => {

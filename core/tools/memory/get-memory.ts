@@ -17,6 +17,7 @@ export const getMemory = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/:memory_id", status: 200 },
+  uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const row = await context.platform.storage.memories.get(
       await settledAccount(context),

@@ -61,6 +61,7 @@ export const importMemories = defineTool({
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "POST", path: "/v1/memory/import", status: 201 },
+  uses: ["memoryWriter", "secretCipher", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const now = context.now;

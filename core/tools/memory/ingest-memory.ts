@@ -16,16 +16,16 @@ import {
 export const ingestMemory = defineTool({
   name: "ingest_memory",
   group: "memory",
-  title: "Ingest a document into memory",
+  title: "Ingest a document",
   description:
-    "Extract atomic memories from a document or transcript (speaker: text lines) without a model: sentences split, filtered and de-duplicated, kinds and dates detected; at most 50 per call. For one fact use remember.",
+    "Extract memories (kinds and dates detected) from a document or transcript (speaker: text lines), at most 50.",
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     content: storableString()
       .min(1)
       .max(262_144)
       .refine((text) => text.trim().length > 0, "content must contain text, not only whitespace")
-      .describe("Document or transcript text to extract memories from"),
+      .describe("Document or transcript text"),
     scope: scope.default("default").describe(fieldDescriptions.scope),
     kind: z
       .enum(["auto", ...memoryKinds])
@@ -45,6 +45,7 @@ export const ingestMemory = defineTool({
   http: { method: "POST", path: "/v1/memory/ingest", status: 201 },
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   mcp: { omit: ["kind", "metadata", "expires_at", "document_date"] },
+  uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const extracted = extractMemories({

@@ -20,6 +20,7 @@ export const listMemories = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory", status: 200 },
+  uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(
       await settledAccount(context),

@@ -20,6 +20,7 @@ export const memoryMetrics = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/metrics", status: 200 },
+  uses: ["memoryEmbedder", "memoryWriter", "storage"],
   async handler(context, input) {
     const { memoryEmbedder, storage } = context.platform;
     // Coverage counts vectors on the path queries use now (null until the provider first answers).

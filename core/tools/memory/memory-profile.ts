@@ -10,11 +10,11 @@ export const memoryProfile = defineTool({
   group: "memory",
   title: "Memory profile",
   description:
-    "What is known about the user and project: stable facts, preferences and instructions (static) apart from recent goals, notes and summaries (dynamic). Call it early in a task.",
+    "Stable facts, preferences and instructions (static) and recent goals, notes and summaries (dynamic) about the user and project.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     scope: scope.optional().describe(fieldDescriptions.scopeFilter),
-    limit: boundedInteger(1, 100, 20).describe("Most memories in each of static and dynamic"),
+    limit: boundedInteger(1, 100, 20).describe("Most in each of static and dynamic"),
   }),
   output: z.object({ static: z.array(memoryOut), dynamic: z.array(memoryOut) }),
   auth: "api_key",
@@ -22,6 +22,7 @@ export const memoryProfile = defineTool({
   http: { method: "GET", path: "/v1/memory/profile", status: 200 },
   // No scope default: omitted or null reads every scope, on MCP as on REST (CONTRACT §3).
   mcp: {},
+  uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(
       await settledAccount(context),

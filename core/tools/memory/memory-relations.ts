@@ -19,6 +19,7 @@ export const memoryRelations = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/memory/:memory_id/relations", status: 200 },
+  uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const accountId = await settledAccount(context);
     const { memories } = context.platform.storage;

@@ -10,10 +10,10 @@ export const recall = defineTool({
   group: "memory",
   title: "Recall memories",
   description:
-    "Search memories by the words of a query (full text, plus related memories and recency, and by meaning when semantic search is on); returns the best matches with a score. Call it early in a task to pick up what is already known.",
+    "Search memories (full text, related memories, recency, and meaning when semantic search is on), best first.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
-    q: z.string().min(1).max(400).describe("What to look for, in plain words"),
+    q: z.string().min(1).max(400).describe("In plain words"),
     scope: scope.optional().describe(fieldDescriptions.scopeFilter),
     limit: boundedInteger(1, 50, 10).describe("Most memories to return"),
   }),
@@ -30,6 +30,7 @@ export const recall = defineTool({
   http: { method: "GET", path: "/v1/memory/search", status: 200 },
   // No scope default: omitted or null searches every scope, on MCP as on REST (CONTRACT §3).
   mcp: { rename: { q: "query" } },
+  uses: ["config", "memoryEmbedder", "memorySearch", "memoryWriter", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { config, memoryEmbedder, memorySearch, memoryWriter, storage } = context.platform;

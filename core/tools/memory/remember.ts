@@ -7,7 +7,7 @@ export const remember = defineTool({
   group: "memory",
   title: "Remember",
   description:
-    "Store a durable memory: a fact, preference, goal, instruction, note or summary (kind), one per call. Writing the same content again updates that memory instead of duplicating it; a newer memory that updates an older one supersedes it.",
+    "Store one durable memory. The same content again updates it; a newer memory updating an older one supersedes it.",
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   input: memoryCreateRequest,
   output: memoryOut,
@@ -18,6 +18,7 @@ export const remember = defineTool({
   mcp: {
     omit: ["source_session_id", "expires_at", "source_content", "document_date", "event_dates", "importance"],
   },
+  uses: ["memoryWriter", "secretCipher"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const contentHash = await contentHashOf(input.content);

@@ -77,10 +77,10 @@ export const scope = storableString().min(1).max(128);
 
 /** Descriptions of fields that several memory operations share. */
 export const fieldDescriptions = {
-  scope: "Namespace such as a project or user; recall searches within it",
-  scopeFilter: "Only this scope; over REST, omit for every scope",
-  metadata: "Free-form JSON object kept with the memory",
-  sourceSessionId: "Id of the conversation or session it came from",
+  scope: "A project or user",
+  scopeFilter: "Only this one (omitted: every scope)",
+  metadata: "Any JSON object",
+  sourceSessionId: "Its conversation",
   expiresAt: "ISO-8601 date-time it disappears at; null keeps it",
 };
 
@@ -89,12 +89,9 @@ export const memoryCreateFields = {
     .min(1)
     .max(65_536)
     .refine((text) => text.trim().length > 0, "content must contain text, not only whitespace")
-    .describe("The memory: one self-contained statement"),
+    .describe("One self-contained statement"),
   scope: scope.default("default").describe(fieldDescriptions.scope),
-  kind: z
-    .enum(memoryKinds)
-    .default("fact")
-    .describe("Kind; fact, preference and instruction form the profile's static part"),
+  kind: z.enum(memoryKinds).default("fact").describe("Static in the profile: fact, preference, instruction"),
   metadata: metadata.default({}).describe(fieldDescriptions.metadata),
   source_session_id: storableString()
     .max(36)

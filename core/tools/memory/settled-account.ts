@@ -8,7 +8,7 @@ import { requireAccount, type ToolContext } from "../../tool.ts";
  * shows its own rows' unwritten counts instead).
  */
 export async function settledAccount(
-  context: ToolContext,
+  context: ToolContext<"memoryWriter">,
   options: { accesses?: boolean } = {},
 ): Promise<string> {
   const accountId = requireAccount(context);

@@ -20,6 +20,7 @@ export const processGet = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: processRoute("GET", "/:process_id"),
+  uses: ["backgroundProcesses", "storage"],
   async handler(context, input) {
     const sessionId = await activeSessionId(context, input.session_id);
     return toProcessOut(context.platform.backgroundProcesses.get(sessionId, input.process_id));

@@ -6,9 +6,8 @@ import { activeSessionId, processRoute, processStateOut, toProcessOut } from "./
 export const processList = defineTool({
   name: "process_list",
   group: "processes",
-  title: "List a sandbox's background processes",
-  description:
-    "List the background processes of a sandbox, running and recently ended, oldest first, with status, exit_code and output_bytes.",
+  title: "List background processes",
+  description: "List a sandbox's processes, running and recently ended.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter }),
   output: z.object({ processes: z.array(processStateOut) }),
@@ -16,6 +15,7 @@ export const processList = defineTool({
   bucket: "sandbox_ops",
   http: processRoute("GET", ""),
   mcp: {},
+  uses: ["backgroundProcesses", "storage"],
   async handler(context, input) {
     const sessionId = await activeSessionId(context, input.session_id);
     return { processes: context.platform.backgroundProcesses.list(sessionId).map(toProcessOut) };

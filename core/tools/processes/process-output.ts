@@ -8,36 +8,22 @@ import { activeSessionId, processIdParameter, processRoute, processStatuses } fr
 export const processOutput = defineTool({
   name: "process_output",
   group: "processes",
-  title: "Read a background process's output",
-  description: `Read a background process's stdout and stderr from since_offset (0 at first, then the next_offset of the previous answer): offsets count the bytes of both streams together, so nothing is lost or repeated. With wait_seconds, waits that long for new output or the process's end. truncated means bytes before offset were dropped (the server keeps the newest only). keep "head" (REST's default) reads the first max_bytes and next_offset is where they end; keep "tail" or "both" (the MCP default, with max_bytes 16 KiB) reads up to the newest output and cuts the rest, with a marker and omitted_range saying which offsets to read to get it.`,
+  title: "Read a process's output",
+  description: `Read a background process's output from since_offset. keep "head" reads max_bytes on; "tail" and "both" read to the newest, omitted_range naming what was cut.`,
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
     process_id: processIdParameter,
-    since_offset: z
-      .number()
-      .int()
-      .min(0)
-      .default(0)
-      .describe("Where to start: 0, or the next_offset of the previous read"),
-    max_bytes: z
-      .number()
-      .int()
-      .min(1)
-      .max(1_048_576)
-      .default(65_536)
-      .describe("At most this many bytes of output (both streams) in the answer"),
-    keep: keepField(
-      "head",
-      '"head" reads on from since_offset (next_offset ends the page), "tail" and "both" read to the newest output and name the offsets cut',
-    ),
+    since_offset: z.number().int().min(0).default(0).describe("0, or the previous next_offset"),
+    max_bytes: z.number().int().min(1).max(1_048_576).default(65_536).describe("Both streams together"),
+    keep: keepField("head"),
     wait_seconds: z
       .number()
       .int()
       .min(0)
       .max(60)
       .default(0)
-      .describe("When there is no output past since_offset yet, wait this long for some (or the end)"),
+      .describe("Wait this long for new output (or the end)"),
   }),
   output: z.object({
     stdout: z.string(),
@@ -54,7 +40,8 @@ export const processOutput = defineTool({
   bucket: "sandbox_ops",
   http: processRoute("GET", "/:process_id/output"),
   // MCP: the newest output's head and tail within an agent's context, unless the client asks otherwise.
-  mcp: { defaults: { max_bytes: mcpStreamBudgetBytes, keep: "both" } },
+  mcp: { defaults: { max_bytes: mcpStreamBudgetBytes, keep: "both" }, saidByTool: ["keep"] },
+  uses: ["backgroundProcesses", "storage"],
   async handler(context, input) {
     const sessionId = await activeSessionId(context, input.session_id);
     const page = await context.platform.backgroundProcesses.output(sessionId, input.process_id, {

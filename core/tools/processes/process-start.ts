@@ -8,17 +8,14 @@ import { processRoute, processStateOut, toProcessOut } from "./schemas.ts";
 export const processStart = defineTool({
   name: "process_start",
   group: "processes",
-  title: "Start a background process in a sandbox",
+  title: "Start a background process",
   description:
-    "Start a shell command in a sandbox without waiting for it (a dev server, a watcher, a long test run); returns its process_id at once. Read its output with process_output (from next_offset on), send stdin with process_input, end it with process_stop. It runs until it exits, is stopped, reaches max_runtime_seconds or the sandbox ends.",
+    "Start a shell command without waiting (a dev server, a long test run); returns its process_id for process_output, process_input and process_stop.",
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    command: storableString()
-      .min(1)
-      .max(1_048_576)
-      .describe('Shell command line, e.g. "python3 -m http.server 8000"'),
-    description: z.string().max(500).optional().describe("What the command is for, in a few words"),
+    command: storableString().min(1).max(1_048_576).describe('e.g. "python3 -m http.server 8000"'),
+    description: z.string().max(500).optional().describe("What it is for"),
     max_runtime_seconds: z
       .number()
       .int()
@@ -26,13 +23,14 @@ export const processStart = defineTool({
       .max(604_800)
       .nullable()
       .optional()
-      .describe("Seconds after which it is stopped; absent or null: until the sandbox ends (never later)"),
+      .describe("Stop it after this long (default: when the sandbox ends)"),
   }),
   output: processStateOut,
   auth: "api_key",
   bucket: "sandbox_ops",
   http: processRoute("POST", "", 201),
   mcp: {},
+  uses: ["backgroundProcesses", "patternWork", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     await requireAllowedCommand(context, input.command);

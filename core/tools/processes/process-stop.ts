@@ -14,7 +14,7 @@ export const processStop = defineTool({
   group: "processes",
   title: "Stop a background process",
   description:
-    "Stop a background process: SIGTERM to it and what it started, SIGKILL after a few seconds if it is still running. Answers its final state; stopping an ended process changes nothing.",
+    "Stop a background process (SIGTERM to it and its children, then SIGKILL); answers its final state.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter, process_id: processIdParameter }),
   output: processStateOut,
@@ -22,6 +22,7 @@ export const processStop = defineTool({
   bucket: "sandbox_ops",
   http: processRoute("POST", "/:process_id/stop"),
   mcp: {},
+  uses: ["backgroundProcesses", "storage"],
   async handler(context, input) {
     const sessionId = await activeSessionId(context, input.session_id);
     const state = await runtimeCall(context, "process stop", () =>

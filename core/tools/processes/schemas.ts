@@ -49,6 +49,6 @@ export const processRoute = (method: "GET" | "POST", suffix: string, status = 20
 });
 
 /** The session id of an owned, active session (404 otherwise). */
-export async function activeSessionId(context: ToolContext, sessionId: string): Promise<string> {
+export async function activeSessionId(context: ToolContext<"storage">, sessionId: string): Promise<string> {
   return (await requireActiveSession(context, sessionId)).id;
 }

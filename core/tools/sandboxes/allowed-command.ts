@@ -9,7 +9,10 @@ import { requireAccount, type ToolContext } from "../../tool.ts";
 const allowlistCheckMs = 10_000;
 
 /** Refuses (403 `command_not_allowed`) a command the account's allowlist does not permit. */
-export async function requireAllowedCommand(context: ToolContext, command: string): Promise<void> {
+export async function requireAllowedCommand(
+  context: ToolContext<"storage" | "patternWork">,
+  command: string,
+): Promise<void> {
   const rules = (await context.platform.storage.allowlists.get(requireAccount(context))) as AllowlistRule[];
   if (rules.length === 0) return;
   const check = await context.platform.patternWork

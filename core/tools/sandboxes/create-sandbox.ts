@@ -11,52 +11,35 @@ import { sandboxHours, summariseUsage, usageSummary } from "../account/get-usage
 import { runtimeCall, sandboxSessionOut, toSessionOut } from "./sessions.ts";
 
 const createRequest = z.object({
-  label: z.string().max(200).nullable().default(null).describe("Free-form name shown in listings"),
-  size: z.enum(sandboxSizes).default("small").describe("CPU and memory class; the server may cap it"),
-  storage_gb: z
-    .number()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe("Disk size in GB; null gives the size's default disk"),
+  label: z.string().max(200).nullable().default(null).describe("Name shown in listings"),
+  size: z.enum(sandboxSizes).default("small").describe("CPU and memory class"),
+  storage_gb: z.number().positive().nullable().default(null).describe("Disk in GB (default: the size's)"),
   lifetime_minutes: z
     .number()
     .int()
     .min(1)
     .nullable()
     .default(null)
-    .describe(
-      "Minutes until it expires, at most the server maximum (SVC_MAX_SESSION_MINUTES, 30 by default); null means that maximum",
-    ),
-  count: z.number().int().min(1).max(10).default(1).describe("How many to create; above 1 returns an array"),
+    .describe("Default and cap: the server's maximum"),
+  count: z.number().int().min(1).max(10).default(1).describe("How many; above 1 answers a list"),
   secret_names: z
     .array(z.string().min(1).max(200))
     .max(50)
     .nullable()
     .default(null)
     .describe("Names of secrets the session's http_request may use"),
-  image_id: z
-    .string()
-    .max(64)
-    .nullable()
-    .default(null)
-    .describe("Id of a completed custom image; null for the default image"),
+  image_id: z.string().max(64).nullable().default(null).describe("A completed custom image"),
   mcp_connection_names: z
     .array(z.string().min(1).max(200))
     .max(50)
     .nullable()
     .default(null)
-    .describe("Labels of MCP connections whose hosts the sandbox may reach"),
+    .describe("Labels of MCP connections it may reach"),
   volume_mounts: z
-    .record(
-      z.string().max(64).describe("Id of a ready volume, from create_sandbox_volume"),
-      z.string().min(1).max(4096).describe("Absolute mount path, e.g. /data"),
-    )
+    .record(z.string().max(64).describe("Volume id"), z.string().min(1).max(4096).describe("Absolute path"))
     .nullable()
     .default(null)
-    .describe(
-      'Volume id to absolute mount path, e.g. {"<volume id>": "/data"}; outside /workspace, /tmp, /mnt and the system directories',
-    ),
+    .describe('Ready volume id to absolute path, e.g. {"<id>": "/data"}'),
 });
 
 const createdResponse = sandboxSessionOut.extend({ usage: usageSummary });
@@ -120,14 +103,15 @@ export const createSandbox = defineTool({
   group: "sandboxes",
   title: "Create a sandbox",
   description:
-    "Create an isolated sandbox (or count of them) with no network access, except the hosts of the MCP connections named in mcp_connection_names; volume_mounts mounts ready volumes at absolute paths such as /data. Returns its id: pass it as session_id to exec and the file tools, and call destroy_sandbox when done; it expires after lifetime_minutes anyway.",
+    "Create an isolated sandbox with no network except the hosts of mcp_connection_names. Pass its id as session_id to the other tools; destroy_sandbox when done.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: createRequest,
   output: z.union([createdResponse, z.array(createdResponse)]),
   auth: "api_key",
   bucket: "sandbox_lifecycle",
   http: { method: "POST", path: "/v1/sandboxes", status: 201 },
-  mcp: { omit: ["secret_names"] },
+  mcp: { omit: ["secret_names"], saidByTool: ["mcp_connection_names"] },
+  uses: ["config", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { config, storage, sandboxRuntime } = context.platform;

@@ -6,8 +6,7 @@ export const destroySandbox = defineTool({
   name: "destroy_sandbox",
   group: "sandboxes",
   title: "Destroy a sandbox",
-  description:
-    "Destroy a sandbox when you are done with it: its processes and files are gone and billing stops. An unknown or already destroyed id is not_found.",
+  description: "Destroy a sandbox when done: its processes and files are gone.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter }),
   output: z.null(),
@@ -15,6 +14,7 @@ export const destroySandbox = defineTool({
   bucket: "sandbox_lifecycle",
   http: { method: "DELETE", path: "/v1/sandboxes/:session_id", status: 204 },
   mcp: { done: { status: "destroyed", idField: "session_id" } },
+  uses: ["sandboxRuntime", "storage"],
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     const { storage, sandboxRuntime } = context.platform;

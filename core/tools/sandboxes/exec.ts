@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
 import { createOutputReporter } from "../../sandboxes/exec/streamed-output.ts";
-import { budgetExecStream, mcpStreamBudgetBytes } from "../../sandboxes/output-budget.ts";
+import {
+  budgetExecStream,
+  budgetKeptExecStream,
+  mcpStreamBudgetBytes,
+} from "../../sandboxes/output-budget.ts";
 import { defineTool } from "../../tool.ts";
 import { storableString } from "../text.ts";
 import { requireAllowedCommand } from "./allowed-command.ts";
@@ -28,14 +32,11 @@ export const exec = defineTool({
   group: "sandboxes",
   title: "Run a command in a sandbox",
   description:
-    "Run a shell command in a sandbox (cwd /workspace, no network) and wait for it. Returns exit_code, stdout (≤1 MiB), stderr (≤256 KiB) and timed_out. Over MCP each stream is cut to 16 KiB by default (max_output_bytes, keep: the head and the tail, a marker in between saying how many bytes were cut); ask for more with max_output_bytes. Use the file tools to read and edit files.",
+    "Run a shell command in a sandbox (cwd /workspace, no network) and wait: exit_code, stdout, stderr, timed_out. Output past max_output_bytes is cut, a marker saying how much.",
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    command: storableString()
-      .min(1)
-      .max(1_048_576)
-      .describe('Shell command line, e.g. "pip install -r requirements.txt"'),
+    command: storableString().min(1).max(1_048_576).describe('e.g. "pip install -r requirements.txt"'),
     timeout: z
       .number()
       .int()
@@ -44,12 +45,10 @@ export const exec = defineTool({
       .nullable()
       .default(30)
       .transform((value) => value ?? 30)
-      .describe(
-        "Seconds before the command is killed; null means 30. At most 100, or 3600 when the call is streamed (REST Accept: text/event-stream, MCP progressToken); never past the sandbox's expiry",
-      ),
+      .describe("At most 100, or 3600 with a progressToken"),
     description: z.string().max(500).optional().describe("What the command is for, in a few words"),
     max_output_bytes: maxOutputBytesField(1_048_576, "each of stdout and stderr"),
-    keep: keepField("both", "both by default: a failure's first error and its last lines"),
+    keep: keepField("both", "both: half each"),
   }),
   output: z.object({
     exit_code: z.number().int(),
@@ -66,8 +65,13 @@ export const exec = defineTool({
   http: { method: "POST", path: "/v1/sandboxes/:session_id/exec", status: 200 },
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   // MCP: a budget that fits an agent's context unless the client asks for more.
-  mcp: { omit: ["description"], defaults: { max_output_bytes: mcpStreamBudgetBytes } },
+  mcp: {
+    omit: ["description"],
+    defaults: { max_output_bytes: mcpStreamBudgetBytes },
+    saidByTool: ["max_output_bytes"],
+  },
   streamsOutput: true,
+  uses: ["patternWork", "plugins", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const { reportProgress } = context;
     if (!reportProgress && input.timeout > maxTimeoutSeconds) throw timeoutTooLong();
@@ -76,6 +80,7 @@ export const exec = defineTool({
     // A command never outlives its sandbox: the timeout is cut to the session's expiry.
     const remainingSeconds = Math.ceil((session.expiresAt.getTime() - context.now.getTime()) / 1000);
     const output = reportProgress ? createOutputReporter(reportProgress) : undefined;
+    const budget = input.max_output_bytes;
     reportProgress?.({ kind: "started" });
     const result = await runtimeCall(context, "exec", () =>
       context.platform.sandboxRuntime.exec(session.id, {
@@ -83,6 +88,8 @@ export const exec = defineTool({
         timeoutSeconds: Math.max(1, Math.min(input.timeout, remainingSeconds)),
         signal: context.signal,
         onOutput: output?.onOutput,
+        // The runtime keeps what the budget's cut needs of the whole output, not its first MiB.
+        budget: budget === undefined ? undefined : { maxBytes: budget, keep: input.keep },
       }),
     );
     output?.flush();
@@ -93,8 +100,12 @@ export const exec = defineTool({
       timedOut: result.timedOut,
       at: context.now,
     });
-    const stdout = budgetExecStream(result.stdout, "stdout", input.max_output_bytes, input.keep);
-    const stderr = budgetExecStream(result.stderr, "stderr", input.max_output_bytes, input.keep);
+    const budgeted = (stream: "stdout" | "stderr") =>
+      result.output && budget !== undefined
+        ? budgetKeptExecStream(result.output[stream], stream, budget, input.keep)
+        : budgetExecStream(result[stream], stream, budget, input.keep);
+    const stdout = budgeted("stdout");
+    const stderr = budgeted("stderr");
     return {
       exit_code: result.exitCode,
       stdout: stdout.text,

@@ -14,22 +14,17 @@ export const fileCreate = defineTool({
   group: "files",
   title: "Create a file",
   description:
-    'Create or overwrite a file in a sandbox; parent directories are created. Relative paths resolve under /workspace. Text by default; for exact bytes (a binary file) send them base64-encoded with encoding "base64". For small edits to an existing file use str_replace.',
+    'Create or overwrite a file (parents created); exact bytes as base64 with encoding "base64". For small edits use str_replace.',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    path: pathField.describe("File path; relative paths resolve under /workspace"),
+    path: pathField.describe("Under /workspace if relative"),
     // The schema admits the base64 text of 10 MiB; createFile holds text to 10 MiB characters.
     content: z
       .string()
       .max(base64Length(maxContentBytes))
-      .describe(
-        'The whole file content: text (at most 10 MiB characters), or with encoding "base64" the bytes in base64 (at most 10 MiB decoded)',
-      ),
-    encoding: z
-      .enum(fileEncodings)
-      .default("utf-8")
-      .describe('How content is written: "utf-8" text, or "base64" for exact bytes'),
+      .describe('Text, or base64 with encoding "base64" (at most 10 MiB)'),
+    encoding: z.enum(fileEncodings).default("utf-8").describe('"base64" for exact bytes'),
     description: descriptionField,
   }),
   output: z.object({ path: z.string(), size: z.number().int(), created: z.boolean() }),
@@ -37,7 +32,8 @@ export const fileCreate = defineTool({
   bucket: "sandbox_ops",
   http: filesRoute(""),
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
-  mcp: { omit: ["description"] },
+  mcp: { omit: ["description"], saidByTool: ["encoding"] },
+  uses: ["plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
     withFiles(context, input.session_id, "file create", (files) => createFile(files, input), {
       path: input.path,

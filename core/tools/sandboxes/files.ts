@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
+import type { SandboxRuntime } from "../../ports/sandbox-runtime.ts";
 import { invalidField } from "../../sandboxes/files/file-entries.ts";
 import type { ToolContext } from "../../tool.ts";
 import { requireActiveSession, runtimeCall } from "./sessions.ts";
@@ -27,10 +28,10 @@ export const fileEntry = z.object({
  * view) enters the sandbox's activity log once it succeeded (docs/plugins.md#sandbox-destroyed).
  */
 export async function withFiles<T>(
-  context: ToolContext,
+  context: ToolContext<"storage" | "sandboxRuntime" | "plugins">,
   sessionId: string,
   action: string,
-  work: (files: ReturnType<ToolContext["platform"]["sandboxRuntime"]["files"]>) => Promise<T>,
+  work: (files: ReturnType<SandboxRuntime["files"]>) => Promise<T>,
   touched?: { path: string; operation: "create" | "edit" | "view" },
 ) {
   const session = await requireActiveSession(context, sessionId);

@@ -6,8 +6,7 @@ export const getSandbox = defineTool({
   name: "get_sandbox",
   group: "sandboxes",
   title: "Get a sandbox",
-  description:
-    "Get one sandbox by session_id: status (active or destroyed), expires_at and why it ended. Works for destroyed sandboxes too.",
+  description: "Get one sandbox, destroyed ones too: status, expires_at and why it ended.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ session_id: sessionIdParameter }),
   output: sandboxSessionOut,
@@ -15,6 +14,7 @@ export const getSandbox = defineTool({
   bucket: null,
   http: { method: "GET", path: "/v1/sandboxes/:session_id", status: 200 },
   mcp: {},
+  uses: ["storage"],
   async handler(context, input) {
     const session = await context.platform.storage.sandboxSessions.get(
       requireAccount(context),

@@ -9,19 +9,19 @@ export const glob = defineTool({
   name: "glob",
   group: "files",
   title: "Find files by pattern",
-  description:
-    "Find files in a sandbox by glob pattern (e.g. **/*.py) below a directory; returns their paths, sizes and modified_at. Use grep to search inside files.",
+  description: "Find files by glob pattern below a directory: paths, sizes and modified_at.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    pattern: z.string().min(1).max(1000).describe("Glob pattern, e.g. **/*.ts"),
-    path: pathField.default("/").describe('Directory to search below; "/" means /workspace'),
+    pattern: z.string().min(1).max(1000).describe("e.g. **/*.ts"),
+    path: pathField.default("/").describe('"/" means /workspace'),
   }),
   output: z.object({ matches: z.array(fileEntry) }),
   auth: "api_key",
   bucket: "sandbox_ops",
   http: filesRoute("/glob"),
   mcp: {},
+  uses: ["patternWork", "plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
     withFiles(context, input.session_id, "file glob", (files) =>
       globFiles(files, input, accountPatternWork(context.platform.patternWork, requireAccount(context))),

@@ -10,18 +10,14 @@ export const grep = defineTool({
   group: "files",
   title: "Search file contents",
   description:
-    "Search file contents in a sandbox with a regular expression; returns each matching line's path, line number and text, at most max_matches. An invalid regex or a timeout comes back in error.",
+    "Search file contents by regex: matching lines with path and line number. An invalid regex or a timeout comes back in error.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    pattern: z
-      .string()
-      .min(1)
-      .max(1000)
-      .describe("Regular expression to search for, in RE2 syntax (no lookaround or backreferences)"),
-    path: pathField.default("/").describe('Directory to search below; "/" means /workspace'),
-    glob: z.string().max(1000).nullable().optional().describe("Only files matching this glob, e.g. *.py"),
-    max_matches: z.number().int().min(1).max(5000).default(500).describe("Most matching lines to return"),
+    pattern: z.string().min(1).max(1000).describe("RE2 syntax (no lookaround or backreferences)"),
+    path: pathField.default("/").describe('"/" means /workspace'),
+    glob: z.string().max(1000).nullable().optional().describe("Only files matching it, e.g. *.py"),
+    max_matches: z.number().int().min(1).max(5000).default(500).describe("Most lines to return"),
   }),
   output: z.object({
     matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })),
@@ -33,6 +29,7 @@ export const grep = defineTool({
   http: filesRoute("/grep"),
   // An invalid pattern or a spent budget is a 200 with `error` on REST (CONTRACT §2.7), a failed call to a model.
   mcp: { failure: (output) => (output as { error: string | null }).error },
+  uses: ["patternWork", "plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
     withFiles(context, input.session_id, "file grep", (files) =>
       grepFiles(files, input, {

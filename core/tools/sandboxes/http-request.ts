@@ -58,6 +58,7 @@ export const httpRequest = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: { method: "POST", path: "/v1/sandboxes/:session_id/http-request", status: 200 },
+  uses: ["config", "egress", "patternWork", "secretCipher", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const session = await requireActiveSession(context, input.session_id);

@@ -6,15 +6,15 @@ export const listSandboxes = defineTool({
   name: "list_sandboxes",
   group: "sandboxes",
   title: "List sandboxes",
-  description:
-    "List the account's sandboxes, newest first, with status and expiry. Use it to find a session_id again; active_only leaves out destroyed and expired ones.",
+  description: "List the account's sandboxes, newest first, with status and expiry.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ active_only: z.boolean().default(false).describe("Only sandboxes still active") }),
   output: z.array(sandboxSessionOut),
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/sandboxes", status: 200 },
-  mcp: {},
+  mcp: { saidByTool: ["active_only"] },
+  uses: ["storage"],
   async handler(context, input) {
     const sessions = await context.platform.storage.sandboxSessions.list(
       requireAccount(context),

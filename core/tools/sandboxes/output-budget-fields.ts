@@ -4,20 +4,13 @@ import { type OutputKeep, outputKeeps } from "../../sandboxes/output-budget.ts";
 
 /** `max_output_bytes`: absent means no budget (REST's limits of today); MCP tools fill their own default. */
 export function maxOutputBytesField(maximum: number, what: string) {
-  return z
-    .number()
-    .int()
-    .min(1)
-    .max(maximum)
-    .optional()
-    .describe(
-      `Keep at most this many bytes of ${what}; what is cut is replaced by a marker saying how many bytes and how to get them`,
-    );
+  return z.number().int().min(1).max(maximum).optional().describe(`Bytes kept of ${what}`);
 }
 
-export function keepField(fallback: OutputKeep, reason: string) {
+/** `keep`: which part of the output a cut keeps; `note` adds what the enum does not say. */
+export function keepField(fallback: OutputKeep, note?: string) {
   return z
     .enum(outputKeeps)
     .default(fallback)
-    .describe(`Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); ${reason}`);
+    .describe(note ? `What a cut keeps; ${note}` : "What a cut keeps");
 }

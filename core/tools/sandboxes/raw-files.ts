@@ -32,6 +32,7 @@ export const uploadFileRaw = defineTool({
   output: z.object({ path: z.string(), size: z.number().int(), created: z.boolean() }),
   auth: "api_key",
   bucket: "sandbox_ops",
+  uses: ["plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
     withFiles(context, input.session_id, "file upload", (files) => uploadFile(files, input), {
       path: input.path,
@@ -52,6 +53,7 @@ export const downloadFileRaw = defineTool({
   output: z.object({ path: z.string(), size: z.number().int(), stream: byteStream }),
   auth: "api_key",
   bucket: "sandbox_ops",
+  uses: ["plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
     withFiles(context, input.session_id, "file download", (files) => downloadFile(files, input), {
       path: input.path,

@@ -53,7 +53,7 @@ export const sessionNotFound = () => new ServiceError("not_found", "Sandbox sess
 
 /** The session, if the caller owns it and it is active and unexpired; otherwise 404. */
 export async function requireActiveSession(
-  context: ToolContext,
+  context: ToolContext<"storage">,
   sessionId: string,
 ): Promise<SandboxSessionRecord> {
   const session = await context.platform.storage.sandboxSessions.get(requireAccount(context), sessionId);

@@ -12,11 +12,11 @@ export const view = defineTool({
   group: "files",
   title: "View a file or directory",
   description:
-    'Read a text file in a sandbox, whole or a line range, or list a directory\'s entries. View a file before str_replace to copy the exact text to replace. A file that is not UTF-8 text is refused (file_not_utf8) unless you ask for encoding "base64", which returns its exact bytes base64-encoded (whole: the budget below is for text). Over MCP a text answer is cut to 32 KiB by default (max_output_bytes, keep: the head, a marker saying which lines were cut); read the rest with a view_range or a larger max_output_bytes.',
+    'Read a text file (whole or a view_range) or list a directory; view before str_replace. Not UTF-8: refused unless encoding is "base64". Text past max_output_bytes is cut, a marker naming the lines cut.',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
-    path: pathField.describe("File or directory path; relative paths resolve under /workspace"),
+    path: pathField.describe("Under /workspace if relative"),
     // Two integers, written as an array of length 2 rather than a tuple: a tuple's JSON Schema
     // (prefixItems) means "no items at all" to draft-07 validators, which many MCP clients use.
     view_range: z
@@ -24,16 +24,11 @@ export const view = defineTool({
       .length(2)
       .nullable()
       .optional()
-      .describe("[start, end] lines, 1-indexed and inclusive; end -1 reads to the end"),
-    encoding: z
-      .enum(fileEncodings)
-      .default("utf-8")
-      .describe(
-        '"utf-8" returns text (a file that is not UTF-8 is refused); "base64" returns the exact bytes',
-      ),
+      .describe("[start, end] lines, 1-indexed, inclusive; end -1: to the end"),
+    encoding: z.enum(fileEncodings).default("utf-8").describe('"base64": the exact bytes'),
     description: descriptionField,
     max_output_bytes: maxOutputBytesField(maxViewBytes, "the text (after view_range)"),
-    keep: keepField("head", "head by default: a file reads from the top"),
+    keep: keepField("head"),
   }),
   output: z.object({
     content: z.string(),
@@ -50,7 +45,12 @@ export const view = defineTool({
   http: filesRoute("/view"),
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   // MCP: a budget that fits an agent's context (and MCP's 4 MiB result limit) unless the client asks for more.
-  mcp: { omit: ["description"], defaults: { max_output_bytes: mcpViewBudgetBytes } },
+  mcp: {
+    omit: ["description"],
+    defaults: { max_output_bytes: mcpViewBudgetBytes },
+    saidByTool: ["max_output_bytes", "encoding"],
+  },
+  uses: ["plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
     withFiles(
       context,

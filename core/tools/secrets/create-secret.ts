@@ -6,7 +6,7 @@ import { storableString } from "../text.ts";
 import { secretOut } from "./schemas.ts";
 
 /** The hosts normalised; one resolving to a private or metadata address is refused unless private egress is allowed. */
-async function checkHosts(context: ToolContext, hosts: string[]): Promise<string[]> {
+async function checkHosts(context: ToolContext<"config" | "egress">, hosts: string[]): Promise<string[]> {
   const normalised = hosts.map((host, index) => checkAllowedHostSyntax(host, index));
   if (context.platform.config.SVC_ALLOW_PRIVATE_EGRESS) return normalised;
   for (const host of normalised) {
@@ -46,6 +46,7 @@ export const createSecret = defineTool({
   auth: "api_key",
   bucket: "secret_ops",
   http: { method: "POST", path: "/v1/secrets", status: 201 },
+  uses: ["config", "egress", "secretCipher", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { storage, secretCipher, config } = context.platform;

@@ -14,6 +14,7 @@ export const deleteSecret = defineTool({
   auth: "api_key",
   bucket: "secret_ops",
   http: { method: "DELETE", path: "/v1/secrets/:secret_id", status: 204 },
+  uses: ["storage"],
   async handler(context, input) {
     if (!(await context.platform.storage.secrets.delete(requireAccount(context), input.secret_id))) {
       throw notFound("Secret not found");

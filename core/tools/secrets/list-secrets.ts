@@ -13,6 +13,7 @@ export const listSecrets = defineTool({
   auth: "api_key",
   bucket: null,
   http: { method: "GET", path: "/v1/secrets", status: 200 },
+  uses: ["storage"],
   async handler(context) {
     const secrets = await context.platform.storage.secrets.list(requireAccount(context));
     return secrets.map((secret) => ({

@@ -9,15 +9,11 @@ export const createVolume = defineTool({
   group: "volumes",
   title: "Create a volume",
   description:
-    'Create a persistent volume of size_gb. Mount it with create_sandbox\'s volume_mounts ({volume_id: "/data"}) once get_sandbox_volume shows it ready; its files outlive every sandbox until you delete it.',
+    "Create a persistent volume; once get_sandbox_volume says ready, mount it with create_sandbox's volume_mounts.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
-    label: storableString().max(200).nullable().default(null).describe("Free-form name shown in listings"),
-    size_gb: z
-      .number()
-      .positive()
-      .max(1024)
-      .describe("Capacity in GB (GiB); a write past it fails inside the sandbox"),
+    label: storableString().max(200).nullable().default(null).describe("Name shown in listings"),
+    size_gb: z.number().positive().max(1024).describe("Capacity in GiB"),
   }),
   output: z.object({
     id: z.string(),
@@ -30,6 +26,7 @@ export const createVolume = defineTool({
   http: { method: "POST", path: "/v1/volumes", status: 202 },
   mcp: { defaults: { size_gb: 1 } },
   enabled: volumesEnabled,
+  uses: ["config", "logger", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const { storage, config } = context.platform;

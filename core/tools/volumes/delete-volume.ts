@@ -8,8 +8,7 @@ export const deleteVolume = defineTool({
   name: "delete_sandbox_volume",
   group: "volumes",
   title: "Delete a volume",
-  description:
-    "Delete a volume and all its files. Refused with volume_in_use while an active sandbox mounts it: destroy that sandbox first.",
+  description: "Delete a volume and its files; refused (volume_in_use) while an active sandbox mounts it.",
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: z.object({ volume_id: volumeIdParameter }),
   output: z.null(),
@@ -18,6 +17,7 @@ export const deleteVolume = defineTool({
   http: { method: "DELETE", path: "/v1/volumes/:volume_id", status: 204 },
   mcp: { done: { status: "deleted", idField: "volume_id" } },
   enabled: volumesEnabled,
+  uses: ["logger", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     await runtimeCall(context, "volume delete", () =>

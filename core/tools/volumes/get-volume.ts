@@ -7,8 +7,7 @@ export const getVolume = defineTool({
   name: "get_sandbox_volume",
   group: "volumes",
   title: "Get a volume",
-  description:
-    "Get one volume: its status (ready means it can be mounted), size and the bytes its files use.",
+  description: "Get one volume: status (ready: mountable), size and bytes used.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({ volume_id: volumeIdParameter }),
   output: volumeOut,
@@ -17,6 +16,7 @@ export const getVolume = defineTool({
   http: { method: "GET", path: "/v1/volumes/:volume_id", status: 200 },
   mcp: {},
   enabled: volumesEnabled,
+  uses: ["sandboxRuntime", "storage"],
   async handler(context, input) {
     const { storage, sandboxRuntime } = context.platform;
     const volume = await storage.volumes.get(requireAccount(context), input.volume_id);

@@ -6,7 +6,7 @@ export const listVolumes = defineTool({
   name: "list_sandbox_volumes",
   group: "volumes",
   title: "List volumes",
-  description: "List the account's volumes, newest first, with their status and size.",
+  description: "List the account's volumes, newest first, with status and size.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({}),
   output: z.array(volumeOut),
@@ -15,6 +15,7 @@ export const listVolumes = defineTool({
   http: { method: "GET", path: "/v1/volumes", status: 200 },
   mcp: {},
   enabled: volumesEnabled,
+  uses: ["sandboxRuntime", "storage"],
   async handler(context) {
     const { storage, sandboxRuntime } = context.platform;
     const volumes = await storage.volumes.list(requireAccount(context));

@@ -9,9 +9,7 @@ import { resourceId } from "../resource-id.ts";
 
 export const volumeStatuses = ["queued", "creating", "ready", "failed", "deleting"] as const;
 
-export const volumeIdParameter = resourceId.describe(
-  "Volume id, from create_sandbox_volume or list_sandbox_volumes",
-);
+export const volumeIdParameter = resourceId.describe("Volume id, from create_sandbox_volume");
 
 export const volumeOut = z.object({
   id: z.string(),

@@ -26,6 +26,7 @@ import { apiKeyChanges } from "./0020-api-key-changes.ts";
 import { memorySupersededByIndex } from "./0021-memory-superseded-by-index.ts";
 import { memoryFoldedTerms } from "./0022-memory-folded-terms.ts";
 import { memoryExportOrder } from "./0023-memory-export-order.ts";
+import { oauth } from "./0024-oauth.ts";
 import type { MigrationSource } from "./migration-source.ts";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -56,6 +57,7 @@ export const migrationSources: MigrationSource[] = [
   memorySupersededByIndex,
   memoryFoldedTerms,
   memoryExportOrder,
+  oauth,
 ];
 
 export function migrationsFor(dialect: Dialect) {

@@ -1,6 +1,7 @@
 //! The SDK's one error type. Every failure is a [`CairnError`]: `Api` when the server answered with
 //! its error envelope (CONTRACT §5), `Connection` when no usable answer came, `Decode` when an answer
-//! did not have the documented shape, `Config` when the client was set up wrongly.
+//! did not have the documented shape, `Config` when the client was set up wrongly, `Io` when the
+//! caller's own writer failed during a streamed download.
 
 use std::time::Duration;
 
@@ -44,6 +45,14 @@ pub enum CairnError {
     /// The client was configured wrongly (a base URL the rule refuses, a missing API key).
     #[error("{0}")]
     Config(String),
+    /// The caller's writer failed while a download was streamed into it
+    /// ([`Client::download_file_to`](crate::Client::download_file_to)).
+    #[error("{message}")]
+    Io {
+        message: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The family of an API error (CONTRACT §5's SDK error classes), for code that handles families.
@@ -115,12 +124,12 @@ impl CairnError {
     }
 
     /// Whether trying the same call again later may succeed: the server's word for API errors;
-    /// connection failures are retryable, decoding and configuration failures are not.
+    /// connection failures are retryable, decoding, configuration and local I/O failures are not.
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Api { retryable, .. } => *retryable,
             Self::Connection { .. } => true,
-            Self::Decode { .. } | Self::Config(_) => false,
+            Self::Decode { .. } | Self::Config(_) | Self::Io { .. } => false,
         }
     }
 

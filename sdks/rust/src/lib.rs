@@ -29,6 +29,7 @@ mod files;
 mod memory;
 mod process_stream;
 mod processes;
+mod raw_file_streams;
 mod raw_files;
 mod resources;
 mod retry;

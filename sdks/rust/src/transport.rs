@@ -286,6 +286,59 @@ impl Transport {
         ))
     }
 
+    /// Sends a raw call once (a streamed body cannot be sent again, so never retried), with
+    /// `body` streamed when given, and returns a 2xx answer unread, for its body to be streamed
+    /// too. The call's timeout bounds the whole transfer.
+    pub(crate) async fn send_raw_streamed(
+        &self,
+        call: &Call<'_>,
+        body: Option<reqwest::Body>,
+    ) -> Result<reqwest::Response, CairnError> {
+        let timeout = call.timeout.unwrap_or(self.timeout);
+        let mut request = self
+            .http
+            .request(call.method.clone(), self.url(call))
+            .header(ACCEPT, "application/octet-stream, application/json")
+            .header(USER_AGENT, CLIENT_NAME)
+            .timeout(timeout);
+        if let Some(credential) = self.api_key.as_deref() {
+            request = request.header(AUTHORIZATION, format!("Bearer {credential}"));
+        }
+        if let Some(body) = body {
+            request = request
+                .header(CONTENT_TYPE, "application/octet-stream")
+                .body(body);
+        }
+        let response = request.send().await.map_err(|source| {
+            let reason = if source.is_timeout() {
+                format!("no answer within {} s", timeout.as_secs_f64())
+            } else {
+                chain(&source)
+            };
+            CairnError::connection(format!("{} failed: {reason}", call.describe()), source)
+        })?;
+        let status = response.status().as_u16();
+        if (200..300).contains(&status) {
+            return Ok(response);
+        }
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_string)
+        };
+        let retry_after = header(RETRY_AFTER.as_str());
+        let request_id = header("x-request-id");
+        let body = response.bytes().await.unwrap_or_default();
+        Err(api_error(
+            status,
+            retry_after.as_deref(),
+            request_id.as_deref(),
+            &body,
+        ))
+    }
+
     fn url(&self, call: &Call<'_>) -> Url {
         let mut url = self.base_url.clone();
         url.path_segments_mut()

@@ -281,15 +281,15 @@ export type IngestResult = {
 
 /** One memory to import; `id` only links relations inside the batch (the server assigns new ids). */
 export type ImportMemory = {
-  /** The memory: one self-contained statement */
+  /** One self-contained statement */
   content: string;
-  /** Namespace such as a project or user; recall searches within it */
+  /** A project or user */
   scope?: string;
-  /** Kind; fact, preference and instruction form the profile's static part */
+  /** Static in the profile: fact, preference, instruction */
   kind?: MemoryKind;
-  /** Free-form JSON object kept with the memory */
+  /** Any JSON object */
   metadata?: Record<string, unknown>;
-  /** Id of the conversation or session it came from */
+  /** Its conversation */
   source_session_id?: string | null;
   /** ISO-8601 date-time it disappears at; null keeps it */
   expires_at?: string | null;
@@ -490,23 +490,23 @@ export type OperationInputs = {
   };
   clear_allowed_commands: Record<string, never>;
   create_sandbox: {
-    /** Free-form name shown in listings */
+    /** Name shown in listings */
     label?: string | null;
-    /** CPU and memory class; the server may cap it */
+    /** CPU and memory class */
     size?: SandboxSize;
-    /** Disk size in GB; null gives the size's default disk */
+    /** Disk in GB (default: the size's) */
     storage_gb?: number | null;
-    /** Minutes until it expires, at most the server maximum (SVC_MAX_SESSION_MINUTES, 30 by default); null means that maximum */
+    /** Default and cap: the server's maximum */
     lifetime_minutes?: number | null;
-    /** How many to create; above 1 returns an array */
+    /** How many; above 1 answers a list */
     count?: number;
     /** Names of secrets the session's http_request may use */
     secret_names?: string[] | null;
-    /** Id of a completed custom image; null for the default image */
+    /** A completed custom image */
     image_id?: string | null;
-    /** Labels of MCP connections whose hosts the sandbox may reach */
+    /** Labels of MCP connections it may reach */
     mcp_connection_names?: string[] | null;
-    /** Volume id to absolute mount path, e.g. {"<volume id>": "/data"}; outside /workspace, /tmp, /mnt and the system directories */
+    /** Ready volume id to absolute path, e.g. {"<id>": "/data"} */
     volume_mounts?: Record<string, string> | null;
   };
   list_sandboxes: {
@@ -522,45 +522,45 @@ export type OperationInputs = {
     session_id: string;
   };
   create_sandbox_image: {
-    /** Free-form name shown in listings */
+    /** Name shown in listings */
     label?: string | null;
-    /** The base: "default" (Python, apt and npm packages) or "minimal" (apt packages only); the counterpart's boxxkite-default and boxxkite-node are taken as "default" */
+    /** "default" (Python, apt and npm packages) or "minimal" (apt only) */
     base?: string;
-    /** python packages, each pinned exactly as name==version (e.g. requests==2.32.3) */
+    /** name==version, e.g. requests==2.32.3 */
     python_packages?: string[];
-    /** apt packages, each pinned exactly as name==version (e.g. jq==1.6-2.1) */
+    /** name==version, e.g. jq==1.6-2.1 */
     apt_packages?: string[];
-    /** npm packages, each pinned exactly as name==version (e.g. is-number==7.0.0 or @scope/name==1.2.3) */
+    /** name==version, e.g. is-number==7.0.0 or @scope/name==1.2.3 */
     npm_packages?: string[];
   };
   get_sandbox_image: {
-    /** Image id, from create_sandbox_image or list_sandbox_images */
+    /** Image id, from create_sandbox_image */
     image_id: string;
   };
   list_sandbox_images: Record<string, never>;
   delete_sandbox_image: {
-    /** Image id, from create_sandbox_image or list_sandbox_images */
+    /** Image id, from create_sandbox_image */
     image_id: string;
   };
   create_sandbox_volume: {
-    /** Free-form name shown in listings */
+    /** Name shown in listings */
     label?: string | null;
-    /** Capacity in GB (GiB); a write past it fails inside the sandbox */
+    /** Capacity in GiB */
     size_gb: number;
   };
   get_sandbox_volume: {
-    /** Volume id, from create_sandbox_volume or list_sandbox_volumes */
+    /** Volume id, from create_sandbox_volume */
     volume_id: string;
   };
   list_sandbox_volumes: Record<string, never>;
   delete_sandbox_volume: {
-    /** Volume id, from create_sandbox_volume or list_sandbox_volumes */
+    /** Volume id, from create_sandbox_volume */
     volume_id: string;
   };
   create_mcp_connection: {
-    /** Unique name, used in mcp_connection_names */
+    /** Unique; named in mcp_connection_names */
     label: string;
-    /** Catalog entry, e.g. github, slack, notion or linear */
+    /** e.g. github, slack, notion or linear */
     catalog_id: string;
   };
   list_mcp_connections: Record<string, never>;
@@ -571,25 +571,25 @@ export type OperationInputs = {
   exec: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** Shell command line, e.g. "pip install -r requirements.txt" */
+    /** e.g. "pip install -r requirements.txt" */
     command: string;
-    /** Seconds before the command is killed; null means 30. At most 100, or 3600 when the call is streamed (REST Accept: text/event-stream, MCP progressToken); never past the sandbox's expiry */
+    /** At most 100, or 3600 with a progressToken */
     timeout?: number | null;
     /** What the command is for, in a few words */
     description?: string;
-    /** Keep at most this many bytes of each of stdout and stderr; what is cut is replaced by a marker saying how many bytes and how to get them */
+    /** Bytes kept of each of stdout and stderr */
     max_output_bytes?: number;
-    /** Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); both by default: a failure's first error and its last lines */
+    /** What a cut keeps; both: half each */
     keep?: "head" | "tail" | "both";
   };
   process_start: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** Shell command line, e.g. "python3 -m http.server 8000" */
+    /** e.g. "python3 -m http.server 8000" */
     command: string;
-    /** What the command is for, in a few words */
+    /** What it is for */
     description?: string;
-    /** Seconds after which it is stopped; absent or null: until the sandbox ends (never later) */
+    /** Stop it after this long (default: when the sandbox ends) */
     max_runtime_seconds?: number | null;
   };
   process_list: {
@@ -607,13 +607,13 @@ export type OperationInputs = {
     session_id: string;
     /** Process id, from process_start */
     process_id: string;
-    /** Where to start: 0, or the next_offset of the previous read */
+    /** 0, or the previous next_offset */
     since_offset?: number;
-    /** At most this many bytes of output (both streams) in the answer */
+    /** Both streams together */
     max_bytes?: number;
-    /** Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); "head" reads on from since_offset (next_offset ends the page), "tail" and "both" read to the newest output and name the offsets cut */
+    /** What a cut keeps */
     keep?: "head" | "tail" | "both";
-    /** When there is no output past since_offset yet, wait this long for some (or the end) */
+    /** Wait this long for new output (or the end) */
     wait_seconds?: number;
   };
   process_input: {
@@ -621,9 +621,9 @@ export type OperationInputs = {
     session_id: string;
     /** Process id, from process_start */
     process_id: string;
-    /** Text for the command's stdin, as UTF-8 */
+    /** Text for stdin */
     data?: string;
-    /** Close stdin after writing data */
+    /** Then close stdin */
     eof?: boolean;
   };
   process_stop: {
@@ -637,13 +637,13 @@ export type OperationInputs = {
     session_id: string;
     /** Process id, from process_start */
     process_id: string;
-    /** Seconds to wait at most */
+    /** Most seconds to wait */
     timeout_seconds?: number;
   };
   lsp_start: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** The language: "python", "typescript", "javascript" */
+    /** python, typescript, javascript */
     language: string;
   };
   lsp_open: {
@@ -651,9 +651,9 @@ export type OperationInputs = {
     session_id: string;
     /** Language server id, from lsp_start */
     lsp_id: string;
-    /** The document's path; relative paths resolve under /workspace */
+    /** Under /workspace if relative */
     path: string;
-    /** The document's whole content */
+    /** Its whole content */
     content: string;
   };
   lsp_completion: {
@@ -661,11 +661,11 @@ export type OperationInputs = {
     session_id: string;
     /** Language server id, from lsp_start */
     lsp_id: string;
-    /** The document's path; relative paths resolve under /workspace */
+    /** Under /workspace if relative */
     path: string;
     /** 0-indexed line */
     line: number;
-    /** 0-indexed character (UTF-16 code units) in the line */
+    /** 0-indexed, in UTF-16 code units */
     character: number;
   };
   lsp_stop: {
@@ -691,11 +691,11 @@ export type OperationInputs = {
   file_create: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** File path; relative paths resolve under /workspace */
+    /** Under /workspace if relative */
     path: string;
-    /** The whole file content: text (at most 10 MiB characters), or with encoding "base64" the bytes in base64 (at most 10 MiB decoded) */
+    /** Text, or base64 with encoding "base64" (at most 10 MiB) */
     content: string;
-    /** How content is written: "utf-8" text, or "base64" for exact bytes */
+    /** "base64" for exact bytes */
     encoding?: "utf-8" | "base64";
     /** Why you make this call, in a few words */
     description?: string;
@@ -703,29 +703,29 @@ export type OperationInputs = {
   view: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** File or directory path; relative paths resolve under /workspace */
+    /** Under /workspace if relative */
     path: string;
-    /** [start, end] lines, 1-indexed and inclusive; end -1 reads to the end */
+    /** [start, end] lines, 1-indexed, inclusive; end -1: to the end */
     view_range?: number[] | null;
-    /** "utf-8" returns text (a file that is not UTF-8 is refused); "base64" returns the exact bytes */
+    /** "base64": the exact bytes */
     encoding?: "utf-8" | "base64";
     /** Why you make this call, in a few words */
     description?: string;
-    /** Keep at most this many bytes of the text (after view_range); what is cut is replaced by a marker saying how many bytes and how to get them */
+    /** Bytes kept of the text (after view_range) */
     max_output_bytes?: number;
-    /** Which part a cut keeps: "head", "tail" or "both" (half each, the marker between); head by default: a file reads from the top */
+    /** What a cut keeps */
     keep?: "head" | "tail" | "both";
   };
   str_replace: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** File path; relative paths resolve under /workspace */
+    /** Under /workspace if relative */
     path: string;
-    /** Exact text to replace, whitespace included */
+    /** Exact text, whitespace included */
     old_str: string;
-    /** Replacement text; empty deletes old_str */
+    /** Empty deletes old_str */
     new_str: string;
-    /** Replace every occurrence, not exactly one */
+    /** Every occurrence */
     replace_all?: boolean;
     /** Why you make this call, in a few words */
     description?: string;
@@ -733,27 +733,27 @@ export type OperationInputs = {
   ls: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** Directory to list; "/" means /workspace */
+    /** "/" means /workspace */
     path?: string;
   };
   glob: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** Glob pattern, e.g. **\/*.ts */
+    /** e.g. **\/*.ts */
     pattern: string;
-    /** Directory to search below; "/" means /workspace */
+    /** "/" means /workspace */
     path?: string;
   };
   grep: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
-    /** Regular expression to search for, in RE2 syntax (no lookaround or backreferences) */
+    /** RE2 syntax (no lookaround or backreferences) */
     pattern: string;
-    /** Directory to search below; "/" means /workspace */
+    /** "/" means /workspace */
     path?: string;
-    /** Only files matching this glob, e.g. *.py */
+    /** Only files matching it, e.g. *.py */
     glob?: string | null;
-    /** Most matching lines to return */
+    /** Most lines to return */
     max_matches?: number;
   };
   create_secret: {
@@ -770,15 +770,15 @@ export type OperationInputs = {
     secret_id: string;
   };
   remember: {
-    /** The memory: one self-contained statement */
+    /** One self-contained statement */
     content: string;
-    /** Namespace such as a project or user; recall searches within it */
+    /** A project or user */
     scope?: string;
-    /** Kind; fact, preference and instruction form the profile's static part */
+    /** Static in the profile: fact, preference, instruction */
     kind?: MemoryKind;
-    /** Free-form JSON object kept with the memory */
+    /** Any JSON object */
     metadata?: Record<string, unknown>;
-    /** Id of the conversation or session it came from */
+    /** Its conversation */
     source_session_id?: string | null;
     /** ISO-8601 date-time it disappears at; null keeps it */
     expires_at?: string | null;
@@ -792,15 +792,15 @@ export type OperationInputs = {
     importance?: number;
   };
   ingest_memory: {
-    /** Document or transcript text to extract memories from */
+    /** Document or transcript text */
     content: string;
-    /** Namespace such as a project or user; recall searches within it */
+    /** A project or user */
     scope?: string;
     /** Kind of every memory extracted; auto detects each one's */
     kind?: "auto" | "fact" | "preference" | "goal" | "instruction" | "note" | "summary";
-    /** Free-form JSON object kept with the memory */
+    /** Any JSON object */
     metadata?: Record<string, unknown>;
-    /** Id of the conversation or session it came from */
+    /** Its conversation */
     source_session_id?: string | null;
     /** ISO-8601 date-time it disappears at; null keeps it */
     expires_at?: string | null;
@@ -814,31 +814,31 @@ export type OperationInputs = {
     relations?: ImportRelation[];
   };
   memory_metrics: {
-    /** Only this scope; over REST, omit for every scope */
+    /** Only this one (omitted: every scope) */
     scope?: string;
   };
   recall: {
-    /** What to look for, in plain words */
+    /** In plain words */
     q: string;
-    /** Only this scope; over REST, omit for every scope */
+    /** Only this one (omitted: every scope) */
     scope?: string;
     /** Most memories to return */
     limit?: number;
   };
   memory_profile: {
-    /** Only this scope; over REST, omit for every scope */
+    /** Only this one (omitted: every scope) */
     scope?: string;
-    /** Most memories in each of static and dynamic */
+    /** Most in each of static and dynamic */
     limit?: number;
   };
   export_memories: {
-    /** Only this scope; over REST, omit for every scope */
+    /** Only this one (omitted: every scope) */
     scope?: string;
     /** next_cursor of the previous page; leave out for the first page */
     cursor?: string;
   };
   list_memories: {
-    /** Only this scope; over REST, omit for every scope */
+    /** Only this one (omitted: every scope) */
     scope?: string;
     /** Also list memories a newer one replaced */
     include_superseded?: boolean;

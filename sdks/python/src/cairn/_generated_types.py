@@ -287,20 +287,20 @@ class IngestResult(TypedDict):
 
 
 class _ImportMemoryRequired(TypedDict):
-    #: The memory: one self-contained statement
+    #: One self-contained statement
     content: str
 
 
 class ImportMemory(_ImportMemoryRequired, total=False):
     """One memory to import; `id` only links relations inside the batch (the server assigns new ids)."""
 
-    #: Namespace such as a project or user; recall searches within it
+    #: A project or user
     scope: str
-    #: Kind; fact, preference and instruction form the profile's static part
+    #: Static in the profile: fact, preference, instruction
     kind: MemoryKind
-    #: Free-form JSON object kept with the memory
+    #: Any JSON object
     metadata: Dict[str, Any]
-    #: Id of the conversation or session it came from
+    #: Its conversation
     source_session_id: str | None
     #: ISO-8601 date-time it disappears at; null keeps it
     expires_at: str | None

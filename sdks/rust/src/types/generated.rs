@@ -341,18 +341,18 @@ pub struct MemoryBatch {
 /// A memory to import. `id` only links relations inside the batch; the server assigns new ids. Fields left `None` take the server's defaults.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ImportMemory {
-    /// The memory: one self-contained statement
+    /// One self-contained statement
     pub content: String,
-    /// Namespace such as a project or user; recall searches within it
+    /// A project or user
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
-    /// Kind; fact, preference and instruction form the profile's static part
+    /// Static in the profile: fact, preference, instruction
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<MemoryKind>,
-    /// Free-form JSON object kept with the memory
+    /// Any JSON object
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<JsonObject>,
-    /// Id of the conversation or session it came from
+    /// Its conversation
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_session_id: Option<String>,
     /// ISO-8601 date-time it disappears at; null keeps it

@@ -1,0 +1,87 @@
+/**
+ * A command's output in the TUI while it runs, in a real terminal (tmux, 80×24) against a live
+ * server with a real sandbox: the command prints a line, then waits for a file that only this
+ * test creates once that line is on the screen, so the line can only have come through the exec
+ * stream; then the rest and the exit. With TUI_CAPTURE_DIR set it writes the screen there.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { CairnClient } from "cairn-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliEntry, type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import { type LiveAccount, signUpWithKey } from "../support/processes.ts";
+import { liveTestTimeoutMs } from "./ink-harness.ts";
+import { startTmux, type TmuxTerminal } from "./tmux-terminal.ts";
+
+const run = promisify(execFile);
+const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+let server: LiveServer;
+let account: LiveAccount;
+let configHome: string;
+let terminal: TmuxTerminal | undefined;
+
+beforeAll(async () => {
+  server = await startLiveServer();
+  account = await signUpWithKey(server.baseUrl);
+  configHome = await mkdtemp(join(tmpdir(), "cairn-tui-config-"));
+  const environment = { ...process.env, XDG_CONFIG_HOME: configHome, CAIRN_BASE_URL: "", CAIRN_API_KEY: "" };
+  await run(process.execPath, [cliEntry, "config", "set-url", server.baseUrl], { env: environment });
+  await run(process.execPath, [cliEntry, "config", "set-key", account.key], { env: environment });
+});
+
+afterAll(async () => {
+  await terminal?.close();
+  await server?.close();
+  if (configHome) await rm(configHome, { recursive: true, force: true });
+});
+
+describe("a command's output in tmux", () => {
+  it(
+    "shows the output as the command writes it, before the command ends",
+    async () => {
+      const client = new CairnClient({ baseUrl: server.baseUrl, apiKey: account.key });
+      const sandbox = await client.createSandbox({ label: "live" });
+      // CI=true would make Ink draw only its last frame.
+      terminal = await startTmux(
+        [
+          "env -u CI -u CAIRN_BASE_URL -u CAIRN_API_KEY TERM=xterm-256color",
+          `XDG_CONFIG_HOME=${quote(configHome)}`,
+          quote(process.execPath),
+          quote(cliEntry),
+          "tui; echo cairn exited with $?; sleep 600",
+        ].join(" "),
+      );
+      await terminal.waitFor("Account id");
+      await terminal.sendKeys("2");
+      await terminal.waitFor("1 active");
+      await terminal.sendKeys("Enter");
+      await terminal.waitFor("esc cancel");
+      const command = "echo step one; echo warned >&2; while [ ! -e go ]; do sleep 0.05; done; echo step two";
+      await terminal.type(command);
+      await terminal.sendKeys("Enter");
+
+      // The command cannot end before /workspace/go exists, and only this test creates it, below.
+      const live = await terminal.waitFor(/step one\n\s*warned/);
+      expect(live).toContain("running…");
+      expect(live).not.toContain("step two");
+      const directory = process.env.TUI_CAPTURE_DIR;
+      if (directory) {
+        await mkdir(directory, { recursive: true });
+        await writeFile(join(directory, "exec-live.txt"), live);
+      }
+      expect((await client.exec(sandbox.id, "touch go")).exit_code).toBe(0);
+
+      const ended = await terminal.waitFor(/exit 0 · \d+ ms/);
+      expect(ended).toMatch(/step one\n\s*warned\n\s*step two/);
+      expect(ended).not.toContain("running…");
+      await terminal.sendKeys("q");
+      await terminal.waitFor("cairn exited with 0");
+      await client.destroySandbox(sandbox.id);
+    },
+    liveTestTimeoutMs,
+  );
+});
