@@ -1,13 +1,13 @@
 /**
  * MCP sessions cannot pile up: an account holds a bounded number (opening one more closes the one
- * used least recently, idle ones before one answering a request), and an idle session is dropped;
- * the SDK's client of a closed session is told so. Small limits, the real app and transport.
+ * used least recently, idle ones before one answering a request), and an idle session is dropped.
+ * A reclaimed session's client goes on: its requests are answered statelessly (the official SDK
+ * does not open a new session after a 404, so agents sharing a key broke each other's clients for
+ * good), with no event stream; to another key, or once forgotten, it is unknown (404). Small
+ * limits, the real app and transport.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpApp } from "../../transports/mcp/http.ts";
 import { createApp } from "../../transports/rest/create-app.ts";
@@ -64,6 +64,18 @@ describe("MCP session limits", () => {
   const statusOf = async (credential: string, session: string) =>
     (await app.request("/mcp", { method: "POST", headers: headers(credential, session), body: listTools }))
       .status;
+  /** 200 for an open session's event stream, 405 for a reclaimed one (it has none), 404 for an unknown one. */
+  const streamStatusOf = async (credential: string, session: string) => {
+    const controller = new AbortController();
+    const response = await app.request("/mcp", {
+      method: "GET",
+      headers: { ...headers(credential, session), accept: "text/event-stream" },
+      signal: controller.signal,
+    });
+    controller.abort();
+    await response.body?.cancel().catch(() => {});
+    return response.status;
+  };
 
   it("closes an account's least recently used session when it opens one more than allowed, leaving other accounts alone", async () => {
     const others = await open(otherKey);
@@ -72,7 +84,11 @@ describe("MCP session limits", () => {
     // The first is used after the second opened: the second is now the one used least recently.
     expect(await statusOf(key, first)).toBe(200);
     const third = await open(key);
-    expect(await statusOf(key, second)).toBe(404);
+    expect(await streamStatusOf(key, second)).toBe(405);
+    // Its client goes on, statelessly; to another key it does not exist.
+    expect(await statusOf(key, second)).toBe(200);
+    expect(await statusOf(otherKey, second)).toBe(404);
+    expect(await streamStatusOf(key, first)).toBe(200);
     expect(await statusOf(key, first)).toBe(200);
     expect(await statusOf(key, third)).toBe(200);
     expect(await statusOf(otherKey, others)).toBe(200);
@@ -113,7 +129,8 @@ describe("MCP session limits", () => {
     expect(await statusOf(account.key, idle)).toBe(200);
     // One more than the limit of 2: the idle one goes, though the busy one was used earlier.
     const newest = await open(account.key);
-    expect(await statusOf(account.key, idle)).toBe(404);
+    expect(await streamStatusOf(account.key, idle)).toBe(405);
+    expect(await streamStatusOf(account.key, busy)).toBe(200);
     expect(await statusOf(account.key, newest)).toBe(200);
     await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "echo open > /tmp/gate" });
     expect((await waiting).status).toBe(200);
@@ -121,7 +138,7 @@ describe("MCP session limits", () => {
     await test.request(`/v1/sandboxes/${sandbox.id}`, { method: "DELETE", credential: account.key });
   }, 60_000);
 
-  it("tells the SDK client of a reclaimed session 404 with JSON-RPC -32001, and a new connection of the same client works", async () => {
+  it("keeps the SDK client of a reclaimed session working, statelessly, until it ends the session", async () => {
     const account = await createAccountWithKey(test);
     const connect = async () => {
       const client = new Client({ name: "evicted", version: "1" });
@@ -135,22 +152,24 @@ describe("MCP session limits", () => {
     };
     const oldest = await connect();
     const others = [await connect(), await connect()];
-    // The SDK (1.x) does not open a new session by itself: the call rejects with the 404 and the
-    // server's JSON-RPC error, which names what to do; the client connects a new transport.
-    const refused = await oldest.listTools().catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(StreamableHTTPError);
-    expect(refused).toMatchObject({ code: 404, message: expect.stringContaining('"code":-32001') });
-    expect((refused as Error).message).toContain("Unknown or ended MCP session; initialize a new one");
-    await oldest.close();
-    const again = await connect();
-    expect((await again.listTools()).tools.map((tool) => tool.name)).toContain("recall");
-    await Promise.all([again, ...others].map((client) => client.close()));
+    // Reclaimed by the two newer ones (limit 2): its calls are still answered, with its profile.
+    const names = (await oldest.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain("recall");
+    expect(names).not.toContain("exec");
+    const remembered = await oldest.callTool({ name: "remember", arguments: { content: "still here" } });
+    expect(remembered.isError).toBeFalsy();
+    // Ending it forgets it: the id is then unknown like any other.
+    const sessionId = (oldest.transport as StreamableHTTPClientTransport).sessionId as string;
+    await (oldest.transport as StreamableHTTPClientTransport).terminateSession();
+    expect(await statusOf(account.key, sessionId)).toBe(404);
+    await Promise.all([oldest, ...others].map((client) => client.close()));
   });
 
   it("drops a session left idle, when the next one opens", async () => {
     const idle = await open(otherKey);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await open(key);
-    expect(await statusOf(otherKey, idle)).toBe(404);
+    expect(await streamStatusOf(otherKey, idle)).toBe(405);
+    expect(await statusOf(key, idle)).toBe(404);
   });
 });

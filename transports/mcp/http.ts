@@ -8,7 +8,8 @@
  * the resource metadata in `WWW-Authenticate`: transports/oauth/).
  * A POST that initializes opens a session (the `Mcp-Session-Id` header names it; GET opens its
  * event stream, DELETE ends it); the session belongs to the key that opened it, and any other
- * credential is told it does not exist. A POST without a session is served statelessly.
+ * credential is told it does not exist. A POST without a session is served statelessly, and so
+ * are the requests of a session the server reclaimed (Reclaimed below).
  * `?tools=memory|sandbox|all|<plugin>` picks the tool profile and `?results=text|structured|both` how
  * results travel (a session keeps those it opened with).
  *
@@ -41,12 +42,32 @@ export interface McpAppOptions {
   clientIp(request: Request, environment: unknown): string;
   /** Sessions idle this long are dropped (default 1 hour). */
   sessionIdleMilliseconds?: number;
-  /** Sessions one account may hold open; opening one more closes its oldest (default 32). */
+  /** Sessions one account may hold open; opening one more reclaims its oldest (default 32). */
   sessionsPerAccount?: number;
 }
 
+/**
+ * What is kept of a session the server reclaimed (the account's limit, or idle): whose it was and
+ * how it was opened, so its client's next requests are served statelessly as that session would
+ * have served them. The official SDKs do not open a new session after a 404, and agents sharing
+ * a key would otherwise break each other's clients for good.
+ */
+interface Reclaimed {
+  accountId: string;
+  keyId: string;
+  profile: ToolProfile;
+  results: ResultMode | undefined;
+}
+
+/** Reclaimed sessions remembered per account and in all (the oldest forgotten first; past them, 404). */
+const reclaimedPerAccount = 256;
+const reclaimedInAll = 10_000;
+
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** How it was opened (`?tools=`, `?results=`), kept for its client once it is reclaimed. */
+  profile: ToolProfile;
+  results: ResultMode | undefined;
   accountId: string;
   /** The id of the API key that opened it. */
   keyId: string;
@@ -83,6 +104,13 @@ async function jsonBody(context: Context): Promise<unknown> {
     throw new ServiceError("invalid_json", "Request body is not valid JSON");
   }
 }
+
+/** A GET on a reclaimed session: it has no event stream any more (MCP lets a server offer none). */
+const noEventStream = () =>
+  new ServiceError(
+    "method_not_allowed",
+    "This MCP session was reclaimed: its requests are answered, it has no event stream",
+  );
 
 const sessionNotFound = () =>
   new ServiceError("not_found", "Unknown or ended MCP session; initialize a new one without Mcp-Session-Id");
@@ -176,13 +204,25 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
   const callerOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }) =>
     extra.authInfo?.extra?.caller as McpCaller;
 
+  const reclaimed = new Map<string, Reclaimed>();
+
+  /** Ends a session the server takes back; its client goes on statelessly (Reclaimed above). */
+  function reclaim(id: string, session: Session) {
+    sessions.delete(id);
+    void session.transport.close();
+    const { accountId, keyId, profile, results } = session;
+    reclaimed.set(id, { accountId, keyId, profile, results });
+    const own = [...reclaimed].filter(([, entry]) => entry.accountId === accountId);
+    for (const [oldest] of own.slice(0, Math.max(0, own.length - reclaimedPerAccount)))
+      reclaimed.delete(oldest);
+    for (const oldest of [...reclaimed.keys()].slice(0, Math.max(0, reclaimed.size - reclaimedInAll)))
+      reclaimed.delete(oldest);
+  }
+
   function dropIdleSessions(now: number) {
     for (const [id, session] of sessions) {
       // A session answering a request is not idle, however long that request takes.
-      if (session.inFlight === 0 && now - session.lastSeen > idleMilliseconds) {
-        sessions.delete(id);
-        void session.transport.close();
-      }
+      if (session.inFlight === 0 && now - session.lastSeen > idleMilliseconds) reclaim(id, session);
     }
   }
 
@@ -194,16 +234,13 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     const own = [...sessions]
       .filter(([, session]) => session.accountId === accountId)
       .sort(([, a], [, b]) => Number(a.inFlight > 0) - Number(b.inFlight > 0) || a.lastSeen - b.lastSeen);
-    for (const [id, session] of own.slice(0, Math.max(0, own.length - perAccount + 1))) {
-      sessions.delete(id);
-      void session.transport.close();
-    }
+    for (const [id, session] of own.slice(0, Math.max(0, own.length - perAccount + 1))) reclaim(id, session);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // SSE, so a call with a progressToken streams; post-answers.ts answers the rest with JSON.
       enableJsonResponse: false,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, accountId, keyId, lastSeen: now, inFlight: 0 });
+        sessions.set(id, { transport, profile, results, accountId, keyId, lastSeen: now, inFlight: 0 });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -267,6 +304,16 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
     }
 
     const sessionId = context.req.header("Mcp-Session-Id");
+    const gone = sessionId === undefined ? undefined : reclaimed.get(sessionId);
+    if (sessionId !== undefined && gone?.keyId === principal.credentialId) {
+      // A reclaimed session's client goes on statelessly: no event stream to open, an end to forget.
+      if (method === "DELETE") {
+        reclaimed.delete(sessionId);
+        return new Response(null, { status: 200 });
+      }
+      if (method === "GET") throw noEventStream();
+      return serveStatelessly(context.req.raw, body, authInfo, gone.profile, gone.results);
+    }
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // Another key's session is reported exactly like one that never existed.
@@ -293,24 +340,33 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       const transport = await openSession(principal, profile, results);
       return answerMessage(transport, context.req.raw, body, authInfo);
     }
-    // Stateless: a server and transport for this request alone.
+    return serveStatelessly(context.req.raw, body, authInfo, profile, results);
+  });
+
+  /** A server and transport for this request alone. */
+  async function serveStatelessly(
+    request: Request,
+    body: unknown,
+    authInfo: Parameters<typeof answerMessage>[3],
+    profile: ToolProfile,
+    results: ResultMode | undefined,
+  ): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: false });
     const server = createMcpServer(platform, { profile, results, caller: callerOf });
     await server.connect(transport);
-    const response = await answerMessage(transport, context.req.raw, body, authInfo).catch(
-      (error: unknown) => {
-        void server.close();
-        throw error;
-      },
-    );
+    const response = await answerMessage(transport, request, body, authInfo).catch((error: unknown) => {
+      void server.close();
+      throw error;
+    });
     // A streamed answer is still being written: the server closes once it has been sent.
     return whenSent(response, () => void server.close());
-  });
+  }
   return {
     app,
     async close() {
       const open = [...sessions.values()];
       sessions.clear();
+      reclaimed.clear();
       await Promise.all(open.map((session) => session.transport.close()));
     },
   };
