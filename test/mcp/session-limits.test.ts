@@ -94,49 +94,63 @@ describe("MCP session limits", () => {
     expect(await statusOf(otherKey, others)).toBe(200);
   });
 
-  it("reclaims an idle session before one that is answering a request, however recently used", async () => {
-    const account = await createAccountWithKey(test);
-    const rest = (path: string, json: unknown) =>
-      test.request(path, { method: "POST", credential: account.key, json });
-    const sandbox = (await (await rest("/v1/sandboxes", { size: "small" })).json()) as { id: string };
-    expect(
-      (await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "mkfifo /tmp/gate /tmp/ready" })).status,
-    ).toBe(200);
-    const busy = await open(account.key);
-    // A call that waits on the gate keeps the busy session answering a request.
-    const waiting = app.request("/mcp", {
-      method: "POST",
-      headers: headers(account.key, busy),
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 3,
-        method: "tools/call",
-        params: {
-          name: "exec",
-          arguments: {
-            session_id: sandbox.id,
-            command: "echo up > /tmp/ready && cat /tmp/gate",
-            timeout: 60,
+  it.each([
+    ["answered as JSON", false],
+    ["streamed with progress", true],
+  ])(
+    "reclaims an idle session before one that is answering a request (%s), however recently used",
+    async (_, streamed) => {
+      const account = await createAccountWithKey(test);
+      const rest = (path: string, json: unknown) =>
+        test.request(path, { method: "POST", credential: account.key, json });
+      const sandbox = (await (await rest("/v1/sandboxes", { size: "small" })).json()) as { id: string };
+      expect(
+        (await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "mkfifo /tmp/gate /tmp/ready" })).status,
+      ).toBe(200);
+      const busy = await open(account.key);
+      // A call that waits on the gate keeps the busy session answering a request.
+      const waiting = app.request("/mcp", {
+        method: "POST",
+        headers: headers(account.key, busy),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: {
+            name: "exec",
+            arguments: {
+              session_id: sandbox.id,
+              command: "echo up > /tmp/ready && cat /tmp/gate",
+              timeout: 60,
+            },
+            // Streamed, the answer has begun (its headers sent) while the call still runs.
+            ...(streamed && { _meta: { progressToken: "busy" } }),
           },
-        },
-      }),
-    });
-    // Each exec has its own process namespace: the call says it runs through a fifo, whose read
-    // here returns once the call has written to it (no polling).
-    const ready = await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "cat /tmp/ready", timeout: 60 });
-    expect(((await ready.json()) as { stdout: string }).stdout).toBe("up\n");
-    const idle = await open(account.key);
-    expect(await statusOf(account.key, idle)).toBe(200);
-    // One more than the limit of 2: the idle one goes, though the busy one was used earlier.
-    const newest = await open(account.key);
-    expect(await streamStatusOf(account.key, idle)).toBe(405);
-    expect(await streamStatusOf(account.key, busy)).toBe(200);
-    expect(await statusOf(account.key, newest)).toBe(200);
-    await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "echo open > /tmp/gate" });
-    expect((await waiting).status).toBe(200);
-    expect(await statusOf(account.key, busy)).toBe(200);
-    await test.request(`/v1/sandboxes/${sandbox.id}`, { method: "DELETE", credential: account.key });
-  }, 60_000);
+        }),
+      });
+      // Each exec has its own process namespace: the call says it runs through a fifo, whose read
+      // here returns once the call has written to it (no polling).
+      const ready = await rest(`/v1/sandboxes/${sandbox.id}/exec`, {
+        command: "cat /tmp/ready",
+        timeout: 60,
+      });
+      expect(((await ready.json()) as { stdout: string }).stdout).toBe("up\n");
+      const idle = await open(account.key);
+      expect(await statusOf(account.key, idle)).toBe(200);
+      // One more than the limit of 2: the idle one goes, though the busy one was used earlier.
+      const newest = await open(account.key);
+      expect(await streamStatusOf(account.key, idle)).toBe(405);
+      expect(await streamStatusOf(account.key, busy)).toBe(200);
+      expect(await statusOf(account.key, newest)).toBe(200);
+      await rest(`/v1/sandboxes/${sandbox.id}/exec`, { command: "echo open > /tmp/gate" });
+      const answer = await waiting;
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toContain("exit_code");
+      expect(await statusOf(account.key, busy)).toBe(200);
+      await test.request(`/v1/sandboxes/${sandbox.id}`, { method: "DELETE", credential: account.key });
+    },
+    60_000,
+  );
 
   it("keeps the SDK client of a reclaimed session working, statelessly, until it ends the session", async () => {
     const account = await createAccountWithKey(test);

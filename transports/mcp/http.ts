@@ -320,12 +320,23 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       if (!session || session.keyId !== principal.credentialId) throw sessionNotFound();
       session.lastSeen = Date.now();
       session.inFlight += 1;
-      try {
-        return await answerMessage(session.transport, context.req.raw, body, authInfo);
-      } finally {
+      const settle = () => {
         session.inFlight -= 1;
         session.lastSeen = Date.now();
+      };
+      let response: Response;
+      try {
+        response = await answerMessage(session.transport, context.req.raw, body, authInfo);
+      } catch (error) {
+        settle();
+        throw error;
       }
+      // A call answered as a stream (progress) is in flight until its answer has been sent; the
+      // session's own event stream (GET) is not a call.
+      if (method === "POST" && response.headers.get("content-type")?.startsWith("text/event-stream"))
+        return whenSent(response, settle);
+      settle();
+      return response;
     }
     if (method !== "POST") {
       throw new ServiceError(
