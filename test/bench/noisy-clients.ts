@@ -4,6 +4,7 @@
  * /metrics, and a server stop that cannot hang on a stalled server.
  */
 import type { ChildProcess } from "node:child_process";
+import { Worker } from "node:worker_threads";
 import type { NoisyRequest } from "./noisy-calls.ts";
 
 // A call that takes longer is counted as failed: a stalled server cannot hold the run forever.
@@ -52,6 +53,22 @@ export function percentile(values: number[], fraction: number): number {
 }
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(11);
+
+/** B on its own thread (noisy-bystander-thread.ts), for `seconds`. */
+export function bystanderOnThread(baseUrl: string, key: string, seconds: number): Promise<Bystander> {
+  const worker = new Worker(new URL("./noisy-bystander-thread.ts", import.meta.url), {
+    workerData: { baseUrl, key, seconds },
+  });
+  return new Promise((resolve, reject) => {
+    worker.once("message", (result: Bystander) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once("error", reject);
+  });
+}
+
+export type Bystander = Awaited<ReturnType<typeof bystander>>;
 
 /** B: GET /v1/account and a recall, one after the other, until the deadline. */
 export async function bystander(baseUrl: string, key: string, deadline: number) {
