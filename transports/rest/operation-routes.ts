@@ -19,6 +19,7 @@ import {
   type ValidationIssue,
 } from "../../core/index.ts";
 import { bearerCredential } from "../bearer-credential.ts";
+import { jsonInSlices, writesInSlices } from "./json-answer.ts";
 import { acceptsEventStream, answerStreamed } from "./output-stream.ts";
 
 export type HttpOperation = AnyTool & { http: HttpBinding };
@@ -89,7 +90,11 @@ async function readInput(
   tool: HttpOperation,
   fieldTypes: Map<string, Set<string>>,
 ): Promise<unknown> {
-  const parameters = context.req.param() as Record<string, string>;
+  // Path parameters are text too: "8000" for an integer field (a preview's port) is 8000.
+  const parameters: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(context.req.param() as Record<string, string>)) {
+    parameters[name] = fromQueryText(value, fieldTypes.get(name));
+  }
   if (usesQuery(tool.http)) {
     const query: Record<string, unknown> = {};
     for (const [name, value] of new URL(context.req.url).searchParams) {
@@ -164,10 +169,13 @@ export async function answerOperation(
   for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) {
     context.header(name, value);
   }
-  if (options.asJson) return context.json((result.output ?? {}) as object, 200);
-  const status = tool.http?.status ?? 200;
+  const output = options.asJson ? (result.output ?? {}) : result.output;
+  const status = options.asJson ? 200 : (tool.http?.status ?? 200);
   if (status === 204) return context.body(null, 204);
-  return context.json(result.output as object, status as 200);
+  // A long answer (an import's 500 memories) is written in slices, not held in one stringify.
+  if (writesInSlices(output))
+    return context.body(jsonInSlices(output), status as 200, { "content-type": "application/json" });
+  return context.json(output as object, status as 200);
 }
 
 /** A POST body as an operation's input: JSON, where empty is `{}`. */
@@ -190,7 +198,10 @@ export function mountOperationRoutes(
   for (const tool of httpOperations(platform.tools.tools)) {
     // A switched-off operation gets no route: it answers 404 like any unknown path.
     if (!isEnabled(tool, platform.config)) continue;
-    const fieldTypes = usesQuery(tool.http) ? queryFieldTypes(tool) : new Map<string, Set<string>>();
+    const fieldTypes =
+      usesQuery(tool.http) || pathParameters(tool.http.path).length > 0
+        ? queryFieldTypes(tool)
+        : new Map<string, Set<string>>();
     const method = tool.http.method.toLowerCase() as "get" | "post" | "put" | "delete";
     app[method](tool.http.path, async (context) => {
       const input = await readInput(context, tool, fieldTypes);
