@@ -1,6 +1,10 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
+// The JavaScript SDK's workspace package resolves to its TypeScript source under this condition
+// (sdks/js/package.json), and to its built dist/ everywhere else: tests never run a stale build.
+const sourceConditions = ["cairn-source", "module", "node", "development|production"];
+
 // The memory suite runs twice: lexically in "default", and again with semantic search on against
 // one real model server (test/memory/embeddings-model-server.ts; test/support/platforms.ts reads
 // CAIRN_TEST_EMBEDDINGS). The embedder's own suites start their own model servers and are left out.
@@ -18,6 +22,8 @@ const memoryEmbeddings = {
 };
 
 export default defineConfig({
+  resolve: { conditions: sourceConditions },
+  ssr: { resolve: { conditions: sourceConditions } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,41 +1,17 @@
 #!/usr/bin/env node
 /**
- * The `cairn` command (Node 24; cli/bin/cairn.js starts it from any Node). Every failure ends here:
- * one `Error: <message> [<code>]` line on stderr and the exit code of its class (cli/errors.ts).
- * With no arguments it opens the TUI in a terminal and prints the help elsewhere.
+ * The `cairn` command from its TypeScript source, on Node 24 (tests, `cairn mcp serve --data-dir`,
+ * and the bin when no bundle is built). The program is cli/main.ts; this entry first makes the
+ * JavaScript SDK's workspace package resolve to its source (the `cairn-source` export condition)
+ * rather than to its build, which a checkout need not have and which could be stale.
  */
-import { startTui } from "./commands/tui.ts";
-import { describeError } from "./errors.ts";
-import { errorColour } from "./output.ts";
-import { buildProgram, CommanderError, parserExitCode } from "./program.ts";
-import { closePrompts } from "./prompts.ts";
+import { registerHooks } from "node:module";
 
-async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
-  try {
-    if (argv.length === 0) {
-      if (process.stdin.isTTY && process.stdout.isTTY) await startTui();
-      else program.outputHelp();
-      return 0;
-    }
-    await program.parseAsync(argv, { from: "user" });
-    return typeof process.exitCode === "number" ? process.exitCode : 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return parserExitCode(error);
-    const reported = describeError(error);
-    const [first, ...rest] = reported.lines;
-    process.stderr.write(`${errorColour.red(first)}\n`);
-    for (const line of rest) process.stderr.write(`${errorColour.dim(line)}\n`);
-    return reported.exitCode;
-  } finally {
-    closePrompts();
-  }
-}
-
-// A reader that stopped early (`cairn memory ls | head`) is not an error worth a stack trace.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") process.exit(0);
-  throw error;
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (specifier !== "cairn-client") return nextResolve(specifier, context);
+    return nextResolve(specifier, { ...context, conditions: ["cairn-source", ...context.conditions] });
+  },
 });
 
-process.exitCode = await main(process.argv.slice(2));
+await import("./main.ts");

@@ -1,6 +1,7 @@
 /**
  * The CLI's saved settings: `base_url` and `api_key` in `$XDG_CONFIG_HOME/cairn/config.toml`
- * (default ~/.config/cairn/config.toml), the file 0600 and its folder 0700 because it holds a key.
+ * (default ~/.config/cairn/config.toml), the file 0600 and its folder 0700 because it holds a key
+ * (and, for its 30 minutes or so, the dashboard token of the last login).
  * CAIRN_BASE_URL and CAIRN_API_KEY override the file; the base URL from either obeys the https rule.
  */
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
@@ -13,7 +14,25 @@ import { CliError, exitCodes } from "./errors.ts";
 export interface SavedConfig {
   base_url?: string;
   api_key?: string;
+  /** The id of `api_key`, which the next `cairn login` revokes (docs/cli.md#keys-and-logins). */
+  api_key_id?: string;
+  /**
+   * The dashboard token from the last password login, kept until it expires so `keys` commands
+   * do not ask for the password each time; valid only for `dashboard_base_url`.
+   */
+  dashboard_token?: string;
+  dashboard_token_expires_at?: string;
+  dashboard_base_url?: string;
 }
+
+const savedFields = [
+  "base_url",
+  "api_key",
+  "api_key_id",
+  "dashboard_token",
+  "dashboard_token_expires_at",
+  "dashboard_base_url",
+] as const;
 
 export function configDirectory(): string {
   const xdg = process.env.XDG_CONFIG_HOME;
@@ -41,7 +60,7 @@ export async function loadConfig(path = configPath()): Promise<SavedConfig> {
     );
   }
   const config: SavedConfig = {};
-  for (const field of ["base_url", "api_key"] as const) {
+  for (const field of savedFields) {
     const value = parsed[field];
     if (value === undefined) continue;
     if (typeof value !== "string") throw new CliError(`${path}: ${field} must be a string`, "invalid_config");

@@ -1,7 +1,9 @@
 /**
  * How the CLI fails: one line on stderr (`Error: <message> [<code>]`) and an exit code per error
- * class, so scripts can tell a wrong key from a missing sandbox without parsing text. Expected
- * errors never print a stack trace; only a bug (exit 1) shows one, and only with CAIRN_DEBUG=1.
+ * class, so scripts can tell a wrong key from a missing sandbox without parsing text. Under
+ * `--json` that line is the REST error body instead, `{"error": {code, message, retryable,
+ * remediation, details?}}`. Expected errors never print a stack trace; only a bug (exit 1) shows
+ * one, and only with CAIRN_DEBUG=1.
  */
 import { CairnApiError, CairnConnectionError, CairnError } from "cairn-client";
 
@@ -70,8 +72,49 @@ export interface ReportedError {
   exitCode: number;
 }
 
+let errorsAsJson = false;
+
+/** Set once the command is parsed: a command run with `--json` reports its errors as JSON. */
+export function reportErrorsAsJson(json: boolean): void {
+  errorsAsJson = json;
+}
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  retryable: boolean;
+  remediation: string | null;
+  details?: unknown;
+}
+
+/** The same failure as `describeError`'s text, as the REST error body (docs/cli.md#errors-and-exit-codes). */
+function errorBody(error: unknown, text: ReportedError): ErrorBody {
+  if (error instanceof CliError)
+    return { code: error.code, message: error.message, retryable: false, remediation: null };
+  if (error instanceof CairnApiError)
+    return {
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable,
+      remediation: hintFor(error),
+      ...(error.details === undefined || error.details === null ? {} : { details: error.details }),
+    };
+  const hint = text.lines.find((line) => line.startsWith("Hint: "))?.slice("Hint: ".length) ?? null;
+  if (error instanceof CairnConnectionError)
+    return { code: "network_error", message: error.message, retryable: true, remediation: hint };
+  const [, message = text.lines[0], code = "unexpected"] =
+    /^Error: ([\s\S]*) \[([a-z_]+)\]$/.exec(text.lines[0]) ?? [];
+  return { code, message, retryable: false, remediation: hint };
+}
+
 /** The lines to print on stderr and the exit code for anything a command threw. */
 export function describeError(error: unknown): ReportedError {
+  const text = describeErrorAsText(error);
+  if (!errorsAsJson) return text;
+  return { lines: [JSON.stringify({ error: errorBody(error, text) })], exitCode: text.exitCode };
+}
+
+function describeErrorAsText(error: unknown): ReportedError {
   if (error instanceof CliError)
     return { lines: [`Error: ${error.message} [${error.code}]`], exitCode: error.exitCode };
   if (error instanceof CairnApiError) {

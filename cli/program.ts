@@ -6,18 +6,21 @@ import { Command, CommanderError } from "commander";
 import { version } from "../core/version.ts";
 import { withExamples } from "./command-kit.ts";
 import { addAccountCommands } from "./commands/account.ts";
+import { addCompletionCommand } from "./commands/completion.ts";
 import { addConfigCommands } from "./commands/config.ts";
 import { addCopyCommand } from "./commands/copy.ts";
 import { addFileCommands } from "./commands/files.ts";
 import { addImageAndVolumeCommands } from "./commands/images-and-volumes.ts";
 import { addMcpCommands } from "./commands/mcp.ts";
 import { addMemoryCommands } from "./commands/memory.ts";
+import { addPreviewCommands } from "./commands/previews-and-attach.ts";
 import { addProcessCommands } from "./commands/processes.ts";
 import { addSecretAndAllowlistCommands } from "./commands/secrets-and-allowlist.ts";
 import { addSessionCommands } from "./commands/sessions.ts";
+import { addSnapshotAndActivityCommands } from "./commands/snapshots-and-activity.ts";
 import { addToolCommands } from "./commands/tools.ts";
 import { addTuiCommand } from "./commands/tui.ts";
-import { exitCodes } from "./errors.ts";
+import { exitCodes, reportErrorsAsJson } from "./errors.ts";
 
 function fullName(command: Command): string {
   const names: string[] = [];
@@ -46,6 +49,25 @@ function parserError(command: Command, text: string): string {
   return `cairn: ${problem}\n${usageLine(command)}\nRun \`${fullName(command)} --help\` for examples.\n`;
 }
 
+/** `--json` among cairn's own words (before a `--`): a parser error is then JSON too. */
+function jsonRequested(): boolean {
+  const words = process.argv.slice(2);
+  const end = words.indexOf("--");
+  return (end === -1 ? words : words.slice(0, end)).includes("--json");
+}
+
+/** A parser failure as the error body `--json` errors use (cli/errors.ts), code `usage_error`. */
+function parserErrorJson(command: Command, text: string): string {
+  const message = text.trim().replace(/^error: /, "");
+  const error = {
+    code: "usage_error",
+    message,
+    retryable: false,
+    remediation: `Run \`${fullName(command)} --help\` for the usage and examples.`,
+  };
+  return `${JSON.stringify({ error })}\n`;
+}
+
 export function buildProgram(): Command {
   const program = new Command("cairn")
     .description(
@@ -70,6 +92,8 @@ export function buildProgram(): Command {
   addConfigCommands(program);
   addSessionCommands(program);
   addProcessCommands(program);
+  addPreviewCommands(program);
+  addSnapshotAndActivityCommands(program);
   addFileCommands(program);
   addCopyCommand(program);
   addSecretAndAllowlistCommands(program);
@@ -78,9 +102,15 @@ export function buildProgram(): Command {
   addToolCommands(program);
   addMcpCommands(program);
   addTuiCommand(program);
+  addCompletionCommand(program);
   for (const command of [program, ...descendants(program)]) {
-    command.configureOutput({ outputError: (text, write) => write(parserError(command, text)) });
+    command.configureOutput({
+      outputError: (text, write) =>
+        write(jsonRequested() ? parserErrorJson(command, text) : parserError(command, text)),
+    });
   }
+  // Errors of a command run with --json are JSON on stderr (cli/errors.ts).
+  program.hook("preAction", (_program, action) => reportErrorsAsJson(action.opts().json === true));
   return program;
 }
 

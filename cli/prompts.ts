@@ -5,7 +5,6 @@
  * lines meant for later prompts, so `printf 'me@x\npw\npw\n' | cairn signup` needs this reader.
  */
 import { createInterface, type Interface } from "node:readline";
-import { input, password } from "@inquirer/prompts";
 import { CliError } from "./errors.ts";
 
 let lineReader: { reader: Interface; lines: AsyncIterator<string> } | null = null;
@@ -31,7 +30,11 @@ export function closePrompts(): void {
 }
 
 export async function askText(message: string, validate?: (value: string) => string | true): Promise<string> {
-  if (interactive()) return input({ message, validate }, { output: process.stderr });
+  if (interactive()) {
+    // Loaded only for a person at a terminal: it costs every other command start-up time.
+    const { input } = await import("@inquirer/prompts");
+    return input({ message, validate }, { output: process.stderr });
+  }
   const answer = (await readAnswerLine(message)).trim();
   const verdict = validate?.(answer) ?? true;
   if (verdict !== true) throw new CliError(`${message}: ${verdict}`, "validation_error");
@@ -42,7 +45,10 @@ export async function askSecret(
   message: string,
   validate?: (value: string) => string | true,
 ): Promise<string> {
-  if (interactive()) return password({ message, mask: "*", validate }, { output: process.stderr });
+  if (interactive()) {
+    const { password } = await import("@inquirer/prompts");
+    return password({ message, mask: "*", validate }, { output: process.stderr });
+  }
   const answer = await readAnswerLine(message);
   const verdict = validate?.(answer) ?? true;
   if (verdict !== true) throw new CliError(`${message}: ${verdict}`, "validation_error");

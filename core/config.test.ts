@@ -101,3 +101,52 @@ describe("configuration", () => {
     expect(() => loadConfig({ SVC_GLOBAL_MAX_IMAGE_BUILDS: "0" })).toThrow(/SVC_GLOBAL_MAX_IMAGE_BUILDS/);
   });
 });
+
+describe("an unusable setting", () => {
+  // Every SVC_ setting that holds a number, a boolean, a choice or a URL, given a word.
+  const settings = Object.keys(loadConfig({})).filter((name) => name.startsWith("SVC_"));
+  const refused = settings.filter((name) => {
+    try {
+      loadConfig({ [name]: "not-a-value" });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+
+  it("is refused for every typed setting, not taken as text", () => {
+    // The settings that are free text (paths, names, secrets, lists) take any word.
+    const freeText = settings.filter((name) => !refused.includes(name));
+    expect(freeText.sort()).toEqual(
+      [
+        "SVC_BUBBLEWRAP_PATH",
+        "SVC_CORS_ALLOWED_ORIGINS",
+        "SVC_DATA_DIR",
+        "SVC_HOST",
+        "SVC_IMAGE_BASES",
+        "SVC_IMAGE_REGISTRY_HOSTS",
+        "SVC_JWT_SECRET",
+        "SVC_KUBE_IMAGE_BUILDER_IMAGE",
+        "SVC_KUBE_IMAGE_REPOSITORY",
+        "SVC_KUBE_NAMESPACE",
+        "SVC_KUBE_SANDBOX_IMAGE",
+        "SVC_MEMORY_EMBEDDING_MODEL",
+        "SVC_PLUGINS",
+        "SVC_REDIS_URL",
+        "SVC_SECRETS_KEY",
+      ].filter((name) => settings.includes(name)),
+    );
+  });
+
+  it.each(refused)("%s is one line naming it, with what it takes", (name) => {
+    let message = "";
+    try {
+      loadConfig({ [name]: "not-a-value" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(new RegExp(`^Invalid configuration: ${name}: (expected|must) `));
+    expect(message).not.toContain("\n");
+    expect(message).not.toMatch(/Invalid (input|option)|NaN/);
+  });
+});

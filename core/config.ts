@@ -9,14 +9,25 @@ import { sandboxSizes } from "./sandboxes/sessions/sizes.ts";
 
 const boolean = (fallback: boolean) =>
   z
-    .enum(["true", "false", "1", "0", "yes", "no", ""])
+    .enum(["true", "false", "1", "0", "yes", "no", ""], { error: "expected true, false, 1, 0, yes or no" })
     .optional()
     .transform((value) =>
       value === undefined || value === "" ? fallback : ["true", "1", "yes"].includes(value),
     );
 
-const integer = (fallback: number, minimum = 0) => z.coerce.number().int().min(minimum).default(fallback);
-const number = (fallback: number) => z.coerce.number().min(0).default(fallback);
+// Each message says what a right value looks like; loadConfig adds the variable's name and value.
+const wholeNumber = (minimum: number, maximum = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ error: "expected a whole number" })
+    .int({ error: "expected a whole number" })
+    .min(minimum, { error: `expected a whole number of at least ${minimum}` })
+    .max(maximum, { error: `expected a whole number of at most ${maximum}` });
+const integer = (fallback: number, minimum = 0) => wholeNumber(minimum).default(fallback);
+const number = (fallback: number) =>
+  z.coerce
+    .number({ error: "expected a number" })
+    .min(0, { error: "expected a number of at least 0" })
+    .default(fallback);
 const list = z
   .string()
   .default("")
@@ -118,9 +129,17 @@ const embeddingBaseUrl = z
 
 const schema = z.object({
   SVC_HOST: z.string().default("127.0.0.1"),
-  SVC_PORT: integer(8090),
+  SVC_PORT: wholeNumber(0, 65535).default(8090),
   SVC_DATA_DIR: z.string().default("./.cairn"),
-  SVC_DATABASE_URL: z.string().optional(),
+  // Unset or empty: SQLite in the data directory; anything else must be PostgreSQL's URL.
+  SVC_DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, {
+        error: "expected a postgres:// or postgresql:// URL, or unset for SQLite",
+      })
+      .optional(),
+  ),
   SVC_ENV: z.enum(["development", "production"]).default("development"),
   SVC_CORS_ALLOWED_ORIGINS: list,
   SVC_API_DOCS: boolean(true),
@@ -139,6 +158,8 @@ const schema = z.object({
    * issuer; unset, each request's own URL does (right unless a proxy changes scheme or host).
    */
   SVC_PUBLIC_URL: optionalText.pipe(embeddingBaseUrl),
+  /** Preview links as `{port}-{sandbox id}.<domain>` hosts (docs/sandboxes.md#previews); unset, under /v1/previews. */
+  SVC_PREVIEW_DOMAIN: optionalText,
 
   SVC_FREE_MONTHLY_SANDBOX_HOURS: number(20),
   SVC_MAX_SESSION_MINUTES: integer(30, 1),
@@ -150,6 +171,7 @@ const schema = z.object({
   SVC_MAX_SECRETS_PER_ACCOUNT: integer(50),
   SVC_MAX_IMAGES_PER_ACCOUNT: integer(10),
   SVC_MAX_VOLUMES_PER_ACCOUNT: integer(10),
+  SVC_MAX_SNAPSHOTS_PER_ACCOUNT: integer(10),
   SVC_MAX_MCP_CONNECTIONS_PER_ACCOUNT: integer(50),
   SVC_SESSION_REAPER_INTERVAL_SECONDS: integer(60, 1),
 
@@ -204,6 +226,8 @@ const schema = z.object({
   SVC_ALLOW_PRIVATE_EGRESS: boolean(false),
 
   SVC_MEMORY_EMBEDDINGS_ENABLED: boolean(false),
+  /** The start stops, in one line, unless one embedding can be computed (docs/configuration.md#embeddings-semantic-search). */
+  SVC_MEMORY_EMBEDDINGS_REQUIRED: boolean(false),
   // Unset or empty: the self-hosted model server; a managed provider only when named here.
   SVC_MEMORY_EMBEDDING_PROVIDER: optionalText.pipe(z.enum(embeddingProviders).optional()),
   // Unset: the provider's default (plugins/embeddings/embedding-settings.ts applies it).
@@ -244,6 +268,16 @@ export type Config = z.infer<typeof schema> & {
   pluginRateLimits: Readonly<Record<string, number>>;
 };
 
+/** A setting that cannot be used: each problem names the variable, its value and what is expected. */
+export class InvalidConfiguration extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration: ${problems.join("; ")}`);
+    this.name = "InvalidConfiguration";
+    this.problems = problems;
+  }
+}
+
 /** Parses the environment; an invalid value stops start-up with a message naming the variable. */
 export function loadConfig(environment: Record<string, string | undefined>): Config {
   const relevant = Object.entries(environment).filter(
@@ -254,8 +288,20 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     .object({ ...schema.shape, ...Object.fromEntries(pluginLimits.map(([name]) => [name, integer(1, 1)])) })
     .safeParse(Object.fromEntries(relevant));
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
+    const problems = result.error.issues.map((issue) => {
+      const name = issue.path.join(".");
+      const value = environment[name];
+      // Values that may hold a credential are named, never echoed.
+      const shown =
+        value === undefined || /SECRET|KEY|PASSWORD|_URL$/.test(name)
+          ? ""
+          : ` (got ${JSON.stringify(value)})`;
+      const message = issue.message
+        .replace(/^Invalid (option|input): /, "")
+        .replace(/^expected number, received NaN$/, "expected a number");
+      return `${name}: ${message}${shown}`;
+    });
+    throw new InvalidConfiguration(problems);
   }
   const data = result.data as z.infer<typeof schema> & Record<string, unknown>;
   const pluginRateLimits = Object.fromEntries(pluginLimits.map(([name]) => [name, data[name] as number]));

@@ -40,10 +40,17 @@ export { sandboxRuntimeNames } from "./ports/sandbox-runtime.ts";
 export type * from "./ports/storage.ts";
 export * from "./rate-limits.ts";
 export * from "./registry.ts";
+export { toActivityOut } from "./sandboxes/activity/activity-out.ts";
 export { createOutputKeeper, joinKeptOutput, type OutputKeeper } from "./sandboxes/exec/kept-output.ts";
 export { maxRawUploadBytes } from "./sandboxes/files/raw-files.ts";
 export { languageServersPath } from "./sandboxes/lsp/languages.ts";
 export { isUnsafeAddress, parseAddress } from "./sandboxes/network/network-addresses.ts";
+export {
+  exchange as previewExchange,
+  requestHead as previewRequestHead,
+} from "./sandboxes/previews/http-exchange.ts";
+export { type PreviewRecord, previewTrafficPerMinute } from "./sandboxes/previews/previews.ts";
+export type { PortConnection } from "./sandboxes/previews/relay.ts";
 export * from "./sandboxes/sessions/lifecycle.ts";
 export { defaultStorageGb } from "./sandboxes/sessions/sizes.ts";
 export * from "./token-bucket.ts";

@@ -10,12 +10,14 @@ import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./
 import { isOAuthAccessToken } from "./auth/oauth-values.ts";
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
 import type { PlatformServices } from "./platform-services.ts";
+import type { ApiKeyRole } from "./ports/storage.ts";
 import { bucketLimit } from "./rate-limits.ts";
 import {
   type AnyTool,
   type CredentialKind,
   isEnabled,
   type PlatformServiceName,
+  requireAdminRole,
   type ToolContext,
   type ToolGroup,
   type ToolProgress,
@@ -49,6 +51,8 @@ export interface Principal {
   accountId: string;
   /** The API key's id, or the account id for a dashboard token. */
   credentialId: string;
+  /** An API key's role; absent (as good as `admin`) for a dashboard token or an OAuth grant. */
+  role?: ApiKeyRole;
 }
 
 export interface InvokeResult<Output = unknown> {
@@ -72,6 +76,7 @@ export async function invoke<Tool extends AnyTool>(
       ? request.principal
       : await authenticate(platform, tool.auth, request.credential, now);
   const accountId = principal?.accountId ?? null;
+  if (tool.role === "admin") requireAdminRole(principal?.role ?? "admin");
   await requireSandboxRuntime(platform, tool);
   // Checked before a token is taken: a call refused for its input did nothing, and a model
   // correcting its arguments must not use up a small bucket (image builds: 3 a minute).
@@ -81,6 +86,8 @@ export async function invoke<Tool extends AnyTool>(
   const context: ToolContext<PlatformServiceName> = {
     platform: declaredServices(platform, tool),
     accountId,
+    credentialId: principal?.credentialId ?? null,
+    role: principal?.role ?? "admin",
     requestId: request.requestId,
     clientIp: request.clientIp,
     signal: request.signal,
@@ -190,7 +197,7 @@ async function authenticateApiKey(platform: PlatformServices, key: string, now: 
         platform.logger.warn({ err: error }, "an API key's last use was not recorded"),
       );
   }
-  return { kind: "api_key", accountId: record.accountId, credentialId: record.id };
+  return { kind: "api_key", accountId: record.accountId, credentialId: record.id, role: record.role };
 }
 
 async function takeToken(

@@ -21,7 +21,9 @@ import type { Storage } from "./ports/storage.ts";
 import type { SecretCipher } from "./sandboxes/broker/secrets.ts";
 import type { ImageBuilds } from "./sandboxes/images/images.ts";
 import type { LanguageServers } from "./sandboxes/lsp/language-servers.ts";
+import type { SandboxPreviews } from "./sandboxes/previews/previews.ts";
 import type { BackgroundProcesses } from "./sandboxes/processes/background-processes.ts";
+import type { TakeoverTerminals } from "./sandboxes/takeover/terminals.ts";
 
 export interface PlatformServices {
   readonly config: Config;
@@ -49,6 +51,10 @@ export interface PlatformServices {
   readonly languageServers: LanguageServers;
   /** Background processes running in this process's sandboxes, by session (docs/sandboxes.md#processes). */
   readonly backgroundProcesses: BackgroundProcesses;
+  /** Preview links of sandbox ports and their relays (docs/sandboxes.md#previews). */
+  readonly previews: SandboxPreviews;
+  /** Takeover terminals, their recordings and tokens (docs/sandboxes.md#takeover-terminal). */
+  readonly terminals: TakeoverTerminals;
   /** Custom image builds running in this process (docs/sandboxes.md#images). */
   readonly imageBuilds: ImageBuilds;
 }
@@ -76,6 +82,8 @@ const serviceNames: Record<keyof PlatformServices, true> = {
   secretCipher: true,
   languageServers: true,
   backgroundProcesses: true,
+  previews: true,
+  terminals: true,
   imageBuilds: true,
 };
 

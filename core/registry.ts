@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { AnyTool, ToolRegistry } from "./tool.ts";
 import { getAccount } from "./tools/account/get-account.ts";
 import { getUsage } from "./tools/account/get-usage.ts";
+import { sandboxLog } from "./tools/activity/sandbox-log.ts";
 import { clearAllowedCommands } from "./tools/allowlist/clear-allowed-commands.ts";
 import { getAllowedCommands } from "./tools/allowlist/get-allowed-commands.ts";
 import { setAllowedCommands } from "./tools/allowlist/set-allowed-commands.ts";
@@ -41,6 +42,7 @@ import { processOutput } from "./tools/processes/process-output.ts";
 import { processStart } from "./tools/processes/process-start.ts";
 import { processStop } from "./tools/processes/process-stop.ts";
 import { processWait } from "./tools/processes/process-wait.ts";
+import { createPreview } from "./tools/sandboxes/create-preview.ts";
 import { createSandbox } from "./tools/sandboxes/create-sandbox.ts";
 import { destroySandbox } from "./tools/sandboxes/destroy-sandbox.ts";
 import { exec } from "./tools/sandboxes/exec.ts";
@@ -49,13 +51,22 @@ import { getSandbox } from "./tools/sandboxes/get-sandbox.ts";
 import { glob } from "./tools/sandboxes/glob.ts";
 import { grep } from "./tools/sandboxes/grep.ts";
 import { httpRequest } from "./tools/sandboxes/http-request.ts";
+import { listPreviews } from "./tools/sandboxes/list-previews.ts";
 import { listSandboxes } from "./tools/sandboxes/list-sandboxes.ts";
 import { ls } from "./tools/sandboxes/ls.ts";
+import { revokePreview } from "./tools/sandboxes/revoke-preview.ts";
 import { strReplaceTool } from "./tools/sandboxes/str-replace.ts";
+import { takeoverRecording } from "./tools/sandboxes/takeover-recording.ts";
+import { takeoverToken } from "./tools/sandboxes/takeover-token.ts";
 import { view } from "./tools/sandboxes/view.ts";
 import { createSecret } from "./tools/secrets/create-secret.ts";
 import { deleteSecret } from "./tools/secrets/delete-secret.ts";
 import { listSecrets } from "./tools/secrets/list-secrets.ts";
+import { createSnapshot } from "./tools/snapshots/create-snapshot.ts";
+import { deleteSnapshot } from "./tools/snapshots/delete-snapshot.ts";
+import { getSnapshot } from "./tools/snapshots/get-snapshot.ts";
+import { listSnapshots } from "./tools/snapshots/list-snapshots.ts";
+import { restoreSnapshot } from "./tools/snapshots/restore-snapshot.ts";
 import { createVolume } from "./tools/volumes/create-volume.ts";
 import { deleteVolume } from "./tools/volumes/delete-volume.ts";
 import { getVolume } from "./tools/volumes/get-volume.ts";
@@ -76,6 +87,17 @@ const operations = [
   listSandboxes,
   getSandbox,
   destroySandbox,
+  createPreview,
+  listPreviews,
+  revokePreview,
+  takeoverToken,
+  takeoverRecording,
+  createSnapshot,
+  listSnapshots,
+  getSnapshot,
+  deleteSnapshot,
+  restoreSnapshot,
+  sandboxLog,
   createImage,
   getImage,
   listImages,

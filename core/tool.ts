@@ -7,8 +7,10 @@
  */
 import type { z } from "zod";
 import type { Config } from "./config.ts";
+import { ServiceError } from "./errors.ts";
 import type { PlatformServices } from "./platform-services.ts";
 import type { Logger } from "./ports/logger.ts";
+import type { ApiKeyRole } from "./ports/storage.ts";
 
 export type CredentialKind = "none" | "dashboard" | "api_key";
 
@@ -129,6 +131,10 @@ export interface ToolContext<Uses extends PlatformServiceName = never> {
   readonly platform: Pick<PlatformServices, Uses>;
   /** From the credential, never from input; null only for `auth: "none"` operations. */
   readonly accountId: string | null;
+  /** The API key's id (the account id for a dashboard token); null without a credential. */
+  readonly credentialId?: string | null;
+  /** The API key's role (docs/api.md#api-key-roles); `admin` for other credentials. */
+  readonly role?: ApiKeyRole;
   readonly requestId: string;
   readonly clientIp: string;
   readonly signal: AbortSignal;
@@ -159,6 +165,8 @@ export interface ToolDefinition<
   input: Input;
   output: Output;
   auth: CredentialKind;
+  /** `admin`: a `member` API key is refused with 403 `insufficient_role` before anything runs. */
+  role?: "admin";
   bucket: BucketName | DeclaredBucket | null;
   /**
    * The operation reports its output as it runs (`context.reportProgress`): REST answers it as
@@ -216,6 +224,22 @@ export interface ToolRegistry {
 /** Whether the deployment offers the operation (see `ToolDefinition.enabled`). */
 export function isEnabled(tool: AnyTool, config: Config): boolean {
   return tool.enabled?.(config) ?? true;
+}
+
+/** Refuses a `member` key: 403 `insufficient_role`. */
+export function requireAdminRole(role: ApiKeyRole): void {
+  if (role !== "admin")
+    throw new ServiceError("insufficient_role", "This needs an API key with the admin role", {
+      details: { required_role: "admin", role },
+    });
+}
+
+/**
+ * For a handler that needs an admin key only in some cases (an operation that always does says
+ * `role: "admin"` on its definition, which invoke checks).
+ */
+export function requireAdminKey(context: ToolContext): void {
+  requireAdminRole(context.role ?? "admin");
 }
 
 /** The context of an authenticated handler: its account id is set. */

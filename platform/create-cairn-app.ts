@@ -7,6 +7,7 @@ import { createMcpApp, jsonRpcErrorResponse } from "../transports/mcp/http.ts";
 import { createOAuthApps, oauthMountErrorResponse } from "../transports/oauth/oauth-app.ts";
 import { type ClientAddress, createApp } from "../transports/rest/create-app.ts";
 import type { Metrics } from "../transports/rest/metrics.ts";
+import { createUpgrades } from "../transports/rest/upgrades.ts";
 
 export interface CairnAppOptions {
   clientIp?: ClientAddress;
@@ -37,7 +38,8 @@ export function createCairnApp(platform: Platform, options: CairnAppOptions = {}
     closing.abort();
     return mcp.close();
   };
-  return { app, fetch: app.fetch, close };
+  // WebSockets (the takeover terminal) and previews' upgrades, for entries that can serve them.
+  return { app, fetch: app.fetch, upgrades: createUpgrades(platform), close };
 }
 
 export type CairnApp = ReturnType<typeof createCairnApp>;

@@ -26,17 +26,22 @@ import { createMemoryEmbedder } from "../core/memory/embedder.ts";
 import { recallMemories } from "../core/memory/recall.ts";
 import { createPluginHost } from "../core/plugins/plugin-host.ts";
 import { pluginOperations } from "../core/plugins/plugin-operations.ts";
+import type { EmbeddingProvider } from "../core/ports/embeddings.ts";
 import type { ImageBuilder } from "../core/ports/image-builder.ts";
 import { createSecretCipher } from "../core/sandboxes/broker/secrets.ts";
 import { createImageBuilds } from "../core/sandboxes/images/images.ts";
 import { createLanguageServers } from "../core/sandboxes/lsp/language-servers.ts";
+import { createSandboxPreviews } from "../core/sandboxes/previews/previews.ts";
 import { createBackgroundProcesses } from "../core/sandboxes/processes/background-processes.ts";
+import { createTakeoverTerminals } from "../core/sandboxes/takeover/terminals.ts";
+import { defaultModelServerUrl, defaultOpenAiUrl } from "../plugins/embeddings/embedding-settings.ts";
 import { sqliteFile } from "../plugins/storage/connection-settings.ts";
 import { defaultPlugins } from "./default-plugins.ts";
 import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
 import { createPatternThreads } from "./pattern-threads.ts";
 import { pickPort } from "./pick-ports.ts";
+import { StartUpFailure } from "./start-up-failure.ts";
 
 export interface PlatformOverrides {
   clock?: Clock;
@@ -73,6 +78,31 @@ async function serverSecret(
   }
 }
 
+/**
+ * SVC_MEMORY_EMBEDDINGS_REQUIRED: one text is embedded before anything opens, so a deployment
+ * that must search by meaning does not start with a model server it cannot reach.
+ */
+async function checkEmbeddings(config: Config, provider: EmbeddingProvider | null): Promise<void> {
+  if (provider === null) {
+    throw new StartUpFailure(
+      "cairn: SVC_MEMORY_EMBEDDINGS_REQUIRED=true but semantic search is off; set SVC_MEMORY_EMBEDDINGS_ENABLED=true, or unset SVC_MEMORY_EMBEDDINGS_REQUIRED",
+    );
+  }
+  try {
+    await provider.embed(["cairn start-up check"]);
+  } catch (error) {
+    const server =
+      provider.destination === "model_server"
+        ? `the model server at ${config.SVC_MEMORY_EMBEDDING_BASE_URL ?? defaultModelServerUrl}`
+        : `the embeddings provider at ${config.SVC_MEMORY_EMBEDDING_BASE_URL ?? defaultOpenAiUrl}`;
+    const start = provider.destination === "model_server" ? "start it (npm run model-server) or " : "";
+    throw new StartUpFailure(
+      `cairn: semantic search is required (SVC_MEMORY_EMBEDDINGS_REQUIRED=true) but ${server} cannot embed: ${(error as Error).message}; ${start}correct SVC_MEMORY_EMBEDDING_BASE_URL, or unset SVC_MEMORY_EMBEDDINGS_REQUIRED to start with lexical search only`,
+      { cause: error },
+    );
+  }
+}
+
 export async function createPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
   const logger = overrides.logger ?? silentLogger;
   const clock = overrides.clock ?? systemClock;
@@ -86,6 +116,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   // without SVC_MEMORY_EMBEDDING_PROVIDER refused) before anything starts
   // (docs/configuration.md#embeddings-semantic-search); null when semantic search is off.
   const embeddingProvider = await pickPort(offering, "embeddings", setup);
+  if (config.SVC_MEMORY_EMBEDDINGS_REQUIRED) await checkEmbeddings(config, embeddingProvider);
   await mkdir(config.SVC_DATA_DIR, { recursive: true, mode: 0o700 });
   const openedStorage = await pickPort(offering, "storage", setup);
   const plugins = createPluginHost({
@@ -110,9 +141,15 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   });
   // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language
   // servers and background processes.
-  const sandboxRuntime = backgroundProcesses.endingWithSessions(
-    languageServers.endingWithSessions(
-      overrides.sandboxRuntime ?? (await pickPort(offering, "sandboxRuntime", setup)),
+  const previews = createSandboxPreviews({ now: () => clock.now() });
+  const terminals = createTakeoverTerminals({ now: () => clock.now() });
+  const sandboxRuntime = terminals.endingWithSessions(
+    previews.endingWithSessions(
+      backgroundProcesses.endingWithSessions(
+        languageServers.endingWithSessions(
+          overrides.sandboxRuntime ?? (await pickPort(offering, "sandboxRuntime", setup)),
+        ),
+      ),
     ),
   );
   const memoryEmbedder = embeddingProvider
@@ -186,8 +223,12 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     secretCipher: createSecretCipher(await serverSecret(config, "SVC_SECRETS_KEY", "secrets-key")),
     languageServers,
     backgroundProcesses,
+    previews,
+    terminals,
     imageBuilds,
     async close() {
+      terminals.close();
+      previews.close();
       await plugins.close();
       await imageBuilds.close();
       await memoryWriter.close();

@@ -6,6 +6,7 @@
  */
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { dataDirectoryFailure } from "./start-up-failure.ts";
 
 /** Another live process serves the directory: the start stops, saying so in one line. */
 export class DataDirectoryBusy extends Error {
@@ -31,11 +32,16 @@ function isRunning(pid: number): boolean {
 
 /** Takes the directory's lock (creating the directory, 0700); resolves to its release. */
 export async function lockDataDirectory(directory: string): Promise<() => Promise<void>> {
-  await mkdir(directory, { recursive: true, mode: 0o700 });
   const path = join(directory, "serve.lock");
   // Written whole, then linked into place: the lock never exists without its pid.
   const written = `${path}.${process.pid}`;
-  await writeFile(written, `${process.pid}\n`, { mode: 0o600 });
+  // A directory that is a file or that this user cannot write stops the start in one line.
+  try {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    await writeFile(written, `${process.pid}\n`, { mode: 0o600 });
+  } catch (error) {
+    throw dataDirectoryFailure(directory, error);
+  }
   try {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {

@@ -6,9 +6,9 @@
 import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
-import { PluginLoadError } from "../core/plugins/plugin-operations.ts";
-import { DataDirectoryBusy } from "./data-directory-lock.ts";
+import { attachUpgrades } from "./node-upgrades.ts";
 import { startCairn } from "./start-cairn.ts";
+import { StartUpFailure } from "./start-up-failure.ts";
 
 /**
  * Answers a request Node could not parse, before the app sees it. Headers past Node's limit
@@ -53,7 +53,7 @@ const stop = await startCairn(process.env, {
   name: "node",
   clientIp: (_request, environment) =>
     (environment as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
-  listen(fetch, address, logger) {
+  listen(fetch, address, logger, upgrades) {
     // Plain HTTP/1.1: serve() is given no http2 or https options.
     const server = serve({ fetch, ...address }, (info) => {
       logger.info(
@@ -62,7 +62,17 @@ const stop = await startCairn(process.env, {
       );
     }) as Server;
     server.on("clientError", answerUnparsable);
+    if (upgrades) attachUpgrades(server, upgrades);
+    // A port in use or an address not this machine's rejects the start (start-up-failure.ts).
+    const listening = new Promise<void>((resolve, reject) => {
+      server.once("listening", () => {
+        server.off("error", reject);
+        resolve();
+      });
+      server.once("error", reject);
+    });
     return {
+      listening,
       close: (deadlineMilliseconds) =>
         new Promise<void>((resolve) => {
           // Refuses new connections and closes idle keep-alive ones; calls back when the last
@@ -80,14 +90,10 @@ const stop = await startCairn(process.env, {
     };
   },
 }).catch((error: unknown) => {
-  // A plugin that cannot load, or a data directory another process serves, stops the start with
-  // one line (docs/plugins.md#enabling).
-  if (error instanceof DataDirectoryBusy) {
-    process.stderr.write(`${error.line}\n`);
-    process.exit(1);
-  }
-  if (!(error instanceof PluginLoadError)) throw error;
-  process.stderr.write(`${error.message}\n`);
+  // What the user can fix (a setting, the port, the data directory, the database, a plugin that
+  // cannot load) stops the start with one line (docs/configuration.md#when-the-server-does-not-start).
+  if (!(error instanceof StartUpFailure)) throw error;
+  process.stderr.write(`${error.line}\n`);
   process.exit(1);
 });
 

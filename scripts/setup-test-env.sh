@@ -366,4 +366,27 @@ say "env: wrote $env_file: $(sed 's#://\([^:/@]*\):[^@]*@#://\1:***@#' "$env_fil
 
 say "cgroup v1: $(cgroup_status memory), $(cgroup_status pids)"
 
+# --- 8. JavaScript runtimes the built SDK and CLI are tested on (test/support/js-runtimes.ts) ---
+
+# Node 20 and 22 from the npm `node` package, Bun from the npm `bun` package (its binary comes in
+# the optional dependency @oven/bun-linux-x64), each in a folder of its own, kept between runs.
+install_runtime() {
+  local folder="$test_data/runtimes/$1" spec=$2 binary=$3 expected=$4
+  local installed="$folder/node_modules/.bin/$binary"
+  if [[ -x $installed && $("$installed" --version 2>/dev/null) == "$expected" ]]; then
+    say "$spec: present"
+    return
+  fi
+  rm -rf "$folder"
+  mkdir -p "$folder"
+  printf '{"private": true}\n' >"$folder/package.json"
+  run npm install --prefix "$folder" --no-audit --no-fund --no-package-lock "$spec"
+  [[ $("$installed" --version 2>/dev/null) == "$expected" ]] ||
+    fail "$spec installed but $installed does not answer --version with $expected (see $log_file)"
+  say "$spec: installed in $folder"
+}
+install_runtime node-20 node@20.20.2 node v20.20.2
+install_runtime node-22 node@22.23.3 node v22.23.3
+install_runtime bun bun@1.4.5 bun 1.4.5
+
 say "ready in $((SECONDS - started_at))s"

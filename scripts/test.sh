@@ -15,6 +15,9 @@ bash scripts/setup-test-env.sh
 for setup in sdks/python/setup.sh sdks/go/setup.sh sdks/rust/setup.sh plugins/model-server/setup.sh; do
   bash "$setup"
 done
+# The built `cairn` (cli/dist), once, before the suites that run it in parallel (the bin would
+# build it on first use otherwise).
+node cli/bin/build-bundle.js
 # shellcheck source=/dev/null
 source .test-data/env
 export SVC_TEST_DATABASE_URL

@@ -37,7 +37,9 @@ describe("examples", () => {
 
   it("js-sdk: the JavaScript SDK's quickstart, with an API key", async () => {
     const { key } = await signUpWithKey(server.baseUrl);
-    const { stdout } = await run(process.execPath, [join(root, "examples/js-sdk/quickstart.ts")], {
+    // The SDK from its source (the `cairn-source` export condition), not a build that may be stale.
+    const quickstart = join(root, "examples/js-sdk/quickstart.ts");
+    const { stdout } = await run(process.execPath, ["--conditions=cairn-source", quickstart], {
       env: { ...process.env, CAIRN_BASE_URL: server.baseUrl, CAIRN_API_KEY: key },
     });
     expect(stdout).toContain("recalled: The release train leaves every second Wednesday.");

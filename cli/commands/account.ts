@@ -1,11 +1,12 @@
 /**
- * Accounts: `signup` and `login` (each creates an API key and saves it with the base URL),
- * `whoami`, and `keys ls|rm`, which log in afresh every time: no dashboard session is kept.
+ * Accounts: `signup` and `login` (each creates an API key and saves it with the base URL; login
+ * revokes the key the CLI saved before), `whoami`, and `keys create|ls|rm`, which use the
+ * dashboard token of the last password login while it lasts and ask for the password after.
  */
-import type { CairnClient } from "cairn-client";
+import { CairnApiError, type CairnClient } from "cairn-client";
 import type { Command } from "commander";
 import { group, leaf } from "../command-kit.ts";
-import { configPath, maskKey, updateConfig } from "../config.ts";
+import { configPath, loadConfig, maskKey, updateConfig } from "../config.ts";
 import { anonymousClient, authenticatedClient, ensureServerAnswers, type JsonOption } from "../context.ts";
 import {
   colour,
@@ -45,6 +46,57 @@ async function askCredentials(options: CredentialOptions, confirmPassword: boole
 interface SessionStartOptions extends CredentialOptions {
   url?: string;
   keyName: string;
+  keepPreviousKey?: boolean;
+}
+
+/** Keeps a login's dashboard token (0600 config file) so `keys` commands need no password while it lasts. */
+function dashboardTokenFields(baseUrl: string, token: { access_token: string; expires_in: number }) {
+  return {
+    dashboard_token: token.access_token,
+    dashboard_token_expires_at: new Date(Date.now() + token.expires_in * 1000).toISOString(),
+    dashboard_base_url: baseUrl,
+  };
+}
+
+const forgetDashboardToken = {
+  dashboard_token: undefined,
+  dashboard_token_expires_at: undefined,
+  dashboard_base_url: undefined,
+};
+
+/** The saved dashboard token for `baseUrl`, unless it expires within the minute. */
+async function savedDashboardToken(baseUrl: string): Promise<string | null> {
+  const saved = await loadConfig();
+  if (!saved.dashboard_token || saved.dashboard_base_url !== baseUrl) return null;
+  const expiresAt = Date.parse(saved.dashboard_token_expires_at ?? "");
+  return expiresAt - 60_000 > Date.now() ? saved.dashboard_token : null;
+}
+
+/**
+ * Runs `work` with a dashboard token: the saved one while it lasts (unless credentials are
+ * given), else a password login, prompted, whose token is saved for the next command.
+ */
+async function withDashboardToken<Result>(
+  options: CredentialOptions,
+  work: (client: CairnClient, token: string) => Promise<Result>,
+): Promise<Result> {
+  const { client, settings } = await anonymousClient();
+  const credentialsGiven = options.email !== undefined || options.password !== undefined;
+  const saved = credentialsGiven ? null : await savedDashboardToken(settings.baseUrl);
+  if (saved !== null) {
+    try {
+      return await work(client, saved);
+    } catch (error) {
+      // The server no longer takes it (its signing key changed, or it restarted without one):
+      // forget it and log in again.
+      if (!(error instanceof CairnApiError && error.code === "invalid_token")) throw error;
+      await updateConfig(forgetDashboardToken);
+    }
+  }
+  const { email, password } = await askCredentials(options, false);
+  const token = await client.login(email, password);
+  await updateConfig(dashboardTokenFields(settings.baseUrl, token));
+  return work(client, token.access_token);
 }
 
 /** signup/login, then a new API key saved with the base URL it belongs to. */
@@ -56,10 +108,34 @@ async function startSession(options: SessionStartOptions, isSignup: boolean) {
   const { email, password } = await askCredentials(options, isSignup);
   const token = isSignup ? await client.signup(email, password) : await client.login(email, password);
   const created = await client.createApiKey(token.access_token, options.keyName);
-  await updateConfig({ base_url: settings.baseUrl, api_key: created.key });
+  const previous = await loadConfig();
+  await updateConfig({
+    base_url: settings.baseUrl,
+    api_key: created.key,
+    api_key_id: created.id,
+    ...dashboardTokenFields(settings.baseUrl, token),
+  });
+  // The key the last login or signup saved for this server is replaced, not left active: one
+  // login, one key (--keep-previous-key keeps it). A key of another account is not this one's to
+  // revoke: the server answers 404 and it stays.
+  let revokedKeyId: string | null = null;
+  const previousKeyId = previous.base_url === settings.baseUrl ? previous.api_key_id : undefined;
+  if (!isSignup && !options.keepPreviousKey && previousKeyId && previousKeyId !== created.id) {
+    try {
+      await client.revokeApiKey(token.access_token, previousKeyId);
+      revokedKeyId = previousKeyId;
+    } catch (error) {
+      if (!(error instanceof CairnApiError && error.statusCode === 404)) throw error;
+    }
+  }
   const { key: _rawKey, ...apiKey } = created;
   if (options.json) {
-    printJson({ account: token.account, api_key: apiKey, config_path: configPath() });
+    printJson({
+      account: token.account,
+      api_key: apiKey,
+      config_path: configPath(),
+      ...(isSignup ? {} : { revoked_api_key_id: revokedKeyId }),
+    });
     return;
   }
   success(
@@ -68,6 +144,7 @@ async function startSession(options: SessionStartOptions, isSignup: boolean) {
   success(
     `API key "${created.name}" (${maskKey(created.key)}) saved to ${configPath()} for ${settings.baseUrl}`,
   );
+  if (revokedKeyId) success(`Revoked the key the previous login saved (${revokedKeyId})`);
   if (process.env.CAIRN_API_KEY)
     note(
       "Note: CAIRN_API_KEY is set in this shell and overrides the saved key; unset it (`unset CAIRN_API_KEY`) to use the new one.",
@@ -76,12 +153,12 @@ async function startSession(options: SessionStartOptions, isSignup: boolean) {
 
 function addSessionStart(program: Command, name: "signup" | "login") {
   const isSignup = name === "signup";
-  leaf(
+  const command = leaf(
     program,
     name,
     isSignup
       ? "Create an account, create an API key and save both the key and the server's URL"
-      : "Log in, create a new API key and save it with the server's URL",
+      : "Log in, create a new API key, save it with the server's URL and revoke the one the last login saved",
     [
       `cairn ${name}`,
       `cairn ${name} --email me@example.com --url https://cairn.example.com`,
@@ -94,14 +171,13 @@ function addSessionStart(program: Command, name: "signup" | "login") {
       "--url <url>",
       "server base URL (default: CAIRN_BASE_URL, the saved one, or http://127.0.0.1:8090)",
     )
-    .option("--key-name <name>", "name of the API key to create", "cairn-cli")
-    .action((options: SessionStartOptions) => startSession(options, isSignup));
-}
-
-async function loggedIn(options: CredentialOptions): Promise<{ client: CairnClient; token: string }> {
-  const { client } = await anonymousClient();
-  const { email, password } = await askCredentials(options, false);
-  return { client, token: (await client.login(email, password)).access_token };
+    .option("--key-name <name>", "name of the API key to create", "cairn-cli");
+  if (!isSignup)
+    command.option(
+      "--keep-previous-key",
+      "keep the API key the previous login saved active (by default it is revoked)",
+    );
+  command.action((options: SessionStartOptions) => startSession(options, isSignup));
 }
 
 export function addAccountCommands(program: Command): void {
@@ -132,19 +208,45 @@ export function addAccountCommands(program: Command): void {
     ]);
   });
 
-  const keys = group(program, "keys", "List and revoke API keys (asks for email and password every time)", [
-    "cairn keys ls",
-    "cairn keys rm 3f2a…",
-  ]);
+  const keys = group(
+    program,
+    "keys",
+    "Create, list and revoke API keys (the password is asked again only once the last login's dashboard token expires)",
+    ["cairn keys create --name ci", "cairn keys ls", "cairn keys rm 3f2a…"],
+  );
   const credentialFlags = (command: Command) =>
     command
-      .option("--email <email>", "account email (prompted when omitted)")
-      .option("--password <password>", "password (prompted, hidden, when omitted)");
+      .option("--email <email>", "account email (prompted when the saved dashboard token has expired)")
+      .option(
+        "--password <password>",
+        "password (prompted, hidden, when the saved dashboard token has expired)",
+      );
+  credentialFlags(
+    leaf(
+      keys,
+      "create",
+      "Create an API key and print it, once (it is not saved: `cairn config set-key` does that)",
+      ["cairn keys create --name ci", "cairn keys create --name ci --json | jq -r .key"],
+    ),
+  )
+    .option("--name <name>", "the key's name", "cairn-cli")
+    .action(async (options: CredentialOptions & { name: string }) => {
+      validateInput("create_api_key", { name: options.name }, { name: "--name" });
+      const created = await withDashboardToken(options, (client, token) =>
+        client.createApiKey(token, options.name),
+      );
+      if (options.json) return printJson(created);
+      printFields([
+        ["ID", created.id],
+        ["Name", created.name],
+        ["Key", created.key],
+      ]);
+      note("This is the only time the key is shown: store it now.");
+    });
   credentialFlags(
     leaf(keys, "ls", "List the account's API keys, newest first, revoked ones included", ["cairn keys ls"]),
   ).action(async (options: CredentialOptions) => {
-    const { client, token } = await loggedIn(options);
-    const list = await client.listApiKeys(token);
+    const list = await withDashboardToken(options, (client, token) => client.listApiKeys(token));
     if (options.json) return printJson(list);
     printTable(
       ["ID", "NAME", "PREFIX", "STATUS", "CREATED", "LAST USED"],
@@ -162,8 +264,7 @@ export function addAccountCommands(program: Command): void {
   credentialFlags(leaf(keys, "rm <key-id>", "Revoke an API key", ["cairn keys rm 3f2a9c1e-…"])).action(
     async (keyId: string, options: CredentialOptions) => {
       validateInput("revoke_api_key", { key_id: keyId }, { key_id: "KEY_ID" });
-      const { client, token } = await loggedIn(options);
-      await client.revokeApiKey(token, keyId);
+      await withDashboardToken(options, (client, token) => client.revokeApiKey(token, keyId));
       if (options.json) return printJson({ status: "revoked", id: keyId });
       success(`Revoked API key ${keyId}`);
     },

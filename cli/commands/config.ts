@@ -38,7 +38,8 @@ export function addConfigCommands(program: Command): void {
         "that is not a Cairn API key (cairn_ followed by 38 letters and digits)",
         "invalid_api_key",
       );
-    await updateConfig({ api_key: key });
+    // A key saved by hand is not one `cairn login` made, so the next login leaves it alone.
+    await updateConfig({ api_key: key, api_key_id: undefined });
     if (options.json) return printJson({ path: configPath(), api_key: maskKey(key) });
     success(`Saved API key ${maskKey(key)} to ${configPath()}`);
   });

@@ -166,6 +166,8 @@ export function addMemoryCommands(program: Command): void {
       const { client } = await authenticatedClient();
       const result = await client.recall(query, { scope: options.scope, limit: options.limit });
       if (options.json) return printJson(result);
+      // "semantic search unavailable: …": a person sees it too, on stderr beside the table.
+      for (const warning of result.warnings ?? []) note(`Warning: ${warning}`);
       printTable(["SCORE", ...memoryHeaders], memoryRows(result.memories, true), "No memories match.");
     });
 

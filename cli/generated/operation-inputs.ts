@@ -18,6 +18,17 @@ export type OperationName =
   | "list_sandboxes"
   | "get_sandbox"
   | "destroy_sandbox"
+  | "create_preview"
+  | "list_previews"
+  | "revoke_preview"
+  | "takeover_token"
+  | "takeover_recording"
+  | "create_snapshot"
+  | "list_snapshots"
+  | "get_snapshot"
+  | "delete_snapshot"
+  | "restore_snapshot"
+  | "sandbox_log"
   | "create_sandbox_image"
   | "get_sandbox_image"
   | "list_sandbox_images"
@@ -93,6 +104,12 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         minLength: 1,
         maxLength: 200,
         description: 'Label to tell keys apart, e.g. "ci" or "laptop"',
+      },
+      role: {
+        default: "admin",
+        description: "admin, or member: cannot delete snapshots or mint takeover tokens",
+        type: "string",
+        enum: ["admin", "member"],
       },
     },
     required: ["name"],
@@ -219,6 +236,159 @@ export const operationInputs: Record<OperationName, Record<string, unknown>> = {
         maxLength: 64,
         description: "Sandbox id, from create_sandbox",
       },
+    },
+    required: ["session_id"],
+  },
+  create_preview: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      port: { type: "integer", minimum: 1, maximum: 65535, description: "Port inside the sandbox" },
+      ttl_seconds: { default: 900, description: "Lifetime", type: "integer", minimum: 30, maximum: 86400 },
+    },
+    required: ["session_id", "port"],
+  },
+  list_previews: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+    },
+    required: ["session_id"],
+  },
+  revoke_preview: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      port: { type: "integer", minimum: 1, maximum: 65535, description: "Port inside the sandbox" },
+      token_id: { type: "string", minLength: 1, maxLength: 100, description: "From create_preview" },
+    },
+    required: ["session_id", "port", "token_id"],
+  },
+  takeover_token: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      read_only: {
+        default: false,
+        description: "An observer: sees the terminal, its keystrokes are dropped",
+        type: "boolean",
+      },
+    },
+    required: ["session_id"],
+  },
+  takeover_recording: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+    },
+    required: ["session_id"],
+  },
+  create_snapshot: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      label: {
+        default: null,
+        description: "Name shown in listings",
+        anyOf: [{ type: "string", maxLength: 200 }, { type: "null" }],
+      },
+    },
+    required: ["session_id"],
+  },
+  list_snapshots: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+    },
+    required: ["session_id"],
+  },
+  get_snapshot: {
+    type: "object",
+    properties: {
+      snapshot_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Snapshot id, from create_snapshot",
+      },
+    },
+    required: ["snapshot_id"],
+  },
+  delete_snapshot: {
+    type: "object",
+    properties: {
+      snapshot_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Snapshot id, from create_snapshot",
+      },
+    },
+    required: ["snapshot_id"],
+  },
+  restore_snapshot: {
+    type: "object",
+    properties: {
+      snapshot_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Snapshot id, from create_snapshot",
+      },
+      label: {
+        default: null,
+        description: "Name shown in listings",
+        anyOf: [{ type: "string", maxLength: 200 }, { type: "null" }],
+      },
+    },
+    required: ["snapshot_id"],
+  },
+  sandbox_log: {
+    type: "object",
+    properties: {
+      session_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        description: "Sandbox id, from create_sandbox",
+      },
+      limit: { default: 50, description: "Entries per page", type: "integer", minimum: 1, maximum: 200 },
+      offset: { default: 0, description: "Entries to skip, newest first", type: "integer", minimum: 0 },
     },
     required: ["session_id"],
   },

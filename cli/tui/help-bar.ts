@@ -26,7 +26,8 @@ export const modeKeys = {
       ["f", "files"],
       ["p", "procs"],
       ["d", "destroy"],
-      // `r` reloads too; with `p` its hint no longer fits 80 columns beside the global keys.
+      // `r` reloads too and `a` shows the activity feed; with `p` their hints no longer fit 80
+      // columns beside the global keys (docs/tui.md lists them).
     ],
   },
   "sessions:command": {
@@ -69,6 +70,10 @@ export const modeKeys = {
     ],
   },
   "sessions:process": {
+    captured: false,
+    hints: [["esc", "back to the list"]],
+  },
+  "sessions:activity": {
     captured: false,
     hints: [["esc", "back to the list"]],
   },

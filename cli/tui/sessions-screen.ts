@@ -1,10 +1,11 @@
 /**
  * The sessions screen: the active sandboxes, creating and destroying them (with a y/n question),
  * running a command in the selected one and seeing its output, browsing its files, and its
- * background processes (a list, and one followed live).
+ * background processes (a list, and one followed live), and its activity feed.
  */
 import { Box, Text, useInput } from "ink";
 import React, { useEffect, useState } from "react";
+import { ActivityFeed } from "./activity-feed.ts";
 import { CommandOutput } from "./command-output.ts";
 import { FileBrowser } from "./file-browser.ts";
 import type { Mode } from "./help-bar.ts";
@@ -19,7 +20,7 @@ import { moveSelection, visibleWindow } from "./visible-window.ts";
 
 const h = React.createElement;
 
-type SessionsMode = "list" | "command" | "confirm-destroy" | "files" | "processes";
+type SessionsMode = "list" | "command" | "confirm-destroy" | "files" | "processes" | "activity";
 
 const maxListRows = 6;
 
@@ -62,7 +63,7 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
 
   // A session that ended elsewhere while its files or processes were open takes them with it.
   useEffect(() => {
-    if ((mode === "files" || mode === "processes") && !session) setMode("list");
+    if ((mode === "files" || mode === "processes" || mode === "activity") && !session) setMode("list");
   }, [mode, session, setMode]);
 
   useInput((input, key) => {
@@ -103,7 +104,7 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
     } else if (input === "p") {
       processes.unfollow();
       setMode("processes");
-    }
+    } else if (input === "a") setMode("activity");
   });
 
   if (mode === "files" && session) {
@@ -114,6 +115,10 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
       height,
       onBack: () => setMode("list"),
     });
+  }
+
+  if (mode === "activity" && session) {
+    return h(ActivityFeed, { client, sessionId: session.id, active, height, onBack: () => setMode("list") });
   }
 
   if (mode === "processes" && session) {

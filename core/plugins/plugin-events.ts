@@ -7,6 +7,8 @@
 export const sandboxActivityLimits = {
   commands: 200,
   files: 500,
+  /** Each other kind: processes, broker calls, terminal sessions, snapshots. */
+  others: 200,
   commandCharacters: 2_000,
   pathCharacters: 1_024,
 };

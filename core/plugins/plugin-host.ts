@@ -196,8 +196,10 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
             ]
           : [],
       ),
+      // The event's files are those the file tools touched, as it has always said.
       files: activity.flatMap((entry) =>
-        entry.kind === "file"
+        entry.kind === "file" &&
+        (entry.operation === "create" || entry.operation === "edit" || entry.operation === "view")
           ? [{ path: entry.path, operation: entry.operation, at: entry.at.toISOString() }]
           : [],
       ),
@@ -265,13 +267,28 @@ export function createPluginHost(settings: PluginHostSettings): PluginHost {
           created_at: memory.createdAt.toISOString(),
         })),
       ),
+    // Every sandbox's feed (docs/sandboxes.md#activity), which `sandbox.destroyed` also carries.
     async recordActivity(sessionId, activity) {
-      if (!host.subscribes("sandbox.destroyed")) return;
+      const detail =
+        activity.detail == null
+          ? activity.detail
+          : cut(activity.detail, sandboxActivityLimits.pathCharacters);
       const bounded: SandboxActivity =
         activity.kind === "command"
-          ? { ...activity, command: cut(activity.command, sandboxActivityLimits.commandCharacters) }
-          : { ...activity, path: cut(activity.path, sandboxActivityLimits.pathCharacters) };
-      const keep = activity.kind === "command" ? sandboxActivityLimits.commands : sandboxActivityLimits.files;
+          ? { ...activity, detail, command: cut(activity.command, sandboxActivityLimits.commandCharacters) }
+          : activity.kind === "file"
+            ? { ...activity, detail, path: cut(activity.path, sandboxActivityLimits.pathCharacters) }
+            : {
+                ...activity,
+                detail,
+                subject: cut(activity.subject, sandboxActivityLimits.commandCharacters),
+              };
+      const keep =
+        activity.kind === "command"
+          ? sandboxActivityLimits.commands
+          : activity.kind === "file"
+            ? sandboxActivityLimits.files
+            : sandboxActivityLimits.others;
       try {
         await storage.sandboxActivity.record(sessionId, bounded, keep);
       } catch (error) {

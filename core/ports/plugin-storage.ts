@@ -60,15 +60,49 @@ export interface PluginEventQueue {
   count(): Promise<number>;
 }
 
-export type SandboxActivity =
-  | { kind: "command"; command: string; exitCode: number; timedOut: boolean; at: Date }
-  | { kind: "file"; path: string; operation: "create" | "edit" | "view"; at: Date };
+/** What the file operations record: the tools' create, edit, view; raw write and read; list, glob, grep. */
+export type FileActivityOperation = "create" | "edit" | "view" | "write" | "read" | "list" | "glob" | "grep";
+
+/** Who acted and how much moved, on every kind of entry (docs/sandboxes.md#activity). */
+export interface ActivityFacts {
+  at: Date;
+  /** The API key that made the call (the account is the sandbox's); null when unknown. */
+  keyId?: string | null;
+  /** Bytes written or read, or the response's size; never the bytes themselves. */
+  bytes?: number | null;
+  /** A short line more (a process id, an HTTP status), never file contents or a secret. */
+  detail?: string | null;
+}
+
+export type SandboxActivity = ActivityFacts &
+  (
+    | { kind: "command"; command: string; exitCode: number; timedOut: boolean }
+    | { kind: "file"; path: string; operation: FileActivityOperation }
+    | {
+        kind: "process" | "broker" | "terminal" | "snapshot";
+        /** The process's command, the request's method and URL without its query, … */
+        subject: string;
+        operation: string;
+        exitCode?: number | null;
+      }
+  );
+
+/** An entry as stored, with its place in the sandbox's log (increasing, never reused). */
+export type StoredSandboxActivity = SandboxActivity & { seq: number };
 
 /** A sandbox's recent activity, newest `keep` entries of each kind. */
 export interface SandboxActivityLog {
   record(sessionId: string, activity: SandboxActivity, keep: number): Promise<void>;
   /** The session's entries, oldest first. */
-  list(sessionId: string): Promise<SandboxActivity[]>;
+  list(sessionId: string): Promise<StoredSandboxActivity[]>;
+  /** A page of the session's entries, newest first, and how many it holds. */
+  page(
+    sessionId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ entries: StoredSandboxActivity[]; total: number }>;
+  /** Entries after `seq`, oldest first, at most `limit` (a live feed's next batch). */
+  after(sessionId: string, seq: number, limit: number): Promise<StoredSandboxActivity[]>;
   /** Forgets the session's entries (once its event is queued). */
   clear(sessionId: string): Promise<void>;
 }

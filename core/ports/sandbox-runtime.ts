@@ -36,6 +36,20 @@ export interface SandboxSpec {
    * `registryRef` is the pod's image.
    */
   image?: { id: string; base: string; digest: string; layerPath: string | null; registryRef: string | null };
+  /**
+   * The snapshot the sandbox's disk starts from (a restore, docs/sandboxes.md#snapshots): its files
+   * are the snapshot's, byte for byte, owned by the new sandbox's user. Only given to a runtime
+   * that has `snapshot`; `handle` is what that call answered.
+   */
+  fromSnapshot?: { id: string; handle: string | null };
+}
+
+/** What a runtime answers for a snapshot it took (`SandboxRuntime.snapshot`). */
+export interface SnapshotTaken {
+  /** The storage the snapshot takes (local: the image's allocated bytes; Kubernetes: the claim's size). */
+  sizeBytes: number;
+  /** The runtime's own name for it (Kubernetes: the VolumeSnapshot's name), null when the id is enough. */
+  handle: string | null;
 }
 
 /** A persistent volume as the runtime provisions it (docs/sandboxes.md#volumes). */
@@ -224,5 +238,14 @@ export interface SandboxRuntime {
   deleteVolume?(id: string): Promise<void>;
   /** Bytes the volume's data takes, or null when the runtime cannot tell. */
   volumeUsedBytes?(id: string): Promise<number | null>;
+  /**
+   * Takes an immutable, consistent copy of the sandbox's disk (/workspace and /tmp) under
+   * `snapshotId`: no write of the sandbox lands half in it (local: the file system is frozen while
+   * the image is copied). A runtime without it answers `snapshots_not_supported`, and so does
+   * restoring (`SandboxSpec.fromSnapshot`).
+   */
+  snapshot?(sandboxId: string, snapshotId: string): Promise<SnapshotTaken>;
+  /** Removes a snapshot's storage; idempotent. `handle` is what `snapshot` answered. */
+  deleteSnapshot?(snapshotId: string, handle: string | null): Promise<void>;
   close(): Promise<void>;
 }

@@ -24,7 +24,12 @@ export interface ApiKeyRecord {
   createdAt: Date;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  /** What the key may do (docs/api.md#api-key-roles): `member` keys cannot delete snapshots or mint takeover tokens. */
+  role: ApiKeyRole;
 }
+
+export const apiKeyRoles = ["admin", "member"] as const;
+export type ApiKeyRole = (typeof apiKeyRoles)[number];
 
 export interface AccountRepository {
   /** Throws ServiceError `email_taken` when the (normalised) email exists. */
@@ -40,6 +45,8 @@ export interface ApiKeyRepository {
     prefix: string;
     keyHash: string;
     now: Date;
+    /** `admin` when absent. */
+    role?: ApiKeyRole;
   }): Promise<ApiKeyRecord>;
   /** Newest first, revoked keys included. */
   list(accountId: string): Promise<ApiKeyRecord[]>;
@@ -185,6 +192,36 @@ export interface VolumeRepository {
   delete(accountId: string, id: string): Promise<boolean>;
 }
 
+/** A snapshot of a sandbox's disk (docs/sandboxes.md#snapshots); immutable once `ready`. */
+export interface SnapshotRecord {
+  id: string;
+  accountId: string;
+  /** The sandbox it was taken of (which may have ended since). */
+  sessionId: string;
+  label: string | null;
+  /** The source sandbox's size and storage, which a restore gets. */
+  size: SandboxSessionRecord["size"];
+  storageGb: number | null;
+  imageId: string | null;
+  runtime: SandboxRuntimeName;
+  status: "creating" | "ready";
+  sizeBytes: number;
+  /** The runtime's name for it (SnapshotTaken.handle). */
+  handle: string | null;
+  createdAt: Date;
+}
+
+export interface SnapshotRepository {
+  /** Inserts a snapshot; ServiceError `snapshot_limit_reached` when the account holds `limit` (checked atomically). */
+  create(record: SnapshotRecord, limit: number): Promise<void>;
+  /** Marks a snapshot taken: ready, with its size and handle. */
+  settle(id: string, taken: { sizeBytes: number; handle: string | null }): Promise<void>;
+  get(accountId: string, id: string): Promise<SnapshotRecord | null>;
+  /** Newest first; only those of one sandbox when `sessionId` is given. */
+  list(accountId: string, sessionId?: string): Promise<SnapshotRecord[]>;
+  delete(accountId: string, id: string): Promise<boolean>;
+}
+
 export interface McpConnectionRecord {
   id: string;
   accountId: string;
@@ -289,6 +326,7 @@ export interface Storage {
   readonly allowlists: AllowlistRepository;
   readonly secrets: SecretRepository;
   readonly volumes: VolumeRepository;
+  readonly snapshots: SnapshotRepository;
   readonly mcpConnections: McpConnectionRepository;
   readonly images: ImageRepository;
   /** Plugins' key-value stores (docs/plugins.md#store). */

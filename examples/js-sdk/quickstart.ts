@@ -1,8 +1,10 @@
 /**
  * Cairn from JavaScript: remember and recall a fact, then run code in a sandbox that is destroyed
  * afterwards. Needs a running server and an API key:
- *   CAIRN_BASE_URL=http://127.0.0.1:8090 CAIRN_API_KEY=cairn_... npx node examples/js-sdk/quickstart.ts
- * (in your own project: npm install /path/to/cairn/sdks/js)
+ *   CAIRN_BASE_URL=http://127.0.0.1:8090 CAIRN_API_KEY=cairn_... \
+ *     npx node --conditions=cairn-source examples/js-sdk/quickstart.ts
+ * (`--conditions=cairn-source` takes the SDK from this checkout's source, no build needed; in your
+ * own project: `npm pack ./sdks/js` in the checkout, then `npm install cairn-client-0.1.0.tgz`)
  */
 import { CairnClient, CairnError, QuotaExceededError } from "cairn-client";
 

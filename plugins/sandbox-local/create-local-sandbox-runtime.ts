@@ -38,6 +38,7 @@ import {
   usedBytes,
 } from "../../lib/sandbox-isolation/index.ts";
 import type { ExecMounts } from "./bubblewrap-arguments.ts";
+import { createDiskSnapshots } from "./disk-snapshots.ts";
 import { processLimitLine, processLimitReached, setupFailureExitCode, shellQuote } from "./exec.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { imageLayerMounts } from "./image-layer.ts";
@@ -125,6 +126,11 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const preparedCgroups = new Set<string>();
   const pendingCreates = new Set<Promise<unknown>>();
   let closed = false;
+  // Copies run through the serving helper as the mounts do, not by forking the server.
+  const snapshots = createDiskSnapshots({
+    directory: join(settings.dataDir, "snapshots"),
+    runner: async (file, argumentsList) => hostRunner(await started())(file, argumentsList),
+  });
 
   const ready = (async () => {
     const unavailable = (problem: RuntimeUnavailable) => {
@@ -377,6 +383,19 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await rm(join(volumesDirectory, id), { recursive: true, force: true });
     },
 
+    async snapshot(id, snapshotId) {
+      if (closed) throw new ServiceError("service_unavailable", "The sandbox runtime is closed");
+      if (!safeId.test(id) || !safeId.test(snapshotId))
+        throw new ServiceError("validation_error", "Invalid sandbox or snapshot id");
+      await records.load(id);
+      const sizeBytes = await snapshots.take(snapshotId, records.imageFile(id), diskMount(id));
+      return { sizeBytes, handle: null };
+    },
+
+    async deleteSnapshot(snapshotId) {
+      if (safeId.test(snapshotId)) await snapshots.remove(snapshotId);
+    },
+
     async volumeUsedBytes(id) {
       if (!safeId.test(id) || !existsSync(volumeImage(id))) return null;
       return usedBytes(await volumeSource(id, undefined));
@@ -542,10 +561,18 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await records.save(record);
       const image = records.imageFile(spec.id);
       const bytes = diskBytes(spec.storageGb ?? defaultStorageGb[spec.size]);
-      const spare = closed ? null : await spares?.take(bytes);
-      if (spare) await rename(spare, image);
-      else await formatDisk(image, bytes);
-      await mountNewDisk(image, diskMount(spec.id), ownerOf(record), hostRunner(state));
+      if (spec.fromSnapshot) {
+        await snapshots.restore(spec.fromSnapshot.id, image, bytes);
+        await mountDisk(image, diskMount(spec.id), hostRunner(state));
+        // The snapshot's files belonged to its sandbox's uid; this sandbox has its own.
+        for (const name of ["workspace", "tmp"])
+          await handOverTree(join(diskMount(spec.id), name), ownerOf(record));
+      } else {
+        const spare = closed ? null : await spares?.take(bytes);
+        if (spare) await rename(spare, image);
+        else await formatDisk(image, bytes);
+        await mountNewDisk(image, diskMount(spec.id), ownerOf(record), hostRunner(state));
+      }
       mounted.add(spec.id);
       await mountVolumes(record);
       await mountImage(record);

@@ -209,6 +209,7 @@ describe("API keys kept in memory on PostgreSQL", () => {
       createdAt: new Date(),
       revokedAt: null,
       lastUsedAt: null,
+      role: "admin",
     };
     let lookups = 0;
     let release = (_record: ApiKeyRecord | null) => {};

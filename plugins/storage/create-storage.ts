@@ -32,6 +32,7 @@ import {
   createMcpConnectionRepository,
   createVolumeRepository,
 } from "./sandbox-resource-repositories.ts";
+import { createSnapshotRepository } from "./snapshot-repository.ts";
 import { boundSql, type Execute } from "./sql-execution.ts";
 import { sql } from "./sql-statement.ts";
 
@@ -128,6 +129,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     allowlists: createAllowlistRepository(execute, dialect),
     secrets: createSecretRepository(execute, runTransaction, dialect),
     volumes: createVolumeRepository(execute, runTransaction, dialect),
+    snapshots: createSnapshotRepository(execute, runTransaction, dialect),
     mcpConnections: createMcpConnectionRepository(execute, runTransaction, dialect),
     images: createImageRepository(execute, runTransaction, dialect),
     pluginStore: createPluginStoreRepository(execute, runTransaction, dialect),

@@ -4,12 +4,13 @@
  * and sandboxes' bounded activity log.
  */
 import type {
+  FileActivityOperation,
   PluginEventQueue,
   PluginEventRecord,
   PluginStoreEntry,
   PluginStoreRepository,
-  SandboxActivity,
   SandboxActivityLog,
+  StoredSandboxActivity,
 } from "../../core/ports/plugin-storage.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
@@ -137,20 +138,62 @@ export function createSandboxActivityLog(
   dialect: Dialect,
 ): SandboxActivityLog {
   const time = sqlTimestamp(dialect);
+  const columns = raw("seq, kind, subject, operation, exit_code, timed_out, at, key_id, bytes, detail");
+  const flag = (value: boolean | null) => (value === null || dialect !== "sqlite" ? value : Number(value));
+  const read = (row: Record<string, unknown>): StoredSandboxActivity => {
+    const facts = {
+      seq: Number(row.seq),
+      at: readTime(row.at),
+      keyId: (row.key_id as string | null) ?? null,
+      bytes: row.bytes === null || row.bytes === undefined ? null : Number(row.bytes),
+      detail: (row.detail as string | null) ?? null,
+    };
+    if (row.kind === "command")
+      return {
+        ...facts,
+        kind: "command",
+        command: row.subject as string,
+        exitCode: Number(row.exit_code),
+        timedOut: Boolean(row.timed_out),
+      };
+    if (row.kind === "file")
+      return {
+        ...facts,
+        kind: "file",
+        path: row.subject as string,
+        operation: row.operation as FileActivityOperation,
+      };
+    return {
+      ...facts,
+      kind: row.kind as "process" | "broker" | "terminal" | "snapshot",
+      subject: row.subject as string,
+      operation: (row.operation as string | null) ?? "",
+      exitCode: row.exit_code === null ? null : Number(row.exit_code),
+    };
+  };
   return {
     async record(sessionId, activity, keep) {
-      const row =
+      const [subject, operation, exitCode, timedOut] =
         activity.kind === "command"
-          ? [
-              activity.command,
-              null,
-              activity.exitCode,
-              dialect === "sqlite" ? Number(activity.timedOut) : activity.timedOut,
-            ]
-          : [activity.path, activity.operation, null, null];
+          ? [activity.command, null, activity.exitCode, flag(activity.timedOut)]
+          : activity.kind === "file"
+            ? [activity.path, activity.operation, null, null]
+            : [activity.subject, activity.operation, activity.exitCode ?? null, null];
+      const values = [
+        sessionId,
+        activity.kind,
+        subject,
+        operation,
+        exitCode,
+        timedOut,
+        time(activity.at),
+        activity.keyId ?? null,
+        activity.bytes ?? null,
+        activity.detail ?? null,
+      ];
       await runTransaction(async (run) => {
         await run(
-          sql`insert into sandbox_activity (session_id, kind, subject, operation, exit_code, timed_out, at) values (${list([sessionId, activity.kind, ...row, time(activity.at)])})`,
+          sql`insert into sandbox_activity (session_id, kind, subject, operation, exit_code, timed_out, at, key_id, bytes, detail) values (${list(values)})`,
         );
         // Only the newest `keep` of a kind stay: the bound holds however long the sandbox lives.
         await run(
@@ -160,25 +203,24 @@ export function createSandboxActivityLog(
     },
     async list(sessionId) {
       const rows = await execute(
-        sql`select kind, subject, operation, exit_code, timed_out, at from sandbox_activity where session_id = ${sessionId} order by seq`,
+        sql`select ${columns} from sandbox_activity where session_id = ${sessionId} order by seq`,
       );
-      return rows.map(
-        (row): SandboxActivity =>
-          row.kind === "command"
-            ? {
-                kind: "command",
-                command: row.subject as string,
-                exitCode: Number(row.exit_code),
-                timedOut: Boolean(row.timed_out),
-                at: readTime(row.at),
-              }
-            : {
-                kind: "file",
-                path: row.subject as string,
-                operation: row.operation as "create" | "edit" | "view",
-                at: readTime(row.at),
-              },
+      return rows.map(read);
+    },
+    async page(sessionId, offset, limit) {
+      const rows = await execute(
+        sql`select ${columns} from sandbox_activity where session_id = ${sessionId} order by seq desc limit ${limit} offset ${offset}`,
       );
+      const [{ total }] = await execute<{ total: number | string }>(
+        sql`select count(*) as total from sandbox_activity where session_id = ${sessionId}`,
+      );
+      return { entries: rows.map(read), total: Number(total) };
+    },
+    async after(sessionId, seq, limit) {
+      const rows = await execute(
+        sql`select ${columns} from sandbox_activity where session_id = ${sessionId} and seq > ${seq} order by seq limit ${limit}`,
+      );
+      return rows.map(read);
     },
     async clear(sessionId) {
       await execute(sql`delete from sandbox_activity where session_id = ${sessionId}`);

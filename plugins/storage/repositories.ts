@@ -60,7 +60,7 @@ export function createAccountRepository(execute: Execute, dialect: Dialect): Acc
 
 export function createApiKeyRepository(execute: Execute, dialect: Dialect): ApiKeyRepository {
   const time = sqlTimestamp(dialect);
-  const columns = raw("id, account_id, name, prefix, key_hash, created_at, revoked_at, last_used_at");
+  const columns = raw("id, account_id, name, prefix, key_hash, created_at, revoked_at, last_used_at, role");
   const read = (row: Record<string, unknown>): ApiKeyRecord => ({
     id: row.id as string,
     accountId: row.account_id as string,
@@ -70,9 +70,10 @@ export function createApiKeyRepository(execute: Execute, dialect: Dialect): ApiK
     createdAt: readTime(row.created_at) as Date,
     revokedAt: readTime(row.revoked_at),
     lastUsedAt: readTime(row.last_used_at),
+    role: row.role === "member" ? "member" : "admin",
   });
   return {
-    async create({ accountId, name, prefix, keyHash, now }) {
+    async create({ accountId, name, prefix, keyHash, now, role = "admin" }) {
       const key: ApiKeyRecord = {
         id: crypto.randomUUID(),
         accountId,
@@ -82,9 +83,10 @@ export function createApiKeyRepository(execute: Execute, dialect: Dialect): ApiK
         createdAt: now,
         revokedAt: null,
         lastUsedAt: null,
+        role,
       };
       await execute(
-        sql`insert into api_keys (${columns}) values (${key.id}, ${accountId}, ${name}, ${prefix}, ${keyHash}, ${time(now)}, ${null}, ${null})`,
+        sql`insert into api_keys (${columns}) values (${key.id}, ${accountId}, ${name}, ${prefix}, ${keyHash}, ${time(now)}, ${null}, ${null}, ${role})`,
       );
       return key;
     },

@@ -14,6 +14,12 @@ import { goTarget, renderGo } from "./go.ts";
 import { createManifest } from "./manifest.ts";
 import { pythonTarget, renderPython } from "./python.ts";
 import { renderRust, rustTarget } from "./rust.ts";
+import {
+  pythonToolSpecsTarget,
+  renderPythonToolSpecs,
+  renderTypescriptToolSpecs,
+  typescriptToolSpecsTarget,
+} from "./toolkits.ts";
 import { renderTypescript, typescriptTarget } from "./typescript.ts";
 
 export const root = resolve(import.meta.dirname, "../..");
@@ -55,6 +61,11 @@ export async function contractOutputs(): Promise<Output[]> {
     { path: pythonTarget, content: renderPython(manifest) },
     { path: goTarget, content: renderGo(manifest) },
     { path: rustTarget, content: renderRust(manifest) },
+    { path: pythonToolSpecsTarget, content: renderPythonToolSpecs(manifest) },
+    {
+      path: typescriptToolSpecsTarget,
+      content: formatWithBiome(typescriptToolSpecsTarget, renderTypescriptToolSpecs(manifest)),
+    },
     ...docs,
   ];
 }

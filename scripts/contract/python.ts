@@ -50,6 +50,10 @@ class Imports {
   readonly typing = new Set<string>();
 }
 
+/** A literal as Python writes it: JSON's strings and numbers, and the booleans True and False (`z.literal(true)`). */
+const pythonLiteral = (value: string | number | boolean) =>
+  typeof value === "boolean" ? (value ? "True" : "False") : JSON.stringify(value);
+
 function render(node: TypeNode, imports: Imports): string {
   switch (node.kind) {
     case "string":
@@ -67,7 +71,7 @@ function render(node: TypeNode, imports: Imports): string {
       return "Any";
     case "literal":
       imports.typing.add("Literal");
-      return `Literal[${node.values.map((value) => JSON.stringify(value)).join(", ")}]`;
+      return `Literal[${node.values.map(pythonLiteral).join(", ")}]`;
     case "array":
       imports.typing.add("List");
       return `List[${render(node.items, imports)}]`;

@@ -28,6 +28,7 @@ type APIKey struct {
 	CreatedAt  string  `json:"created_at"`
 	RevokedAt  *string `json:"revoked_at"`
 	LastUsedAt *string `json:"last_used_at"`
+	Role       string  `json:"role"`
 }
 
 // APIKeyCreated is a new key; Key is the raw key, returned exactly once.
@@ -50,6 +51,9 @@ type UsageDetail struct {
 	UsageSummary
 	SandboxOpsRateLimitRemaining int `json:"sandbox_ops_rate_limit_remaining"`
 	SandboxOpsRateLimit          int `json:"sandbox_ops_rate_limit"`
+	Snapshots                    int `json:"snapshots"`
+	SnapshotsLimit               int `json:"snapshots_limit"`
+	SnapshotStorageBytes         int `json:"snapshot_storage_bytes"`
 }
 
 // AllowedCommands is the account's allowlist; no rules means unrestricted.
@@ -80,6 +84,78 @@ type Sandbox struct {
 type SandboxCreated struct {
 	Sandbox
 	Usage UsageSummary `json:"usage"`
+}
+
+type CreatePreviewOutput struct {
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expires_at"`
+	TokenID   string `json:"token_id"`
+	Port      int    `json:"port"`
+}
+
+type ListPreviewsOutputPreviews struct {
+	TokenID   string `json:"token_id"`
+	Port      int    `json:"port"`
+	CreatedAt string `json:"created_at"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+type ListPreviewsOutput struct {
+	Previews []ListPreviewsOutputPreviews `json:"previews"`
+}
+
+type RevokePreviewOutput struct {
+	Revoked bool `json:"revoked"`
+}
+
+type TakeoverTokenOutput struct {
+	Token     string `json:"token"`
+	ExpiresAt string `json:"expires_at"`
+	ReadOnly  bool   `json:"read_only"`
+}
+
+type TakeoverRecordingOutputEvents struct {
+	At     string `json:"at"`
+	Stream string `json:"stream"`
+	Data   string `json:"data"`
+	Bytes  int    `json:"bytes"`
+}
+
+type TakeoverRecordingOutput struct {
+	Events  []TakeoverRecordingOutputEvents `json:"events"`
+	Dropped bool                            `json:"dropped"`
+}
+
+type CreateSnapshotOutput struct {
+	ID        string   `json:"id"`
+	SessionID string   `json:"session_id"`
+	Label     *string  `json:"label"`
+	Status    string   `json:"status"`
+	SizeBytes int      `json:"size_bytes"`
+	Size      string   `json:"size"`
+	StorageGB *float64 `json:"storage_gb"`
+	Runtime   string   `json:"runtime"`
+	CreatedAt string   `json:"created_at"`
+}
+
+type SandboxLogOutputEntries struct {
+	Seq       int     `json:"seq"`
+	At        string  `json:"at"`
+	Kind      string  `json:"kind"`
+	Operation string  `json:"operation"`
+	Subject   string  `json:"subject"`
+	ExitCode  *int    `json:"exit_code"`
+	TimedOut  *bool   `json:"timed_out"`
+	Bytes     *int    `json:"bytes"`
+	AccountID string  `json:"account_id"`
+	KeyID     *string `json:"key_id"`
+	Detail    *string `json:"detail"`
+}
+
+type SandboxLogOutput struct {
+	SessionID string                    `json:"session_id"`
+	Total     int                       `json:"total"`
+	Entries   []SandboxLogOutputEntries `json:"entries"`
 }
 
 // ImageCreated is a queued build ("completed" at once when the same spec was built lately).
@@ -359,9 +435,14 @@ type MemoryRelations struct {
 
 // The value the server uses for each input field left out, by operation and field.
 const (
+	defaultCreateAPIKeyRole              = "admin"
 	defaultCreateSandboxSize             = "small"
 	defaultCreateSandboxCount            = 1
 	defaultListSandboxesActiveOnly       = false
+	defaultCreatePreviewTtlSeconds       = 900
+	defaultTakeoverTokenReadOnly         = false
+	defaultSandboxLogLimit               = 50
+	defaultSandboxLogOffset              = 0
 	defaultCreateSandboxImageBase        = "default"
 	defaultExecTimeout                   = 30
 	defaultExecKeep                      = "both"

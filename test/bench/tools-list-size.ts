@@ -22,24 +22,26 @@ async function tokenCounter(): Promise<Counter> {
 
 const tools = mcpTools();
 const definitions = tools.map((tool) => tool.definition);
-const structured = tools.map((tool) => ({ ...tool.definition, outputSchema: tool.outputSchema }));
+const structured = tools.map((tool) => ({
+  ...tool.definition,
+  title: tool.title,
+  outputSchema: tool.outputSchema,
+}));
 const tokens = await tokenCounter();
 const sizeOf = (value: unknown) => JSON.stringify(value).length;
-const part = (key: string) =>
-  definitions.reduce(
-    (sum, definition) => sum + sizeOf((definition as Record<string, unknown>)[key] ?? ""),
-    0,
-  );
+const part = (key: string, listed: readonly object[] = definitions) =>
+  listed.reduce((sum, definition) => sum + sizeOf((definition as Record<string, unknown>)[key] ?? ""), 0);
 
 const rows: Array<[string, string]> = [
   ["tools", String(definitions.length)],
   ["tools/list (default, text, both)", `${sizeOf({ tools: definitions })} chars`],
   ["  descriptions", `${part("description")} chars`],
   ["  inputSchema", `${part("inputSchema")} chars`],
-  ["  titles", `${part("title")} chars`],
   ["  annotations", `${part("annotations")} chars`],
   [`tokens, ${tokens.name}`, String(tokens.count(JSON.stringify({ tools: definitions })))],
   ["tools/list (?results=structured)", `${sizeOf({ tools: structured })} chars`],
+  ["  titles (listed there only)", `${part("title", structured)} chars`],
+  ["  output schemas (listed there only)", `${part("outputSchema", structured)} chars`],
   [`tokens, ${tokens.name}`, String(tokens.count(JSON.stringify({ tools: structured })))],
 ];
 for (const [label, value] of rows) console.log(`${label.padEnd(48)} ${value}`);

@@ -90,10 +90,15 @@ export async function runJson<T = Record<string, unknown>>(args: string[], optio
   return JSON.parse(result.stdout) as T;
 }
 
-/** A failure with exactly this exit code and code in brackets, and no stack trace. */
+/**
+ * A failure with exactly this exit code and code (in brackets, or under `--json` in the error body
+ * on one line), and no stack trace.
+ */
 export function expectFailure(result: CliResult, exitCode: number, code: string) {
   expect(result.code, result.stderr).toBe(exitCode);
-  expect(result.stderr).toMatch(new RegExp(`^Error: .* \\[${code}\\]$`, "m"));
+  if (result.stderr.startsWith("{"))
+    expect((JSON.parse(result.stderr) as { error: { code: string } }).error.code).toBe(code);
+  else expect(result.stderr).toMatch(new RegExp(`^Error: .* \\[${code}\\]$`, "m"));
   expect(result.stderr).not.toMatch(/\n\s+at /);
 }
 

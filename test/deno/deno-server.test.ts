@@ -106,6 +106,32 @@ describe("Deno runtime", () => {
     expect((await bundle.text()).length).toBeGreaterThan(1_000_000);
   });
 
+  it("serves the takeover terminal's WebSocket and a preview's HTTP", { timeout: 60_000 }, async () => {
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) =>
+      (
+        await fetch(`${server.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) })
+      ).json();
+    const { id } = (await post("/v1/sandboxes", {})) as { id: string };
+    const { token } = (await post(`/v1/sandboxes/${id}/takeover-token`, {})) as { token: string };
+    const socket = new WebSocket(
+      `${server.baseUrl.replace("http:", "ws:")}/v1/sandboxes/${id}/takeover?token=${token}`,
+    );
+    socket.binaryType = "arraybuffer";
+    let shown = "";
+    socket.addEventListener("message", (event) => {
+      shown += new TextDecoder().decode(event.data as ArrayBuffer);
+    });
+    await new Promise((resolve) => socket.addEventListener("open", resolve));
+    socket.send(new TextEncoder().encode("echo deno-$((3*3))\n"));
+    await expect.poll(() => shown, { timeout: 15_000 }).toContain("deno-9");
+    socket.close();
+    await post(`/v1/sandboxes/${id}/processes`, { command: "python3 -m http.server 8124 --bind 127.0.0.1" });
+    const { url } = (await post(`/v1/sandboxes/${id}/preview/8124`, {})) as { url: string };
+    await expect.poll(async () => (await fetch(url)).status, { timeout: 15_000 }).toBe(200);
+    await fetch(`${server.baseUrl}/v1/sandboxes/${id}`, { method: "DELETE", headers });
+  });
+
   it("stops on SIGTERM with no sandbox disk left mounted", async () => {
     const mounts = defaultMountDirectory(dataDir);
     expect(await readFile("/proc/self/mountinfo", "utf8")).toContain(mounts);

@@ -62,8 +62,19 @@ export const processToolNames = [
   "process_wait",
 ] as const;
 
-/** The tools built: the 31 core ones and the background-process tools. */
-export const builtToolNames: readonly string[] = [...contractToolNames, ...processToolNames];
+/** Issue 43's snapshot and activity tools (docs/sandboxes.md#snapshots, #activity). */
+export const snapshotAndActivityToolNames = ["create_snapshot", "restore_snapshot", "sandbox_log"] as const;
+
+/** Issue 43's preview tools (docs/sandboxes.md#previews); the terminal has none. */
+export const previewToolNames = ["create_preview", "revoke_preview"] as const;
+
+/** The tools built: the 31 core ones, the background-process tools, and the snapshot and activity ones. */
+export const builtToolNames: readonly string[] = [
+  ...contractToolNames,
+  ...processToolNames,
+  ...snapshotAndActivityToolNames,
+  ...previewToolNames,
+];
 
 export const memoryToolNames = ["remember", "ingest_memory", "recall", "memory_profile", "forget_memory"];
 

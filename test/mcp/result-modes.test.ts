@@ -55,7 +55,7 @@ describe("MCP result modes", () => {
   it("sends both by default, and lists no output schemas", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.every((tool) => tool.outputSchema === undefined)).toBe(true);
+    expect(tools.every((tool) => tool.outputSchema === undefined && tool.title === undefined)).toBe(true);
     const result = await remember(client, "Both travel by default.");
     expect(result.structuredContent).toMatchObject({ content: "Both travel by default." });
     expect(JSON.parse(result.content[0]?.text ?? "")).toEqual(result.structuredContent);
@@ -72,6 +72,8 @@ describe("MCP result modes", () => {
     const client = await connect("structured");
     const { tools } = await client.listTools();
     expect(tools.every((tool) => tool.outputSchema?.type === "object")).toBe(true);
+    // So are the display titles.
+    expect(tools.find((tool) => tool.name === "recall")?.title).toBe("Recall memories");
     // callTool validates structuredContent against the tool's outputSchema and throws if it does not fit.
     const result = await remember(client, "Structured alone.");
     expect(result.content).toEqual([]);

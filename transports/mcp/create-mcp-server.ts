@@ -222,7 +222,11 @@ export function createMcpServer(platform: Platform, options: McpServerOptions): 
     (tool) => inProfile(options.profile, tool.operation) && isEnabled(tool.operation, platform.config),
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const listed = tools.map((tool) => ({ ...tool.definition, outputSchema: tool.outputSchema }));
+  const listed = tools.map((tool) => ({
+    ...tool.definition,
+    title: tool.title,
+    outputSchema: tool.outputSchema,
+  }));
   return createToolServer(
     {
       instructions,

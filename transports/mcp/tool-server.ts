@@ -55,10 +55,13 @@ function modeForVersion(protocolVersion: string | undefined): ResultMode {
   return protocolVersion !== undefined && protocolVersion < structuredSince ? "text" : "both";
 }
 
-/** The tools as a mode lists them: their output schemas only where results are structured alone. */
+/**
+ * The tools as a mode lists them: their output schemas and display titles only where results are
+ * structured alone (a client building on them); the others get what a model reads.
+ */
 function listedFor(result: ListToolsResult, mode: ResultMode): ListToolsResult {
   if (mode === "structured") return result;
-  return { ...result, tools: result.tools.map(({ outputSchema: _outline, ...tool }) => tool) };
+  return { ...result, tools: result.tools.map(({ outputSchema: _outline, title: _title, ...tool }) => tool) };
 }
 
 /**

@@ -15,10 +15,14 @@ export interface McpTool {
   /** The tool's name (the operation's, unless the binding renames it). */
   name: string;
   operation: AnyTool;
+  /**
+   * For a display (`?results=structured` lists it): agents have the name, so the default list
+   * leaves it out to fit 20,000 characters (docs/mcp.md#context-cost).
+   */
+  title: string;
   /** What tools/list shows. */
   definition: {
     name: string;
-    title: string;
     description: string;
     inputSchema: { type: "object"; [key: string]: unknown };
     annotations?: {
@@ -256,9 +260,9 @@ function createMcpTool(operation: AnyTool, binding: McpBinding): McpTool {
   return {
     name,
     operation,
+    title: operation.title,
     definition: {
       name,
-      title: operation.title,
       description: operation.description,
       inputSchema: { ...inputSchema, type: "object", additionalProperties: false },
       ...(Object.keys(hints(operation)).length > 0 && { annotations: hints(operation) }),

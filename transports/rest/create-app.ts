@@ -14,14 +14,17 @@ import {
   version,
 } from "../../core/index.ts";
 import { httpStatus } from "../http-status.ts";
+import { activityStreamPath, mountActivityStream } from "./activity-stream.ts";
 import { isClientAbort } from "./client-abort.ts";
 import { mountDocs } from "./docs-page.ts";
 import { idempotency } from "./idempotency.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createOpenApiDocument } from "./openapi.ts";
 import { httpOperations, mountOperationRoutes, rateLimitHeaders, routePattern } from "./operation-routes.ts";
+import { mountPreviewRoutes } from "./preview-routes.ts";
 import { mountProcessStream, processStreamPath } from "./process-stream.ts";
 import { isRawUpload, mountRawFileRoutes, rawFileRoutes } from "./raw-file-routes.ts";
+import { mountTerminalPage } from "./terminal-page.ts";
 import { mountToolRoutes, toolRoutes } from "./tool-routes.ts";
 
 /** How a runtime learns the client address (Node: the socket; Deno: the connection info). */
@@ -118,6 +121,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     ...toolRoutes,
     ...rawFileRoutes,
     { method: "GET", path: processStreamPath },
+    { method: "GET", path: activityStreamPath },
     ...httpOperations(platform.tools.tools)
       .filter((tool) => isEnabled(tool, config))
       .map((tool) => tool.http),
@@ -242,10 +246,13 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     return context.json(openApiDocument);
   });
   if (config.SVC_API_DOCS) mountDocs(app);
+  mountTerminalPage(app);
 
   mountToolRoutes(app, platform, { clientIp });
   mountRawFileRoutes(app, platform, { clientIp });
   mountProcessStream(app, platform, { clientIp, closing: options.closing });
+  mountActivityStream(app, platform, { clientIp, closing: options.closing });
+  mountPreviewRoutes(app, platform);
   mountOperationRoutes(app, platform, { clientIp });
 
   app.notFound((context) => {

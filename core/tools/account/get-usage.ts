@@ -40,6 +40,10 @@ export const getUsage = defineTool({
   output: usageSummary.extend({
     sandbox_ops_rate_limit_remaining: z.number().int(),
     sandbox_ops_rate_limit: z.number().int(),
+    snapshots: z.number().int(),
+    snapshots_limit: z.number().int(),
+    /** What the account's snapshots take (docs/sandboxes.md#snapshots). */
+    snapshot_storage_bytes: z.number().int(),
   }),
   auth: "api_key",
   bucket: null,
@@ -49,6 +53,7 @@ export const getUsage = defineTool({
     const accountId = requireAccount(context);
     const { platform } = context;
     const limit = bucketLimit(platform.config, "sandbox_ops");
+    const snapshots = await platform.storage.snapshots.list(accountId);
     return {
       ...(await summariseUsage(platform, accountId, context.now)),
       sandbox_ops_rate_limit_remaining: await platform.rateLimits.peek(
@@ -57,6 +62,9 @@ export const getUsage = defineTool({
         context.now,
       ),
       sandbox_ops_rate_limit: limit,
+      snapshots: snapshots.length,
+      snapshots_limit: platform.config.SVC_MAX_SNAPSHOTS_PER_ACCOUNT,
+      snapshot_storage_bytes: snapshots.reduce((total, snapshot) => total + snapshot.sizeBytes, 0),
     };
   },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { generateApiKey, sha256Hex } from "../../auth/api-keys.ts";
+import { apiKeyRoles } from "../../ports/storage.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { apiKeyOut, toApiKeyOut } from "./schemas.ts";
 
@@ -12,6 +13,10 @@ export const createApiKey = defineTool({
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   input: z.object({
     name: z.string().min(1).max(200).describe('Label to tell keys apart, e.g. "ci" or "laptop"'),
+    role: z
+      .enum(apiKeyRoles)
+      .default("admin")
+      .describe("admin, or member: cannot delete snapshots or mint takeover tokens"),
   }),
   output: apiKeyOut.extend({ key: z.string() }),
   auth: "dashboard",
@@ -27,8 +32,9 @@ export const createApiKey = defineTool({
       prefix,
       keyHash: await sha256Hex(key),
       now: context.now,
+      role: input.role,
     });
-    context.logger.info({ keyId: record.id }, "api key created");
+    context.logger.info({ keyId: record.id, role: record.role }, "api key created");
     return { ...toApiKeyOut(record), key };
   },
 });

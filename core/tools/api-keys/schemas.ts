@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { OAuthGrantRecord } from "../../ports/oauth-storage.ts";
-import type { ApiKeyRecord } from "../../ports/storage.ts";
+import { type ApiKeyRecord, apiKeyRoles } from "../../ports/storage.ts";
 
 export const apiKeyOut = z.object({
   id: z.string(),
@@ -9,6 +9,7 @@ export const apiKeyOut = z.object({
   created_at: z.string(),
   revoked_at: z.string().nullable(),
   last_used_at: z.string().nullable(),
+  role: z.enum(apiKeyRoles),
 });
 
 export function toApiKeyOut(record: ApiKeyRecord) {
@@ -19,6 +20,7 @@ export function toApiKeyOut(record: ApiKeyRecord) {
     created_at: record.createdAt.toISOString(),
     revoked_at: record.revokedAt?.toISOString() ?? null,
     last_used_at: record.lastUsedAt?.toISOString() ?? null,
+    role: record.role,
   };
 }
 
@@ -31,5 +33,6 @@ export function oauthGrantOut(grant: OAuthGrantRecord) {
     created_at: grant.createdAt.toISOString(),
     revoked_at: grant.revokedAt?.toISOString() ?? null,
     last_used_at: grant.lastUsedAt?.toISOString() ?? null,
+    role: "admin" as const,
   };
 }

@@ -39,7 +39,7 @@ export const createImage = defineTool({
   group: "images",
   title: "Build a custom image",
   description:
-    "Build a custom image from a base and pinned packages, in the background: poll get_sandbox_image until completed, then pass its id as create_sandbox's image_id.",
+    "Build an image from a base and packages pinned as name==version (requests==2.32.3, jq==1.6-2.1, @scope/name==1.2.3) in the background; once get_sandbox_image says completed, pass its id as create_sandbox's image_id.",
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   input: z.object({
     label: storableString().max(200).nullable().default(null).describe("Name shown in listings"),
@@ -61,7 +61,8 @@ export const createImage = defineTool({
   auth: "api_key",
   bucket: "image_build_ops",
   http: { method: "POST", path: "/v1/images", status: 202 },
-  mcp: {},
+  // The description shows the name==version form the package fields take.
+  mcp: { saidByTool: ["label", "python_packages", "apt_packages", "npm_packages"] },
   enabled: imagesEnabled,
   uses: ["config", "imageBuilds", "storage"],
   async handler(context, input) {

@@ -29,7 +29,7 @@ export const lspCompletion = defineTool({
   group: "lsp",
   title: "Get completions",
   description:
-    "Completion items (label, kind, detail, docs) at a position in a document opened with lsp_open.",
+    "Completion items (label, kind, detail, docs) at a 0-indexed line and character (UTF-16 units) of a document opened with lsp_open.",
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
@@ -45,7 +45,11 @@ export const lspCompletion = defineTool({
   bucket: "sandbox_ops",
   http: lspRoute(":lsp_id/completion"),
   // A model reads kind names; REST clients get the protocol's numbers.
-  mcp: { present: (output) => ({ items: withKindNames((output as { items: unknown[] }).items) }) },
+  mcp: {
+    // `path`: the server's instructions say where relative paths are.
+    saidByTool: ["line", "character", "path"],
+    present: (output) => ({ items: withKindNames((output as { items: unknown[] }).items) }),
+  },
   enabled: lspEnabled,
   uses: ["languageServers", "sandboxRuntime", "storage"],
   async handler(context, input) {

@@ -21,7 +21,8 @@ export const lspOpen = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: lspRoute(":lsp_id/open"),
-  mcp: { saidByTool: ["content"] },
+  // `path`: the server's instructions say where relative paths are.
+  mcp: { saidByTool: ["content", "path"] },
   enabled: lspEnabled,
   uses: ["languageServers", "sandboxRuntime", "storage"],
   async handler(context, input) {

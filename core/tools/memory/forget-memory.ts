@@ -15,7 +15,7 @@ export const forgetMemory = defineTool({
   auth: "api_key",
   bucket: "memory_ops",
   http: { method: "DELETE", path: "/v1/memory/:memory_id", status: 204 },
-  mcp: { done: { status: "forgotten", idField: "memory_id" } },
+  mcp: { done: { status: "forgotten", idField: "memory_id" }, saidByTool: ["memory_id"] },
   uses: ["memoryWriter", "secretCipher", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);

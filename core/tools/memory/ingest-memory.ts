@@ -44,7 +44,7 @@ export const ingestMemory = defineTool({
   bucket: "memory_ops",
   http: { method: "POST", path: "/v1/memory/ingest", status: 201 },
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
-  mcp: { omit: ["kind", "metadata", "expires_at", "document_date"] },
+  mcp: { omit: ["kind", "metadata", "expires_at", "document_date"], saidByTool: ["source_session_id"] },
   uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);

@@ -21,7 +21,7 @@ export const memoryProfile = defineTool({
   bucket: null,
   http: { method: "GET", path: "/v1/memory/profile", status: 200 },
   // No scope default: omitted or null reads every scope, on MCP as on REST (CONTRACT §3).
-  mcp: {},
+  mcp: { saidByTool: ["limit"] },
   uses: ["memoryWriter", "storage"],
   async handler(context, input) {
     const rows = await context.platform.storage.memories.list(

@@ -29,7 +29,7 @@ export const recall = defineTool({
   bucket: null,
   http: { method: "GET", path: "/v1/memory/search", status: 200 },
   // No scope default: omitted or null searches every scope, on MCP as on REST (CONTRACT §3).
-  mcp: { rename: { q: "query" } },
+  mcp: { rename: { q: "query" }, saidByTool: ["limit"] },
   uses: ["config", "memoryEmbedder", "memorySearch", "memoryWriter", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);

@@ -17,6 +17,7 @@ export const remember = defineTool({
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
   mcp: {
     omit: ["source_session_id", "expires_at", "source_content", "document_date", "event_dates", "importance"],
+    saidByTool: ["metadata"],
   },
   uses: ["memoryWriter", "secretCipher"],
   async handler(context, input) {

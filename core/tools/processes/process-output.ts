@@ -9,7 +9,7 @@ export const processOutput = defineTool({
   name: "process_output",
   group: "processes",
   title: "Read a process's output",
-  description: `Read a background process's output from since_offset. keep "head" reads max_bytes on; "tail" and "both" read to the newest, omitted_range naming what was cut.`,
+  description: `Read a background process's output from since_offset (0, or the last next_offset), waiting up to wait_seconds for more. keep "head" reads max_bytes on; "tail" and "both" read to the newest, omitted_range naming what was cut.`,
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: z.object({
     session_id: sessionIdParameter,
@@ -40,7 +40,10 @@ export const processOutput = defineTool({
   bucket: "sandbox_ops",
   http: processRoute("GET", "/:process_id/output"),
   // MCP: the newest output's head and tail within an agent's context, unless the client asks otherwise.
-  mcp: { defaults: { max_bytes: mcpStreamBudgetBytes, keep: "both" }, saidByTool: ["keep"] },
+  mcp: {
+    defaults: { max_bytes: mcpStreamBudgetBytes, keep: "both" },
+    saidByTool: ["keep", "since_offset", "wait_seconds"],
+  },
   uses: ["backgroundProcesses", "storage"],
   async handler(context, input) {
     const sessionId = await activeSessionId(context, input.session_id);

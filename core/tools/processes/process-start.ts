@@ -30,7 +30,7 @@ export const processStart = defineTool({
   bucket: "sandbox_ops",
   http: processRoute("POST", "", 201),
   mcp: {},
-  uses: ["backgroundProcesses", "patternWork", "sandboxRuntime", "storage"],
+  uses: ["backgroundProcesses", "patternWork", "plugins", "sandboxRuntime", "storage"],
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     await requireAllowedCommand(context, input.command);
@@ -48,6 +48,14 @@ export const processStart = defineTool({
         now: context.now,
       }),
     );
+    await context.platform.plugins.recordActivity(session.id, {
+      kind: "process",
+      subject: input.command,
+      operation: "start",
+      at: context.now,
+      keyId: context.credentialId ?? null,
+      detail: state.processId,
+    });
     return toProcessOut(state);
   },
 });

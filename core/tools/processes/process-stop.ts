@@ -22,12 +22,22 @@ export const processStop = defineTool({
   bucket: "sandbox_ops",
   http: processRoute("POST", "/:process_id/stop"),
   mcp: {},
-  uses: ["backgroundProcesses", "storage"],
+  uses: ["backgroundProcesses", "plugins", "storage"],
   async handler(context, input) {
     const sessionId = await activeSessionId(context, input.session_id);
     const state = await runtimeCall(context, "process stop", () =>
       context.platform.backgroundProcesses.stop(sessionId, input.process_id),
     );
+    await context.platform.plugins.recordActivity(sessionId, {
+      kind: "process",
+      subject: state.command,
+      operation: "stop",
+      exitCode: state.exitCode,
+      at: context.now,
+      keyId: context.credentialId ?? null,
+      bytes: state.outputBytes,
+      detail: state.processId,
+    });
     return toProcessOut(state);
   },
 });

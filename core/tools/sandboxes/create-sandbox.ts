@@ -1,13 +1,13 @@
 import { z } from "zod";
-import type { Config } from "../../config.ts";
 import { ServiceError } from "../../errors.ts";
-import type { CapacityFigures, SandboxSessionRecord } from "../../ports/storage.ts";
+import type { SandboxSessionRecord } from "../../ports/storage.ts";
 import { resolveImage } from "../../sandboxes/images/images.ts";
 import { resolveMcpConnections } from "../../sandboxes/mcp-connections/mcp-connections.ts";
+import { capacityRefusal, monthlyRefusal } from "../../sandboxes/sessions/capacity.ts";
 import { sandboxSizes } from "../../sandboxes/sessions/sizes.ts";
 import { requireReadyVolumes, resolveVolumeMounts } from "../../sandboxes/volumes/volumes.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
-import { sandboxHours, summariseUsage, usageSummary } from "../account/get-usage.ts";
+import { summariseUsage, usageSummary } from "../account/get-usage.ts";
 import { runtimeCall, sandboxSessionOut, toSessionOut } from "./sessions.ts";
 
 const createRequest = z.object({
@@ -43,46 +43,6 @@ const createRequest = z.object({
 });
 
 const createdResponse = sandboxSessionOut.extend({ usage: usageSummary });
-
-function secondsUntilNextMonth(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-}
-
-/** The order of docs/sandboxes.md#quotas: the account's concurrent cap, the deployment's, then the month. */
-function capacityRefusal(config: Config, count: number, figures: CapacityFigures): ServiceError | null {
-  const limit = config.SVC_MAX_CONCURRENT_SANDBOXES;
-  if (figures.active + count > limit) {
-    return new ServiceError(
-      "concurrent_sandbox_limit_reached",
-      `At most ${limit} sandboxes may be active at once`,
-      {
-        details: { limit, active: figures.active },
-      },
-    );
-  }
-  const globalLimit = config.SVC_GLOBAL_MAX_CONCURRENT_SANDBOXES;
-  if (figures.globalActive + count > globalLimit) {
-    return new ServiceError("global_capacity_reached", "The deployment runs as many sandboxes as it can", {
-      details: { limit: globalLimit, active: figures.globalActive },
-    });
-  }
-  return null;
-}
-
-function monthlyRefusal(config: Config, figures: CapacityFigures, now: Date): ServiceError | null {
-  const limitHours = config.SVC_FREE_MONTHLY_SANDBOX_HOURS;
-  const usedHours = sandboxHours(figures.monthlySandboxSeconds);
-  if (figures.monthlySandboxSeconds < limitHours * 3600) return null;
-  return new ServiceError(
-    "monthly_usage_limit_reached",
-    `This month's ${limitHours} sandbox-hours are used up`,
-    {
-      details: { limit_hours: limitHours, used_hours: usedHours },
-      retryAfterSeconds: secondsUntilNextMonth(now),
-    },
-  );
-}
 
 /** With volumes switched off no volume can exist, so naming one is the same 404 as an unknown one. */
 function refuseVolumes(requested: Record<string, string> | null): [] {

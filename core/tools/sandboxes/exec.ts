@@ -99,6 +99,12 @@ export const exec = defineTool({
       exitCode: result.exitCode,
       timedOut: result.timedOut,
       at: context.now,
+      keyId: context.credentialId ?? null,
+      // The output's size, as the runtime counted it; never the output.
+      bytes: result.output
+        ? result.output.stdout.totalBytes + result.output.stderr.totalBytes
+        : byteLength(result.stdout) + byteLength(result.stderr),
+      detail: `${result.durationMs} ms`,
     });
     const budgeted = (stream: "stdout" | "stderr") =>
       result.output && budget !== undefined
@@ -118,3 +124,6 @@ export const exec = defineTool({
     };
   },
 });
+
+const encoder = new TextEncoder();
+const byteLength = (text: string) => encoder.encode(text).length;

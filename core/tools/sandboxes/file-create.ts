@@ -38,5 +38,6 @@ export const fileCreate = defineTool({
     withFiles(context, input.session_id, "file create", (files) => createFile(files, input), {
       path: input.path,
       operation: "create",
+      bytes: (result) => result.size,
     }),
 });

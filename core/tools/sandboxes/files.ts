@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ServiceError } from "../../errors.ts";
+import type { FileActivityOperation } from "../../ports/plugin-storage.ts";
 import type { SandboxRuntime } from "../../ports/sandbox-runtime.ts";
 import { invalidField } from "../../sandboxes/files/file-entries.ts";
 import type { ToolContext } from "../../tool.ts";
@@ -24,15 +25,15 @@ export const fileEntry = z.object({
 });
 
 /**
- * Runs a file operation on an active session; one that touches a file (`touched`: create, edit,
- * view) enters the sandbox's activity log once it succeeded (docs/plugins.md#sandbox-destroyed).
+ * Runs a file operation on an active session; it enters the sandbox's activity feed once it
+ * succeeded (`touched`: the path, the operation, the bytes moved; docs/sandboxes.md#activity).
  */
 export async function withFiles<T>(
   context: ToolContext<"storage" | "sandboxRuntime" | "plugins">,
   sessionId: string,
   action: string,
   work: (files: ReturnType<SandboxRuntime["files"]>) => Promise<T>,
-  touched?: { path: string; operation: "create" | "edit" | "view" },
+  touched?: { path: string; operation: FileActivityOperation; bytes?: (result: T) => number | null },
 ) {
   const session = await requireActiveSession(context, sessionId);
   const result = await runtimeCall(context, action, () =>
@@ -45,7 +46,14 @@ export async function withFiles<T>(
     throw error;
   });
   if (touched)
-    await context.platform.plugins.recordActivity(session.id, { kind: "file", ...touched, at: context.now });
+    await context.platform.plugins.recordActivity(session.id, {
+      kind: "file",
+      path: touched.path,
+      operation: touched.operation,
+      at: context.now,
+      keyId: context.credentialId ?? null,
+      bytes: touched.bytes?.(result) ?? null,
+    });
   return result;
 }
 

@@ -23,7 +23,12 @@ export const glob = defineTool({
   mcp: {},
   uses: ["patternWork", "plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file glob", (files) =>
-      globFiles(files, input, accountPatternWork(context.platform.patternWork, requireAccount(context))),
+    withFiles(
+      context,
+      input.session_id,
+      "file glob",
+      (files) =>
+        globFiles(files, input, accountPatternWork(context.platform.patternWork, requireAccount(context))),
+      { path: input.path, operation: "glob" },
     ),
 });

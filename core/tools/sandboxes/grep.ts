@@ -31,9 +31,14 @@ export const grep = defineTool({
   mcp: { failure: (output) => (output as { error: string | null }).error },
   uses: ["patternWork", "plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file grep", (files) =>
-      grepFiles(files, input, {
-        run: accountPatternWork(context.platform.patternWork, requireAccount(context)),
-      }),
+    withFiles(
+      context,
+      input.session_id,
+      "file grep",
+      (files) =>
+        grepFiles(files, input, {
+          run: accountPatternWork(context.platform.patternWork, requireAccount(context)),
+        }),
+      { path: input.path, operation: "grep" },
     ),
 });

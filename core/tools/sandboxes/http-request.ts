@@ -58,7 +58,7 @@ export const httpRequest = defineTool({
   auth: "api_key",
   bucket: "sandbox_ops",
   http: { method: "POST", path: "/v1/sandboxes/:session_id/http-request", status: 200 },
-  uses: ["config", "egress", "patternWork", "secretCipher", "storage"],
+  uses: ["config", "egress", "patternWork", "plugins", "secretCipher", "storage"],
   async handler(context, input) {
     const accountId = requireAccount(context);
     const session = await requireActiveSession(context, input.session_id);
@@ -95,6 +95,17 @@ export const httpRequest = defineTool({
       }),
     );
     await storage.secrets.touch(accountId, request.usedSecretNames, context.now);
+    // The URL as the caller wrote it, without its query (where a secret could sit); the secret never.
+    const target = URL.canParse(input.url) ? new URL(input.url) : null;
+    await context.platform.plugins.recordActivity(session.id, {
+      kind: "broker",
+      subject: `${input.method.toUpperCase()} ${target ? `${target.origin}${target.pathname}` : "(unparsed URL)"}`,
+      operation: "http_request",
+      at: context.now,
+      keyId: context.credentialId ?? null,
+      bytes: new TextEncoder().encode(response.body).length,
+      detail: `HTTP ${response.statusCode}`,
+    });
     // Searching the response for every form of every granted secret is the tenant's CPU: a task.
     const redacted =
       granted.size === 0

@@ -21,5 +21,8 @@ export const ls = defineTool({
   mcp: {},
   uses: ["plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
-    withFiles(context, input.session_id, "file list", (files) => listDirectory(files, input)),
+    withFiles(context, input.session_id, "file list", (files) => listDirectory(files, input), {
+      path: input.path,
+      operation: "list",
+    }),
 });

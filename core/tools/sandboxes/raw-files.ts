@@ -37,6 +37,7 @@ export const uploadFileRaw = defineTool({
     withFiles(context, input.session_id, "file upload", (files) => uploadFile(files, input), {
       path: input.path,
       operation: "create",
+      bytes: (result) => result.size,
     }),
 });
 
@@ -58,5 +59,6 @@ export const downloadFileRaw = defineTool({
     withFiles(context, input.session_id, "file download", (files) => downloadFile(files, input), {
       path: input.path,
       operation: "view",
+      bytes: (result) => result.size,
     }),
 });

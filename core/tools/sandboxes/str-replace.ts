@@ -24,7 +24,8 @@ export const strReplaceTool = defineTool({
   bucket: "sandbox_ops",
   http: filesRoute("/str-replace"),
   // The tool takes the arguments docs/mcp.md lists; the other fields are REST-only.
-  mcp: { omit: ["description"], saidByTool: ["replace_all"] },
+  // `path`: the server's instructions say where relative paths are.
+  mcp: { omit: ["description"], saidByTool: ["replace_all", "path"] },
   uses: ["plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>
     withFiles(context, input.session_id, "file edit", (files) => strReplace(files, input), {

@@ -48,7 +48,8 @@ export const view = defineTool({
   mcp: {
     omit: ["description"],
     defaults: { max_output_bytes: mcpViewBudgetBytes },
-    saidByTool: ["max_output_bytes", "encoding"],
+    // `path`: the server's instructions say where relative paths are.
+    saidByTool: ["max_output_bytes", "encoding", "keep", "path"],
   },
   uses: ["plugins", "sandboxRuntime", "storage"],
   handler: (context, input) =>

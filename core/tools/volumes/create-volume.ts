@@ -24,7 +24,7 @@ export const createVolume = defineTool({
   auth: "api_key",
   bucket: "volume_ops",
   http: { method: "POST", path: "/v1/volumes", status: 202 },
-  mcp: { defaults: { size_gb: 1 } },
+  mcp: { defaults: { size_gb: 1 }, saidByTool: ["label"] },
   enabled: volumesEnabled,
   uses: ["config", "logger", "sandboxRuntime", "storage"],
   async handler(context, input) {

@@ -27,6 +27,7 @@ import { memorySupersededByIndex } from "./0021-memory-superseded-by-index.ts";
 import { memoryFoldedTerms } from "./0022-memory-folded-terms.ts";
 import { memoryExportOrder } from "./0023-memory-export-order.ts";
 import { oauth } from "./0024-oauth.ts";
+import { snapshotsAndKeyRoles } from "./0025-snapshots-and-key-roles.ts";
 import type { MigrationSource } from "./migration-source.ts";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -58,6 +59,7 @@ export const migrationSources: MigrationSource[] = [
   memoryFoldedTerms,
   memoryExportOrder,
   oauth,
+  snapshotsAndKeyRoles,
 ];
 
 export function migrationsFor(dialect: Dialect) {

@@ -5,6 +5,7 @@
  * defaults explicitly (scope "default", kind "fact", metadata {}, importance 0.5), so a server
  * with other defaults still stores what the SDK documents.
  */
+import { type ActivityEntry, streamActivityEvents } from "./activity-stream.ts";
 import { defaultBaseUrl, normalizeBaseUrl } from "./base-url.ts";
 import { environmentValue } from "./environment.ts";
 import { CairnApiError, CairnError } from "./errors.ts";
@@ -137,11 +138,12 @@ export class CairnClient {
       credential: "",
     });
   }
-  createApiKey(accessToken: string, name: string) {
+  /** `role`: `admin` (default) or `member` (cannot delete snapshots or mint takeover tokens). */
+  createApiKey(accessToken: string, name: string, options: { role?: "admin" | "member" } = {}) {
     return this.#send<Output<"create_api_key">>({
       method: "POST",
       path: "/v1/api-keys",
-      body: { name },
+      body: { name, role: options.role ?? "admin" },
       credential: accessToken,
     });
   }
@@ -394,6 +396,43 @@ export class CairnClient {
     );
   }
 
+  // Previews and the takeover terminal (docs/sandboxes.md#previews, #takeover-terminal).
+  /** A URL that reaches `port` inside the sandbox (HTTP and WebSocket) until `expires_at`. */
+  preview(sessionId: string, port: number, options: { ttlSeconds?: number } = {}) {
+    return this.#post<Output<"create_preview">>(`/v1/sandboxes/${segment(sessionId)}/preview/${port}`, {
+      ...(options.ttlSeconds === undefined ? {} : { ttl_seconds: options.ttlSeconds }),
+    });
+  }
+  /** Ends a preview URL; revoking one twice is no error. */
+  revokePreview(sessionId: string, port: number, tokenId: string) {
+    return this.#post<Output<"revoke_preview">>(
+      `/v1/sandboxes/${segment(sessionId)}/preview/${port}/revoke`,
+      { token_id: tokenId },
+    );
+  }
+  listPreviews(sessionId: string) {
+    return this.#get<Output<"list_previews">>(`/v1/sandboxes/${segment(sessionId)}/previews`);
+  }
+  /** A single-use token (60 s) for `GET /v1/sandboxes/{id}/takeover?token=…`, e.g. from a browser. */
+  takeoverToken(sessionId: string, options: { readOnly?: boolean } = {}) {
+    return this.#post<Output<"takeover_token">>(`/v1/sandboxes/${segment(sessionId)}/takeover-token`, {
+      read_only: options.readOnly ?? false,
+    });
+  }
+  /** What the takeover terminal was sent and showed (bounded). */
+  takeoverRecording(sessionId: string) {
+    return this.#get<Output<"takeover_recording">>(`/v1/sandboxes/${segment(sessionId)}/takeover/recording`);
+  }
+  /** The WebSocket URL of the sandbox's takeover terminal (for a token from `takeoverToken`). */
+  takeoverUrl(sessionId: string, token: string, size: { rows?: number; cols?: number } = {}): string {
+    const url = new URL(`/v1/sandboxes/${segment(sessionId)}/takeover`, this.baseUrl);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    url.searchParams.set("token", token);
+    if (size.rows !== undefined) url.searchParams.set("rows", String(size.rows));
+    if (size.cols !== undefined) url.searchParams.set("cols", String(size.cols));
+    return url.toString();
+  }
+
   // Background processes (docs/api.md#processes).
   startProcess(
     sessionId: string,
@@ -502,6 +541,49 @@ export class CairnClient {
   }
   deleteVolume(volumeId: string) {
     return this.#delete(`/v1/volumes/${segment(volumeId)}`);
+  }
+
+  // Snapshots and the activity feed (docs/sandboxes.md#snapshots, #activity).
+  createSnapshot(sessionId: string, options: { label?: string | null } = {}) {
+    return this.#post<Output<"create_snapshot">>(`/v1/sandboxes/${segment(sessionId)}/snapshots`, {
+      label: options.label ?? null,
+    });
+  }
+  listSnapshots(sessionId: string) {
+    return this.#get<Output<"list_snapshots">>(`/v1/sandboxes/${segment(sessionId)}/snapshots`);
+  }
+  getSnapshot(snapshotId: string) {
+    return this.#get<Output<"get_snapshot">>(`/v1/snapshots/${segment(snapshotId)}`);
+  }
+  /** Needs an admin key (403 insufficient_role for a member key). */
+  deleteSnapshot(snapshotId: string) {
+    return this.#delete(`/v1/snapshots/${segment(snapshotId)}`);
+  }
+  /** A new sandbox whose files are the snapshot's. */
+  restoreSnapshot(snapshotId: string, options: { label?: string | null } = {}) {
+    return this.#post<Output<"restore_snapshot">>(`/v1/snapshots/${segment(snapshotId)}/restore`, {
+      label: options.label ?? null,
+    });
+  }
+  /** A page of the sandbox's activity, newest first. */
+  sandboxLog(sessionId: string, options: { limit?: number; offset?: number } = {}) {
+    return this.#get<Output<"sandbox_log">>(`/v1/sandboxes/${segment(sessionId)}/log`, {
+      limit: options.limit ?? defaults.sandbox_log.limit,
+      offset: options.offset ?? 0,
+    });
+  }
+  /** New activity entries as they are recorded, until the sandbox ends or `signal` aborts. */
+  watchSandbox(
+    sessionId: string,
+    options: { since?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<ActivityEntry> {
+    return streamActivityEvents({
+      url: `${this.baseUrl}/v1/sandboxes/${segment(sessionId)}/watch`,
+      credential: this.#apiKey,
+      fetchImpl: this.#transport.fetchImpl,
+      since: options.since,
+      signal: options.signal,
+    });
   }
   createSecret(name: string, value: string, options: { allowedHosts?: string[] } = {}) {
     return this.#post<Output<"create_secret">>("/v1/secrets", {

@@ -35,7 +35,10 @@ def test_specs_in_both_formats() -> None:
     assert [tool["name"] for tool in anthropic] == NAMES
     assert all(tool["type"] == "function" for tool in openai)
     for spec_openai, spec_anthropic in zip(openai, anthropic, strict=True):
-        assert spec_openai["function"]["parameters"] == spec_anthropic["input_schema"]
+        # OpenAI's are in strict mode: every argument listed as required, the optional ones nullable.
+        parameters = spec_openai["function"]["parameters"]
+        assert spec_openai["function"]["strict"] is True and parameters["additionalProperties"] is False
+        assert parameters["required"] == list(spec_anthropic["input_schema"]["properties"])
         assert spec_openai["function"]["description"] == spec_anthropic["description"]
         assert set(spec_anthropic) == {"name", "description", "input_schema"}
     recall = anthropic[2]["input_schema"]
@@ -61,7 +64,7 @@ def test_the_tools_against_the_live_server(base_url: str, account: Account) -> N
         )
     )
     assert len(ingested["memories"]) >= 2
-    found = json.loads(execute("recall", {"query": "dark mode"}))
+    found = json.loads(execute("recall", {"query": "dark mode", "scope": None, "limit": None}))
     assert found["memories"][0]["id"] == stored["id"]
     profile = json.loads(execute("memory_profile", None))
     assert stored["id"] in [memory["id"] for memory in profile["static"]]

@@ -14,13 +14,14 @@ from typing import Any, Callable, Dict, List, Union
 import pytest
 
 from cairn._core import Call
-from cairn._operations import account, memory, processes, resources, sandboxes, tools
+from cairn._operations import account, memory, previews, processes, resources, sandboxes, snapshots, tools
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[2] / "openapi.json").read_text())
 
 # The SDK names that differ from the registry's (CONTRACT §7: create_image, account, usage, ...).
 RENAMED = {
     "get_account": "account",
+    "create_preview": "preview",
     "get_usage": "usage",
     "create_sandbox_image": "create_image",
     "get_sandbox_image": "get_image",
@@ -40,7 +41,7 @@ RENAMED = {
 
 def sdk_operations() -> Dict[str, Callable[..., Call[Any]]]:
     found: Dict[str, Callable[..., Call[Any]]] = {}
-    for module in (account, memory, processes, resources, sandboxes, tools):
+    for module in (account, memory, previews, processes, resources, sandboxes, snapshots, tools):
         for name, value in vars(module).items():
             if (
                 callable(value)
@@ -78,7 +79,9 @@ def placeholder_call(operation: Callable[..., Call[Any]]) -> tuple[Call[Any], Di
         if annotation is str:
             arguments[name] = strings[name] = f"{name}-value"
         elif annotation in (int, float):
+            # A path parameter may be a number (a preview's port): its text stands in the path.
             arguments[name] = annotation(1)
+            strings[name] = str(annotation(1))
         else:
             arguments[name] = []
     return operation(**arguments), strings

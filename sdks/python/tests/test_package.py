@@ -37,6 +37,8 @@ def test_the_wheel_is_complete(tmp_path: Path) -> None:
         "cairn/py.typed",
         "cairn/memory_tool_specs.json",
         "cairn/agent_tools.py",
+        "cairn/tool_specs.json",
+        "cairn/toolkits/__init__.py",
         "cairn/client.py",
     } <= names
     assert not any(name.startswith("tests/") for name in names)

@@ -25,6 +25,7 @@ export type ApiKey = {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  role: "admin" | "member";
 };
 
 /** A new key; `key` is the raw key, returned once. */
@@ -43,6 +44,9 @@ export type UsageSummary = {
 export type Usage = UsageSummary & {
   sandbox_ops_rate_limit_remaining: number;
   sandbox_ops_rate_limit: number;
+  snapshots: number;
+  snapshots_limit: number;
+  snapshot_storage_bytes: number;
 };
 
 export type CommandRule = {
@@ -77,6 +81,80 @@ export type Sandbox = {
 
 export type SandboxCreated = Sandbox & {
   usage: UsageSummary;
+};
+
+export type CreatePreviewOutput = {
+  url: string;
+  expires_at: string;
+  token_id: string;
+  port: number;
+};
+
+export type ListPreviewsOutputPreviews = {
+  token_id: string;
+  port: number;
+  created_at: string;
+  expires_at: string;
+};
+
+export type ListPreviewsOutput = {
+  previews: ListPreviewsOutputPreviews[];
+};
+
+export type RevokePreviewOutput = {
+  revoked: boolean;
+};
+
+export type TakeoverTokenOutput = {
+  token: string;
+  expires_at: string;
+  read_only: boolean;
+};
+
+export type TakeoverRecordingOutputEvents = {
+  at: string;
+  stream: "input" | "output";
+  data: string;
+  bytes: number;
+};
+
+export type TakeoverRecordingOutput = {
+  events: TakeoverRecordingOutputEvents[];
+  dropped: boolean;
+};
+
+export type SandboxSize = "small" | "medium" | "large";
+
+export type CreateSnapshotOutput = {
+  id: string;
+  session_id: string;
+  label: string | null;
+  status: "creating" | "ready";
+  size_bytes: number;
+  size: SandboxSize;
+  storage_gb: number | null;
+  runtime: string;
+  created_at: string;
+};
+
+export type SandboxLogOutputEntries = {
+  seq: number;
+  at: string;
+  kind: "command" | "file" | "process" | "broker" | "terminal" | "snapshot";
+  operation: string;
+  subject: string;
+  exit_code: number | null;
+  timed_out: boolean | null;
+  bytes: number | null;
+  account_id: string;
+  key_id: string | null;
+  detail: string | null;
+};
+
+export type SandboxLogOutput = {
+  session_id: string;
+  total: number;
+  entries: SandboxLogOutputEntries[];
 };
 
 export type ImageCreated = {
@@ -396,8 +474,6 @@ export type MemoryRelations = {
   relations: Relation[];
 };
 
-export type SandboxSize = "small" | "medium" | "large";
-
 export type OperationName =
   | "signup"
   | "login"
@@ -413,6 +489,17 @@ export type OperationName =
   | "list_sandboxes"
   | "get_sandbox"
   | "destroy_sandbox"
+  | "create_preview"
+  | "list_previews"
+  | "revoke_preview"
+  | "takeover_token"
+  | "takeover_recording"
+  | "create_snapshot"
+  | "list_snapshots"
+  | "get_snapshot"
+  | "delete_snapshot"
+  | "restore_snapshot"
+  | "sandbox_log"
   | "create_sandbox_image"
   | "get_sandbox_image"
   | "list_sandbox_images"
@@ -475,6 +562,8 @@ export type OperationInputs = {
   create_api_key: {
     /** Label to tell keys apart, e.g. "ci" or "laptop" */
     name: string;
+    /** admin, or member: cannot delete snapshots or mint takeover tokens */
+    role?: "admin" | "member";
   };
   list_api_keys: Record<string, never>;
   revoke_api_key: {
@@ -520,6 +609,68 @@ export type OperationInputs = {
   destroy_sandbox: {
     /** Sandbox id, from create_sandbox */
     session_id: string;
+  };
+  create_preview: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Port inside the sandbox */
+    port: number;
+    /** Lifetime */
+    ttl_seconds?: number;
+  };
+  list_previews: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+  };
+  revoke_preview: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Port inside the sandbox */
+    port: number;
+    /** From create_preview */
+    token_id: string;
+  };
+  takeover_token: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** An observer: sees the terminal, its keystrokes are dropped */
+    read_only?: boolean;
+  };
+  takeover_recording: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+  };
+  create_snapshot: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Name shown in listings */
+    label?: string | null;
+  };
+  list_snapshots: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+  };
+  get_snapshot: {
+    /** Snapshot id, from create_snapshot */
+    snapshot_id: string;
+  };
+  delete_snapshot: {
+    /** Snapshot id, from create_snapshot */
+    snapshot_id: string;
+  };
+  restore_snapshot: {
+    /** Snapshot id, from create_snapshot */
+    snapshot_id: string;
+    /** Name shown in listings */
+    label?: string | null;
+  };
+  sandbox_log: {
+    /** Sandbox id, from create_sandbox */
+    session_id: string;
+    /** Entries per page */
+    limit?: number;
+    /** Entries to skip, newest first */
+    offset?: number;
   };
   create_sandbox_image: {
     /** Name shown in listings */
@@ -879,6 +1030,17 @@ export type OperationOutputs = {
   list_sandboxes: Sandbox[];
   get_sandbox: Sandbox;
   destroy_sandbox: null;
+  create_preview: CreatePreviewOutput;
+  list_previews: ListPreviewsOutput;
+  revoke_preview: RevokePreviewOutput;
+  takeover_token: TakeoverTokenOutput;
+  takeover_recording: TakeoverRecordingOutput;
+  create_snapshot: CreateSnapshotOutput;
+  list_snapshots: CreateSnapshotOutput[];
+  get_snapshot: CreateSnapshotOutput;
+  delete_snapshot: null;
+  restore_snapshot: SandboxCreated;
+  sandbox_log: SandboxLogOutput;
   create_sandbox_image: ImageCreated;
   get_sandbox_image: Image;
   list_sandbox_images: Image[];
@@ -929,7 +1091,7 @@ export type OperationOutputs = {
 export const operationDefaults = {
   signup: {},
   login: {},
-  create_api_key: {},
+  create_api_key: { role: "admin" },
   list_api_keys: {},
   revoke_api_key: {},
   get_account: {},
@@ -951,6 +1113,17 @@ export const operationDefaults = {
   list_sandboxes: { active_only: false },
   get_sandbox: {},
   destroy_sandbox: {},
+  create_preview: { ttl_seconds: 900 },
+  list_previews: {},
+  revoke_preview: {},
+  takeover_token: { read_only: false },
+  takeover_recording: {},
+  create_snapshot: { label: null },
+  list_snapshots: {},
+  get_snapshot: {},
+  delete_snapshot: {},
+  restore_snapshot: { label: null },
+  sandbox_log: { limit: 50, offset: 0 },
   create_sandbox_image: {
     label: null,
     base: "default",

@@ -29,6 +29,7 @@ class ApiKey(TypedDict):
     created_at: str
     revoked_at: str | None
     last_used_at: str | None
+    role: Literal["admin", "member"]
 
 
 class ApiKeyCreated(ApiKey):
@@ -48,6 +49,9 @@ class UsageSummary(TypedDict):
 class Usage(UsageSummary):
     sandbox_ops_rate_limit_remaining: int
     sandbox_ops_rate_limit: int
+    snapshots: int
+    snapshots_limit: int
+    snapshot_storage_bytes: int
 
 
 class CommandRule(TypedDict):
@@ -83,6 +87,81 @@ class Sandbox(TypedDict):
 
 class SandboxCreated(Sandbox):
     usage: UsageSummary
+
+
+class CreatePreviewOutput(TypedDict):
+    url: str
+    expires_at: str
+    token_id: str
+    port: int
+
+
+class ListPreviewsOutputPreviews(TypedDict):
+    token_id: str
+    port: int
+    created_at: str
+    expires_at: str
+
+
+class ListPreviewsOutput(TypedDict):
+    previews: List[ListPreviewsOutputPreviews]
+
+
+class RevokePreviewOutput(TypedDict):
+    revoked: bool
+
+
+class TakeoverTokenOutput(TypedDict):
+    token: str
+    expires_at: str
+    read_only: bool
+
+
+class TakeoverRecordingOutputEvents(TypedDict):
+    at: str
+    stream: Literal["input", "output"]
+    data: str
+    bytes: int
+
+
+class TakeoverRecordingOutput(TypedDict):
+    events: List[TakeoverRecordingOutputEvents]
+    dropped: bool
+
+
+SandboxSize = Literal["small", "medium", "large"]
+
+
+class CreateSnapshotOutput(TypedDict):
+    id: str
+    session_id: str
+    label: str | None
+    status: Literal["creating", "ready"]
+    size_bytes: int
+    size: SandboxSize
+    storage_gb: float | None
+    runtime: str
+    created_at: str
+
+
+class SandboxLogOutputEntries(TypedDict):
+    seq: int
+    at: str
+    kind: Literal["command", "file", "process", "broker", "terminal", "snapshot"]
+    operation: str
+    subject: str
+    exit_code: int | None
+    timed_out: bool | None
+    bytes: int | None
+    account_id: str
+    key_id: str | None
+    detail: str | None
+
+
+class SandboxLogOutput(TypedDict):
+    session_id: str
+    total: int
+    entries: List[SandboxLogOutputEntries]
 
 
 class ImageCreated(TypedDict):
@@ -414,13 +493,15 @@ class MemoryRelations(TypedDict):
     relations: List[Relation]
 
 
-SandboxSize = Literal["small", "medium", "large"]
-
-
 #: The value the server uses for each input field left out, by operation and field.
+DEFAULT_CREATE_API_KEY_ROLE: Final = "admin"
 DEFAULT_CREATE_SANDBOX_SIZE: Final = "small"
 DEFAULT_CREATE_SANDBOX_COUNT: Final = 1
 DEFAULT_LIST_SANDBOXES_ACTIVE_ONLY: Final = False
+DEFAULT_CREATE_PREVIEW_TTL_SECONDS: Final = 900
+DEFAULT_TAKEOVER_TOKEN_READ_ONLY: Final = False
+DEFAULT_SANDBOX_LOG_LIMIT: Final = 50
+DEFAULT_SANDBOX_LOG_OFFSET: Final = 0
 DEFAULT_CREATE_SANDBOX_IMAGE_BASE: Final = "default"
 DEFAULT_EXEC_TIMEOUT: Final = 30
 DEFAULT_EXEC_KEEP: Final = "both"

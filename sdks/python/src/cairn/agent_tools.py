@@ -24,6 +24,7 @@ from .base_url import DEFAULT_BASE_URL, normalize_base_url
 from .client import CairnClient
 from .errors import CairnApiError, CairnConfigError, CairnConnectionError
 from .retry import RetryPolicy
+from .toolkits import openai_chat_tool, tool_specs
 
 ToolFormat = Literal["openai", "anthropic"]
 ToolSpec = Dict[str, Any]
@@ -82,7 +83,8 @@ def create_tool_specs(
     format: ToolFormat = "openai",
 ) -> List[ToolSpec]:
     """Tool specs for an LLM API: OpenAI Chat Completions ``{"type": "function", "function": {...}}``
-    or Anthropic Messages ``{"name", "description", "input_schema"}``. Empty unless memory tools are on."""
+    in strict mode, or Anthropic Messages ``{"name", "description", "input_schema"}``. Empty unless
+    memory tools are on. ``cairn.toolkits`` offers every tool, not only memory."""
     if format not in ("openai", "anthropic"):
         raise CairnConfigError(f'format must be "openai" or "anthropic", not {format!r}')
     if not _memory_enabled(enable_memory_tools, *_settings(hosted_api_key, hosted_base_url)):
@@ -90,17 +92,8 @@ def create_tool_specs(
     definitions = memory_tool_definitions()
     if format == "anthropic":
         return definitions
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": tool["name"],
-                "description": tool["description"],
-                "parameters": tool["input_schema"],
-            },
-        }
-        for tool in definitions
-    ]
+    # Strict mode's form of the same tools (every argument required, null for "left out").
+    return [openai_chat_tool(spec) for spec in tool_specs(names=[tool["name"] for tool in definitions])]
 
 
 def _run(client: CairnClient, name: str, arguments: Mapping[str, Any]) -> Any:
@@ -149,8 +142,15 @@ class ToolExecutor:
             parsed = {}
         if not isinstance(parsed, Mapping):
             return "Memory error: the arguments must be a JSON object"
+        # A strict-mode call sends null for what it leaves out, and remember's metadata as JSON text.
+        given = {key: value for key, value in cast(Mapping[str, Any], parsed).items() if value is not None}
         try:
-            return json.dumps(_run(self._client, name, cast(Mapping[str, Any], parsed)))
+            if isinstance(given.get("metadata"), str):
+                given["metadata"] = json.loads(given["metadata"])
+        except ValueError as error:
+            return f"Memory error: metadata is not valid JSON: {error}"
+        try:
+            return json.dumps(_run(self._client, name, given))
         except CairnApiError as error:
             return f"Memory error: {_refusal(error)}"
         except CairnConnectionError as error:

@@ -7,19 +7,21 @@ from __future__ import annotations
 import time
 from itertools import count
 from types import TracebackType
-from typing import IO, Any, Generator, Iterator, Mapping, Sequence, TypeVar
+from typing import IO, Any, Dict, Generator, Iterator, Mapping, Sequence, TypeVar
 
 import httpx
 
-from . import _exec_stream, _process_stream, _raw
+from . import _activity_stream, _exec_stream, _process_stream, _raw
 from ._binding import sync_method as _method
 from ._core import Call, ClientCore
 from ._generated_types import DEFAULT_CREATE_SANDBOX_SIZE, DEFAULT_EXEC_TIMEOUT
 from ._operations import account as _account
 from ._operations import memory as _memory
+from ._operations import previews as _previews
 from ._operations import processes as _processes
 from ._operations import resources as _resources
 from ._operations import sandboxes as _sandboxes
+from ._operations import snapshots as _snapshots
 from ._operations import tools as _tools
 from .errors import CairnError
 from .models import ExecEvent, FileWritten, MemoryExport, ProcessEvent, SandboxSize
@@ -158,6 +160,26 @@ class CairnClient:
     lsp_open = _method(_sandboxes.lsp_open)
     lsp_completion = _method(_sandboxes.lsp_completion)
     lsp_stop = _method(_sandboxes.lsp_stop)
+
+    # Previews and the takeover terminal (docs/sandboxes.md#previews, #takeover-terminal).
+    preview = _method(_previews.preview)
+    revoke_preview = _method(_previews.revoke_preview)
+    list_previews = _method(_previews.list_previews)
+    takeover_token = _method(_previews.takeover_token)
+    takeover_recording = _method(_previews.takeover_recording)
+
+    # Snapshots and the activity feed (docs/sandboxes.md#snapshots, #activity).
+    create_snapshot = _method(_snapshots.create_snapshot)
+    list_snapshots = _method(_snapshots.list_snapshots)
+    get_snapshot = _method(_snapshots.get_snapshot)
+    delete_snapshot = _method(_snapshots.delete_snapshot)
+    restore_snapshot = _method(_snapshots.restore_snapshot)
+    sandbox_log = _method(_snapshots.sandbox_log)
+
+    def watch_sandbox(self, session_id: str, *, since: int | None = None) -> Iterator[Dict[str, Any]]:
+        """New activity entries as they are recorded (after ``since``, a ``seq``, when given),
+        until the sandbox ends; reconnects across the server's 5-minute close. Break out to stop."""
+        return _activity_stream.events(self._core, self._http, session_id, since)
 
     # Background processes (docs/api.md#processes).
     start_process = _method(_processes.start_process)

@@ -14,6 +14,7 @@ from typing import IO, TYPE_CHECKING, AsyncGenerator, AsyncIterator, Generator, 
 from ._binding import async_session_method, session_method
 from ._core import Call
 from ._generated_types import DEFAULT_EXEC_TIMEOUT
+from ._operations import previews as _previews
 from ._operations import processes as _processes
 from ._operations import sandboxes as _sandboxes
 from ._raw import AsyncUploadData, UploadData
@@ -90,6 +91,9 @@ class SandboxSession(_SessionState):
     lsp_completion = session_method(_sandboxes.lsp_completion)
     lsp_stop = session_method(_sandboxes.lsp_stop)
 
+    preview = session_method(_previews.preview)
+    revoke_preview = session_method(_previews.revoke_preview)
+    takeover_token = session_method(_previews.takeover_token)
     start_process = session_method(_processes.start_process)
     list_processes = session_method(_processes.list_processes)
     get_process = session_method(_processes.get_process)
@@ -154,6 +158,9 @@ class AsyncSandboxSession(_SessionState):
     lsp_completion = async_session_method(_sandboxes.lsp_completion)
     lsp_stop = async_session_method(_sandboxes.lsp_stop)
 
+    preview = async_session_method(_previews.preview)
+    revoke_preview = async_session_method(_previews.revoke_preview)
+    takeover_token = async_session_method(_previews.takeover_token)
     start_process = async_session_method(_processes.start_process)
     list_processes = async_session_method(_processes.list_processes)
     get_process = async_session_method(_processes.get_process)

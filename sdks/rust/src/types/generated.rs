@@ -31,6 +31,7 @@ pub struct ApiKey {
     pub created_at: String,
     pub revoked_at: Option<String>,
     pub last_used_at: Option<String>,
+    pub role: String,
 }
 
 /// A new key; `key` is the raw API key, returned this once only.
@@ -58,6 +59,9 @@ pub struct UsageDetail {
     pub usage: Usage,
     pub sandbox_ops_rate_limit_remaining: u32,
     pub sandbox_ops_rate_limit: u32,
+    pub snapshots: u64,
+    pub snapshots_limit: u64,
+    pub snapshot_storage_bytes: u64,
 }
 
 /// The account's allowlist; empty means every command is allowed.
@@ -92,6 +96,101 @@ pub struct SandboxCreated {
     #[serde(flatten)]
     pub sandbox: Sandbox,
     pub usage: Usage,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreatePreviewOutput {
+    pub url: String,
+    pub expires_at: String,
+    pub token_id: String,
+    pub port: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListPreviewsOutputPreviews {
+    pub token_id: String,
+    pub port: u64,
+    pub created_at: String,
+    pub expires_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListPreviewsOutput {
+    #[serde(default)]
+    pub previews: Vec<ListPreviewsOutputPreviews>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RevokePreviewOutput {
+    pub revoked: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TakeoverTokenOutput {
+    pub token: String,
+    pub expires_at: String,
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TakeoverRecordingOutputEvents {
+    pub at: String,
+    pub stream: String,
+    pub data: String,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TakeoverRecordingOutput {
+    #[serde(default)]
+    pub events: Vec<TakeoverRecordingOutputEvents>,
+    pub dropped: bool,
+}
+
+/// CPU and memory class of a sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxSize {
+    #[default]
+    Small,
+    Medium,
+    Large,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateSnapshotOutput {
+    pub id: String,
+    pub session_id: String,
+    pub label: Option<String>,
+    pub status: String,
+    pub size_bytes: u64,
+    pub size: SandboxSize,
+    pub storage_gb: Option<f64>,
+    pub runtime: String,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SandboxLogOutputEntries {
+    pub seq: u64,
+    pub at: String,
+    pub kind: String,
+    pub operation: String,
+    pub subject: String,
+    pub exit_code: Option<u64>,
+    pub timed_out: Option<bool>,
+    pub bytes: Option<u64>,
+    pub account_id: String,
+    pub key_id: Option<String>,
+    pub detail: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SandboxLogOutput {
+    pub session_id: String,
+    pub total: u64,
+    #[serde(default)]
+    pub entries: Vec<SandboxLogOutputEntries>,
 }
 
 /// The answer to a build request, or a volume creation: the build or provisioning goes on after it.
@@ -503,22 +602,17 @@ pub struct MemoryRelations {
     pub relations: Vec<MemoryRelation>,
 }
 
-/// CPU and memory class of a sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxSize {
-    #[default]
-    Small,
-    Medium,
-    Large,
-}
-
 /// The value the server uses for each input field left out, by operation and field.
 #[allow(dead_code)]
 pub(crate) mod defaults {
+    pub const CREATE_API_KEY_ROLE: &str = "admin";
     pub const CREATE_SANDBOX_SIZE: &str = "small";
     pub const CREATE_SANDBOX_COUNT: u32 = 1;
     pub const LIST_SANDBOXES_ACTIVE_ONLY: bool = false;
+    pub const CREATE_PREVIEW_TTL_SECONDS: u32 = 900;
+    pub const TAKEOVER_TOKEN_READ_ONLY: bool = false;
+    pub const SANDBOX_LOG_LIMIT: u32 = 50;
+    pub const SANDBOX_LOG_OFFSET: u32 = 0;
     pub const CREATE_SANDBOX_IMAGE_BASE: &str = "default";
     pub const EXEC_TIMEOUT: u32 = 30;
     pub const EXEC_KEEP: &str = "both";

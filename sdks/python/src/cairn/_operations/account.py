@@ -38,12 +38,13 @@ def login(email: str, password: str) -> Call[TokenResponse]:
     )
 
 
-def create_api_key(access_token: str, name: str) -> Call[ApiKeyCreated]:
-    """A new API key (its raw ``key`` is in this answer only), made with a dashboard token."""
+def create_api_key(access_token: str, name: str, *, role: str = "admin") -> Call[ApiKeyCreated]:
+    """A new API key (its raw ``key`` is in this answer only), made with a dashboard token.
+    ``role``: ``"admin"`` or ``"member"`` (cannot delete snapshots or mint takeover tokens)."""
     return Call(
         "POST",
         "/v1/api-keys",
-        body={"name": name},
+        body={"name": name, "role": role},
         has_body=True,
         uses_api_key=False,
         credential=access_token,

@@ -1,0 +1,111 @@
+/**
+ * A sandbox's activity feed on the real local runtime (docs/sandboxes.md#activity): an exec is
+ * recorded with its exit code, a file write with its size and never its content, both with the
+ * key that made them; `GET …/log` pages it newest first; `GET …/watch` streams a new entry live.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storageTargets, type TestPlatform } from "../support/platforms.ts";
+import {
+  createSandboxClient,
+  createSandboxPlatform,
+  errorCode,
+  type SandboxClient,
+} from "./sandbox-client.ts";
+
+interface ActivityOut {
+  seq: number;
+  kind: string;
+  operation: string;
+  subject: string;
+  exit_code: number | null;
+  bytes: number | null;
+  account_id: string;
+  key_id: string | null;
+}
+interface LogOut {
+  session_id: string;
+  total: number;
+  entries: ActivityOut[];
+}
+
+describe.each(storageTargets)("the activity feed of local sandboxes on %s", (target) => {
+  let test: TestPlatform;
+  let client: SandboxClient;
+  beforeAll(async () => {
+    test = await createSandboxPlatform(target);
+    client = await createSandboxClient(test);
+  });
+  afterAll(() => test.close());
+
+  it("records an exec with its exit code and a file write with its size, not its content", async () => {
+    const session = await client.createActive();
+    expect((await client.exec(session.id, "echo hi; exit 3")).body.exit_code).toBe(3);
+    const secretContent = "the-content-never-logged-0123456789";
+    const written = await client.sendJson(`/v1/sandboxes/${session.id}/files`, {
+      method: "POST",
+      json: { path: "notes/a.txt", content: secretContent },
+    });
+    expect(written.status).toBe(200);
+
+    const log = await client.sendJson<LogOut>(`/v1/sandboxes/${session.id}/log?limit=10&offset=0`);
+    expect(log.status).toBe(200);
+    expect(log.body.total).toBe(2);
+    const [file, command] = log.body.entries;
+    expect(command).toMatchObject({
+      kind: "command",
+      operation: "exec",
+      subject: "echo hi; exit 3",
+      exit_code: 3,
+      bytes: 3,
+      account_id: client.accountId,
+      key_id: client.keyId,
+    });
+    expect(file).toMatchObject({
+      kind: "file",
+      operation: "create",
+      bytes: secretContent.length,
+      exit_code: null,
+    });
+    expect(file.subject).toContain("notes/a.txt");
+    expect(file.seq).toBeGreaterThan(command.seq);
+    expect(JSON.stringify(log.body)).not.toContain(secretContent);
+
+    const second = await client.sendJson<LogOut>(`/v1/sandboxes/${session.id}/log?limit=1&offset=1`);
+    expect(second.body.entries.map((entry) => entry.seq)).toEqual([command.seq]);
+    const stranger = await createSandboxClient(test);
+    const hidden = await stranger.sendJson(`/v1/sandboxes/${session.id}/log`);
+    expect([hidden.status, errorCode(hidden.body)]).toEqual([404, "not_found"]);
+    expect((await client.destroy(session.id)).status).toBe(204);
+  });
+
+  it("streams a new entry live over the watch route", async () => {
+    const session = await client.createActive();
+    await client.exec(session.id, "true");
+    const controller = new AbortController();
+    const response = await test.request(`/v1/sandboxes/${session.id}/watch`, {
+      credential: client.key,
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    // The watch starts after what was there: the earlier `true` is not replayed.
+    const later = client.exec(session.id, "echo live");
+    let text = "";
+    while (!text.includes("echo live")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    await later;
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    const events = text.split("\n\n").filter((event) => event.startsWith("id: "));
+    expect(events).toHaveLength(1);
+    const data = JSON.parse(events[0].split("\ndata: ")[1]) as ActivityOut;
+    expect(data).toMatchObject({ kind: "command", subject: "echo live", exit_code: 0, key_id: client.keyId });
+    expect(events[0]).toContain("event: activity");
+    expect((await client.destroy(session.id)).status).toBe(204);
+  });
+});
