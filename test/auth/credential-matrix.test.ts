@@ -53,6 +53,7 @@ const sessionBodies: Record<string, unknown> = {
   lsp_completion: { path: "a.ts", line: 0, character: 0 },
   lsp_stop: {},
   process_start: { command: "true" },
+  revoke_preview: { token_id: "preview-token" },
 };
 
 function expected(auth: string, credential: Credential, successStatus: number): Expected {
@@ -159,7 +160,10 @@ describe.each(storageTargets)("credential matrix on %s", (target) => {
         return { path: tool.http.path, body: { size: "large" } };
       default:
         return {
-          path: tool.http.path.replace(/:[a-z_]+/g, "00000000-0000-4000-8000-000000000000"),
+          // An id no account has; a number where the path takes one (a preview's port).
+          path: tool.http.path
+            .replace(":port", "8000")
+            .replace(/:[a-z_]+/g, "00000000-0000-4000-8000-000000000000"),
           body: sessionBodies[tool.name],
         };
     }

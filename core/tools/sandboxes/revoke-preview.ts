@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { notFound } from "../../errors.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { previewPort } from "./previews-schemas.ts";
 import { sessionIdParameter } from "./sessions.ts";
@@ -19,9 +20,14 @@ export const revokePreview = defineTool({
   bucket: "sandbox_ops",
   http: { method: "POST", path: "/v1/sandboxes/:session_id/preview/:port/revoke", status: 200 },
   mcp: { saidByTool: ["port", "token_id"] },
-  uses: ["previews"],
+  uses: ["previews", "storage"],
   async handler(context, input) {
-    context.platform.previews.revoke(requireAccount(context), input.session_id, input.port, input.token_id);
+    const accountId = requireAccount(context);
+    // Another account's sandbox, or an unknown one, is 404 as everywhere; an ended one's links
+    // are gone already, so revoking them again is done (idempotent).
+    if (!(await context.platform.storage.sandboxSessions.get(accountId, input.session_id)))
+      throw notFound("Sandbox session not found");
+    context.platform.previews.revoke(accountId, input.session_id, input.port, input.token_id);
     return { revoked: true };
   },
 });
