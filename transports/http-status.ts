@@ -52,7 +52,7 @@ export const httpStatuses = {
   volume_limit_reached: 429,
   volume_in_use: 409,
   snapshot_limit_reached: 429,
-  snapshots_not_supported: 501,
+  snapshots_not_supported: 409,
   insufficient_role: 403,
   mcp_connection_limit_reached: 429,
   mcp_connection_label_taken: 409,
