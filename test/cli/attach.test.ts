@@ -58,16 +58,22 @@ describe("cairn attach and cairn preview", () => {
   });
 
   it("prints a preview URL that reaches a server in the sandbox", { timeout: 90_000 }, async () => {
-    await client.startProcess(sessionId, "python3 -m http.server 8123 --bind 127.0.0.1");
+    const server = await client.startProcess(sessionId, "python3 -u -m http.server 8123 --bind 127.0.0.1");
+    // The server says when it listens (the process output's long poll answers as it comes).
+    let printed = "";
+    for (let offset = 0; !printed.includes("Serving HTTP"); ) {
+      const output = await client.processOutput(sessionId, server.process_id, {
+        sinceOffset: offset,
+        waitSeconds: 30,
+      });
+      expect(output.status, printed).toBe("running");
+      printed += output.stdout + output.stderr;
+      offset = output.next_offset;
+    }
     const terminal = await startCairn(`preview 8123 --session ${sessionId}`);
     const screen = await terminal.waitFor("cairn exited with 0");
     const url = /http:\/\/\S+\/v1\/previews\/\S+\//.exec(screen.replaceAll("\n", ""))?.[0];
     expect(url).toBeDefined();
-    let status = 0;
-    for (let tries = 0; tries < 50 && status !== 200; tries++) {
-      status = (await fetch(url ?? "")).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(status).toBe(200);
+    expect((await fetch(url ?? "")).status).toBe(200);
   });
 });

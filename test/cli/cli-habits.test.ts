@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { parse, stringify } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEntry, type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
+import { eventually } from "../support/eventually.ts";
 import { freePort } from "../support/processes.ts";
 import {
   type CliHome,
@@ -269,11 +270,11 @@ describe("completion", () => {
         await tmux("send-keys", "-t", "bash", "Enter");
         await tmux("send-keys", "-t", "bash", "-l", "cairn keys cr");
         await tmux("send-keys", "-t", "bash", "Tab");
-        let screen = "";
-        for (let attempt = 0; attempt < 100 && !/# cairn keys create\s*$/m.test(screen); attempt++) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          screen = (await tmux("capture-pane", "-p", "-t", "bash")).stdout;
-        }
+        // Waits for the completed line on the screen (a condition, polled), never for a time.
+        const screen = await eventually(async () => {
+          const shown = (await tmux("capture-pane", "-p", "-t", "bash")).stdout;
+          return /# cairn keys create\s*$/m.test(shown) ? shown : undefined;
+        });
         expect(screen).toMatch(/# cairn keys create\s*$/m);
       } finally {
         await tmux("kill-server").catch(() => {});

@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../cli/program.ts";
 import { root } from "../mcp/mcp-harness.ts";
+import { eventually } from "../support/eventually.ts";
 import { freePort } from "../support/processes.ts";
 import { type CliHome, createHome, runCairn } from "./cli-harness.ts";
 
@@ -168,8 +169,14 @@ describe("the installed cairn", () => {
       env: environment(),
       stdio: ["pipe", "ignore", "ignore"],
     });
-    // The bin runs the bundle in its own process on any Node (no child to wait for); give it time to start.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The bin runs the bundle in its own process on any Node (no child to wait for): wait until the
+    // command reads its stdin, which Node makes non-blocking then (O_NONBLOCK in fd 0's flags).
+    await eventually(async () => {
+      const flags = /flags:\s*(\d+)/.exec(
+        await readFile(`/proc/${child.pid}/fdinfo/0`, "utf8").catch(() => ""),
+      );
+      return flags && (Number.parseInt(flags[1], 8) & 0o4000) !== 0 ? true : undefined;
+    });
     const ended = new Promise<NodeJS.Signals | null>((resolve) =>
       child.on("exit", (_code, signal) => resolve(signal)),
     );

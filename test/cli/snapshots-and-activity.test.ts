@@ -59,8 +59,10 @@ it("snapshots, restores and shows a session's activity", { timeout: 120_000 }, a
       if (printed.includes("\n")) resolve(printed);
     });
   });
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  await runCairn(["exec", "--session", session.id, "exit 4"], { env });
+  // The watch follows new entries from when it connects: exec until it has printed one (each exec
+  // is the same, so whichever it saw first is the entry asserted), never a pause for it to connect.
+  for (let tries = 0; tries < 100 && !printed.includes("\n"); tries++)
+    await runCairn(["exec", "--session", session.id, "exit 4"], { env });
   const line = await first;
   watcher.kill();
   expect(JSON.parse(line.split("\n")[0])).toMatchObject({ kind: "command", subject: "exit 4", exit_code: 4 });

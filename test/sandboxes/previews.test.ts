@@ -184,10 +184,15 @@ describe("previews on their own host (SVC_PREVIEW_DOMAIN)", () => {
       method: "POST",
       json: { path: "echo-server.js", content: echoServerSource },
     });
-    await client.sendJson(`/v1/sandboxes/${id}/processes`, {
+    const started = await client.sendJson<{ process_id: string }>(`/v1/sandboxes/${id}/processes`, {
       method: "POST",
       json: { command: "node echo-server.js 8770" },
     });
+    // The server says when it listens (the output's long poll answers once it has printed).
+    const ready = await client.sendJson<{ stdout: string }>(
+      `/v1/sandboxes/${id}/processes/${started.body.process_id}/output?since_offset=0&wait_seconds=10`,
+    );
+    expect(ready.body.stdout).toContain("listening");
     const created = await client.sendJson<PreviewOut>(`/v1/sandboxes/${id}/preview/8770`, {
       method: "POST",
       json: {},
@@ -196,11 +201,7 @@ describe("previews on their own host (SVC_PREVIEW_DOMAIN)", () => {
     expect(url.origin).toBe(`https://8770-${id}.preview.example.test`);
     const viaHost = (host: string) =>
       test.app.fetch(new Request(`http://${host}${url.pathname}x?y=1`, { headers: { host } }));
-    let answer = await viaHost(url.host);
-    for (let tries = 0; tries < 50 && answer.status !== 200; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      answer = await viaHost(url.host);
-    }
+    const answer = await viaHost(url.host);
     expect(await answer.text()).toBe("hello from 8770 GET /x?y=1");
     expect((await viaHost(`8771-${id}.preview.example.test`)).status).toBe(404);
   });
