@@ -4,57 +4,32 @@
  * test creates once that line is on the screen, so the line can only have come through the exec
  * stream; then the rest and the exit. With TUI_CAPTURE_DIR set it writes the screen there.
  */
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { CairnClient } from "cairn-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliEntry, type LiveServer, startLiveServer } from "../mcp/mcp-harness.ts";
-import { type LiveAccount, signUpWithKey } from "../support/processes.ts";
 import { liveTestTimeoutMs } from "./ink-harness.ts";
+import { type LiveTui, startLiveTui } from "./live-tui.ts";
 import { startTmux, type TmuxTerminal } from "./tmux-terminal.ts";
 
-const run = promisify(execFile);
-const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
-
-let server: LiveServer;
-let account: LiveAccount;
-let configHome: string;
+let tui: LiveTui;
 let terminal: TmuxTerminal | undefined;
 
 beforeAll(async () => {
-  server = await startLiveServer();
-  account = await signUpWithKey(server.baseUrl);
-  configHome = await mkdtemp(join(tmpdir(), "cairn-tui-config-"));
-  const environment = { ...process.env, XDG_CONFIG_HOME: configHome, CAIRN_BASE_URL: "", CAIRN_API_KEY: "" };
-  await run(process.execPath, [cliEntry, "config", "set-url", server.baseUrl], { env: environment });
-  await run(process.execPath, [cliEntry, "config", "set-key", account.key], { env: environment });
+  tui = await startLiveTui();
 });
 
 afterAll(async () => {
   await terminal?.close();
-  await server?.close();
-  if (configHome) await rm(configHome, { recursive: true, force: true });
+  await tui?.close();
 });
 
 describe("a command's output in tmux", () => {
   it(
     "shows the output as the command writes it, before the command ends",
     async () => {
-      const client = new CairnClient({ baseUrl: server.baseUrl, apiKey: account.key });
+      const { client } = tui;
       const sandbox = await client.createSandbox({ label: "live" });
-      // CI=true would make Ink draw only its last frame.
-      terminal = await startTmux(
-        [
-          "env -u CI -u CAIRN_BASE_URL -u CAIRN_API_KEY TERM=xterm-256color",
-          `XDG_CONFIG_HOME=${quote(configHome)}`,
-          quote(process.execPath),
-          quote(cliEntry),
-          "tui; echo cairn exited with $?; sleep 600",
-        ].join(" "),
-      );
+      terminal = await startTmux(tui.tuiCommand);
       await terminal.waitFor("Account id");
       await terminal.sendKeys("2");
       await terminal.waitFor("1 active");
