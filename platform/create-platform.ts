@@ -142,7 +142,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language
   // servers and background processes.
   const previews = createSandboxPreviews({ now: () => clock.now() });
-  const terminals = createTakeoverTerminals({ now: () => clock.now() });
+  const terminals = createTakeoverTerminals({ now: () => clock.now(), activity: plugins });
   const sandboxRuntime = terminals.endingWithSessions(
     previews.endingWithSessions(
       backgroundProcesses.endingWithSessions(
@@ -227,7 +227,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     terminals,
     imageBuilds,
     async close() {
-      terminals.close();
+      await terminals.close();
       previews.close();
       await plugins.close();
       await imageBuilds.close();

@@ -150,6 +150,11 @@ func (s *SandboxSession) StreamProcess(ctx context.Context, processID string, si
 	return s.client.StreamProcess(ctx, s.ID, processID, sinceOffset, handle)
 }
 
+// Watch follows the sandbox's activity feed; see Client.WatchSandbox.
+func (s *SandboxSession) Watch(ctx context.Context, options WatchOptions, handle func(ActivityEntry) error) error {
+	return s.client.WatchSandbox(ctx, s.ID, options, handle)
+}
+
 // ProcessInput writes to a process's stdin; see Client.ProcessInput.
 func (s *SandboxSession) ProcessInput(ctx context.Context, processID string, request ProcessInputRequest) (*ProcessInputResult, error) {
 	return s.client.ProcessInput(ctx, s.ID, processID, request)

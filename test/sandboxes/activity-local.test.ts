@@ -1,10 +1,13 @@
 /**
  * A sandbox's activity feed on the real local runtime (docs/sandboxes.md#activity): an exec is
  * recorded with its exit code, a file write with its size and never its content, both with the
- * key that made them; `GET …/log` pages it newest first; `GET …/watch` streams a new entry live.
+ * key that made them; `GET …/log` pages it newest first; `GET …/watch` streams a new entry live;
+ * each takeover-terminal viewer's open and close is recorded with its key, never its keystrokes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.ts";
 import { storageTargets, type TestPlatform } from "../support/platforms.ts";
+import { openSocket, serveOverNode } from "./preview-terminal-support.ts";
 import {
   createSandboxClient,
   createSandboxPlatform,
@@ -21,6 +24,7 @@ interface ActivityOut {
   bytes: number | null;
   account_id: string;
   key_id: string | null;
+  detail: string | null;
 }
 interface LogOut {
   session_id: string;
@@ -31,11 +35,16 @@ interface LogOut {
 describe.each(storageTargets)("the activity feed of local sandboxes on %s", (target) => {
   let test: TestPlatform;
   let client: SandboxClient;
+  let served: Awaited<ReturnType<typeof serveOverNode>>;
   beforeAll(async () => {
     test = await createSandboxPlatform(target);
     client = await createSandboxClient(test);
+    served = await serveOverNode(test);
   });
-  afterAll(() => test.close());
+  afterAll(async () => {
+    await served?.close();
+    await test?.close();
+  });
 
   it("records an exec with its exit code and a file write with its size, not its content", async () => {
     const session = await client.createActive();
@@ -107,5 +116,66 @@ describe.each(storageTargets)("the activity feed of local sandboxes on %s", (tar
     expect(data).toMatchObject({ kind: "command", subject: "echo live", exit_code: 0, key_id: client.keyId });
     expect(events[0]).toContain("event: activity");
     expect((await client.destroy(session.id)).status).toBe(204);
+  });
+
+  it("records each takeover-terminal viewer's open and close, never its keystrokes", {
+    timeout: 60_000,
+  }, async () => {
+    const sandbox = (await client.createActive()).id;
+    const url = (query: string) =>
+      `${served.origin.replace("http:", "ws:")}/v1/sandboxes/${sandbox}/takeover?${query}`;
+    const terminalEntries = async () =>
+      (await client.sendJson<LogOut>(`/v1/sandboxes/${sandbox}/log?limit=50&offset=0`)).body.entries
+        .filter((entry) => entry.kind === "terminal")
+        .reverse();
+    const entriesOnceThere = (count: number) =>
+      eventually(async () => {
+        const entries = await terminalEntries();
+        return entries.length >= count ? entries : undefined;
+      });
+
+    const minted = await client.sendJson<{ token: string }>(`/v1/sandboxes/${sandbox}/takeover-token`, {
+      method: "POST",
+      json: {},
+    });
+    const writer = openSocket(url(`token=${minted.body.token}`));
+    await writer.opened;
+    const typed = "echo typed-secret-$((40+2))\n";
+    writer.socket.send(Buffer.from(typed));
+    await writer.waitFor(/typed-secret-42/);
+    const observer = openSocket(url("read_only=true"), { Authorization: `Bearer ${client.key}` });
+    await observer.opened;
+    await entriesOnceThere(2);
+    // The observer leaves first (its own close), then the shell exits, which ends the writer's stay.
+    observer.socket.close();
+    await entriesOnceThere(3);
+    writer.socket.send(Buffer.from("exit\n"));
+    expect((await writer.closed).code).toBe(1000);
+
+    // A later viewer's stay comes after the writer's single close: its socket closing adds none.
+    const later = openSocket(url(""), { Authorization: `Bearer ${client.key}` });
+    await later.opened;
+    await entriesOnceThere(5);
+    later.socket.close();
+    const entries = await entriesOnceThere(6);
+    expect(entries.map((entry) => [entry.operation, entry.detail?.replace(/^\d+ ms$/, "N ms")])).toEqual([
+      ["open", "read-write"],
+      ["open", "read-only"],
+      ["close", "N ms"],
+      ["close", "N ms"],
+      ["open", "read-write"],
+      ["close", "N ms"],
+    ]);
+    for (const entry of entries) {
+      expect(entry).toMatchObject({
+        subject: "/bin/sh -i",
+        account_id: client.accountId,
+        key_id: client.keyId,
+      });
+    }
+    // The observer typed nothing; the writer's bytes are counted, never kept.
+    expect(entries.slice(2, 4).map((entry) => entry.bytes)).toEqual([0, typed.length + "exit\n".length]);
+    expect(JSON.stringify(entries)).not.toContain("typed-secret");
+    expect((await client.destroy(sandbox)).status).toBe(204);
   });
 });

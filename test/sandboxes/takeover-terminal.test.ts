@@ -3,7 +3,8 @@
  * Node server's WebSocket: a PTY (`tty` names one), resized by a control message (`stty size`),
  * several viewers at once with a read-only observer whose keystrokes never reach it, the session
  * recorded and read back; refused with a used token (4401), without a credential (4401), to
- * another account (4404), and while the account has an allowlist.
+ * another account (4404), and while the account has an allowlist. Its entries in the activity
+ * feed are tested in activity-local.test.ts, on both databases.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTakeoverTerminals } from "../../core/sandboxes/takeover/terminals.ts";

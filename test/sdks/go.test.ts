@@ -88,6 +88,7 @@ describe("the Go SDK", () => {
       "TestLiveExecTimeoutOutlastsTheClientTimeout",
       "TestLiveCallToolRemembersThenRecalls",
       "TestLivePluginToolsByName",
+      "TestLiveWatchSandbox",
     ])
       expect(tests.stdout, tests.output).toContain(`--- PASS: ${name} `);
   }, 300_000);

@@ -84,6 +84,7 @@ describe("Rust SDK", () => {
       expect(result.output).toContain("test a_third_concurrent_sandbox_is_a_quota_error ... ok");
       expect(result.output).toContain("test a_post_is_never_retried ... ok");
       expect(result.output).toContain("test refused_urls_fail_at_construction ... ok");
+      expect(result.output).toContain("test watches_new_activity_live_and_ends_with_the_sandbox ... ok");
     },
     generous,
   );

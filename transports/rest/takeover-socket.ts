@@ -85,6 +85,7 @@ export async function serveTakeover(
       { send: (bytes) => socket.send(bytes), close: (code, reason) => socket.close(code, reason) },
       {
         readOnly: grant.readOnly,
+        keyId: grant.keyId,
         rows: size(url.searchParams.get("rows"), 24),
         cols: size(url.searchParams.get("cols"), 80),
       },

@@ -10,9 +10,9 @@ export const activityOut = z.object({
   seq: z.number().int(),
   at: z.string(),
   kind: z.enum(["command", "file", "process", "broker", "terminal", "snapshot"]),
-  /** exec for a command; create, edit, view, write, read, list, glob, grep for a file; … */
+  /** exec for a command; create, edit, view, write, read, list, glob, grep for a file; open, close for a terminal; … */
   operation: z.string(),
-  /** The command, the path, the process's command, the request's method and URL (no query). */
+  /** The command, the path, the process's command, the request's method and URL (no query), the terminal's shell. */
   subject: z.string(),
   exit_code: z.number().int().nullable(),
   timed_out: z.boolean().nullable(),

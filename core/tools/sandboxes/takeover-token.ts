@@ -32,7 +32,12 @@ export const takeoverToken = defineTool({
         "The account has a command allowlist, and a terminal cannot be held to it: clear the allowlist, or open the terminal read-only",
       );
     }
-    const minted = context.platform.terminals.mintToken(requireAccount(context), session.id, input.read_only);
+    const minted = context.platform.terminals.mintToken(
+      requireAccount(context),
+      session.id,
+      input.read_only,
+      context.credentialId ?? null,
+    );
     return { token: minted.token, expires_at: minted.expiresAt.toISOString(), read_only: input.read_only };
   },
 });

@@ -20,6 +20,7 @@
 //! [`CairnError`]. Retry is off unless the builder asks for it, and then repeats only idempotent
 //! verbs.
 
+mod activity_stream;
 mod base_url;
 mod client;
 mod envelope;
@@ -40,6 +41,7 @@ mod tools;
 mod transport;
 pub mod types;
 
+pub use activity_stream::{ActivityEntry, ActivityStream};
 pub use base_url::{normalize_base_url, DEFAULT_BASE_URL};
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiErrorType, CairnError};
