@@ -2,16 +2,14 @@
  * `cairn preview PORT` (a URL reaching a port of a session; `--revoke TOKEN_ID` ends one) and
  * `cairn attach [SESSION]`, the takeover terminal (docs/cli.md#attach): the local terminal in raw
  * mode wired to the sandbox's PTY over a WebSocket opened with a single-use token; resized on
- * SIGWINCH; Ctrl-] detaches. Needs a Node with a global WebSocket (22 and later).
+ * SIGWINCH; Ctrl-] detaches (cli/takeover-terminal.ts, shared with the TUI's `t`).
  */
 import type { Command } from "commander";
 import { leaf } from "../command-kit.ts";
 import { authenticatedClient, type JsonOption, resolveSession } from "../context.ts";
 import { note, printJson, success } from "../output.ts";
 import { toNumber } from "../schemas.ts";
-
-/** Ctrl-]: the detach key, as telnet and docker attach have it. */
-const detachKey = 0x1d;
+import { requestTerminal } from "../takeover-terminal.ts";
 
 export function addPreviewCommands(program: Command): void {
   leaf(program, "preview <port>", "Print a URL that reaches a port inside a session (HTTP and WebSocket)", [
@@ -49,49 +47,10 @@ export function addPreviewCommands(program: Command): void {
     .action(async (session: string | undefined, options: JsonOption & { readOnly?: boolean }) => {
       const { client } = await authenticatedClient();
       const sessionId = await resolveSession(client, session);
-      const Socket = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
-      if (Socket === undefined) throw new Error("cairn attach needs Node 22 or later (a global WebSocket)");
-      const { token } = await client.takeoverToken(sessionId, { readOnly: options.readOnly ?? false });
-      const size = () => ({ rows: process.stdout.rows || 24, cols: process.stdout.columns || 80 });
-      const socket = new Socket(client.takeoverUrl(sessionId, token, size()));
-      socket.binaryType = "arraybuffer";
-      const input = process.stdin;
-      const restore = () => {
-        if (input.isTTY) input.setRawMode(false);
-        input.pause();
-      };
-      const code = await new Promise<number>((resolve) => {
-        const onData = (bytes: Buffer) => {
-          const detach = bytes.indexOf(detachKey);
-          if (detach >= 0) {
-            if (detach > 0) socket.send(bytes.subarray(0, detach));
-            socket.close(1000, "detached");
-            return resolve(0);
-          }
-          socket.send(bytes);
-        };
-        const onResize = () => socket.send(JSON.stringify({ type: "resize", ...size() }));
-        socket.addEventListener("open", () => {
-          if (input.isTTY) input.setRawMode(true);
-          input.resume();
-          input.on("data", onData);
-          process.stdout.on("resize", onResize);
-        });
-        socket.addEventListener("message", (event) => {
-          process.stdout.write(
-            typeof event.data === "string" ? event.data : new Uint8Array(event.data as ArrayBuffer),
-          );
-        });
-        socket.addEventListener("close", (event) => {
-          input.off("data", onData);
-          process.stdout.off("resize", onResize);
-          if (event.code >= 4000)
-            process.stderr.write(`cairn: ${event.reason || `closed (${event.code})`}\n`);
-          resolve(event.code >= 4000 ? 1 : 0);
-        });
-      });
-      restore();
+      const terminal = await requestTerminal(client, sessionId, { readOnly: options.readOnly });
+      const end = await terminal.attach({ input: process.stdin, output: process.stdout });
+      if (end.kind === "failed") process.stderr.write(`cairn: ${end.reason}\n`);
       process.stderr.write("\r\n[detached]\r\n");
-      process.exitCode = code;
+      process.exitCode = end.kind === "failed" ? 1 : 0;
     });
 }

@@ -20,15 +20,20 @@ export const modeKeys = {
   "sessions:list": {
     captured: false,
     hints: [
-      ["↑↓", "move"],
       ["c", "new"],
       ["enter", "run"],
+      ["t", "terminal"],
       ["f", "files"],
       ["p", "procs"],
       ["d", "destroy"],
-      // `r` reloads too and `a` shows the activity feed; with `p` their hints no longer fit 80
+      // `↑↓` move, `r` reloads and `a` shows the activity feed; their hints no longer fit 80
       // columns beside the global keys (docs/tui.md lists them).
     ],
+  },
+  // While the terminal opens; once it has the screen, Ink takes no keys at all until it returns.
+  "sessions:terminal": {
+    captured: true,
+    hints: [["ctrl-]", "back to the TUI"]],
   },
   "sessions:command": {
     captured: true,

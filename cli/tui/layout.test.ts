@@ -54,6 +54,7 @@ describe("the help bar", () => {
     expect(isCaptured("sessions:command")).toBe(true);
     expect(isCaptured("memory:search")).toBe(true);
     expect(isCaptured("memory:confirm-forget")).toBe(true);
+    expect(isCaptured("sessions:terminal")).toBe(true);
     expect(isCaptured("sessions:list")).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The sessions screen: the active sandboxes, creating and destroying them (with a y/n question),
  * running a command in the selected one and seeing its output, browsing its files, and its
- * background processes (a list, and one followed live), and its activity feed.
+ * background processes (a list, and one followed live), its activity feed, and its takeover
+ * terminal (full-screen, until Ctrl-] or its end; use-takeover-terminal.ts).
  */
 import { Box, Text, useInput } from "ink";
 import React, { useEffect, useState } from "react";
@@ -16,11 +17,12 @@ import { useRefState } from "./use-ref-state.ts";
 import { useSessionFiles, workspaceRoot } from "./use-session-files.ts";
 import { useSessionProcesses } from "./use-session-processes.ts";
 import { type Session, useSessions } from "./use-sessions.ts";
+import { useTakeoverTerminal } from "./use-takeover-terminal.ts";
 import { moveSelection, visibleWindow } from "./visible-window.ts";
 
 const h = React.createElement;
 
-type SessionsMode = "list" | "command" | "confirm-destroy" | "files" | "processes" | "activity";
+type SessionsMode = "list" | "command" | "confirm-destroy" | "files" | "processes" | "activity" | "terminal";
 
 const maxListRows = 6;
 
@@ -35,6 +37,7 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
   const { sessions, loading, busy, error, runs, refresh, create, destroy, run } = useSessions(client, active);
   const files = useSessionFiles(client);
   const processes = useSessionProcesses(client);
+  const terminal = useTakeoverTerminal(client);
   const [selected, setSelected] = useState(0);
   const [mode, setMode, modeRef] = useScreenMode<SessionsMode>("list", toSessionsMode, onModeChange);
   const [command, setCommand, commandRef] = useRefState("");
@@ -71,6 +74,8 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
     const current = modeRef.current;
     // The file browser and the process list take their own keys.
     if (current === "files" || current === "processes") return;
+    // Opening the terminal: keys typed before it has the screen go nowhere (not to `q`).
+    if (current === "terminal") return;
     if (current === "command") {
       const edit = editLine(commandRef.current, input, key);
       if (edit?.kind === "change") setCommand(edit.value);
@@ -87,6 +92,7 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
       if (input === "y" || input === "n" || key.escape) setMode("list");
       return;
     }
+    terminal.clearNotice();
     if (key.upArrow) setSelected((index) => moveSelection(index, -1, sessions.length));
     else if (key.downArrow) setSelected((index) => moveSelection(index, 1, sessions.length));
     else if (input === "c" && !busy) {
@@ -97,7 +103,14 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
     else if (!session) return;
     else if (key.return || input === "x") setMode("command");
     else if (input === "d") setMode("confirm-destroy");
-    else if (input === "f") {
+    else if (input === "t") {
+      setMode("terminal");
+      // Back from the terminal: the list again (a destroyed sandbox leaves it), as it was.
+      void terminal.open(session.id).then(() => {
+        setMode("list");
+        void refresh();
+      });
+    } else if (input === "f") {
       files.closeFile();
       void files.open(session.id, workspaceRoot);
       setMode("files");
@@ -134,11 +147,16 @@ export function SessionsScreen({ client, active, isShown, width, height, onModeC
   const listRows = Math.min(maxListRows, Math.max(1, sessions.length));
   const window = visibleWindow(sessions, selected, listRows);
   const outputRows = Math.max(1, height - listRows - 4);
+  const notice = terminal.notice;
   const status = busy
     ? h(Text, { color: "yellow" }, busy)
-    : error
-      ? h(Text, { color: "red", wrap: "truncate-end" }, error)
-      : h(Text, { dimColor: true }, loading ? "Loading…" : " ");
+    : mode === "terminal"
+      ? h(Text, { color: "yellow" }, "Opening the terminal…")
+      : notice
+        ? h(Text, { color: notice.tone === "error" ? "red" : undefined, wrap: "truncate-end" }, notice.text)
+        : error
+          ? h(Text, { color: "red", wrap: "truncate-end" }, error)
+          : h(Text, { dimColor: true }, loading ? "Loading…" : " ");
 
   let commandLine: React.ReactNode;
   if (mode === "command") {

@@ -118,7 +118,7 @@ describe("cairn tui in tmux", () => {
       const ran = await terminal.waitFor(/exit 0 · \d+ ms/);
       expect(ran).toContain("hello from Linux");
       expect(ran).toContain(session.id);
-      expectFullScreen(ran, "↑↓ move");
+      expectFullScreen(ran, "c new  enter run  t terminal");
       await saveCapture("sessions", ran);
       await terminal.sendKeys("f");
       const files = await terminal.waitFor(/Files in \/workspace\/\s*\n[\s\S]*› hello\.txt\s+17 B/);
@@ -149,13 +149,13 @@ describe("cairn tui in tmux", () => {
       const rowsOf = (screen: string) => screen.replace(/\n$/, "").split("\n");
       const narrow = await terminal.waitFor((screen) => {
         const rows = rowsOf(screen);
-        return rows.length === 16 && /^cairn\s+1 Account/.test(rows[0]) && rows[15].startsWith("↑↓ move");
+        return rows.length === 16 && /^cairn\s+1 Account/.test(rows[0]) && rows[15].startsWith("c new");
       });
       expect(rowsOf(narrow).filter((row) => row.includes("1 Account"))).toHaveLength(1);
       expect(rowsOf(narrow).filter((row) => row.includes("0 active"))).toHaveLength(1);
       await terminal.resize(80, 24);
       await terminal.waitFor(
-        (screen) => screen.replace(/\n$/, "").split("\n")[23]?.startsWith("↑↓ move") ?? false,
+        (screen) => screen.replace(/\n$/, "").split("\n")[23]?.startsWith("c new") ?? false,
       );
 
       await terminal.sendKeys("q");
