@@ -208,6 +208,9 @@ const schema = z.object({
       return { first, count: last - first + 1 };
     }),
   SVC_KUBE_SANDBOX_IMAGE: z.string().optional(),
+  // A VolumeSnapshotClass turns on snapshots on Kubernetes (docs/sandboxes.md#snapshots).
+  SVC_KUBE_SNAPSHOT_CLASS: z.string().optional(),
+  SVC_KUBE_WORKSPACE_STORAGE_CLASS: z.string().optional(),
   SVC_IMAGE_BASES: list,
   SVC_GLOBAL_MAX_IMAGE_BUILDS: integer(5, 1),
   SVC_IMAGE_BUILD_TIMEOUT_SECONDS: integer(900, 1),

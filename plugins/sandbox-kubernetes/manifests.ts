@@ -5,7 +5,7 @@
  * manifests are easy to read and to assert.
  */
 
-import type { V1NetworkPolicy, V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
+import type { V1NetworkPolicy, V1PersistentVolumeClaim, V1Pod, V1Volume } from "@kubernetes/client-node";
 import { defaultStorageGb, ServiceError } from "../../core/index.ts";
 import type { SandboxSize, SandboxSpec, VolumeSpec } from "../../core/ports/sandbox-runtime.ts";
 
@@ -46,6 +46,8 @@ export interface ManifestOptions {
   volumeClaimName: (volumeId: string) => string;
   /** The StorageClass of volume claims; null uses the cluster's default class. */
   volumeStorageClass: string | null;
+  /** The /workspace volume without its name (snapshots.ts); default an emptyDir of `storage`. */
+  workspaceVolume?: (spec: SandboxSpec, storage: string) => Omit<V1Volume, "name">;
 }
 
 // DNS label (RFC 1123) for the id part of object names; label values for the account id.
@@ -183,7 +185,10 @@ export function buildPod(spec: SandboxSpec, options: ManifestOptions): V1Pod {
         },
       ],
       volumes: [
-        { name: "workspace", emptyDir: { sizeLimit: storage } },
+        {
+          name: "workspace",
+          ...(options.workspaceVolume?.(spec, storage) ?? { emptyDir: { sizeLimit: storage } }),
+        },
         { name: "tmp", emptyDir: { sizeLimit: storage } },
         ...claims.map((claim) => ({
           name: claim.volumeName,

@@ -16,6 +16,8 @@ export default definePlugin({
           namespace: config.SVC_KUBE_NAMESPACE,
           image: config.SVC_KUBE_SANDBOX_IMAGE,
           allowPrivateEgress: config.SVC_ALLOW_PRIVATE_EGRESS,
+          snapshotClass: config.SVC_KUBE_SNAPSHOT_CLASS,
+          workspaceStorageClass: config.SVC_KUBE_WORKSPACE_STORAGE_CLASS,
           logger,
         });
       },

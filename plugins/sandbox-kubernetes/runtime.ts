@@ -6,7 +6,13 @@
  */
 
 import { lookup } from "node:dns/promises";
-import { CoreV1Api, KubeConfig, NetworkingV1Api, type V1Pod } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  NetworkingV1Api,
+  type V1Pod,
+} from "@kubernetes/client-node";
 import { isUnsafeAddress, ServiceError } from "../../core/index.ts";
 import { type Logger, silentLogger } from "../../core/ports/logger.ts";
 import type {
@@ -32,6 +38,7 @@ import {
 } from "./manifests.ts";
 import { createPodCommandRunner, type ExecWebSocket, PodCommandError } from "./pod-exec.ts";
 import { createPodProcessStarter, signalScript } from "./pod-process.ts";
+import { createPodSnapshots, workspaceVolume } from "./snapshots.ts";
 import { waitForRunningPod } from "./wait-for-pod.ts";
 
 export interface KubernetesSandboxRuntimeSettings {
@@ -53,6 +60,15 @@ export interface KubernetesSandboxRuntimeSettings {
   volumeClaimName?: (volumeId: string) => string;
   /** StorageClass of volume claims (default: the cluster's default class). */
   volumeStorageClass?: string;
+  /**
+   * A VolumeSnapshotClass (SVC_KUBE_SNAPSHOT_CLASS): the workspace becomes an ephemeral claim
+   * that snapshots copy (snapshots.ts). Default none: an emptyDir, and no snapshots.
+   */
+  snapshotClass?: string;
+  /** StorageClass of those workspace claims (SVC_KUBE_WORKSPACE_STORAGE_CLASS; default: the cluster's default). */
+  workspaceStorageClass?: string;
+  /** How long a snapshot may take to become readyToUse (default 300 000 ms), polled every pollIntervalMs. */
+  snapshotTimeoutMs?: number;
   /** A granted host's addresses, for the egress policy (default: the system resolver, every address). */
   resolveHost?: (host: string) => Promise<string[]>;
   /** How long create waits for the pod to run (default 120 000 ms), polling every pollIntervalMs (1000). */
@@ -98,6 +114,11 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const networking = kubeConfig.makeApiClient(NetworkingV1Api);
   const runCommand = createPodCommandRunner({ kubeConfig, namespace, webSocket: settings.execWebSocket });
+  const snapshotSettings = {
+    // An empty setting is no setting.
+    snapshotClass: settings.snapshotClass || null,
+    workspaceStorageClass: settings.workspaceStorageClass || null,
+  };
   const manifestOptions: ManifestOptions = {
     image: settings.image ?? defaultSandboxImage,
     sizes: { ...defaultSizes, ...settings.sizes },
@@ -107,12 +128,24 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
     allowPrivateEgress: settings.allowPrivateEgress ?? false,
     volumeClaimName: settings.volumeClaimName ?? ((volumeId) => `cairn-volume-${volumeId}`),
     volumeStorageClass: settings.volumeStorageClass ?? null,
+    workspaceVolume: (spec, storage) => workspaceVolume(snapshotSettings, spec, storage),
   };
   const resolveHost = settings.resolveHost ?? resolveWithSystem;
   const fileTimeoutMs = settings.fileOperationTimeoutMs ?? 60_000;
   // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list().
   const mountPaths = new Map<string, string[]>();
   const lifetime = new AbortController();
+  const snapshots = createPodSnapshots({
+    settings: snapshotSettings,
+    namespace,
+    core,
+    customObjects: kubeConfig.makeApiClient(CustomObjectsApi),
+    runCommand,
+    logger,
+    timeoutMs: settings.snapshotTimeoutMs ?? 300_000,
+    pollIntervalMs: settings.pollIntervalMs ?? 1000,
+    signal: lifetime.signal,
+  });
   const signalPod = async (podName: string, signal: "TERM" | "KILL", token: string) => {
     await runCommand({
       podName,
@@ -175,6 +208,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
 
   return {
     name: "kubernetes",
+    ...snapshots,
 
     async create(spec: SandboxSpec) {
       const pod = buildPod(spec, manifestOptions);

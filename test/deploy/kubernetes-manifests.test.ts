@@ -72,21 +72,25 @@ const resources: Record<string, [group: string, resource: string]> = {
 const verbs: Record<string, string> = {
   create: "create",
   read: "get",
+  get: "get",
   list: "list",
   delete: "delete",
   patch: "patch",
   replace: "update",
 };
 const callPattern =
-  /\.\s*(create|read|list|delete|patch|replace)Namespaced([A-Z][A-Za-z]*?)(Log|Status)?\s*\(/g;
+  /\.\s*(create|read|get|list|delete|patch|replace)Namespaced([A-Z][A-Za-z]*?)(Log|Status)?\s*\(/g;
+// A custom resource (CustomObjectsApi) is named by one `{ group, version, plural }` in its file.
+const customResourcePattern = /group: "([^"]+)", version: "[^"]+", plural: "([^"]+)"/;
 
 /** "group/resource verb" for every Kubernetes API call in the given source files. */
 async function apiCalls(files: string[]): Promise<Set<string>> {
   const calls = new Set<string>();
   for (const file of files) {
     const source = await readFile(join(pluginDirectory, file), "utf8");
+    const custom = customResourcePattern.exec(source);
     for (const [, method, kind, subresource] of source.matchAll(callPattern)) {
-      const known = resources[kind];
+      const known = kind === "CustomObject" && custom ? ([custom[1], custom[2]] as const) : resources[kind];
       if (!known) throw new Error(`${file}: ${method}Namespaced${kind}: add ${kind} to the resource table`);
       const resource = subresource ? `${known[1]}/${subresource.toLowerCase()}` : known[1];
       calls.add(`${known[0]}/${resource} ${verbs[method]}`);
