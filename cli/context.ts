@@ -5,6 +5,7 @@
 import { CairnClient, CairnConnectionError } from "cairn-client";
 import { requireApiKey, resolveSettings, type Settings } from "./config.ts";
 import { CliError } from "./errors.ts";
+import { jsonFetch } from "./json-fetch.ts";
 
 export interface JsonOption {
   json?: boolean;
@@ -14,7 +15,7 @@ export interface JsonOption {
 export async function authenticatedClient(): Promise<{ client: CairnClient; settings: Settings }> {
   const settings = await resolveSettings();
   const apiKey = requireApiKey(settings);
-  return { client: new CairnClient({ baseUrl: settings.baseUrl, apiKey }), settings };
+  return { client: new CairnClient({ baseUrl: settings.baseUrl, apiKey, fetchImpl: jsonFetch }), settings };
 }
 
 /**
@@ -23,7 +24,10 @@ export async function authenticatedClient(): Promise<{ client: CairnClient; sett
  */
 export async function ensureServerAnswers(baseUrl: string): Promise<void> {
   try {
-    await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(10_000) });
+    await jsonFetch(`${baseUrl}/health`, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
     const reason = error instanceof Error ? `${error.message}${cause}` : String(error);
@@ -36,7 +40,10 @@ export async function anonymousClient(
   urlFlag?: string,
 ): Promise<{ client: CairnClient; settings: Settings }> {
   const settings = await resolveSettings(urlFlag);
-  return { client: new CairnClient({ baseUrl: settings.baseUrl, apiKey: "" }), settings };
+  return {
+    client: new CairnClient({ baseUrl: settings.baseUrl, apiKey: "", fetchImpl: jsonFetch }),
+    settings,
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
  * Start-up time is measured by test/bench/cli-startup.ts, not here.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -100,6 +100,30 @@ describe("the built cairn command", () => {
       await client.close();
     }
   }, 60_000);
+
+  // Node loads its fetch (undici, node:http2) on first use: about 80 ms of CPU that a one-shot
+  // command paid before its request went over node:http (cli/json-fetch.ts).
+  it.each(
+    [...olderNodes, { name: "Node 24", command: process.execPath }].map(
+      (runtime) => [runtime.name, runtime.command] as const,
+    ),
+  )(
+    "answers whoami and memory recall on %s without loading Node's fetch",
+    async (_name, node) => {
+      const probe = join(home, "loaded-modules.cjs");
+      await writeFile(
+        probe,
+        'const loaded = () => process.moduleLoadList.filter((name) => /undici|http2/.test(name)).join(",");\n' +
+          'process.on("exit", () => process.stderr.write("loaded: " + loaded() + "\\n"));\n',
+      );
+      for (const args of [["whoami"], ["memory", "recall", "where is the deploy script?"]]) {
+        const result = await run(node, ["--require", probe, bin, ...args], { env: environment });
+        expect(result.stdout).toMatch(/ops\/deploy\.sh|@example\.com/);
+        expect(result.stderr).toBe("loaded: \n");
+      }
+    },
+    60_000,
+  );
 
   it("is what the installed bin runs on Node 20", async () => {
     const [node20] = olderNodes;
