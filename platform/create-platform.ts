@@ -23,6 +23,7 @@ import {
   systemClock,
 } from "../core/index.ts";
 import { createMemoryEmbedder } from "../core/memory/embedder.ts";
+import { createCorrectionLinker } from "../core/memory/link-corrections.ts";
 import { recallMemories } from "../core/memory/recall.ts";
 import { createPluginHost } from "../core/plugins/plugin-host.ts";
 import { pluginOperations } from "../core/plugins/plugin-operations.ts";
@@ -153,7 +154,13 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     ),
   );
   const memoryEmbedder = embeddingProvider
-    ? createMemoryEmbedder({ memories: storage.memories, provider: embeddingProvider, logger, clock })
+    ? createMemoryEmbedder({
+        memories: storage.memories,
+        provider: embeddingProvider,
+        logger,
+        clock,
+        afterStore: (batch) => linkCorrections(batch),
+      })
     : null;
   const memoryWriter = createMemoryWriter({
     memories: storage.memories,
@@ -171,6 +178,14 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
             await plugins.remembered(accountId, await storage.memories.getAnyMany(accountId, ids));
         }
       : undefined,
+  });
+  // Corrections caught by meaning, once the embedder stored a new memory's vector (docs/memory.md#relations).
+  const linkCorrections = createCorrectionLinker({
+    memories: storage.memories,
+    writer: memoryWriter,
+    clock,
+    fallbackLimit: config.SVC_MEMORY_VECTOR_FALLBACK_LIMIT,
+    efSearch: config.SVC_MEMORY_HNSW_EF_SEARCH,
   });
   const memorySearch: MemorySearch =
     config.SVC_MEMORY_SEARCH_THREADS > 0

@@ -23,6 +23,12 @@
  * for that row while the others embed) is set aside, logged by id, so one row cannot hold up the
  * queue; it is found lexically. `close()` aborts the call in flight.
  *
+ * After each batch is stored, `afterStore` (corrections by meaning: link-corrections.ts) gets its
+ * vectors with `writtenSince`: a row written since then that lacked a vector on the path is a new
+ * statement. It is when this embedder started, or when it learned a new model: rows it embeds
+ * that were written earlier are a backfill (written while embeddings were off, or before a
+ * restart) or a re-embed for the new model, never new statements, so they correct nothing.
+ *
  * A query asked again by the same account is not embedded again: its vector is kept (bounded by
  * bytes, the least recently used leaving first) and served only while its path is the current
  * one. Kept per account, so how fast a search answers never tells one account what another asked.
@@ -32,7 +38,7 @@ import { LRUCache } from "lru-cache";
 import type { Clock } from "../ports/clock.ts";
 import type { EmbeddingFailure, EmbeddingProvider, Embeddings } from "../ports/embeddings.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { EmbeddingPath, EmbeddingWork, MemoryStore } from "../ports/memory-store.ts";
+import type { EmbeddingPath, EmbeddingWork, MemoryStore, StoredEmbedding } from "../ports/memory-store.ts";
 
 /** Bumped when how texts are prepared for the model changes: every row is then embedded again. */
 export const embeddingPathVersion = 1;
@@ -57,6 +63,16 @@ export interface MemoryEmbedderOptions {
   pathVersion?: number;
   /** 0–1, for the backoff's jitter (default Math.random). */
   random?: () => number;
+  /** Called (and awaited) after each batch's vectors are stored; a failure is logged, not retried. */
+  afterStore?: (batch: StoredBatch) => Promise<void>;
+}
+
+/** A batch of vectors just stored on `path`. */
+export interface StoredBatch {
+  path: EmbeddingPath;
+  embeddings: readonly StoredEmbedding[];
+  /** Rows written (`updatedAt`) at or after this are new statements; earlier ones a backfill or re-embed. */
+  writtenSince: Date;
 }
 
 export type QueryEmbedding = { path: EmbeddingPath; vector: Float32Array } | { warning: string };
@@ -131,6 +147,10 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   let failures = 0;
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
   let answeredOnce = false;
+  /** Whether the provider has answered on `current` (not only the settings naming it). */
+  let answeredOnPath = false;
+  /** From when rows without a vector on the current path are new statements (`StoredBatch`). */
+  let writtenSince = clock.now();
   /** Rows the provider refused as input: memory id → the content hash refused. */
   const setAsideRows = new Map<string, string>();
   /** Recent queries' vectors, under account and text. */
@@ -142,11 +162,15 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   /** Takes the path an answer belongs to as the current one; true when it is new. */
   function learn(answer: Embeddings): boolean {
     const answered = { modelId: answer.modelId, dimensions: answer.dimensions, version };
-    if (current !== null && samePath(current, answered)) return false;
-    if (current !== null)
+    const changed = current === null || !samePath(current, answered);
+    if (current !== null && changed)
       logger.info({ from: current, to: answered }, "embedding model changed; re-embedding");
+    // Every row is embedded again on a new model: none written before now is a new statement.
+    // Not when the old path was only what the settings named and never answered on.
+    if (current !== null && changed && answeredOnPath) writtenSince = clock.now();
     current = answered;
-    return true;
+    answeredOnPath = true;
+    return changed;
   }
 
   function pathOf(answer: Embeddings): EmbeddingPath {
@@ -176,15 +200,27 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     cleanedFor = path;
   }
 
-  /** Embeds and stores one batch. */
+  /** Embeds and stores one batch, then hands it to `afterStore`. */
   async function embedAndStore(work: readonly EmbeddingWork[]): Promise<void> {
+    // Taken before the answer: a batch that reveals a new model was found on the old path, so its
+    // rows written since had no vector there either (no correction check yet).
+    const since = writtenSince;
     const answer = await provider.embed(
       work.map((item) => item.content),
       stopping.signal,
     );
     answeredOnce = true;
     learn(answer);
-    await memories.putEmbeddings(pathOf(answer), stored(work, answer.vectors));
+    const path = pathOf(answer);
+    const embeddings = stored(work, answer.vectors);
+    await memories.putEmbeddings(path, embeddings);
+    if (options.afterStore === undefined || stopping.signal.aborted) return;
+    try {
+      await options.afterStore({ path, embeddings, writtenSince: since });
+    } catch (error) {
+      // The vectors are stored, so the rows are no longer work: a retry would not find them.
+      logger.error({ err: error }, "checking new memories for corrections failed");
+    }
   }
 
   function setAside(item: EmbeddingWork, reason: string): void {

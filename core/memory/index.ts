@@ -5,6 +5,13 @@
  * Web-standard JavaScript only: no I/O, no `node:` imports.
  */
 
+export {
+  type CorrectionProfile,
+  correctionCandidates,
+  correctionConfidence,
+  correctionProfile,
+  detectRelationByMeaning,
+} from "./corrections.ts";
 export { extractEventDates, maxEventDates, unionDates } from "./dates.ts";
 export {
   createMemoryEmbedder,
@@ -12,6 +19,7 @@ export {
   type MemoryEmbedder,
   type MemoryEmbedderOptions,
   type QueryEmbedding,
+  type StoredBatch,
 } from "./embedder.ts";
 export { extractEntities, sharedEntities } from "./entities.ts";
 export { asksForHistory } from "./history.ts";
@@ -27,6 +35,12 @@ export {
   maxMemoryLength,
   maxWholeDocumentBytes,
 } from "./ingest.ts";
+export {
+  type CorrectionLinkerSettings,
+  type CorrectionSearch,
+  createCorrectionLinker,
+  planCorrections,
+} from "./link-corrections.ts";
 export { type RecalledMemory, type RecallRequest, recallMemories } from "./recall.ts";
 export {
   type DetectedRelation,

@@ -182,8 +182,9 @@ export async function createTestPlatform(
     databaseUrl,
     dataDir,
     async request(path, init = {}) {
-      // The embedding coverage a test reads counts its own writes (see settledBeforeQueries).
-      if (embeddingsMode && path.startsWith("/v1/memory/metrics"))
+      // The embedding coverage a test reads counts its own writes, and a search starts after the
+      // corrections their vectors bring, not beside them (see settledBeforeQueries).
+      if (embeddingsMode && (path.startsWith("/v1/memory/metrics") || path.startsWith("/v1/memory/search")))
         await platform.memoryEmbedder?.drain().catch(() => {});
       const headers = new Headers(init.headers);
       if (init.credential) headers.set("Authorization", `Bearer ${init.credential}`);
