@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as `npm test` runs it: set up what the machine lacks (bubblewrap, Chromium,
 # tmux, PostgreSQL 15 + pgvector in a throwaway cluster, the Python, Go and Rust SDKs' and the model
-# server's environments), check format, lint and types, then run every suite. A suite that cannot
-# run fails the command; nothing is skipped silently.
+# server's environments, the Kubernetes test cluster's programs), check format, lint and types,
+# then run every suite. A suite that cannot run fails the command; nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,6 +15,10 @@ bash scripts/setup-test-env.sh
 for setup in sdks/python/setup.sh sdks/go/setup.sh sdks/rust/setup.sh plugins/model-server/setup.sh; do
   bash "$setup"
 done
+# The Kubernetes test cluster's programs (etcd, kube-apiserver, controller manager, scheduler, kwok)
+# from the Go module proxy, cached in .test-data/kubernetes by version: a cold build takes many
+# minutes on two cores, a warm Go cache about half a minute, a cached one nothing.
+bash scripts/kubernetes-test-cluster/build.sh >/dev/null
 # The built `cairn` (cli/dist), once, before the suites that run it in parallel (the bin would
 # build it on first use otherwise).
 node cli/bin/build-bundle.js

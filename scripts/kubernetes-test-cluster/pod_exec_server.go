@@ -1,0 +1,123 @@
+package main
+
+// pod-exec-server is the exec endpoint of the test cluster's fake node: the API server proxies a
+// pod's exec (`…/pods/<pod>/exec`) to the node's kubelet port, which kwok publishes in the node's
+// status and this program serves, with the kubelet's own streaming code (websocket and SPDY,
+// status channel with the exit code). Each command runs through --pod-command (pod-command.sh:
+// bubblewrap over the pod's own folders under --pods-dir), never on the host directly.
+//
+// kwok's own exec (its Exec and ClusterExec resources) would do the same, but it reports every
+// non-zero exit as an internal error: it wraps the command's exit error, and the streaming code
+// recognises exit codes only from an unwrapped k8s.io/utils/exec.ExitError.
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	remotecommandconsts "k8s.io/apimachinery/pkg/util/remotecommand"
+	"k8s.io/client-go/tools/remotecommand"
+	streaming "k8s.io/kubelet/pkg/cri/streaming/remotecommand"
+	utilexec "k8s.io/utils/exec"
+)
+
+// /exec/<namespace>/<pod>/<container>, or with the pod's uid before the container.
+var execPath = regexp.MustCompile(`^/exec/([a-z0-9.-]+)/([a-z0-9.-]+)/(?:[a-z0-9-]+/)?([a-z0-9.-]+)$`)
+
+type podExecutor struct {
+	podsDir    string
+	podCommand string
+}
+
+func (executor podExecutor) ExecInContainer(ctx context.Context, name string, _ types.UID, container string, command []string, in io.Reader, out, errOut io.WriteCloser, tty bool, _ <-chan remotecommand.TerminalSize, _ time.Duration) error {
+	if tty {
+		return errors.New("the test node does not run commands with a terminal")
+	}
+	if len(command) == 0 {
+		return errors.New("no command")
+	}
+	folder := filepath.Join(executor.podsDir, name)
+	for _, sub := range []string{"workspace", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(folder, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	cmd := exec.CommandContext(ctx, executor.podCommand, command...)
+	cmd.Env = append(os.Environ(), "CAIRN_POD_DIR="+folder, "CAIRN_POD_NAME="+filepath.Base(name), "CAIRN_POD_CONTAINER="+container)
+	cmd.Stdout = out
+	cmd.Stderr = errOut
+	if in != nil {
+		// A pipe, not cmd.Stdin = in: Wait would wait for a stdin the client never closes.
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return err
+		}
+		go func() {
+			_, _ = io.Copy(stdin, in)
+			_ = stdin.Close()
+		}()
+	}
+	err := cmd.Run()
+	var exitError *exec.ExitError
+	if errors.As(err, &exitError) && exitError.Exited() {
+		return utilexec.CodeExitError{Err: err, Code: exitError.ExitCode()}
+	}
+	return err
+}
+
+func runPodExecServer() {
+	flags := flag.NewFlagSet("pod-exec-server", flag.ExitOnError)
+	listen := flags.String("listen", "127.0.0.1:10250", "address to serve on")
+	certificate := flags.String("tls-cert-file", "", "serving certificate")
+	key := flags.String("tls-private-key-file", "", "serving key")
+	clientCA := flags.String("client-ca-file", "", "CA of the API server's kubelet client certificate")
+	podsDir := flags.String("pods-dir", "", "folder holding each pod's folders (<namespace>/<pod>)")
+	podCommand := flags.String("pod-command", "", "program that runs a pod's command (pod-command.sh)")
+	_ = flags.Parse(os.Args[1:])
+	if *certificate == "" || *key == "" || *clientCA == "" || *podsDir == "" || *podCommand == "" {
+		log.Fatal("pod-exec-server needs --tls-cert-file, --tls-private-key-file, --client-ca-file, --pods-dir and --pod-command")
+	}
+	authorities := x509.NewCertPool()
+	caBytes, err := os.ReadFile(*clientCA)
+	if err != nil || !authorities.AppendCertsFromPEM(caBytes) {
+		log.Fatalf("cannot read the client CA %s: %v", *clientCA, err)
+	}
+	executor := podExecutor{podsDir: *podsDir, podCommand: *podCommand}
+	handler := http.HandlerFunc(func(response http.ResponseWriter, request *http.Request) {
+		match := execPath.FindStringSubmatch(request.URL.Path)
+		if match == nil {
+			http.NotFound(response, request)
+			return
+		}
+		options, err := streaming.NewOptions(request)
+		if err != nil {
+			http.Error(response, err.Error(), http.StatusBadRequest)
+			return
+		}
+		command := request.URL.Query()["command"]
+		log.Printf("exec %s/%s %s: %s", match[1], match[2], match[3], strings.Join(command, " "))
+		streaming.ServeExec(response, request, executor, match[1]+"/"+match[2], "", match[3], command, options,
+			4*time.Hour, 30*time.Second, remotecommandconsts.SupportedStreamingProtocols)
+	})
+	server := &http.Server{
+		Addr:    *listen,
+		Handler: handler,
+		// Only the API server (its kubelet client certificate) may exec, as on a real node.
+		TLSConfig: &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: authorities},
+	}
+	fmt.Fprintf(os.Stderr, "pod-exec-server: serving on %s\n", *listen)
+	log.Fatal(server.ListenAndServeTLS(*certificate, *key))
+}
