@@ -26,6 +26,12 @@ interface Thread {
 
 const entry = new URL("./memory-search-thread.ts", import.meta.url);
 
+// V8 sizes a thread's young generation for the machine's memory: 64-128 MiB of every search
+// thread's heap, resident once a round of recalls has passed through it. What a thread keeps (its
+// caches) lives in the old generation; a recall's garbage needs far less than that
+// (docs/memory.md#what-the-server-keeps-in-memory).
+const youngGenerationMegabytes = 16;
+
 export function createMemorySearchThreads(
   settings: MemoryReaderSettings & { threads: number; logger: Logger },
 ): MemorySearch {
@@ -38,6 +44,7 @@ export function createMemorySearchThreads(
   function start(): Thread {
     const worker = new Worker(entry, {
       workerData: { databaseUrl: settings.databaseUrl, sqlitePath: settings.sqlitePath },
+      resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMegabytes },
     });
     const pending = new Map<number, Pending>();
     const ready = new Promise<void>((resolve, reject) => {

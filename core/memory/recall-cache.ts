@@ -117,3 +117,13 @@ export function recallCacheAt(accountId: string, version: number) {
 }
 
 export type RecallCache = ReturnType<typeof recallCacheAt>;
+
+/** The bytes each cache counts now, against its bound (test/bench/memory-footprint.ts). */
+export function recallCacheBytes() {
+  return {
+    lists: lists.calculatedSize,
+    terms: terms.calculatedSize,
+    rows: rows.calculatedSize,
+    edges: edges.calculatedSize,
+  };
+}

@@ -19,3 +19,12 @@ export function isPostgresUrl(url: string | undefined): url is string {
  * at a time, and a search thread spent about 10 % more per recall (test/bench/RESULTS.md).
  */
 export const sqliteReadPragmas = ["busy_timeout = 5000", "cache_size = -65536", "mmap_size = 2147418112"];
+
+/**
+ * A search thread's connection (memory-reader.ts): the same, with an 8 MiB page cache. With the
+ * file mapped, SQLite reads the database's pages from the map, not through its cache; only pages
+ * read from the write-ahead log are copied in, and the checkpointer keeps the log short. At 64 MiB
+ * the default two threads could hold 128 MiB for pages the map already holds
+ * (docs/memory.md#what-the-server-keeps-in-memory).
+ */
+export const sqliteSearchPragmas = [...sqliteReadPragmas, "cache_size = -8192"];

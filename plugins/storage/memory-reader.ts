@@ -8,7 +8,7 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { MemoryStore } from "../../core/index.ts";
-import { isPostgresUrl, sqliteReadPragmas } from "./connection-settings.ts";
+import { isPostgresUrl, sqliteSearchPragmas } from "./connection-settings.ts";
 import { createSqlMemoryStore } from "./memory-store.ts";
 import { type PgPool, postgresBoundSql, type SqliteDatabase, sqliteBoundSql } from "./sql-execution.ts";
 
@@ -32,7 +32,7 @@ export function openMemoryReader(settings: MemoryReaderSettings): MemoryReader {
     return { memories: createSqlMemoryStore("postgresql", execute, runTransaction), close: () => pool.end() };
   }
   const database = new Database(settings.sqlitePath, { fileMustExist: true });
-  for (const pragma of sqliteReadPragmas) database.pragma(pragma);
+  for (const pragma of sqliteSearchPragmas) database.pragma(pragma);
   const { execute, runTransaction } = sqliteBoundSql(database as unknown as SqliteDatabase);
   return {
     memories: createSqlMemoryStore("sqlite", execute, runTransaction),

@@ -131,7 +131,13 @@ async function bench(target: "sqlite" | "postgresql") {
   let queue: Awaited<ReturnType<typeof linkQueue>> | undefined;
   try {
     process.chdir(root);
-    server = await startServer(process.execPath, ["platform/serve.ts"], {
+    // Node's flags as `npm start` (and the Dockerfile) gives them.
+    const startScript: string = JSON.parse(await readFile(join(root, "package.json"), "utf8")).scripts.start;
+    const flags = startScript
+      .replace(/^node /, "")
+      .replace(/ ?platform\/serve\.ts$/, "")
+      .split(" ");
+    server = await startServer(process.execPath, [...flags.filter(Boolean), "platform/serve.ts"], {
       SVC_DATA_DIR: dataDir,
       SVC_JWT_SECRET: "bench-secret-bench-secret-bench-secret-0123",
       SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000000",
