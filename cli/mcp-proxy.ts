@@ -103,20 +103,26 @@ export async function serveMcpProxy(options: McpProxyOptions): Promise<void> {
       list: (params, extra) => upstreamCall((client) => client.listTools(params, { signal: extra.signal })),
       async call(params, extra) {
         // A call with a progressToken: the server's progress is passed on under the client's token
-        // (the SDK asks upstream with a token of its own), and a streamed exec may run an hour.
+        // (the SDK asks upstream with a token of its own), in order, and all of it before the
+        // result (sending a notification takes turns, so one started last could follow the
+        // answer); a streamed exec may run an hour.
         const progressToken = params._meta?.progressToken;
+        let progressSent = Promise.resolve();
         const onprogress =
           progressToken === undefined
             ? undefined
-            : (progress: Progress) =>
-                void extra
-                  .sendNotification({
-                    method: "notifications/progress",
-                    params: { ...progress, progressToken },
-                  })
+            : (progress: Progress) => {
+                progressSent = progressSent
+                  .then(() =>
+                    extra.sendNotification({
+                      method: "notifications/progress",
+                      params: { ...progress, progressToken },
+                    }),
+                  )
                   .catch(() => {});
+              };
         try {
-          return await upstreamCall((client) =>
+          const result = await upstreamCall((client) =>
             client.request({ method: "tools/call", params }, CallToolResultSchema, {
               signal: extra.signal,
               // Long commands run up to 100 s on the server (3600 s streamed); the SDK's 60 s default would cut them off.
@@ -124,6 +130,8 @@ export async function serveMcpProxy(options: McpProxyOptions): Promise<void> {
               onprogress,
             }),
           );
+          await progressSent;
+          return result;
         } catch (error) {
           // A protocol error upstream (an unknown tool: -32602) is the client's, as the server sent it.
           if (error instanceof McpError)
