@@ -21,6 +21,7 @@ import { connect as tlsConnect } from "node:tls";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "../../core/ports/logger.ts";
 import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/runtime.ts";
+import { eventually } from "../support/eventually.ts";
 import { startKubernetesTestCluster } from "../support/kubernetes-cluster.ts";
 import { createAccountWithKey, createTestPlatform } from "../support/platforms.ts";
 
@@ -203,8 +204,17 @@ try {
       record("second exec", (await call(`/v1/sandboxes/${id}/exec`, "POST", { command: "echo again" })).ms);
       record("destroy", (await call(`/v1/sandboxes/${id}`, "DELETE")).ms);
     }
-    // Let the controllers and kwok finish with the last pod before the API server's totals are read.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // The controllers and kwok finish with the last pod (it is gone from the API server) before
+    // the API server's totals are read.
+    await eventually(async () => {
+      const pods = (await cluster.admin.send(
+        "GET",
+        `/api/v1/namespaces/${cluster.sandboxNamespace}/pods`,
+      )) as {
+        items: unknown[];
+      };
+      return pods.items.length === 0 ? true : undefined;
+    });
     const totalsAfter = parseRequestTotals((await cluster.admin.request("GET", "/metrics")).text);
     const clusterWide = new Map<string, number>();
     for (const [name, value] of totalsAfter) {
