@@ -7,7 +7,7 @@ import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
 import { cacheApiKeys } from "./api-key-cache.ts";
-import { isPostgresUrl, sqliteReadPragmas } from "./connection-settings.ts";
+import { isPostgresUrl, sqliteReadPragmas, sqliteWriterPragmas } from "./connection-settings.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
@@ -50,6 +50,8 @@ export interface SqlStorage extends Storage {
   execute: Execute;
   /** SQLite only: empties the write-ahead log (sql-execution.ts). */
   emptyLog?(wait: boolean): Promise<{ busy: boolean }>;
+  /** SQLite only: runs work while the serving connection's writes wait (sql-execution.ts). */
+  whileWritesWait?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 async function openOrm(settings: StorageSettings): Promise<{ orm: MikroORM; dialect: Dialect }> {
@@ -85,6 +87,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
       "secure_delete = ON",
       "foreign_keys = ON",
       ...sqliteReadPragmas,
+      ...sqliteWriterPragmas,
     ]) {
       await connection.execute(`pragma ${pragma}`);
     }
@@ -152,6 +155,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     },
     execute,
     ...(bound.emptyLog && { emptyLog: bound.emptyLog }),
+    ...(bound.whileWritesWait && { whileWritesWait: bound.whileWritesWait }),
     async gauges(now) {
       const time = sqlTimestamp(dialect)(now);
       const [sandboxes] = await execute<{ total: number | string }>(

@@ -6,7 +6,7 @@
  */
 // core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
 import { createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
-import { type MemoryContext, rowsPerArrayStatement } from "./memory-context.ts";
+import { type MemoryContext, rowsPerArrayStatement, rowsPerSqliteStatement } from "./memory-context.ts";
 import { list, sql } from "./sql-statement.ts";
 
 export type IndexTerms = ReturnType<typeof indexTermCounts>;
@@ -61,8 +61,9 @@ export function createIndexWrites(context: MemoryContext) {
 
   /**
    * Posts new rows into the inverted index: their postings and their terms' document counts,
-   * a statement per `rowsPerArrayStatement` of them (a JSON array on SQLite, arrays on
-   * PostgreSQL), with a turn for other requests between statements.
+   * a statement per `rowsPerSqliteStatement` of them in a JSON array on SQLite, per
+   * `rowsPerArrayStatement` in arrays on PostgreSQL, with a turn for other requests between
+   * statements.
    */
   async function post(accountId: string, rows: Array<{ id: string; scope: string; terms: IndexTerms }>) {
     const postings: Array<[string, string, string, number, number]> = [];
@@ -75,8 +76,9 @@ export function createIndexWrites(context: MemoryContext) {
     }
     const frequencies = [...documents];
     const slices = createSlices();
-    for (let start = 0; start < postings.length; start += rowsPerArrayStatement) {
-      const chunk = postings.slice(start, start + rowsPerArrayStatement);
+    const rowsPerStatement = sqlite ? rowsPerSqliteStatement : rowsPerArrayStatement;
+    for (let start = 0; start < postings.length; start += rowsPerStatement) {
+      const chunk = postings.slice(start, start + rowsPerStatement);
       if (sqlite)
         await run(
           sql`insert into memory_postings (account_id, term, memory_id, scope, tf, length)
@@ -91,8 +93,8 @@ export function createIndexWrites(context: MemoryContext) {
       }
       await slices.pause();
     }
-    for (let start = 0; start < frequencies.length; start += rowsPerArrayStatement) {
-      const chunk = frequencies.slice(start, start + rowsPerArrayStatement);
+    for (let start = 0; start < frequencies.length; start += rowsPerStatement) {
+      const chunk = frequencies.slice(start, start + rowsPerStatement);
       const conflict = sql`on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`;
       if (sqlite)
         await run(

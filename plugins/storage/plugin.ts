@@ -23,10 +23,10 @@ export default definePlugin({
         const execute = (statement: string) => storage.execute(statement);
         // Where search threads read (the Node server), SQLite's log is checkpointed on a thread of its own.
         const sqlitePath = sqliteFile(config.SVC_DATA_DIR);
-        const emptyLog = storage.emptyLog;
+        const { emptyLog, whileWritesWait } = storage;
         const checkpoints =
-          emptyLog && config.SVC_MEMORY_SEARCH_THREADS > 0
-            ? await startSqliteCheckpoints({ sqlitePath, execute, emptyLog, logger })
+          whileWritesWait && config.SVC_MEMORY_SEARCH_THREADS > 0
+            ? await startSqliteCheckpoints({ sqlitePath, execute, whileWritesWait, logger })
             : null;
         // A forget leaves the memory's old pages in SQLite's log: it is emptied just after (by the
         // checkpoint thread's next pass, or at once where the serving connection checkpoints itself).

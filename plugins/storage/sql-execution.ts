@@ -84,6 +84,11 @@ export interface BoundSql {
    * sleeping on the serving thread until every search thread's read has ended.
    */
   emptyLog?(wait: boolean): Promise<{ busy: boolean }>;
+  /**
+   * SQLite: runs `work` while the connection's writes wait, between its transactions, with the
+   * event loop free (another connection may empty the log meanwhile without failing a write).
+   */
+  whileWritesWait?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -124,6 +129,7 @@ export function sqliteBoundSql(
   return {
     execute,
     close: () => (reader as { close?: () => void } | undefined)?.close?.(),
+    whileWritesWait: locked,
     emptyLog: (wait) =>
       locked(async () => {
         // One synchronous run: no other statement of this connection runs without its timeout.

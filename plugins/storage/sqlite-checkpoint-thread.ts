@@ -4,7 +4,9 @@
  * connection's automatic checkpoints are off). PASSIVE: it never waits for readers or the
  * writer, it copies what it can; the next pass copies the rest. A pass that copied every frame
  * of a log past `walBytes`, or of any log once "empty" was asked for, says so (`copied`, with the
- * log's size then): the serving connection then empties the log (sqlite-checkpoints.ts).
+ * log's size then). Asked to `truncate`, it empties the log (TRUNCATE) while the serving
+ * connection's writes wait for its answer (sqlite-checkpoints.ts), waiting for readers up to 5 s
+ * when told the log is past its bound, else 100 ms.
  */
 import { statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
@@ -47,7 +49,20 @@ const timer = setInterval(() => {
   }
 }, intervalMs);
 
-port.on("message", (message) => {
+port.on("message", (message: "empty" | "close" | { truncate: boolean }) => {
+  if (typeof message === "object") {
+    try {
+      database.pragma(`busy_timeout = ${message.truncate ? 5000 : 100}`);
+      const [result] = database.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>;
+      port.postMessage({ emptied: { busy: result?.busy === 1 } });
+    } catch (error) {
+      port.postMessage({ error: error instanceof Error ? error.message : String(error) });
+      port.postMessage({ emptied: { busy: true } });
+    } finally {
+      database.pragma("busy_timeout = 5000");
+    }
+    return;
+  }
   if (message === "empty") emptyAsked = true;
   if (message !== "close") return;
   clearInterval(timer);

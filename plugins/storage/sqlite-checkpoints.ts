@@ -3,13 +3,15 @@
  * checkpointing on commit, and a thread of its own (sqlite-checkpoint-thread.ts) checkpoints once
  * the log passes `walBytes`. Used by the Node server with SQLite; returns a stopper.
  *
- * Once that thread has copied every frame, and no frame came after its pass, the serving
- * connection empties the log (TRUNCATE: nothing is left to copy, so it is quick). Copying alone never empties it under steady writes:
- * SQLite starts the log over only when a write begins after a checkpoint copied every frame, and
- * a writer committing batch after batch always begins before that. The log grew without end:
- * 2.5 GB while 100,000 memories were imported, every page read searching its index. It is the
- * serving connection that empties it, between its transactions, because a log emptied by another
- * connection fails the next write of any transaction that read before it (SQLITE_BUSY_SNAPSHOT).
+ * Once that thread has copied every frame, and no frame came after its pass, the log is emptied
+ * (TRUNCATE). Copying alone never empties it under steady writes: SQLite starts the log over only
+ * when a write begins after a checkpoint copied every frame, and a writer committing batch after
+ * batch always begins before that. The log grew without end: 2.5 GB while 100,000 memories were
+ * imported, every page read searching its index. The thread empties it while the serving
+ * connection's writes wait between their transactions (a log emptied under a transaction that
+ * has read fails that transaction's next write, SQLITE_BUSY_SNAPSHOT), with the event loop free:
+ * the frames committed since the thread's pass are copied then, 300-440 ms for an import's, which
+ * had stalled every account when the serving connection copied them itself.
  */
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -69,11 +71,15 @@ export function logEmptier(
   };
 }
 
+/** Longest the serving connection's writes wait for the thread to empty the log. */
+const emptyingMs = 30_000;
+
 export async function startSqliteCheckpoints(settings: {
   sqlitePath: string;
   /** Runs on the serving connection, between its transactions. */
   execute(sql: string): Promise<unknown>;
-  emptyLog(wait: boolean): Promise<{ busy: boolean }>;
+  /** Runs work while the serving connection's writes wait (sql-execution.ts). */
+  whileWritesWait<T>(work: () => Promise<T>): Promise<T>;
   logger: Logger;
 }): Promise<SqliteCheckpoints> {
   const worker = new Worker(new URL("./sqlite-checkpoint-thread.ts", import.meta.url), {
@@ -84,8 +90,36 @@ export async function startSqliteCheckpoints(settings: {
   const askAgain = () => {
     if (!stopped) worker.postMessage("empty");
   };
-  const emptier = logEmptier(settings, settings.logger, askAgain);
-  worker.on("message", (message: { copied: number } | { error: string }) => {
+  // The emptying under way on the thread (the emptier runs one at a time).
+  let emptied: ((outcome: { busy: boolean }) => void) | null = null;
+  const settle = (outcome: { busy: boolean }) => {
+    emptied?.(outcome);
+    emptied = null;
+  };
+  const emptyOnThread = (wait: boolean) =>
+    settings.whileWritesWait(
+      () =>
+        new Promise<{ busy: boolean }>((resolve) => {
+          // A thread that never answers must not hold every write: after emptyingMs it counts as busy.
+          const timer = setTimeout(() => settle({ busy: true }), emptyingMs);
+          emptied = (outcome) => {
+            clearTimeout(timer);
+            resolve(outcome);
+          };
+          worker.postMessage({ truncate: wait });
+        }),
+    );
+  const emptier = logEmptier(
+    { sqlitePath: settings.sqlitePath, emptyLog: emptyOnThread },
+    settings.logger,
+    askAgain,
+  );
+  worker.on("exit", () => settle({ busy: true }));
+  worker.on("message", (message: { copied: number } | { error: string } | { emptied: { busy: boolean } }) => {
+    if ("emptied" in message) {
+      settle(message.emptied);
+      return;
+    }
     if ("error" in message) {
       settings.logger.warn({ error: message.error }, "WAL checkpoint failed; retrying");
       return;
