@@ -4,7 +4,7 @@
 //! command.
 
 use crate::envelope::api_error;
-use crate::process_stream::{EventBuffer, IDLE_TIMEOUT};
+use crate::follow_stream::{EventBuffer, IDLE_TIMEOUT};
 use crate::sandboxes::exec_body;
 use crate::transport::Call;
 use crate::types::{ExecEvent, ExecOptions};

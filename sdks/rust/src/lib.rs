@@ -27,6 +27,7 @@ mod envelope;
 mod error;
 mod exec_stream;
 mod files;
+mod follow_stream;
 mod memory;
 mod previews;
 mod process_stream;
