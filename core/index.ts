@@ -32,6 +32,7 @@ export type * from "./ports/oauth-storage.ts";
 export type * from "./ports/passwords.ts";
 export * from "./ports/pattern-work.ts";
 export * from "./ports/plugin-ports.ts";
+export type * from "./ports/preview-storage.ts";
 export type * from "./ports/rate-limit.ts";
 export { rateLimitStoreNames } from "./ports/rate-limit.ts";
 export type * from "./ports/sandbox-activity.ts";

@@ -142,7 +142,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   });
   // Whatever ends a sandbox (destroy, the reaper, reconciliation, shutdown) ends its language
   // servers and background processes.
-  const previews = createSandboxPreviews({ now: () => clock.now() });
+  const previews = createSandboxPreviews({ links: storage.previewLinks, now: () => clock.now() });
   const terminals = createTakeoverTerminals({ now: () => clock.now(), activity: plugins });
   const sandboxRuntime = terminals.endingWithSessions(
     previews.endingWithSessions(

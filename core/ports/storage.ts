@@ -1,6 +1,7 @@
 import type { MemoryStore } from "./memory-store.ts";
 import type { OAuthRepository } from "./oauth-storage.ts";
 import type { PluginEventQueue, PluginStoreRepository, SandboxActivityLog } from "./plugin-storage.ts";
+import type { PreviewLinkRepository } from "./preview-storage.ts";
 import type { SandboxRuntimeName } from "./sandbox-runtime.ts";
 
 /**
@@ -344,6 +345,8 @@ export interface Storage {
   readonly apiKeys: ApiKeyRepository;
   /** The OAuth authorization server's clients, codes, grants and tokens (SVC_MCP_OAUTH_ENABLED). */
   readonly oauth: OAuthRepository;
+  /** Sandbox preview links, shared by every replica (docs/sandboxes.md#previews). */
+  readonly previewLinks: PreviewLinkRepository;
   readonly usage: UsageRepository;
   /** Deployment-wide gauges for /metrics. */
   gauges(

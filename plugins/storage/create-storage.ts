@@ -20,6 +20,7 @@ import {
   createPluginStoreRepository,
   createSandboxActivityLog,
 } from "./plugin-repositories.ts";
+import { createPreviewLinkRepository } from "./preview-link-repository.ts";
 import { createAccountRepository, createApiKeyRepository } from "./repositories.ts";
 import {
   createAllowlistRepository,
@@ -125,6 +126,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     accounts: createAccountRepository(execute, dialect),
     apiKeys: cachedKeys ?? keys,
     oauth: createOAuthRepository(execute, runTransaction, dialect),
+    previewLinks: createPreviewLinkRepository(execute, dialect),
     usage: createUsageRepository(fork),
     idempotency: createIdempotencyStore(execute, dialect),
     memories,

@@ -11,8 +11,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { previewExchange } from "../../core/index.ts";
-import { createSandboxPreviews } from "../../core/sandboxes/previews/previews.ts";
 import { relayCommand } from "../../core/sandboxes/previews/relay.ts";
+import { createRelayPool } from "../../core/sandboxes/previews/relay-pool.ts";
 import { ptyHelperCommand } from "../../core/sandboxes/takeover/pty-helper.ts";
 import { createTakeoverTerminals } from "../../core/sandboxes/takeover/terminals.ts";
 import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/index.ts";
@@ -90,11 +90,11 @@ const wrapped = (command: string[]) => [
 
 test("a preview's relay is one exec into the pod, and requests reach the pod's port through it", async () => {
   runExecsHere();
-  const previews = createSandboxPreviews({ now: () => new Date() });
+  const relays = createRelayPool();
   const { port } = server.address() as AddressInfo;
   const kubernetes = runtime();
   for (const path of ["/first", "/second?x=1"]) {
-    const connection = await previews.connect(kubernetes, sandboxId, port);
+    const connection = await relays.connect(kubernetes, sandboxId, port);
     const answer = await previewExchange(
       connection,
       new Request(`http://cairn.test/v1/previews/t${path}`),
@@ -110,7 +110,7 @@ test("a preview's relay is one exec into the pod, and requests reach the pod's p
   );
   expect(urls[0]?.searchParams.getAll("command")).toEqual(wrapped(relayCommand));
   expect(urls[0]?.searchParams.get("stdin")).toBe("true");
-  previews.close();
+  relays.close();
 });
 
 test("the takeover terminal's PTY helper is one exec into the pod, resized in band", async () => {

@@ -75,9 +75,15 @@ export function createSandboxPlatform(
 
 export type SandboxClient = Awaited<ReturnType<typeof createSandboxClient>>;
 
-/** Signs up a fresh account and returns a client bound to its API key. */
-export async function createSandboxClient(test: TestPlatform) {
-  const account = await createAccountWithKey(test);
+/**
+ * Signs up a fresh account and returns a client bound to its API key; given an account, a client
+ * of that one (the same account on another replica).
+ */
+export async function createSandboxClient(
+  test: TestPlatform,
+  existing?: Awaited<ReturnType<typeof createAccountWithKey>>,
+) {
+  const account = existing ?? (await createAccountWithKey(test));
   const send = (path: string, init: { method?: string; json?: unknown } = {}) =>
     test.request(path, { method: init.method ?? "GET", json: init.json, credential: account.key });
   const sendJson = async <T>(path: string, init: { method?: string; json?: unknown } = {}) => {

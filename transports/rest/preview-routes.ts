@@ -63,8 +63,9 @@ export async function authorizePreview(
   if (!record) throw notFound;
   if (aimed.host && (aimed.host.port !== record.port || aimed.host.sessionId !== record.sessionId))
     throw notFound;
-  // No storage read: a link never outlives its sandbox's expiry (create caps it), and whatever
-  // ends a sandbox (destroy, the reaper) forgets its links (previews.endingWithSessions).
+  // No further storage read: a link never outlives its sandbox's expiry (create caps it), and the
+  // link's lookup refuses the links of a sandbox that ended (core/sandboxes/previews/previews.ts
+  // says how soon a change made through another replica is seen).
   const now = platform.clock.now();
   const decision = await platform.rateLimits.consume(
     `preview_traffic:${record.accountId}`,

@@ -1,25 +1,30 @@
 /**
  * Preview links of sandbox ports (docs/sandboxes.md#previews): each link is an unguessable token
- * (32 random bytes, kept only as its SHA-256 digest) bound to one account, sandbox and port, with
- * an expiry; and one relay process per sandbox (relay.ts) that carries the traffic. Held in this
- * process: a restart forgets every link (they are minutes-long and cheap to mint again), and a
- * destroyed sandbox's links and relay go with it.
+ * (32 random bytes, stored only as its SHA-256 digest) bound to one account, sandbox and port,
+ * with an expiry; and the relays that carry the traffic (relay-pool.ts). Links live in the
+ * database (the `previewLinks` storage port), so every replica resolves, lists and revokes the
+ * same ones and a restart keeps them; a destroyed sandbox's links are deleted, expired ones swept.
+ *
+ * A link found usable is kept in this process for `previewCacheMilliseconds`, so a page's burst of
+ * requests is not a database read each. A revoke or destroy made through this process forgets it
+ * at once; one made through another replica is honoured here once that time has passed. Unknown
+ * tokens are never kept: a link minted on another replica works here at once.
  */
-import { ServiceError } from "../../errors.ts";
+import type { PreviewLinkRecord, PreviewLinkRepository } from "../../ports/preview-storage.ts";
 import type { SandboxRuntime } from "../../ports/sandbox-runtime.ts";
-import { connectRelay, type PortConnection, type Relay, relayCommand } from "./relay.ts";
+import type { PortConnection } from "./relay.ts";
+import { createRelayPool } from "./relay-pool.ts";
 
-export interface PreviewRecord {
-  tokenId: string;
-  accountId: string;
-  sessionId: string;
-  port: number;
-  createdAt: Date;
-  expiresAt: Date;
-}
+export type PreviewRecord = PreviewLinkRecord;
 
 /** Requests a minute an account's previews may take (the `preview_traffic` bucket). */
 export const previewTrafficPerMinute = 1200;
+
+/** How long a replica keeps a link it found usable: the most another replica's revoke can lag. */
+export const previewCacheMilliseconds = 2_000;
+
+/** Links kept at most in one process (the oldest goes first). */
+const keptLinksLimit = 10_000;
 
 function base64Url(bytes: Uint8Array): string {
   let text = "";
@@ -31,25 +36,47 @@ async function digestOf(token: string): Promise<string> {
   return base64Url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token))));
 }
 
-export function createSandboxPreviews(options: { now: () => Date }) {
-  const byDigest = new Map<string, PreviewRecord>();
-  const relays = new Map<string, Promise<Relay>>();
+export interface SandboxPreviewsOptions {
+  links: PreviewLinkRepository;
+  /** The platform's clock, which expiries are measured on. */
+  now: () => Date;
+  /** How long a usable link is kept (ms); `previewCacheMilliseconds` by default. */
+  cacheMilliseconds?: number;
+}
 
-  const forget = (sessionId: string) => {
-    for (const [digest, record] of byDigest) if (record.sessionId === sessionId) byDigest.delete(digest);
-    const relay = relays.get(sessionId);
-    relays.delete(sessionId);
-    void relay?.then((started) => started.close()).catch(() => {});
+export function createSandboxPreviews(options: SandboxPreviewsOptions) {
+  const { links } = options;
+  const relays = createRelayPool();
+  const cacheMilliseconds = options.cacheMilliseconds ?? previewCacheMilliseconds;
+  const kept = new Map<string, { record: PreviewRecord; until: number }>();
+  // Moves whenever kept links may have been revoked or deleted: a lookup that began before is not kept.
+  let generation = 0;
+
+  const forgetKept = (matches: (record: PreviewRecord) => boolean) => {
+    generation++;
+    for (const [digest, entry] of kept) if (matches(entry.record)) kept.delete(digest);
   };
 
-  const sweep = () => {
-    const now = options.now();
-    for (const [digest, record] of byDigest) if (record.expiresAt <= now) byDigest.delete(digest);
+  const keep = (digest: string, record: PreviewRecord) => {
+    if (kept.size >= keptLinksLimit) {
+      const oldest = kept.keys().next();
+      if (!oldest.done) kept.delete(oldest.value);
+    }
+    kept.set(digest, { record, until: performance.now() + cacheMilliseconds });
+  };
+
+  /** The sandbox ended: its links (everywhere) and its relay (here) go. */
+  const forgetSession = async (sessionId: string) => {
+    forgetKept((record) => record.sessionId === sessionId);
+    relays.end(sessionId);
+    // Not fatal to the destroy: the lookup refuses the links of an ended sandbox anyway (it joins
+    // the sandbox), and the reaper sweeps them at their expiry.
+    await links.deleteForSession(sessionId).catch(() => {});
+    forgetKept((record) => record.sessionId === sessionId);
   };
 
   return {
     async mint(accountId: string, sessionId: string, port: number, ttlSeconds: number) {
-      sweep();
       const token = base64Url(crypto.getRandomValues(new Uint8Array(32)));
       const createdAt = options.now();
       const record: PreviewRecord = {
@@ -60,61 +87,56 @@ export function createSandboxPreviews(options: { now: () => Date }) {
         createdAt,
         expiresAt: new Date(createdAt.getTime() + ttlSeconds * 1000),
       };
-      byDigest.set(await digestOf(token), record);
+      await links.create(await digestOf(token), record);
       return { token, record };
     },
-    /** The link's record while it is unexpired and unrevoked, else null. */
+    /** The link's record while it is unexpired, unrevoked and its sandbox active, else null. */
     async resolve(token: string): Promise<PreviewRecord | null> {
       if (token.length < 20 || token.length > 100) return null;
-      const record = byDigest.get(await digestOf(token));
-      if (!record || record.expiresAt <= options.now()) return null;
+      const digest = await digestOf(token);
+      const now = options.now();
+      const hit = kept.get(digest);
+      if (hit && hit.until > performance.now() && hit.record.expiresAt > now) return hit.record;
+      if (hit) kept.delete(digest);
+      const before = generation;
+      const record = await links.findUsable(digest, now);
+      if (record && generation === before) keep(digest, record);
       return record;
     },
     /** Idempotent: an unknown or already revoked id is no error. */
-    revoke(accountId: string, sessionId: string, port: number, tokenId: string): void {
-      for (const [digest, record] of byDigest) {
-        if (
-          record.tokenId === tokenId &&
-          record.accountId === accountId &&
-          record.sessionId === sessionId &&
-          record.port === port
-        )
-          byDigest.delete(digest);
+    async revoke(accountId: string, sessionId: string, port: number, tokenId: string): Promise<void> {
+      const matches = (record: PreviewRecord) =>
+        record.tokenId === tokenId &&
+        record.accountId === accountId &&
+        record.sessionId === sessionId &&
+        record.port === port;
+      forgetKept(matches);
+      try {
+        await links.revoke({ accountId, sessionId, port, tokenId }, options.now());
+      } finally {
+        // A lookup that read the link before the revoke committed is not kept either.
+        forgetKept(matches);
       }
     },
-    list(accountId: string, sessionId: string): PreviewRecord[] {
-      sweep();
-      return [...byDigest.values()].filter(
-        (record) => record.accountId === accountId && record.sessionId === sessionId,
-      );
+    /** The sandbox's unexpired, unrevoked links, oldest first. */
+    list(accountId: string, sessionId: string): Promise<PreviewRecord[]> {
+      return links.list(accountId, sessionId, options.now());
+    },
+    /** Deletes expired links (the reaper's run, on one replica at a time); returns how many. */
+    sweep(): Promise<number> {
+      return links.purgeExpired(options.now());
     },
     /** A connection to the port on the sandbox's own loopback, through its relay (started once). */
-    async connect(runtime: SandboxRuntime, sessionId: string, port: number): Promise<PortConnection> {
-      if (!runtime.spawnProcess) {
-        throw new ServiceError("service_unavailable", "This sandbox runtime cannot serve previews");
-      }
-      const spawn = runtime.spawnProcess.bind(runtime);
-      let relay = relays.get(sessionId);
-      if (relay === undefined) {
-        relay = spawn(sessionId, { command: relayCommand, kind: "command", env: {} }).then((process) => {
-          const started = connectRelay(process);
-          void started.ended.then(() => {
-            if (relays.get(sessionId) === relay) relays.delete(sessionId);
-          });
-          return started;
-        });
-        relays.set(sessionId, relay);
-        relay.catch(() => relays.delete(sessionId));
-      }
-      return (await relay).open(port);
+    connect(runtime: SandboxRuntime, sessionId: string, port: number): Promise<PortConnection> {
+      return relays.connect(runtime, sessionId, port);
     },
     /** The runtime, with every destroy also ending the sandbox's links and relay. */
     endingWithSessions(runtime: SandboxRuntime): SandboxRuntime {
       return new Proxy(runtime, {
         get(target, property, receiver) {
           if (property === "destroy") {
-            return (id: string) => {
-              forget(id);
+            return async (id: string) => {
+              await forgetSession(id);
               return target.destroy(id);
             };
           }
@@ -122,9 +144,10 @@ export function createSandboxPreviews(options: { now: () => Date }) {
         },
       });
     },
+    /** Ends this process's relays; the links stay in the database. */
     close(): void {
-      for (const sessionId of [...relays.keys()]) forget(sessionId);
-      byDigest.clear();
+      relays.close();
+      kept.clear();
     },
   };
 }

@@ -20,6 +20,8 @@ export async function reapExpiredSandboxes(platform: PlatformServices): Promise<
       // The session ends (and bills) at its expiry, not at whenever the reaper came by.
       if (await platform.storage.sandboxSessions.end(session.id, "expired", session.expiresAt)) ended++;
     }
+    // Preview links past their expiry, of any sandbox (docs/sandboxes.md#previews).
+    await platform.previews.sweep();
   });
   // Debug: with replicas it happens whenever two runs meet; a test of the lease waits for it.
   if (!ran) platform.logger.debug({}, "reaper run skipped: another replica holds the lease");

@@ -22,7 +22,7 @@ export const createPreview = defineTool({
   uses: ["previews", "storage", "config"],
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
-    // A link never outlives its sandbox, so serving it needs no storage read (preview-routes.ts).
+    // A link never outlives its sandbox (and its lookup refuses an ended sandbox's, previews.ts).
     const ttl = Math.min(input.ttl_seconds, (session.expiresAt.getTime() - context.now.getTime()) / 1000);
     const { token, record } = await context.platform.previews.mint(
       requireAccount(context),

@@ -18,7 +18,9 @@ export const listPreviews = defineTool({
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     return {
-      previews: context.platform.previews.list(requireAccount(context), session.id).map(toPreviewSummary),
+      previews: (await context.platform.previews.list(requireAccount(context), session.id)).map(
+        toPreviewSummary,
+      ),
     };
   },
 });

@@ -27,7 +27,7 @@ export const revokePreview = defineTool({
     // are gone already, so revoking them again is done (idempotent).
     if (!(await context.platform.storage.sandboxSessions.get(accountId, input.session_id)))
       throw notFound("Sandbox session not found");
-    context.platform.previews.revoke(accountId, input.session_id, input.port, input.token_id);
+    await context.platform.previews.revoke(accountId, input.session_id, input.port, input.token_id);
     return { revoked: true };
   },
 });

@@ -28,6 +28,7 @@ import { memoryFoldedTerms } from "./0022-memory-folded-terms.ts";
 import { memoryExportOrder } from "./0023-memory-export-order.ts";
 import { oauth } from "./0024-oauth.ts";
 import { snapshotsAndKeyRoles } from "./0025-snapshots-and-key-roles.ts";
+import { previewLinks } from "./0026-preview-links.ts";
 import type { MigrationSource } from "./migration-source.ts";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -60,6 +61,7 @@ export const migrationSources: MigrationSource[] = [
   memoryExportOrder,
   oauth,
   snapshotsAndKeyRoles,
+  previewLinks,
 ];
 
 export function migrationsFor(dialect: Dialect) {
