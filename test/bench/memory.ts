@@ -3,13 +3,15 @@
  * process: loads BENCH_MEMORIES (default 100,000) realistic memories into one account through
  * POST /v1/memory/import (batches of 500), then prints recall p50/p95/p99 (sequential, and 8
  * concurrent clients in two rounds with the server's CPU per recall), remember throughput, recall
- * just after a remember (alternating, as an agent does), import throughput and the server's RSS,
- * then the headline
+ * just after a remember (alternating, as an agent does), import throughput, the CPU each
+ * imported and remembered memory costs (the server's threads, and PostgreSQL's processes, from
+ * /proc, relation detection included: throughput alone shares two cores with the benchmark's
+ * own clients) and the server's RSS, then the headline
  * figures of both databases side by side. Run with
  * `npx node test/bench/memory.ts [sqlite|postgresql|both]` (PostgreSQL needs
  * SVC_TEST_DATABASE_URL: `source .test-data/env`; a fresh database is created and dropped).
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
@@ -115,6 +117,37 @@ async function cpuMilliseconds(pid: number | undefined): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * CPU time every PostgreSQL process has used so far (the throwaway test cluster serves only the
+ * benchmark while it runs), in milliseconds: the live processes' own, and what the postmaster's
+ * ended children (closed connections) used, which the kernel adds to its `cutime`/`cstime`.
+ */
+async function postgresCpuMilliseconds(): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    if (!stat.includes("(postgres)")) continue;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+  }
+  return total;
+}
+
+/** CPU spent by the server (all its threads) and, on PostgreSQL, by the database, per item. */
+async function cpuMeter(pid: number | undefined, database: boolean) {
+  const [server, postgres] = [await cpuMilliseconds(pid), database ? await postgresCpuMilliseconds() : 0];
+  return async (items: number) => {
+    const serverEach = ((await cpuMilliseconds(pid)) - server) / items;
+    const postgresEach = database ? ((await postgresCpuMilliseconds()) - postgres) / items : 0;
+    return {
+      serverEach,
+      postgresEach,
+      text: `server CPU ${serverEach.toFixed(3)} ms${database ? ` + PostgreSQL ${postgresEach.toFixed(3)} ms` : ""} per memory, relation detection included`,
+    };
+  };
+}
+
 /** Per target, the headline figures, printed side by side at the end. */
 const summary = new Map<string, Record<string, string>>();
 
@@ -154,6 +187,7 @@ async function bench(target: "sqlite" | "postgresql") {
     for (let start = 0; start < memoryCount; start += batchSize) {
       batches.push(Array.from({ length: Math.min(batchSize, memoryCount - start) }, () => corpus.memory()));
     }
+    const importCpu = await cpuMeter(server.process.pid, database !== undefined);
     const imported = await runClients(batches.length, importClients, (index) =>
       call(client, "/v1/memory/import", { method: "POST", json: { memories: batches[index] } }),
     );
@@ -162,6 +196,8 @@ async function bench(target: "sqlite" | "postgresql") {
     );
     const importLinked = await settled(queue.queued);
     console.log(`  relation detection of the import caught up ${importLinked} after its last answer`);
+    const importCost = await importCpu(memoryCount);
+    console.log(`  import: ${importCost.text}`);
 
     // The floor under every figure below: HTTP, API-key auth and one primary-key read.
     const floor = await runClients(1_000, 1, async () => {
@@ -200,6 +236,7 @@ async function bench(target: "sqlite" | "postgresql") {
     }
 
     const fresh = Array.from({ length: rememberRequests }, () => corpus.memory());
+    const rememberCpu = await cpuMeter(server.process.pid, database !== undefined);
     const remembered = await runClients(rememberRequests, rememberClients, (index) =>
       call(client, "/v1/memory", { method: "POST", json: fresh[index] }),
     );
@@ -208,6 +245,8 @@ async function bench(target: "sqlite" | "postgresql") {
     );
     const rememberLinked = await settled(queue.queued);
     console.log(`  relation detection of the remembers caught up ${rememberLinked} after the last answer`);
+    const rememberCost = await rememberCpu(rememberRequests);
+    console.log(`  remember: ${rememberCost.text}`);
 
     // An agent's own pattern: it remembers, then recalls. Each recall meets the account at a new
     // version (every cache read anew, the write linked first).
@@ -231,6 +270,12 @@ async function bench(target: "sqlite" | "postgresql") {
         .join(" / "),
       "remember/s, 8 clients (≥ 3,000)": (rememberRequests / remembered.seconds).toFixed(0),
       "import/s (≥ 30,000 SQLite, ≥ 10,000 PostgreSQL)": (memoryCount / imported.seconds).toFixed(0),
+      "CPU ms per imported memory, server + database": (
+        importCost.serverEach + importCost.postgresEach
+      ).toFixed(3),
+      "CPU ms per remember, server + database": (rememberCost.serverEach + rememberCost.postgresEach).toFixed(
+        3,
+      ),
       "relations caught up after the remembers": rememberLinked,
       "recall p95 just after a remember": p95(alternating),
       "server RSS": rss,
