@@ -47,6 +47,11 @@ export const errorCodes = {
   egress_denied: code("Add the host to the secret's allowed_hosts, or use a granted secret."),
   // Not named in the retryable list of docs/errors.md, so the rule for server faults applies: retry.
   sandbox_operation_failed: code("Retry; if it persists, destroy the sandbox and create a new one.", true),
+  // The runtime's own cluster refuses it (a missing RBAC grant, a missing namespace): only the
+  // operator can fix that, so retrying does not help.
+  sandbox_runtime_misconfigured: code(
+    "Retrying does not help: the operator must fix the sandbox runtime's configuration named in the message.",
+  ),
   secret_not_found: code("Create the secret first, or fix its name."),
   mcp_connection_not_found: code("Create the MCP connection first, or fix its label."),
   concurrent_sandbox_limit_reached: code("Destroy an active sandbox before creating another."),

@@ -35,6 +35,7 @@ export const httpStatuses = {
   file_not_utf8: 422,
   egress_denied: 403,
   sandbox_operation_failed: 502,
+  sandbox_runtime_misconfigured: 409,
   secret_not_found: 404,
   mcp_connection_not_found: 404,
   concurrent_sandbox_limit_reached: 429,

@@ -2,7 +2,9 @@
  * The Kubernetes sandbox runtime: one Pod and one NetworkPolicy per sandbox in one namespace,
  * one PersistentVolumeClaim per volume, commands and file access through the exec API. Every API failure a client can see becomes
  * ServiceError `sandbox_operation_failed` with a generic message; the cause stays on the error
- * (and in the log) and never reaches the client.
+ * (and in the log) and never reaches the client. Two are named instead (api-failures.ts): a
+ * ResourceQuota's refusal is `global_capacity_reached`, and a refusal of the runtime's own
+ * identity or a missing namespace `sandbox_runtime_misconfigured`.
  */
 
 import { lookup } from "node:dns/promises";
@@ -22,6 +24,7 @@ import type {
   SandboxSize,
   SandboxSpec,
 } from "../../core/ports/sandbox-runtime.ts";
+import { misconfiguration, quotaRefusal, statusCode } from "./api-failures.ts";
 import { createPodFileSystem } from "./file-system.ts";
 import {
   buildNetworkPolicy,
@@ -102,15 +105,17 @@ function operationFailed(message: string, cause: unknown): ServiceError {
     : new ServiceError("sandbox_operation_failed", message, { cause });
 }
 
-function statusCode(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "number" ? code : undefined;
-}
-
 export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntimeSettings): SandboxRuntime {
   const kubeConfig = settings.kubeConfig ?? defaultKubeConfig();
   const logger = settings.logger ?? silentLogger;
   const { namespace } = settings;
+  // A refusal only the operator can fix says so; anything else is a failure worth retrying.
+  const failed = (message: string, cause: unknown) => {
+    const refused = misconfiguration(cause, namespace);
+    if (!refused) return operationFailed(message, cause);
+    logger.error({ err: cause }, `the cluster refuses the sandbox runtime: ${refused.message}`);
+    return refused;
+  };
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const networking = kubeConfig.makeApiClient(NetworkingV1Api);
   const runCommand = createPodCommandRunner({ kubeConfig, namespace, webSocket: settings.execWebSocket });
@@ -236,7 +241,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
             ),
           );
         }
-        throw operationFailed("Could not create the sandbox", error);
+        throw quotaRefusal(error) ?? failed("Could not create the sandbox", error);
       }
       mountPaths.set(
         spec.id,
@@ -253,7 +258,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
       try {
         await core.createNamespacedPersistentVolumeClaim({ namespace, body: claim });
       } catch (error) {
-        throw operationFailed("Could not create the volume", error);
+        throw failed("Could not create the volume", error);
       }
       return { pvcName: claim.metadata?.name ?? null };
     },
@@ -263,7 +268,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
       try {
         await deleteQuietly("claim", manifestOptions.volumeClaimName(id));
       } catch (error) {
-        throw operationFailed("Could not delete the volume", error);
+        throw failed("Could not delete the volume", error);
       }
     },
 
@@ -275,7 +280,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
         await deleteQuietly("pod", name);
         await deleteQuietly("policy", name);
       } catch (error) {
-        throw operationFailed("Could not destroy the sandbox", error);
+        throw failed("Could not destroy the sandbox", error);
       }
     },
 
@@ -285,7 +290,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
         for (const pod of pods.items) rememberMounts(pod);
         return pods.items.flatMap((pod) => pod.metadata?.labels?.[sessionIdLabel] ?? []);
       } catch (error) {
-        throw operationFailed("Could not list sandboxes", error);
+        throw failed("Could not list sandboxes", error);
       }
     },
 
@@ -323,7 +328,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
           ...(result.output && { output: result.output }),
         };
       } catch (error) {
-        throw operationFailed(
+        throw failed(
           error instanceof PodCommandError && error.message === "exec cancelled"
             ? "The command was cancelled"
             : "Could not run the command in the sandbox",
@@ -345,7 +350,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
         void started.exited.then(() => lifetime.signal.removeEventListener("abort", onClose));
         return started;
       } catch (error) {
-        throw operationFailed("Could not start the process in the sandbox", error);
+        throw failed("Could not start the process in the sandbox", error);
       }
     },
 
@@ -364,7 +369,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
             signal: lifetime.signal,
           });
         } catch (error) {
-          throw operationFailed("Sandbox file operation failed", error);
+          throw failed("Sandbox file operation failed", error);
         }
       });
     },

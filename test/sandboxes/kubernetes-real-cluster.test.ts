@@ -9,12 +9,16 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CoreV1Api, KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import { CoreV1Api, type V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPod, defaultSizes, objectName } from "../../plugins/sandbox-kubernetes/manifests.ts";
-import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/runtime.ts";
-import { eventually } from "../support/eventually.ts";
-import { type KubernetesTestCluster, startKubernetesTestCluster } from "../support/kubernetes-cluster.ts";
+import {
+  cairnKubeConfig,
+  createCairnRuntime,
+  expectCairnObjects,
+  podPath,
+  useKubernetesTestCluster,
+} from "../support/kubernetes-cluster-cairn.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
@@ -23,40 +27,24 @@ import {
   type SandboxClient,
 } from "./sandbox-client.ts";
 
-let cluster: KubernetesTestCluster;
-let cairnKubeConfig: KubeConfig;
-
-// A cold build of the control plane takes minutes; a cached one, and the start, seconds.
-beforeAll(async () => {
-  cluster = await startKubernetesTestCluster();
-  cairnKubeConfig = new KubeConfig();
-  cairnKubeConfig.loadFromFile(cluster.cairnKubeConfigPath);
-}, 30 * 60_000);
-afterAll(() => cluster?.stop(), 60_000);
+const useCluster = useKubernetesTestCluster();
 
 describe("a sandbox on a real Kubernetes control plane", () => {
   let test: TestPlatform;
   let client: SandboxClient;
 
   beforeAll(async () => {
-    test = await createSandboxPlatform("sqlite", {
-      sandboxRuntime: createKubernetesSandboxRuntime({
-        namespace: cluster.sandboxNamespace,
-        kubeConfig: cairnKubeConfig,
-        pollIntervalMs: 100,
-        startTimeoutMs: 60_000,
-      }),
-    });
+    test = await createSandboxPlatform("sqlite", { sandboxRuntime: createCairnRuntime(useCluster()) });
     client = await createSandboxClient(test);
   });
   afterAll(() => test?.close());
 
   it("creates the pod, execs echo, writes and reads a file, lists, gets and destroys it", async () => {
+    const cluster = useCluster();
     const session = await client.createActive();
     const podName = objectName(session.id);
     expect(session.connect?.pod_name).toBe(podName);
-    const podPath = `/api/v1/namespaces/${cluster.sandboxNamespace}/pods/${podName}`;
-    const pod = (await cluster.admin.send("GET", podPath)) as V1Pod;
+    const pod = (await cluster.admin.send("GET", podPath(cluster, podName))) as V1Pod;
     expect([pod.spec?.nodeName, pod.status?.phase]).toEqual(["kwok-node-0", "Running"]);
 
     const echoed = await client.exec(session.id, "echo hello from the pod; id -u; pwd");
@@ -100,11 +88,7 @@ describe("a sandbox on a real Kubernetes control plane", () => {
 
     expect((await client.destroy(session.id)).status).toBe(204);
     expect((await client.get(session.id)).body.status).toBe("destroyed");
-    await eventually(async () =>
-      (await cluster.admin.request("GET", podPath)).status === 404 ? true : undefined,
-    );
-    const policyPath = `/apis/networking.k8s.io/v1/namespaces/${cluster.sandboxNamespace}/networkpolicies/${podName}`;
-    expect((await cluster.admin.request("GET", policyPath)).status).toBe(404);
+    await expectCairnObjects(cluster, []);
   });
 
   it("keeps each pod's files apart", async () => {
@@ -123,11 +107,9 @@ describe("a pod no node can take", () => {
   // Regression: the create waited out its deadline with only "not running after N ms", which
   // said nothing of why; it now names the scheduler's reason (and still cleans up after itself).
   it("fails the create at the start deadline naming the scheduler's reason, and deletes its objects", async () => {
-    const runtime = createKubernetesSandboxRuntime({
-      namespace: cluster.sandboxNamespace,
-      kubeConfig: cairnKubeConfig,
+    const cluster = useCluster();
+    const runtime = createCairnRuntime(cluster, {
       sizes: { small: { cpuRequest: "250m", cpuLimit: "1", memory: "4Ti" } },
-      pollIntervalMs: 100,
       startTimeoutMs: 3000,
     });
     const id = "5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
@@ -148,8 +130,7 @@ describe("a pod no node can take", () => {
     expect(String(failure?.cause)).toMatch(
       /sandbox pod not running after 3000 ms \(not scheduled: Unschedulable 0\/1 nodes are available: 1 Insufficient memory/,
     );
-    const base = `/namespaces/${cluster.sandboxNamespace}`;
-    expect((await cluster.admin.request("GET", `/api/v1${base}/pods/${objectName(id)}`)).status).toBe(404);
+    await expectCairnObjects(cluster, []);
     await runtime.close();
   });
 });
@@ -175,7 +156,8 @@ describe("the API server's Pod Security Admission", () => {
   };
 
   it("refuses at restricted a sandbox pod that keeps root and privilege escalation, even from Cairn's own account", async () => {
-    const core = cairnKubeConfig.makeApiClient(CoreV1Api);
+    const cluster = useCluster();
+    const core = cairnKubeConfig(cluster).makeApiClient(CoreV1Api);
     const pod = buildPod(spec, options);
     // Cairn's pod, less what the restricted profile demands.
     delete pod.spec?.securityContext?.runAsNonRoot;
