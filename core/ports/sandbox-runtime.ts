@@ -222,6 +222,12 @@ export interface SandboxRuntime {
    */
   readonly createsAlone?: boolean;
   exec(id: string, request: ExecRequest): Promise<ExecResult>;
+  /**
+   * Learns what `files(id)` needs about a sandbox this runtime did not create or list (a
+   * replica's sandbox made after this one started: its volume mount paths); called before
+   * `files`. Absent where the runtime always knows.
+   */
+  loadSandbox?(id: string): Promise<void>;
   files(id: string): SandboxFileSystem;
   /**
    * Starts a long-running process in the sandbox with piped stdio and the same isolation as an

@@ -444,6 +444,25 @@ test("files(id) of a created sandbox has the volume mount paths as roots", async
   expect(sandboxes.files(sandboxId).roots()).toEqual(["/workspace", "/tmp", "/mnt/data"]);
 });
 
+// Regression: a replica that started before another replica created the sandbox refused its
+// volume paths as outside the sandbox (found on the real cluster, issue 46).
+test("loadSandbox learns the volume mount paths of a sandbox this replica neither created nor listed", async () => {
+  cluster.network.use(
+    http.get(`${apiServer}${podsPath}/${name}`, () =>
+      HttpResponse.json({
+        metadata: { name, labels, annotations: { "cairn.dev/mount-paths": '["/mnt/data"]' } },
+      }),
+    ),
+  );
+  const sandboxes = runtime();
+  expect(sandboxes.files(sandboxId).roots()).toEqual(["/workspace", "/tmp"]);
+  await sandboxes.loadSandbox?.(sandboxId);
+  expect(sandboxes.files(sandboxId).roots()).toEqual(["/workspace", "/tmp", "/mnt/data"]);
+  await sandboxes.loadSandbox?.(sandboxId);
+  const requests = await cluster.takeRequests();
+  expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual([`GET ${podsPath}/${name}`]);
+});
+
 describe("volumes", () => {
   const volumeId = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
   const claimsPath = `/api/v1/namespaces/${namespace}/persistentvolumeclaims`;

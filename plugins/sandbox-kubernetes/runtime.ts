@@ -137,7 +137,8 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
   };
   const resolveHost = settings.resolveHost ?? resolveWithSystem;
   const fileTimeoutMs = settings.fileOperationTimeoutMs ?? 60_000;
-  // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list().
+  // Volume mount paths per sandbox, for the file roots; refilled from pod annotations by list(),
+  // and by loadSandbox() for a sandbox another replica created after this one started.
   const mountPaths = new Map<string, string[]>();
   const lifetime = new AbortController();
   const snapshots = createPodSnapshots({
@@ -351,6 +352,17 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
         return started;
       } catch (error) {
         throw failed("Could not start the process in the sandbox", error);
+      }
+    },
+
+    async loadSandbox(id) {
+      if (mountPaths.has(id)) return;
+      try {
+        const pod = await core.readNamespacedPod({ name: objectName(id), namespace });
+        rememberMounts(pod);
+      } catch (error) {
+        // A pod that is gone has no files to reach; the file operation says so itself.
+        if (statusCode(error) !== 404) throw failed("Could not read the sandbox's pod", error);
       }
     },
 

@@ -31,9 +31,9 @@ export async function requireLanguageServer(
 ): Promise<{ sessionId: string; client: LanguageClient; path: string | null }> {
   const session = await requireActiveSession(context, input.session_id);
   const client = context.platform.languageServers.get(session.id, input.lsp_id);
+  const runtime = context.platform.sandboxRuntime;
+  if (input.path !== undefined) await runtime.loadSandbox?.(session.id);
   const path =
-    input.path === undefined
-      ? null
-      : resolveSandboxPath(input.path, context.platform.sandboxRuntime.files(session.id).roots());
+    input.path === undefined ? null : resolveSandboxPath(input.path, runtime.files(session.id).roots());
   return { sessionId: session.id, client, path };
 }

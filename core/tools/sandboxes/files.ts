@@ -36,9 +36,11 @@ export async function withFiles<T>(
   touched?: { path: string; operation: FileActivityOperation; bytes?: (result: T) => number | null },
 ) {
   const session = await requireActiveSession(context, sessionId);
-  const result = await runtimeCall(context, action, () =>
-    work(context.platform.sandboxRuntime.files(session.id)),
-  ).catch((error: unknown) => {
+  const runtime = context.platform.sandboxRuntime;
+  const result = await runtimeCall(context, action, async () => {
+    await runtime.loadSandbox?.(session.id);
+    return work(runtime.files(session.id));
+  }).catch((error: unknown) => {
     // A runtime's refusal of the path ("Is a directory", "Path is too long") in the shape of
     // every 422: the path is the field the caller changes.
     if (error instanceof ServiceError && error.code === "validation_error" && !Array.isArray(error.details))
