@@ -41,4 +41,3 @@ port.on("message", async (message: RecallMessage | "close") => {
     });
   }
 });
-port.postMessage("ready");

@@ -1,26 +1,33 @@
 /**
  * Recall ranked on worker threads (core/ports/memory-search.ts): `threads` workers, each with its
  * own database connection (plugins/storage/memory-reader.ts), so ranking uses every core and the
- * event loop stays free for requests. A recall goes to the thread that served the account last
- * if it is idle (its caches, core/memory/recall-cache.ts, hold what the account reads), otherwise
- * to the thread with the fewest in flight, equals taking turns; a thread that dies fails its
- * recalls (500) and is replaced.
+ * event loop stays free for requests. A thread takes one recall at a time on SQLite (each runs to
+ * its end) and up to four on PostgreSQL (they wait on the database in turns); what finds every
+ * thread full waits here, accounts taking turns (account-turns.ts), so a second account's recall
+ * is next once a thread frees, not behind the queue of an account that sent many costly ones. A
+ * recall goes to the thread that served the account last if it has room (its caches,
+ * core/memory/recall-cache.ts, hold what the account reads), otherwise to the thread with the
+ * fewest in flight, equals taking turns; a thread that dies fails its recalls (500) and is
+ * replaced.
  */
 import { Worker } from "node:worker_threads";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../core/index.ts";
 import type { RecalledMemory, RecallRequest } from "../core/memory/recall.ts";
 import type { MemorySearch } from "../core/ports/memory-search.ts";
+import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
 import type { MemoryReaderSettings } from "../plugins/storage/memory-reader.ts";
+import { createAccountTurns } from "./account-turns.ts";
 
 interface Pending {
+  accountId: string;
+  request: RecallRequest;
   resolve(result: RecalledMemory[] | null): void;
   reject(error: Error): void;
 }
 
 interface Thread {
   worker: Worker;
-  ready: Promise<void>;
   pending: Map<number, Pending>;
 }
 
@@ -47,18 +54,15 @@ export function createMemorySearchThreads(
       resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMegabytes },
     });
     const pending = new Map<number, Pending>();
-    const ready = new Promise<void>((resolve, reject) => {
-      worker.once("message", (message) => (message === "ready" ? resolve() : reject(new Error("bad start"))));
-      worker.once("error", reject);
-    });
-    ready.catch(() => {});
-    const thread: Thread = { worker, ready, pending };
+    // Recalls posted before the thread listens wait in its port until it does.
+    const thread: Thread = { worker, pending };
     type Answer = { id: number; result?: RecalledMemory[] | null; error?: string; code?: string };
-    worker.on("message", (message: Answer | "ready") => {
-      if (message === "ready") return;
+    worker.on("message", (message: Answer) => {
       const waiting = pending.get(message.id);
       if (!waiting) return;
       pending.delete(message.id);
+      turns.finished(waiting.accountId);
+      dispatch();
       if (message.error !== undefined) {
         // The thread's error, rebuilt as the cause, so it is classified as it would be here.
         const cause = Object.assign(new Error(message.error), { code: message.code });
@@ -73,41 +77,61 @@ export function createMemorySearchThreads(
       settings.logger.error({ err: error }, "search thread failed");
     });
     worker.on("exit", (code) => {
-      for (const waiting of pending.values())
+      for (const waiting of pending.values()) {
+        turns.finished(waiting.accountId);
         waiting.reject(new Error(`search thread exited (${code})`, { cause: failure }));
+      }
       pending.clear();
       const index = threads.indexOf(thread);
       if (index >= 0 && !closing) threads[index] = start();
+      dispatch();
     });
     return thread;
   }
 
   const threads = Array.from({ length: settings.threads }, start);
+  const turns = createAccountTurns<Pending>();
+  const perThread = isPostgresUrl(settings.databaseUrl) ? 4 : 1;
+
+  /** A thread with room for the account's recall: its last if it has room, else the emptiest. */
+  function threadFor(accountId: string): Thread | undefined {
+    const last = lastThread.get(accountId);
+    const preferred = last === undefined ? undefined : threads[last];
+    if (preferred !== undefined && preferred.pending.size < perThread) return preferred;
+    const first = turn++ % threads.length;
+    let thread = threads[first];
+    for (let offset = 1; offset < threads.length; offset++) {
+      const candidate = threads[(first + offset) % threads.length];
+      if (candidate.pending.size < thread.pending.size) thread = candidate;
+    }
+    return thread.pending.size < perThread ? thread : undefined;
+  }
+
+  /** Sends waiting recalls, in the accounts' turns, while a thread has room. */
+  function dispatch() {
+    while (turns.waiting && threads.some((thread) => thread.pending.size < perThread)) {
+      const next = turns.take();
+      if (next === null) return;
+      const recall = next.item;
+      const thread = threadFor(recall.accountId) as Thread;
+      lastThread.set(recall.accountId, threads.indexOf(thread));
+      const id = nextId++;
+      thread.pending.set(id, recall);
+      thread.worker.postMessage({ id, accountId: recall.accountId, request: recall.request });
+    }
+  }
 
   return {
     async recall(accountId: string, request: RecallRequest) {
-      // An idle thread that last served the account (its caches hold what the account reads);
-      // otherwise the fewest in flight, among equals the next in turn, so the load is shared.
-      const last = lastThread.get(accountId);
-      let thread = last === undefined ? undefined : threads[last];
-      if (thread === undefined || thread.pending.size > 0) {
-        const first = turn++ % threads.length;
-        thread = threads[first];
-        for (let offset = 1; offset < threads.length; offset++) {
-          const candidate = threads[(first + offset) % threads.length];
-          if (candidate.pending.size < thread.pending.size) thread = candidate;
-        }
-      }
-      lastThread.set(accountId, threads.indexOf(thread));
-      await thread.ready;
-      const id = nextId++;
+      if (closing) throw new Error("search threads are closed");
       return new Promise<RecalledMemory[] | null>((resolve, reject) => {
-        thread.pending.set(id, { resolve, reject });
-        thread.worker.postMessage({ id, accountId, request });
+        turns.enqueue(accountId, { accountId, request, resolve, reject });
+        dispatch();
       });
     },
     async close() {
       closing = true;
+      for (const waiting of turns.drain()) waiting.reject(new Error("search threads are closed"));
       await Promise.all(
         threads.map(async (thread) => {
           const exited = new Promise((resolve) => thread.worker.once("exit", resolve));

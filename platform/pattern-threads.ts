@@ -1,10 +1,9 @@
 /**
  * Pattern tasks (core/ports/pattern-work.ts) on worker threads: the CPU a tenant's pattern,
  * file sizes, file names or command length make the server spend is spent off the event loop
- * that serves every account. Accounts take turns: each has its own queue, and a free thread
- * takes the next task of the account with the fewest tasks running, among equals the one served
- * longest ago, so one account's eight clients queue behind each other, not in front of a second
- * account. A task still running at its deadline is ended
+ * that serves every account. Accounts take turns (account-turns.ts): a free thread takes the next
+ * task of the account with the fewest tasks running, among equals the one served longest ago. A
+ * task still running at its deadline is ended
  * with its thread (a running match cannot be interrupted otherwise) and the thread replaced.
  * The threads lower their own scheduling priority, so the serving thread wins a busy core. They
  * start with the first task that finds every thread busy, up to `threads`.
@@ -17,6 +16,7 @@ import type {
   PatternTaskName,
   PatternTaskOutput,
 } from "../core/sandboxes/patterns/pattern-tasks.ts";
+import { createAccountTurns } from "./account-turns.ts";
 
 interface Task {
   name: PatternTaskName;
@@ -37,11 +37,7 @@ interface Thread {
 const entry = new URL("./pattern-thread.ts", import.meta.url);
 
 export function createPatternThreads(settings: { threads: number; logger: Logger }): PatternWork {
-  const queues = new Map<string, Task[]>();
-  const running = new Map<string, number>();
-  // When each account last had a task started (a counter, not a time).
-  const lastServed = new Map<string, number>();
-  let served = 0;
+  const turns = createAccountTurns<Task>();
   let closing = false;
 
   function start(): Thread {
@@ -73,48 +69,26 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
   function finish(thread: Thread): Task | null {
     const task = thread.task;
     if (thread.timer) clearTimeout(thread.timer);
-    if (thread.accountId !== null) forgetIdle(thread.accountId, (running.get(thread.accountId) ?? 1) - 1);
+    if (thread.accountId !== null) turns.finished(thread.accountId);
     thread.task = null;
     thread.timer = null;
     thread.accountId = null;
     return task;
   }
 
-  // An account with nothing running or queued is forgotten: the maps hold only accounts in play.
-  function forgetIdle(accountId: string, stillRunning: number) {
-    if (stillRunning > 0) running.set(accountId, stillRunning);
-    else running.delete(accountId);
-    if (stillRunning === 0 && !queues.has(accountId)) lastServed.delete(accountId);
-  }
-
-  /** The account whose turn it is: fewest tasks running, then served longest ago. */
-  function nextAccount(): string | null {
-    let best: string | null = null;
-    for (const accountId of queues.keys()) {
-      if (best === null) best = accountId;
-      else {
-        const order =
-          (running.get(accountId) ?? 0) - (running.get(best) ?? 0) ||
-          (lastServed.get(accountId) ?? -1) - (lastServed.get(best) ?? -1);
-        if (order < 0) best = accountId;
-      }
-    }
-    return best;
-  }
-
+  /** The next task whose turn it is and whose deadline has not passed. */
   function nextTask(): { accountId: string; task: Task } | null {
-    for (let accountId = nextAccount(); accountId !== null; accountId = nextAccount()) {
-      const queue = queues.get(accountId) as Task[];
-      const task = queue.shift() as Task;
-      if (queue.length === 0) queues.delete(accountId);
+    for (let next = turns.take(); next !== null; next = turns.take()) {
+      const { accountId, item: task } = next;
       if (Date.now() < task.deadline) return { accountId, task };
+      turns.finished(accountId);
       task.reject(new PatternTimeout(task.name, task.timeoutMs));
     }
     return null;
   }
 
   function dispatch() {
-    if (queues.size > 0 && threads.length < capacity && threads.every((thread) => thread.task !== null))
+    if (turns.waiting && threads.length < capacity && threads.every((thread) => thread.task !== null))
       threads.push(start());
     for (const thread of threads) {
       if (thread.task !== null) continue;
@@ -123,8 +97,6 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
       const { accountId, task } = next;
       thread.task = task;
       thread.accountId = accountId;
-      running.set(accountId, (running.get(accountId) ?? 0) + 1);
-      lastServed.set(accountId, served++);
       thread.timer = setTimeout(() => {
         const late = finish(thread);
         late?.reject(new PatternTimeout(late.name, late.timeoutMs));
@@ -155,17 +127,13 @@ export function createPatternThreads(settings: { threads: number; logger: Logger
           resolve: resolve as (output: unknown) => void,
           reject,
         };
-        const queue = queues.get(accountId);
-        if (queue) queue.push(task);
-        else queues.set(accountId, [task]);
+        turns.enqueue(accountId, task);
         dispatch();
       });
     },
     async close() {
       closing = true;
-      for (const queue of queues.values())
-        for (const task of queue) task.reject(new Error("pattern threads are closed"));
-      queues.clear();
+      for (const task of turns.drain()) task.reject(new Error("pattern threads are closed"));
       await Promise.all(threads.map((thread) => thread.worker.terminate()));
     },
   };
