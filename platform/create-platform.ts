@@ -11,6 +11,7 @@ import {
   type Config,
   createDashboardTokens,
   createInlinePatternWork,
+  createInlineRelationDetection,
   createMemoryWriter,
   createToolRegistry,
   type Logger,
@@ -42,6 +43,7 @@ import { loadPlugins } from "./load-plugins.ts";
 import { createMemorySearchThreads } from "./memory-search-threads.ts";
 import { createPatternThreads } from "./pattern-threads.ts";
 import { pickPort } from "./pick-ports.ts";
+import { createRelationThread } from "./relation-threads.ts";
 import { StartUpFailure } from "./start-up-failure.ts";
 
 export interface PlatformOverrides {
@@ -162,9 +164,13 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
         afterStore: (batch) => linkCorrections(batch),
       })
     : null;
+  // Tenant-chosen CPU goes to threads of its own where there are threads (not under Deno).
+  const relationDetection =
+    config.SVC_PATTERN_THREADS > 0 ? createRelationThread({ logger }) : createInlineRelationDetection();
   const memoryWriter = createMemoryWriter({
     memories: storage.memories,
     logger,
+    relationDetection,
     afterWrite: () => memoryEmbedder?.wake(),
     afterForget: storage.upkeep?.afterForget,
     afterLink: storage.upkeep?.afterLink,
@@ -250,6 +256,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
       await memoryEmbedder?.close();
       await memorySearch.close();
       await patternWork.close();
+      await relationDetection.close();
       await sandboxRuntime.close();
       await rateLimits.close();
       await storage.close();

@@ -1,14 +1,13 @@
 /**
  * Relation detection for queued writes (docs/memory.md#relations), in two steps so the long one
- * holds no transaction: `planLinks` reads the rows and their candidates and compares them, in
- * slices that take turns with other requests (core/event-loop-turns.ts); `applyLinks` writes the
- * edges and supersessions it found. `linkQueued` does both in the caller's transaction. The
+ * holds no transaction: `planLinks` reads the rows and their candidates and has them compared
+ * (on a relation thread, or in slices that take turns with other requests:
+ * core/ports/relation-detection.ts); `applyLinks` writes the edges and supersessions it found. `linkQueued` does both in the caller's transaction. The
  * linker (memory-writer.ts) plans outside a transaction and applies inside one if the account's
  * memories have not changed meanwhile, so one account's 500-memory import never holds the
  * server's thread, or its SQLite connection, for the seconds the comparison takes.
  */
-import { LRUCache } from "lru-cache";
-import { createSlices, type Slices } from "../event-loop-turns.ts";
+
 import type {
   LinkCandidate,
   LinkJob,
@@ -16,44 +15,19 @@ import type {
   MemoryStore,
   RelationRecord,
 } from "../ports/memory-store.ts";
-import { detectProfileRelation, type RelationProfile, relationProfile } from "./relations.ts";
+import type { RelationDetection } from "../ports/relation-detection.ts";
+import { createInlineRelationDetection } from "./relation-runs.ts";
+import type { DetectedRelation } from "./relations.ts";
 
 // Relation detection compares a row with this many most recently updated rows written before it.
 export const relationWindow = 100;
 
-/** An estimate of a profile's memory: about two bytes a character of key, plus its token set. */
-const profileSize = (profile: RelationProfile, content: string) =>
-  Math.max(1, 4 * content.length + 64 * profile.tokens.size);
-
-// Profiles of recently seen contents, across link runs: each remember is compared with the same
-// window of recent rows, so their analysis is reused instead of redone per write.
-const sharedProfiles = new LRUCache<string, RelationProfile>({
-  maxSize: 16 * 1024 * 1024,
-  sizeCalculation: profileSize,
-});
-
 /**
- * The profiles of one link run. It compares every job with the same window of up to 100 rows, in
- * the same order: a cache smaller than that window drops each profile just before its next use
- * (64 KiB rows fill the shared one with about 20), and then every comparison analysed both texts
- * again, 50,000 analyses of a 500-memory import. This one holds the window of the largest rows;
- * it is dropped with the run.
+ * Comparisons sent to the detection at once: about a tenth of a second of a relation thread's
+ * time for texts of 32 KiB, so runs of several accounts take turns there, and each message
+ * carries a few MiB of new texts at most.
  */
-export function createRunProfiles(analyse: (content: string) => RelationProfile = relationProfile) {
-  const profiles = new LRUCache<string, RelationProfile>({
-    maxSize: 96 * 1024 * 1024,
-    sizeCalculation: profileSize,
-  });
-  return (content: string): RelationProfile => {
-    let profile = profiles.get(content) ?? sharedProfiles.get(content);
-    if (profile === undefined) {
-      profile = analyse(content);
-      sharedProfiles.set(content, profile);
-    }
-    profiles.set(content, profile);
-    return profile;
-  };
-}
+const comparisonsPerCall = 1_000;
 
 /** What a link run writes: in job order, each job's supersessions, then every edge. */
 export interface LinkPlan {
@@ -71,7 +45,7 @@ export async function planLinks(
   store: MemoryStore,
   accountId: string,
   jobs: LinkJob[],
-  slices: Slices = createSlices(),
+  detection: RelationDetection = createInlineRelationDetection(),
 ): Promise<LinkPlan> {
   const plan: LinkPlan = { supersessions: [], edges: [] };
   if (jobs.length === 0) return plan;
@@ -132,7 +106,8 @@ export async function planLinks(
     earliest,
     linkedThrough,
   );
-  const profileOf = createRunProfiles();
+  // Each job's row and the rows it is compared with, in job order within each scope.
+  const steps: Array<{ job: LinkJob; row: MemoryRecord; older: LinkCandidate[] }> = [];
   for (const [scope, scopeJobs] of byScope) {
     const candidates = recent.get(scope) ?? [];
     const thereAt = new Map<string, LinkCandidate[]>();
@@ -150,39 +125,83 @@ export async function planLinks(
         if (older.length === relationWindow) break;
         if (other.id !== row.id) older.push(other);
       }
-      const superseded: LinkCandidate[] = [];
-      const profile = profileOf(row.content);
-      for (const other of older) {
-        // A 64 KiB text takes milliseconds to analyse: the thread goes back between any two.
-        await slices.pause();
-        const relation = detectProfileRelation(profile, profileOf(other.content));
-        if (!relation) continue;
-        plan.edges.push({
-          sourceMemoryId: row.id,
-          targetMemoryId: other.id,
-          relationType: relation.type,
-          confidence: relation.confidence,
-          createdAt: job.enqueuedAt,
-        });
-        const statedAgainLater = (lastWrite.get(other.id) ?? 0) > job.seq;
-        if (relation.type === "updates" && !statedAgainLater && other.supersededAt === null)
-          superseded.push(other);
-      }
-      if (superseded.length > 0)
-        plan.supersessions.push({
-          byId: row.id,
-          targetIds: superseded.map((other) => other.id),
-          at: row.updatedAt,
-        });
-      // Later jobs of this run see the supersession, as they would have one write later.
-      for (const other of superseded) {
-        other.supersededAt = row.updatedAt;
-        other.supersededById = row.id;
-      }
-      await slices.pause();
+      steps.push({ job, row, older });
+    }
+  }
+  const relations = await compareSteps(detection, steps);
+  let next = 0;
+  for (const { job, row, older } of steps) {
+    const superseded: LinkCandidate[] = [];
+    for (const other of older) {
+      const relation = relations[next++];
+      if (!relation) continue;
+      plan.edges.push({
+        sourceMemoryId: row.id,
+        targetMemoryId: other.id,
+        relationType: relation.type,
+        confidence: relation.confidence,
+        createdAt: job.enqueuedAt,
+      });
+      const statedAgainLater = (lastWrite.get(other.id) ?? 0) > job.seq;
+      if (relation.type === "updates" && !statedAgainLater && other.supersededAt === null)
+        superseded.push(other);
+    }
+    if (superseded.length > 0)
+      plan.supersessions.push({
+        byId: row.id,
+        targetIds: superseded.map((other) => other.id),
+        at: row.updatedAt,
+      });
+    // Later jobs of this run see the supersession, as they would have one write later.
+    for (const other of superseded) {
+      other.supersededAt = row.updatedAt;
+      other.supersededById = row.id;
     }
   }
   return plan;
+}
+
+/**
+ * Every step's row compared with each of its older rows, in order, through one detection run:
+ * each text is sent once, with the first comparisons that need it (the window every job of an
+ * import is compared with is sent and analysed once). Which relations a row has does not depend
+ * on supersessions, so the comparisons can all be made before the plan is written.
+ */
+async function compareSteps(
+  detection: RelationDetection,
+  steps: ReadonlyArray<{ row: MemoryRecord; older: readonly LinkCandidate[] }>,
+): Promise<Array<DetectedRelation | null>> {
+  const relations: Array<DetectedRelation | null> = [];
+  const run = detection.start();
+  try {
+    const places = new Map<string, number>();
+    let texts: string[] = [];
+    let pairs: number[] = [];
+    const placeOf = (content: string) => {
+      let place = places.get(content);
+      if (place === undefined) {
+        place = places.size;
+        places.set(content, place);
+        texts.push(content);
+      }
+      return place;
+    };
+    const send = async () => {
+      const found = await run.compare(texts, Uint32Array.from(pairs));
+      for (const relation of found) relations.push(relation);
+      texts = [];
+      pairs = [];
+    };
+    for (const { row, older } of steps) {
+      const newer = placeOf(row.content);
+      for (const other of older) pairs.push(newer, placeOf(other.content));
+      if (pairs.length >= 2 * comparisonsPerCall) await send();
+    }
+    if (pairs.length > 0) await send();
+  } finally {
+    run.end();
+  }
+  return relations;
 }
 
 /** Writes a plan in the caller's transaction: the supersessions in job order, then the edges. */
@@ -195,6 +214,11 @@ export async function applyLinks(store: MemoryStore, accountId: string, plan: Li
 }
 
 /** Plans and applies the links of queued writes in the caller's transaction. */
-export async function linkQueued(store: MemoryStore, accountId: string, jobs: LinkJob[]): Promise<void> {
-  await applyLinks(store, accountId, await planLinks(store, accountId, jobs));
+export async function linkQueued(
+  store: MemoryStore,
+  accountId: string,
+  jobs: LinkJob[],
+  detection?: RelationDetection,
+): Promise<void> {
+  await applyLinks(store, accountId, await planLinks(store, accountId, jobs, detection));
 }

@@ -32,6 +32,7 @@
  */
 import type { Logger } from "../ports/logger.ts";
 import type { AccessCount, LinkJob, MemoryRecord, MemoryStore } from "../ports/memory-store.ts";
+import type { RelationDetection } from "../ports/relation-detection.ts";
 import { applyLinks, linkQueued, planLinks } from "./link-writes.ts";
 import { type MemoryInput, type PreparedMemory, prepareMemories, writeMemories } from "./write-memory.ts";
 
@@ -130,8 +131,10 @@ export function createMemoryWriter(settings: {
    * sees it, and none sees it earlier, so a search need not wait for an access write under way.
    */
   commitsInProcess?: boolean;
+  /** Where relation detection compares texts; in slices on this thread if not given. */
+  relationDetection?: RelationDetection;
 }): MemoryWriter {
-  const { memories, logger } = settings;
+  const { memories, logger, relationDetection } = settings;
   const waiting = new Map<string, PendingRemember[]>();
   // Each account's last write transaction, queued or running (`exclusive`).
   const lanes = new Map<string, Promise<unknown>>();
@@ -246,7 +249,7 @@ export function createMemoryWriter(settings: {
           // from the memories as of `version`.
           const outside = queued.length > linkInsideUpTo;
           const version = outside ? await memories.version(accountId) : 0;
-          const plan = outside ? await planLinks(memories, accountId, queued) : null;
+          const plan = outside ? await planLinks(memories, accountId, queued, relationDetection) : null;
           return memories.transaction(async (store) => {
             const read = await store.linkJobs(accountId, jobsPerLink);
             const jobs = read.filter((job) => job.seq <= seen);
@@ -257,7 +260,7 @@ export function createMemoryWriter(settings: {
               (await store.version(accountId)) === version;
             // Another replica's write or link, or a forget, came in between: worked out again here.
             if (unchanged) await applyLinks(store, accountId, plan);
-            else await linkQueued(store, accountId, jobs);
+            else await linkQueued(store, accountId, jobs, relationDetection);
             await store.completeLinks(
               accountId,
               jobs.map((job) => job.seq),

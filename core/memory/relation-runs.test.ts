@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRunProfiles } from "./link-writes.ts";
+import { createRunProfiles } from "./relation-runs.ts";
 import type { RelationProfile } from "./relations.ts";
 
 // A profile the size of a 64 KiB text's (about 8,000 distinct words), without analysing one.
