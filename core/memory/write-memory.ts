@@ -5,7 +5,7 @@
  */
 
 import { sha256Hex } from "../auth/api-keys.ts";
-import { mapInSlices } from "../event-loop-turns.ts";
+import { createSlices, mapInSlices } from "../event-loop-turns.ts";
 import type { MemoryKind, MemoryStore, MemoryWrite } from "../ports/memory-store.ts";
 import { unionDates } from "./dates.ts";
 import { indexTermCounts } from "./tokenize.ts";
@@ -43,6 +43,22 @@ export async function identityDigest(
 /** The SHA-256 (hex) of a memory's content: its row's hash and the root of its identity digest. */
 export const contentHashOf = (content: string): Promise<string> => sha256Hex(content);
 
+/**
+ * The `contentHashOf` of many memories (unless given), one after the other, in slices: encoding
+ * and hashing an import's 16 MiB at once held the serving thread for over 100 ms.
+ */
+export async function contentHashesOf(
+  memories: ReadonlyArray<{ content: string; contentHash?: string }>,
+): Promise<string[]> {
+  const slices = createSlices();
+  const hashes: string[] = [];
+  for (const { content, contentHash } of memories) {
+    hashes.push(contentHash ?? (await contentHashOf(content)));
+    await slices.pause();
+  }
+  return hashes;
+}
+
 /** A memory ready to write: its row, content hash included (hashed before any transaction). */
 export interface PreparedMemory {
   input: MemoryInput;
@@ -55,7 +71,7 @@ export interface PreparedMemory {
  * (core/event-loop-turns.ts) instead of inside the write, which holds the database.
  */
 export async function prepareMemories(inputs: MemoryInput[], now: Date): Promise<PreparedMemory[]> {
-  const hashes = await Promise.all(inputs.map((input) => input.contentHash ?? contentHashOf(input.content)));
+  const hashes = await contentHashesOf(inputs);
   return mapInSlices(inputs, (input, index) => ({
     input,
     write: {

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { contentHashOf, identityDigest, prepareMemories, writeMemories } from "../../memory/write-memory.ts";
+import {
+  contentHashesOf,
+  identityDigest,
+  prepareMemories,
+  writeMemories,
+} from "../../memory/write-memory.ts";
 import type { RelationRecord } from "../../ports/memory-store.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import {
@@ -65,29 +70,31 @@ export const importMemories = defineTool({
   async handler(context, input) {
     const accountId = requireAccount(context);
     const now = context.now;
-    // Each content hashed once: for its row and for its identity digest.
-    const hashes = await Promise.all(input.memories.map((memory) => contentHashOf(memory.content)));
-    const [digests, prepared] = await Promise.all([
-      Promise.all(
-        input.memories.map((memory, index) =>
-          identityDigest(context.platform.secretCipher, memory.scope, memory.kind, hashes[index]),
-        ),
-      ),
-      prepareMemories(
-        input.memories.map((memory, index) => ({
-          ...toMemoryInput(memory),
-          contentHash: hashes[index],
-          createdAt: memory.created_at ?? undefined,
-          updatedAt: memory.updated_at ?? undefined,
-        })),
-        now,
-      ),
-    ]);
     const { memoryWriter } = context.platform;
     await memoryWriter.settle(accountId);
-    // Behind the account's other writes, not beside them (memory-writer.ts).
-    const rows = await memoryWriter.exclusive(accountId, () =>
-      context.platform.storage.memories.transaction(async (store) => {
+    // Behind the account's other writes, not beside them (memory-writer.ts); its index terms are
+    // worked out there too, so eight imports sent at once hold one import's terms, not eight
+    // (a 16 MiB import's are about 100 MiB the garbage collector copies while they live).
+    const rows = await memoryWriter.exclusive(accountId, async () => {
+      // Each content hashed once: for its row and for its identity digest.
+      const hashes = await contentHashesOf(input.memories);
+      const [digests, prepared] = await Promise.all([
+        Promise.all(
+          input.memories.map((memory, index) =>
+            identityDigest(context.platform.secretCipher, memory.scope, memory.kind, hashes[index]),
+          ),
+        ),
+        prepareMemories(
+          input.memories.map((memory, index) => ({
+            ...toMemoryInput(memory),
+            contentHash: hashes[index],
+            createdAt: memory.created_at ?? undefined,
+            updatedAt: memory.updated_at ?? undefined,
+          })),
+          now,
+        ),
+      ]);
+      return context.platform.storage.memories.transaction(async (store) => {
         const forgotten = await store.tombstoned(accountId, digests);
         // A forgotten memory never comes back through an import.
         const kept = input.memories.flatMap((memory, index) =>
@@ -129,8 +136,8 @@ export const importMemories = defineTool({
         await store.addRelations(accountId, relations);
         const byId = new Map((await store.getAnyMany(accountId, written)).map((row) => [row.id, row]));
         return written.flatMap((id) => byId.get(id) ?? []);
-      }),
-    );
+      });
+    });
     memoryWriter.written(accountId);
     return { source_session_id: null, memories: rows.map(toMemoryOut) };
   },
