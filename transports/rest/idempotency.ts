@@ -4,8 +4,10 @@
  * key with another body is 422 idempotency_key_reuse; while the first request still runs, 409
  * idempotency_key_in_progress. A 5xx frees the key so a retry runs again.
  */
+
 import type { MiddlewareHandler } from "hono";
 import { type Platform, ServiceError, sha256Hex } from "../../core/index.ts";
+import { requestText } from "./request-text.ts";
 
 const maxKeyLength = 255;
 
@@ -55,7 +57,7 @@ export function idempotency(
     // The credential itself is hashed into the scope, never stored; anonymous callers by address.
     const caller = context.req.header("Authorization") ?? `ip:${clientIp(context.req.raw, context.env)}`;
     const scopeKey = await sha256Hex(`${caller}\n${context.req.method}\n${context.req.path}\n${key}`);
-    const requestHash = await sha256Hex(canonicalBody(await context.req.text()));
+    const requestHash = await sha256Hex(canonicalBody(await requestText(context)));
     const claim = await platform.storage.idempotency.claim(scopeKey, requestHash, platform.clock.now());
     if (claim.state === "completed") {
       return new Response(claim.body === "" ? null : claim.body, {

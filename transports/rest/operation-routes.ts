@@ -5,6 +5,7 @@
  * booleans its schema asks for, naming a bad field's location, rate-limit headers, and the order
  * routes are tried in.
  */
+
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import {
@@ -21,6 +22,7 @@ import {
 import { bearerCredential } from "../bearer-credential.ts";
 import { jsonInSlices, writesInSlices } from "./json-answer.ts";
 import { acceptsEventStream, answerStreamed } from "./output-stream.ts";
+import { requestText } from "./request-text.ts";
 
 export type HttpOperation = AnyTool & { http: HttpBinding };
 
@@ -180,8 +182,8 @@ export async function answerOperation(
 
 /** A POST body as an operation's input: JSON, where empty is `{}`. */
 export async function readJsonBody(context: Context): Promise<unknown> {
-  // Hono caches the text, so the idempotency layer and this read share one body.
-  const text = await context.req.text();
+  // Hono's body cache holds the text, so the idempotency layer and this read share one body.
+  const text = await requestText(context);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
