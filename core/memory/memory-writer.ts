@@ -131,7 +131,11 @@ export function createMemoryWriter(settings: {
    * sees it, and none sees it earlier, so a search need not wait for an access write under way.
    */
   commitsInProcess?: boolean;
-  /** Where relation detection compares texts; in slices on this thread if not given. */
+  /**
+   * Where relation detection compares the texts of chunks worked out before their transaction (an
+   * import, a backlog); in slices on this thread if not given, as always for the few writes a
+   * chunk linked inside its transaction holds.
+   */
   relationDetection?: RelationDetection;
 }): MemoryWriter {
   const { memories, logger, relationDetection } = settings;
@@ -260,7 +264,10 @@ export function createMemoryWriter(settings: {
               (await store.version(accountId)) === version;
             // Another replica's write or link, or a forget, came in between: worked out again here.
             if (unchanged) await applyLinks(store, accountId, plan);
-            else await linkQueued(store, accountId, jobs, relationDetection);
+            // Inside the transaction the comparisons run here, in slices: a transaction (SQLite's
+            // one writer) never waits for the relation thread, which another account's import
+            // may keep busy at its lower priority.
+            else await linkQueued(store, accountId, jobs);
             await store.completeLinks(
               accountId,
               jobs.map((job) => job.seq),
