@@ -489,7 +489,9 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
         (path) => path.startsWith(`${volumeHostMount("")}`) || path.startsWith(`${imageMount("")}`),
       );
       for (const volume of volumeMounts) await unmountDisk(volume).catch(() => {});
-      await rmdir(join(mountDirectory, ".volumes")).catch(() => {});
+      // Empty directories only (rmdir): what is still mounted or holds files stays.
+      for (const directory of [".volumes", ".images", ".etc"])
+        await rmdir(join(mountDirectory, directory)).catch(() => {});
       // Gone unless something is still mounted there.
       await rmdir(mountDirectory).catch(() => {});
     },
