@@ -10,7 +10,7 @@ import { textsAnalysedHere } from "../../core/memory/relation-runs.ts";
 import { silentLogger } from "../../core/ports/logger.ts";
 import { createRelationThread } from "../../platform/relation-threads.ts";
 import { createTestPlatform, storageTargets, type TestPlatform } from "../support/platforms.ts";
-import { createMemoryPlatform, memoryClient, newAccount } from "./memory-client.ts";
+import { createMemoryPlatform, type MemoryClient, newAccount } from "./memory-client.ts";
 
 // Texts no earlier test analysed (a thread keeps the analyses of recent texts): the old fact,
 // then an import larger than the linker links inside its transaction (16) restating it.
@@ -25,6 +25,32 @@ const importRestating = (project: string) => ({
   ],
 });
 
+/**
+ * Remembers `project`'s old fact on a new account, then `restate`s it (answering the restating
+ * memory's id): which memory superseded the old one, the restating one, and how many texts the
+ * serving thread analysed for the restatement.
+ */
+async function restated(
+  test: TestPlatform,
+  project: string,
+  restate: (memory: MemoryClient) => Promise<string>,
+) {
+  const { accountId, memory } = await newAccount(test);
+  const old = await memory.remember({ content: oldFact(project), scope: "plan" });
+  await test.platform.memoryWriter.settle(accountId);
+  const before = textsAnalysedHere();
+  const restating = await restate(memory);
+  await test.platform.memoryWriter.settle(accountId);
+  return {
+    supersededBy: (await memory.get(old.id)).superseded_by_id,
+    restating,
+    analysedHere: textsAnalysedHere() - before,
+  };
+}
+
+const importing = (project: string) => async (memory: MemoryClient) =>
+  (await memory.import(importRestating(project))).memories[0].id;
+
 describe.each(storageTargets)("relation detection of writes on %s", (target) => {
   let test: TestPlatform;
   beforeAll(async () => {
@@ -33,31 +59,27 @@ describe.each(storageTargets)("relation detection of writes on %s", (target) => 
   afterAll(() => test.close());
 
   it("compares an import's memories on the relation thread: the serving thread analyses no text", async () => {
-    const project = `${target} threads`;
-    const { accountId, memory } = await newAccount(test);
-    const old = await memory.remember({ content: oldFact(project), scope: "plan" });
-    await test.platform.memoryWriter.settle(accountId);
-    const before = textsAnalysedHere();
-    const imported = await memory.import(importRestating(project));
-    await test.platform.memoryWriter.settle(accountId);
-    expect((await memory.get(old.id)).superseded_by_id).toBe(imported.memories[0].id);
-    expect(textsAnalysedHere()).toBe(before);
+    const { supersededBy, restating, analysedHere } = await restated(
+      test,
+      `${target} threads`,
+      importing(`${target} threads`),
+    );
+    expect(supersededBy).toBe(restating);
+    expect(analysedHere).toBe(0);
   });
 
   it("compares a remember's few texts inside its transaction, on the serving thread", async () => {
     // A transaction (SQLite's one writer) never waits for the relation thread.
     const project = `${target} remembers`;
-    const { accountId, memory } = await newAccount(test);
-    const old = await memory.remember({ content: oldFact(project), scope: "plan" });
-    await test.platform.memoryWriter.settle(accountId);
-    const before = textsAnalysedHere();
-    const again = await memory.remember({
-      content: `The deployment of ${project} uses shadow rollout now.`,
-      scope: "plan",
+    const { supersededBy, restating, analysedHere } = await restated(test, project, async (memory) => {
+      const again = await memory.remember({
+        content: `The deployment of ${project} uses shadow rollout now.`,
+        scope: "plan",
+      });
+      return again.id;
     });
-    await test.platform.memoryWriter.settle(accountId);
-    expect((await memory.get(old.id)).superseded_by_id).toBe(again.id);
-    expect(textsAnalysedHere()).toBeGreaterThan(before);
+    expect(supersededBy).toBe(restating);
+    expect(analysedHere).toBeGreaterThan(0);
   });
 });
 
@@ -71,16 +93,9 @@ describe("relation detection without threads (the Deno entry)", () => {
   afterAll(() => test.close());
 
   it("compares on the serving thread, in slices, with the same result", async () => {
-    const project = "Deno";
-    const { accountId, key } = await newAccount(test);
-    const memory = memoryClient(test, key);
-    const old = await memory.remember({ content: oldFact(project), scope: "plan" });
-    await test.platform.memoryWriter.settle(accountId);
-    const before = textsAnalysedHere();
-    const imported = await memory.import(importRestating(project));
-    await test.platform.memoryWriter.settle(accountId);
-    expect((await memory.get(old.id)).superseded_by_id).toBe(imported.memories[0].id);
-    expect(textsAnalysedHere()).toBeGreaterThan(before);
+    const { supersededBy, restating, analysedHere } = await restated(test, "Deno", importing("Deno"));
+    expect(supersededBy).toBe(restating);
+    expect(analysedHere).toBeGreaterThan(0);
   });
 });
 
