@@ -47,12 +47,8 @@ func (c *Client) ExecStream(ctx context.Context, sessionID string, request ExecR
 	if err != nil {
 		return nil, fmt.Errorf("cairn: building POST %s: %w", path, err)
 	}
-	post.Header.Set("Accept", "text/event-stream")
+	c.identify(post, "text/event-stream")
 	post.Header.Set("Content-Type", "application/json")
-	post.Header.Set("User-Agent", "cairn-go/"+Version)
-	if c.apiKey != "" {
-		post.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
 	response, err := c.httpClient.Do(post)
 	if err != nil {
 		return nil, &ConnectionError{Method: http.MethodPost, Path: path, Err: connectionCause(connection, err)}

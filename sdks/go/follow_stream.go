@@ -75,11 +75,7 @@ func followOnce[Event any](ctx context.Context, c *Client, path string, query ur
 	if err != nil {
 		return false, true, fmt.Errorf("cairn: building GET %s: %w", path, err)
 	}
-	request.Header.Set("Accept", "text/event-stream")
-	request.Header.Set("User-Agent", "cairn-go/"+Version)
-	if c.apiKey != "" {
-		request.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
+	c.identify(request, "text/event-stream")
 	response, err := c.httpClient.Do(request)
 	if err != nil {
 		return false, false, err

@@ -29,13 +29,9 @@ func (c *Client) rawRequest(ctx context.Context, method, sessionID, path string,
 		cancel()
 		return nil, nil, fmt.Errorf("cairn: building %s %s: %w", method, route, err)
 	}
-	request.Header.Set("Accept", "application/octet-stream, application/json")
-	request.Header.Set("User-Agent", "cairn-go/"+Version)
+	c.identify(request, "application/octet-stream, application/json")
 	if body != nil {
 		request.Header.Set("Content-Type", "application/octet-stream")
-	}
-	if c.apiKey != "" {
-		request.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
 	response, err := c.httpClient.Do(request)
 	if err != nil {

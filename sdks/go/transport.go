@@ -177,3 +177,13 @@ func sleep(ctx context.Context, wait time.Duration) error {
 
 // segment escapes one path parameter.
 func segment(value string) string { return url.PathEscape(value) }
+
+// identify sets what every request of the client carries besides its own headers: what it
+// accepts, the SDK's User-Agent and the client's API key.
+func (c *Client) identify(request *http.Request, accept string) {
+	request.Header.Set("Accept", accept)
+	request.Header.Set("User-Agent", "cairn-go/"+Version)
+	if c.apiKey != "" {
+		request.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+}
