@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createSlices, mapInSlices, nextTurn } from "./event-loop-turns.ts";
+import { seededRandom } from "../test/support/seeded-random.ts";
+import { createSlices, mapInSlices, nextTurn, sortInSlices } from "./event-loop-turns.ts";
 
 describe("event-loop turns", () => {
   it("resumes waiting tasks one per turn, in order, with other work of the loop between them", async () => {
@@ -48,5 +49,16 @@ describe("event-loop turns", () => {
     expect(await mapInSlices([1, 2, 3], (value, index) => value * 10 + index, createSlices(0))).toEqual([
       10, 21, 32,
     ]);
+  });
+
+  it("sorts as sort() does, in runs merged a slice at a time", async () => {
+    const random = seededRandom(3);
+    for (const count of [0, 1, 2_047, 2_049, 10_000]) {
+      const keys = Array.from(
+        { length: count },
+        () => `${Math.floor(random() * 5_000)}${random() < 0.1 ? "é😀" : ""}`,
+      );
+      expect(await sortInSlices(keys, createSlices(0))).toEqual([...keys].sort());
+    }
   });
 });

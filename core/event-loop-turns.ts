@@ -73,3 +73,36 @@ export async function mapInSlices<Item, Result>(
   }
   return results;
 }
+
+/** Strings sorted in code-unit order (as `sort()` sorts them): short runs sorted, then merged in slices. */
+export async function sortInSlices(
+  items: readonly string[],
+  slices: Slices = createSlices(),
+): Promise<string[]> {
+  const runLength = 2_048;
+  let runs: string[][] = [];
+  for (let start = 0; start < items.length; start += runLength) {
+    runs.push(items.slice(start, start + runLength).sort());
+    await slices.pause();
+  }
+  while (runs.length > 1) {
+    const merged: string[][] = [];
+    for (let index = 0; index < runs.length; index += 2)
+      merged.push(index + 1 < runs.length ? await merge(runs[index], runs[index + 1], slices) : runs[index]);
+    runs = merged;
+  }
+  return runs[0] ?? [];
+}
+
+async function merge(first: string[], second: string[], slices: Slices): Promise<string[]> {
+  const merged: string[] = [];
+  let a = 0;
+  let b = 0;
+  while (a < first.length && b < second.length) {
+    merged.push(first[a] <= second[b] ? first[a++] : second[b++]);
+    if (merged.length % 4_096 === 0) await slices.pause();
+  }
+  for (; a < first.length; a++) merged.push(first[a]);
+  for (; b < second.length; b++) merged.push(second[b]);
+  return merged;
+}

@@ -62,6 +62,31 @@ describe.each(storageTargets)("Idempotency-Key on %s", (target) => {
     expect(changed.status).toBe(422);
   });
 
+  it("takes a large body written another way as the same, though it is parsed and hashed in pieces", async () => {
+    // Pieces are 64 Ki characters: the content's emoji (two UTF-16 units) straddle their edges,
+    // and an object of 3,000 keys is sorted in runs.
+    const content = `${"🚀 ab".repeat(16_000)} end`;
+    const extra = Object.fromEntries(Array.from({ length: 3_000 }, (_, index) => [`k${index}`, index]));
+    const reversed = Object.fromEntries(Object.entries(extra).reverse());
+    const send = (body: string) =>
+      test.request("/v1/memory", {
+        method: "POST",
+        credential: key,
+        headers: { "Idempotency-Key": "key-large", "content-type": "application/json" },
+        body,
+      });
+    const first = await send(JSON.stringify({ content, scope: "idem-large", extra }));
+    expect(first.status).toBe(201);
+    const again = await send(JSON.stringify({ extra: reversed, scope: "idem-large", content }, null, 2));
+    expect([again.status, await again.text()]).toEqual([201, await first.text()]);
+    const changed = await send(JSON.stringify({ content: `${content}!`, scope: "idem-large", extra }));
+    expect(changed.status).toBe(422);
+    const otherExtra = await send(
+      JSON.stringify({ content, scope: "idem-large", extra: { ...extra, k2999: 0 } }),
+    );
+    expect(otherExtra.status).toBe(422);
+  });
+
   it("keeps keys apart per credential and per path", async () => {
     const mine = await remember("Scoped per caller.", "shared-key");
     const theirs = await remember("Scoped per caller, other account.", "shared-key", otherKey);

@@ -34,7 +34,7 @@ import { httpStatus } from "../http-status.ts";
 import { bearerChallenge, oauthUrls } from "../oauth/oauth-urls.ts";
 import { idempotency } from "../rest/idempotency.ts";
 import { rateLimitHeaders } from "../rest/operation-routes.ts";
-import { requestText } from "../rest/request-text.ts";
+import { requestJson } from "../rest/request-text.ts";
 import { createMcpServer, type McpCaller } from "./create-mcp-server.ts";
 import { answerMessage, whenSent } from "./post-answers.ts";
 import { type ResultMode, resultModes, type ToolProfile, toolProfiles } from "./profiles.ts";
@@ -100,7 +100,7 @@ function resultsOf(value: string | undefined): ResultMode | undefined {
 
 async function jsonBody(context: Context): Promise<unknown> {
   try {
-    return JSON.parse(await requestText(context));
+    return await requestJson(context);
   } catch {
     throw new ServiceError("invalid_json", "Request body is not valid JSON");
   }

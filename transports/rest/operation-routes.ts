@@ -19,10 +19,11 @@ import {
   ServiceError,
   type ValidationIssue,
 } from "../../core/index.ts";
+import { JsonTooDeepError } from "../../core/json-in-slices.ts";
 import { bearerCredential } from "../bearer-credential.ts";
 import { jsonInSlices, writesInSlices } from "./json-answer.ts";
 import { acceptsEventStream, answerStreamed } from "./output-stream.ts";
-import { requestText } from "./request-text.ts";
+import { requestJson, requestText } from "./request-text.ts";
 
 export type HttpOperation = AnyTool & { http: HttpBinding };
 
@@ -186,8 +187,13 @@ export async function readJsonBody(context: Context): Promise<unknown> {
   const text = await requestText(context);
   if (text.trim() === "") return {};
   try {
-    return JSON.parse(text);
-  } catch {
+    return await requestJson(context);
+  } catch (error) {
+    // Valid JSON too deep to follow: refused as its input, as a schema refuses deep metadata.
+    if (error instanceof JsonTooDeepError)
+      throw new ServiceError("validation_error", "Invalid request", {
+        details: [{ type: "too_deep", loc: ["body"], msg: error.message }],
+      });
     throw new ServiceError("invalid_json", "Request body is not valid JSON");
   }
 }
