@@ -11,6 +11,8 @@ import { join } from "node:path";
 import type { SizeLimits } from "./limits.ts";
 
 const controllers = ["memory", "pids", "cpu"] as const;
+/** The sandboxes' parent's weight in the cpu hierarchy; a thread of the server weighs 1024. */
+export const sandboxCpuShares = 256;
 type Controller = (typeof controllers)[number];
 
 export interface CgroupManager {
@@ -62,6 +64,10 @@ export async function detectCgroupsV1(
   }
   try {
     for (const controller of controllers) await mkdir(parents[controller], { recursive: true });
+    // All sandboxes together weigh a quarter of one server thread when the CPU is short: the
+    // server answering every account comes first. Idle CPU is theirs all the same (up to each
+    // sandbox's quota); shares only divide what is contended.
+    await writeFile(join(parents.cpu, "cpu.shares"), String(sandboxCpuShares));
   } catch (error) {
     return { manager: null, reason: `cgroups are not writable: ${String(error)}` };
   }

@@ -7,7 +7,7 @@
  * host uid of its own (user-ids.ts) and no_new_privs; disks.ts makes, mounts and removes a
  * preallocated ext4 disk; cgroups.ts makes the memory, pids and cpu cgroups and sweeps them.
  */
-export { type CgroupManager, detectCgroupsV1 } from "./cgroups.ts";
+export { type CgroupManager, detectCgroupsV1, sandboxCpuShares } from "./cgroups.ts";
 export {
   ensureHostRoom,
   formatDisk,

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../../core/index.ts";
-import { detectCgroupsV1 } from "../../lib/sandbox-isolation/index.ts";
+import { detectCgroupsV1, sandboxCpuShares } from "../../lib/sandbox-isolation/index.ts";
 import {
   createTestRuntime,
   hostProcessesMatching,
@@ -156,6 +156,11 @@ describe("limits", () => {
     expect(await read("memory", "memory.limit_in_bytes")).toBe(String(1024 * mebibyte));
     expect(await read("pids", "pids.max")).toBe("128");
     expect(await read("cpu", "cpu.cfs_quota_us")).toBe("100000");
+    // All sandboxes weigh a quarter of one server thread when the CPU is contended: set as the
+    // runtime starts, from the kernel's default on a fresh machine.
+    await writeFile(join(parents.cpu, "cpu.shares"), "1024");
+    await detectCgroupsV1("cairn");
+    expect((await readFile(join(parents.cpu, "cpu.shares"), "utf8")).trim()).toBe(String(sandboxCpuShares));
     // Every exec joins the sandbox's cgroups before bwrap starts.
     const pending = test.run(id, "sleep 0.8");
     await new Promise((resolve) => setTimeout(resolve, 300));
