@@ -11,8 +11,12 @@
  * (Node, Deno), with `setTimeout` where it is missing.
  */
 
-/** Work a slice may do before it gives the thread back. */
-export const sliceMilliseconds = 5;
+/**
+ * Work a slice may do before it gives the thread back. A request of another account waits for a
+ * slice at each of its turns: beside eight 16 MiB imports, a bystander's p99 was 24.3 ms with
+ * 5 ms slices, 19.1 with 2 and 15.8 with 1, the imports as fast (test/bench/RESULTS.md).
+ */
+export const sliceMilliseconds = 1;
 
 const waiting: Array<() => void> = [];
 let scheduled = false;

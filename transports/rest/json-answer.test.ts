@@ -45,7 +45,7 @@ describe("a JSON answer in slices", () => {
     writing = false;
     await counting;
     expect(written.length).toBe(JSON.stringify(big).length);
-    // 16 MiB cannot be written in one 5 ms slice: other tasks had turns in between.
+    // 16 MiB cannot be written in one 1 ms slice: other tasks had turns in between.
     expect(turns).toBeGreaterThan(1);
   });
 });
