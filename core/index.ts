@@ -18,6 +18,7 @@ export { dependencyRetryAfterSeconds } from "./dependency-failures.ts";
 export * from "./errors.ts";
 export * from "./event-loop-turns.ts";
 export * from "./invoke.ts";
+export * from "./json-in-slices.ts";
 export * from "./memory/memory-writer.ts";
 export { createInlineRelationDetection } from "./memory/relation-runs.ts";
 export type * from "./platform.ts";

@@ -7,8 +7,14 @@
 
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Context, MiddlewareHandler } from "hono";
-import { createSlices, type Slices, sortInSlices } from "../../core/event-loop-turns.ts";
-import { type Platform, ServiceError, sha256Hex } from "../../core/index.ts";
+import {
+  createSlices,
+  type Platform,
+  ServiceError,
+  type Slices,
+  sha256Hex,
+  sortInSlices,
+} from "../../core/index.ts";
 import { requestJson, requestText } from "./request-text.ts";
 
 const maxKeyLength = 255;

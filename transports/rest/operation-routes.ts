@@ -14,12 +14,12 @@ import {
   type HttpBinding,
   invoke,
   isEnabled,
+  JsonTooDeepError,
   type Platform,
   type RateLimitState,
   ServiceError,
   type ValidationIssue,
 } from "../../core/index.ts";
-import { JsonTooDeepError } from "../../core/json-in-slices.ts";
 import { bearerCredential } from "../bearer-credential.ts";
 import { jsonInSlices, writesInSlices } from "./json-answer.ts";
 import { acceptsEventStream, answerStreamed } from "./output-stream.ts";

@@ -5,7 +5,7 @@
  * 125–350 ms. Both are read once per request: the idempotency layer and the route share them.
  */
 import type { Context } from "hono";
-import { parseJsonInSlices } from "../../core/json-in-slices.ts";
+import { parseJsonInSlices } from "../../core/index.ts";
 
 export function requestText(context: Context): Promise<string> {
   const cache = context.req.bodyCache as { text?: Promise<string> };
