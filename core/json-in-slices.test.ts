@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { seededRandom } from "../test/support/seeded-random.ts";
 import { createSlices } from "./event-loop-turns.ts";
-import { deepestNesting, JsonTooDeepError, parseJsonInSlices } from "./json-in-slices.ts";
+import { deepestNesting, JsonLimitError, parseJsonInSlices, widestContainer } from "./json-in-slices.ts";
 
 /** What JSON.parse makes of a text: its value, or that it refused it. */
 function parsedOrRefused(text: string): { value: unknown } | "refused" {
@@ -177,7 +177,7 @@ describe("JSON in slices", () => {
 
   it("parses long strings and keys in pieces, and refuses nesting and numbers it cannot slice", async () => {
     const long = `${'é\\n\\u00e9\\\\\\"😀'.repeat(30_000)}`;
-    for (const text of [`"${long}"`, `{"${long}":["${long}",1]}`, `[${"1,".repeat(100_000)}2]`]) {
+    for (const text of [`"${long}"`, `{"${long}":["${long}",1]}`, `[${"1,".repeat(90_000)}2]`]) {
       const lengths: number[] = [];
       const parse = JSON.parse;
       vi.spyOn(JSON, "parse").mockImplementation((part: string) => {
@@ -194,8 +194,16 @@ describe("JSON in slices", () => {
       "Number longer than 65536 characters",
     );
     const deep = `${"[".repeat(deepestNesting + 1)}${" ".repeat(70_000)}${"]".repeat(deepestNesting + 1)}`;
-    await expect(parseJsonInSlices(deep)).rejects.toThrow(JsonTooDeepError);
+    await expect(parseJsonInSlices(deep)).rejects.toThrow(JsonLimitError);
     const deepEnough = `${"[".repeat(deepestNesting)}${" ".repeat(70_000)}${"]".repeat(deepestNesting)}`;
     expect(await parseJsonInSlices(deepEnough)).toStrictEqual(JSON.parse(deepEnough));
+    // An object's key table grows in steps of 150 ms past a million keys: wider is refused.
+    const members = (count: number) =>
+      `{${Array.from({ length: count }, (_, index) => `"k${index}":1`).join(",")}}`;
+    await expect(parseJsonInSlices(members(widestContainer + 1))).rejects.toThrow("more than 100000 members");
+    await expect(parseJsonInSlices(`[${"1,".repeat(widestContainer)}1]`)).rejects.toThrow(JsonLimitError);
+    expect(Object.keys((await parseJsonInSlices(members(widestContainer))) as object)).toHaveLength(
+      widestContainer,
+    );
   });
 });

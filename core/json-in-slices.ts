@@ -8,8 +8,8 @@
  * time; long strings are parsed in pieces and joined. Nothing is parsed twice, the text is read
  * once, and the values are those `JSON.parse` gives: the same own `__proto__` keys, the last of
  * duplicate keys, the same numbers. What `JSON.parse` refuses is refused here too, with a
- * `SyntaxError`; and two things it takes, which no request needs: nesting deeper than
- * `deepestNesting`, and a number longer than a piece.
+ * `SyntaxError`; and three things it takes, which no request needs: nesting deeper than
+ * `deepestNesting`, containers wider than `widestContainer`, and a number longer than a piece.
  */
 import { createSlices, type Slices } from "./event-loop-turns.ts";
 
@@ -17,11 +17,22 @@ import { createSlices, type Slices } from "./event-loop-turns.ts";
 export const pieceCharacters = 64 * 1024;
 /** Nesting kept track of; deeper texts are refused (a request body has no use for more). */
 export const deepestNesting = 1_000;
+/** Members of one array or object; more are refused (the largest request list is 2,000). */
+export const widestContainer = 100_000;
 
-/** Valid JSON, but nested deeper than `deepestNesting`: a request's input that is too deep. */
-export class JsonTooDeepError extends SyntaxError {
-  constructor(position: number) {
-    super(`JSON nested deeper than ${deepestNesting} levels at position ${position}`);
+/**
+ * Valid JSON past what is followed: nested deeper than `deepestNesting`, or a container of more
+ * than `widestContainer` members (one object's table of 1.5 million keys grew in 150 ms steps).
+ */
+export class JsonLimitError extends SyntaxError {
+  readonly type: "too_deep" | "too_wide";
+  constructor(type: "too_deep" | "too_wide", position: number) {
+    super(
+      type === "too_deep"
+        ? `JSON nested deeper than ${deepestNesting} levels at position ${position}`
+        : `JSON container of more than ${widestContainer} members at position ${position}`,
+    );
+    this.type = type;
   }
 }
 
@@ -43,6 +54,7 @@ interface Frame {
   keyStart: number;
   keyEnd: number;
   valueStart: number;
+  members: number;
 }
 
 /** What the reader expects next. */
@@ -148,6 +160,7 @@ export async function parseJsonInSlices(text: string, options: JsonInSlicesOptio
       root = parsed ?? { value: parseOne(start, end) };
       return undefined;
     }
+    if (++frame.members > widestContainer) throw new JsonLimitError("too_wide", start);
     const childStart = frame.array ? start : frame.valueStart;
     if (parsed !== undefined || (!frame.array && frame.keyEnd - frame.keyStart > piece))
       return addParsed(frame, childStart, end, parsed);
@@ -203,7 +216,7 @@ export async function parseJsonInSlices(text: string, options: JsonInSlicesOptio
       case "valueOrClose": {
         if (frame && !frame.array) frame.valueStart = position;
         if (code === openBrace || code === openBracket) {
-          if (stack.length >= deepestNesting) throw new JsonTooDeepError(position);
+          if (stack.length >= deepestNesting) throw new JsonLimitError("too_deep", position);
           const array = code === openBracket;
           stack.push({
             array,
@@ -214,6 +227,7 @@ export async function parseJsonInSlices(text: string, options: JsonInSlicesOptio
             keyStart: -1,
             keyEnd: -1,
             valueStart: -1,
+            members: 0,
           });
           position++;
           expect = array ? "valueOrClose" : "keyOrClose";

@@ -14,7 +14,7 @@ import {
   type HttpBinding,
   invoke,
   isEnabled,
-  JsonTooDeepError,
+  JsonLimitError,
   type Platform,
   type RateLimitState,
   ServiceError,
@@ -108,7 +108,8 @@ async function readInput(
   const body = await readJsonBody(context);
   // A non-object body is left to the schema, which reports it as a validation error.
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
-  return { ...body, ...parameters };
+  // Onto the parsed body, not into a copy: copying 1.5 million members held the thread for 2.8 s.
+  return Object.assign(body, parameters);
 }
 
 /**
@@ -189,10 +190,11 @@ export async function readJsonBody(context: Context): Promise<unknown> {
   try {
     return await requestJson(context);
   } catch (error) {
-    // Valid JSON too deep to follow: refused as its input, as a schema refuses deep metadata.
-    if (error instanceof JsonTooDeepError)
+    // Valid JSON too deep or too wide to follow: refused as its input, as a schema refuses
+    // deep metadata.
+    if (error instanceof JsonLimitError)
       throw new ServiceError("validation_error", "Invalid request", {
-        details: [{ type: "too_deep", loc: ["body"], msg: error.message }],
+        details: [{ type: error.type, loc: ["body"], msg: error.message }],
       });
     throw new ServiceError("invalid_json", "Request body is not valid JSON");
   }
