@@ -97,10 +97,9 @@ export function createIndexWrites(context: MemoryContext) {
     }
     if (postings.length > 0) await insertPostings();
 
-    let frequencies: Array<[string, number]> = [];
-    const insertFrequencies = async () => {
-      const chunk = frequencies;
-      frequencies = [];
+    const frequencies = [...documents];
+    for (let start = 0; start < frequencies.length; start += rowsPerStatement) {
+      const chunk = frequencies.slice(start, start + rowsPerStatement);
       const conflict = sql`on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`;
       if (sqlite)
         await run(
@@ -113,12 +112,7 @@ export function createIndexWrites(context: MemoryContext) {
              ${conflict}`,
         );
       await slices.pause();
-    };
-    for (const frequency of documents) {
-      frequencies.push(frequency);
-      if (frequencies.length === rowsPerStatement) await insertFrequencies();
     }
-    if (frequencies.length > 0) await insertFrequencies();
   }
 
   /** Removes the memory's postings; a term no memory holds any more leaves the index entirely. */

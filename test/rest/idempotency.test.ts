@@ -26,6 +26,15 @@ describe.each(storageTargets)("Idempotency-Key on %s", (target) => {
       json: { content },
     });
 
+  /** A remember whose body is sent as written, not serialised by the helper. */
+  const rememberText = (body: string, idempotencyKey: string) =>
+    test.request("/v1/memory", {
+      method: "POST",
+      credential: key,
+      headers: { "Idempotency-Key": idempotencyKey, "content-type": "application/json" },
+      body,
+    });
+
   it("replays the first response verbatim and runs the operation once", async () => {
     const first = await remember("Idempotent memory about teapots.", "key-1");
     expect(first.status).toBe(201);
@@ -47,13 +56,7 @@ describe.each(storageTargets)("Idempotency-Key on %s", (target) => {
   });
 
   it("takes the same JSON written another way (key order, spaces) as the same body and replays it", async () => {
-    const send = (body: string) =>
-      test.request("/v1/memory", {
-        method: "POST",
-        credential: key,
-        headers: { "Idempotency-Key": "key-json", "content-type": "application/json" },
-        body,
-      });
+    const send = (body: string) => rememberText(body, "key-json");
     const first = await send('{"content":"Re-serialised on a retry.","scope":"idem"}');
     expect(first.status).toBe(201);
     const again = await send('{ "scope": "idem",\n  "content": "Re-serialised on a retry." }');
@@ -68,13 +71,7 @@ describe.each(storageTargets)("Idempotency-Key on %s", (target) => {
     const content = `${"🚀 ab".repeat(16_000)} end`;
     const extra = Object.fromEntries(Array.from({ length: 3_000 }, (_, index) => [`k${index}`, index]));
     const reversed = Object.fromEntries(Object.entries(extra).reverse());
-    const send = (body: string) =>
-      test.request("/v1/memory", {
-        method: "POST",
-        credential: key,
-        headers: { "Idempotency-Key": "key-large", "content-type": "application/json" },
-        body,
-      });
+    const send = (body: string) => rememberText(body, "key-large");
     const first = await send(JSON.stringify({ content, scope: "idem-large", extra }));
     expect(first.status).toBe(201);
     const again = await send(JSON.stringify({ extra: reversed, scope: "idem-large", content }, null, 2));

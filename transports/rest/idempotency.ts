@@ -66,8 +66,12 @@ async function canonicalJson(value: unknown, slices: Slices): Promise<string[]> 
     } else if (item !== null && typeof item === "object") {
       const keys = Object.keys(item);
       emit("{");
-      const sorted = keys.length <= 2_048 ? keys.sort() : await sortInSlices(keys, slices);
-      open.push({ close: "}", items: item as Record<string, unknown>, keys: sorted, next: 0 });
+      open.push({
+        close: "}",
+        items: item as Record<string, unknown>,
+        keys: await sortInSlices(keys, slices),
+        next: 0,
+      });
     } else if (typeof item === "string" && item.length > partCharacters) {
       // A long string a piece at a time, never cutting a surrogate pair (alone, each half is escaped).
       emit('"');
