@@ -38,6 +38,11 @@ import { type MemoryInput, type PreparedMemory, prepareMemories, writeMemories }
 
 /** Most remembers committed in one transaction. */
 const maxGroup = 256;
+/**
+ * Text in a group past which its transaction is large (MemoryStore.transaction): a remember of
+ * 64 KiB posts thousands of terms, tens of milliseconds of SQLite's work.
+ */
+const largeGroupCharacters = 16_384;
 /** Link jobs per linker transaction (an import batch is never split). */
 const jobsPerLink = 500;
 /**
@@ -178,21 +183,28 @@ export function createMemoryWriter(settings: {
   async function writeGroup(accountId: string, group: PendingRemember[]): Promise<void> {
     try {
       const records = await exclusive(accountId, () =>
-        memories.transaction(async (store) => {
-          // Each write keeps its own time; the group shares one statement per table.
-          const ids = await writeMemories(
-            store,
-            accountId,
-            group.map((pending) => pending.memory),
-            group.reduce((latest, pending) => (pending.now > latest ? pending.now : latest), group[0].now),
-          );
-          await store.clearTombstones(
-            accountId,
-            group.map((pending) => pending.identity),
-          );
-          const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
-          return ids.map((id) => rows.get(id));
-        }),
+        memories.transaction(
+          async (store) => {
+            // Each write keeps its own time; the group shares one statement per table.
+            const ids = await writeMemories(
+              store,
+              accountId,
+              group.map((pending) => pending.memory),
+              group.reduce((latest, pending) => (pending.now > latest ? pending.now : latest), group[0].now),
+            );
+            await store.clearTombstones(
+              accountId,
+              group.map((pending) => pending.identity),
+            );
+            const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
+            return ids.map((id) => rows.get(id));
+          },
+          {
+            large:
+              group.reduce((sum, pending) => sum + pending.memory.input.content.length, 0) >
+              largeGroupCharacters,
+          },
+        ),
       );
       for (const [index, pending] of group.entries()) {
         const record = records[index];
@@ -254,27 +266,30 @@ export function createMemoryWriter(settings: {
           const outside = queued.length > linkInsideUpTo;
           const version = outside ? await memories.version(accountId) : 0;
           const plan = outside ? await planLinks(memories, accountId, queued, relationDetection) : null;
-          return memories.transaction(async (store) => {
-            const read = await store.linkJobs(accountId, jobsPerLink);
-            const jobs = read.filter((job) => job.seq <= seen);
-            const unchanged =
-              plan !== null &&
-              jobs.length === queued.length &&
-              jobs.every((job, index) => job.seq === queued[index].seq) &&
-              (await store.version(accountId)) === version;
-            // Another replica's write or link, or a forget, came in between: worked out again here.
-            if (unchanged) await applyLinks(store, accountId, plan);
-            // Inside the transaction the comparisons run here, in slices: a transaction (SQLite's
-            // one writer) never waits for the relation thread, which another account's import
-            // may keep busy at its lower priority.
-            else await linkQueued(store, accountId, jobs);
-            await store.completeLinks(
-              accountId,
-              jobs.map((job) => job.seq),
-            );
-            // A full chunk, or jobs queued after the ones read above, may not be all.
-            return { left: read.length === jobsPerLink || jobs.length < read.length, linked: jobs.length };
-          });
+          return memories.transaction(
+            async (store) => {
+              const read = await store.linkJobs(accountId, jobsPerLink);
+              const jobs = read.filter((job) => job.seq <= seen);
+              const unchanged =
+                plan !== null &&
+                jobs.length === queued.length &&
+                jobs.every((job, index) => job.seq === queued[index].seq) &&
+                (await store.version(accountId)) === version;
+              // Another replica's write or link, or a forget, came in between: worked out again here.
+              if (unchanged) await applyLinks(store, accountId, plan);
+              // Inside the transaction the comparisons run here, in slices: a transaction (SQLite's
+              // one writer) never waits for the relation thread, which another account's import
+              // may keep busy at its lower priority.
+              else await linkQueued(store, accountId, jobs);
+              await store.completeLinks(
+                accountId,
+                jobs.map((job) => job.seq),
+              );
+              // A full chunk, or jobs queued after the ones read above, may not be all.
+              return { left: read.length === jobsPerLink || jobs.length < read.length, linked: jobs.length };
+            },
+            { large: outside },
+          );
         });
         settings.afterLink?.(linked);
         if (!left) linkedUpTo(accountId, writes);

@@ -372,6 +372,10 @@ export interface MemoryStore {
     path: EmbeddingPath,
     now: Date,
   ): Promise<number>;
-  /** Runs `work` in one transaction. */
-  transaction<T>(work: (store: MemoryStore) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction. `large`: it writes much (an import, an ingest, a link run
+   * worked out beforehand); where the database's own work would hold the serving thread (SQLite),
+   * it runs on a thread of its own.
+   */
+  transaction<T>(work: (store: MemoryStore) => Promise<T>, options?: { large?: boolean }): Promise<T>;
 }

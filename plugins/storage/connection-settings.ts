@@ -30,12 +30,27 @@ export const sqliteReadPragmas = ["busy_timeout = 5000", "cache_size = -65536", 
 export const sqliteSearchPragmas = [...sqliteReadPragmas, "cache_size = -8192"];
 
 /**
- * The serving connection's page cache, 2 MiB: it writes, and reads inside its transactions, from
+ * The writing connections' page cache, 2 MiB: they write, and read inside their transactions, from
  * the mapped file. A transaction's changed pages wait in this cache until they no longer fit, and
- * whatever is left is written to the log at commit, on the serving thread: with 64 MiB, a 16 MiB
- * import's commit held every account's requests for 100-560 ms; with 2 MiB (commits of 15-80 ms) the pages go out
- * during the import's own statements, between which other requests take their turns. A
+ * whatever is left is written to the log at commit: with 64 MiB, a 16 MiB import's commit took
+ * 100-560 ms (then on the serving thread, holding every account's requests); with 2 MiB (commits
+ * of 15-80 ms) the pages go out during the import's own statements, and the writer thread's
+ * connection (sqlite-writer-thread.ts) holds the one write lock for shorter. A
  * statement's rollback journal (a multi-row insert's) is kept in memory rather than written to a
  * temporary file: 7 % of the serving thread's time during imports went to those writes.
  */
 export const sqliteWriterPragmas = ["cache_size = -2048", "temp_store = MEMORY"];
+
+/**
+ * The serving connections' settings: the server's own (MikroORM's) and the writer thread's
+ * (sqlite-writer-thread.ts). WAL for concurrent readers; secure_delete so forgotten data is
+ * overwritten, not left in free pages.
+ */
+export const sqliteServingPragmas = [
+  "journal_mode = WAL",
+  "synchronous = NORMAL",
+  "secure_delete = ON",
+  "foreign_keys = ON",
+  ...sqliteReadPragmas,
+  ...sqliteWriterPragmas,
+];

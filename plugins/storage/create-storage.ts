@@ -7,7 +7,7 @@ import type { EntityManager, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Logger, Storage } from "../../core/index.ts";
 import { cacheApiKeys } from "./api-key-cache.ts";
-import { isPostgresUrl, sqliteReadPragmas, sqliteWriterPragmas } from "./connection-settings.ts";
+import { isPostgresUrl, sqliteServingPragmas } from "./connection-settings.ts";
 import { entities } from "./entities.ts";
 import { createIdempotencyStore } from "./idempotency-store.ts";
 import { sqlTimestamp } from "./memory-rows.ts";
@@ -80,18 +80,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   const { orm, dialect } = await openOrm(settings);
   const connection = orm.em.getConnection();
   if (dialect === "sqlite") {
-    // WAL for concurrent readers; secure_delete so forgotten data is overwritten, not left in free
-    // pages.
-    for (const pragma of [
-      "journal_mode = WAL",
-      "synchronous = NORMAL",
-      "secure_delete = ON",
-      "foreign_keys = ON",
-      ...sqliteReadPragmas,
-      ...sqliteWriterPragmas,
-    ]) {
-      await connection.execute(`pragma ${pragma}`);
-    }
+    for (const pragma of sqliteServingPragmas) await connection.execute(`pragma ${pragma}`);
   }
   if (dialect === "postgresql")
     await withMigrationLock(settings.databaseUrl as string, () => orm.migrator.up());
@@ -184,7 +173,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
     async close() {
       await cachedKeys?.close();
       await orm.close(true);
-      bound.close();
+      await bound.close();
     },
   };
 }

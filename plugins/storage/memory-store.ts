@@ -54,11 +54,11 @@ export function createSqlMemoryStore(
       ...embeddings,
       ...createAccessCountMethods(context),
       ...createTombstoneMethods(context),
-      transaction: (work) =>
+      transaction: (work, options) =>
         runTransaction((transactionExecute) => {
           const inner = build(transactionExecute, true).store;
           return work(dialect === "sqlite" ? inner : lockingPerAccount(inner, transactionExecute));
-        }),
+        }, options),
     };
     return { store, backfill: index.backfill };
   }

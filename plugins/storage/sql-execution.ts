@@ -5,7 +5,8 @@
  * `connection.execute` inlines every parameter into the SQL text, so each call re-parses a new
  * statement (64 KiB of content included) and cannot carry a U+0000 on SQLite. Here SQLite runs
  * cached prepared better-sqlite3 statements under Kysely's connection lock (the one MikroORM's
- * own queries and transactions take), and PostgreSQL sends `$n` parameters over the same pg pool.
+ * own queries and transactions take), on the writer thread's connection (sqlite-writer.ts), and
+ * PostgreSQL sends `$n` parameters over the same pg pool.
  *
  * On SQLite a statement that only reads, outside a transaction, runs on a second connection
  * without that lock: WAL lets it read the last commit while a transaction is open on the first
@@ -17,11 +18,18 @@ import type { MikroORM } from "@mikro-orm/core";
 import Database from "better-sqlite3";
 import { sqliteReadPragmas } from "./connection-settings.ts";
 import { postgresText, type Sql, sqliteText, statementOf } from "./sql-statement.ts";
+import { type SqliteWriter, startSqliteWriter } from "./sqlite-writer.ts";
 
 /** Runs a statement (a string: one without parameters) and returns its rows (none for a write). */
 export type Execute = <Row = Record<string, unknown>>(statement: Sql | string) => Promise<Row[]>;
-/** Runs `work` in one transaction, its statements through the `Execute` it is given. */
-export type RunTransaction = <T>(work: (execute: Execute) => Promise<T>) => Promise<T>;
+/**
+ * Runs `work` in one transaction, its statements through the `Execute` it is given. `large`: it
+ * writes much (an import, an ingest): on SQLite it runs on the writer thread (sqliteBoundSql).
+ */
+export type RunTransaction = <T>(
+  work: (execute: Execute) => Promise<T>,
+  options?: { large?: boolean },
+) => Promise<T>;
 
 export interface SqliteStatement {
   reader: boolean;
@@ -51,6 +59,7 @@ interface NativeConnection {
 }
 
 const selectPattern = /^\s*select\b/i;
+const pragmaPattern = /^\s*pragma\b/i;
 
 // Statement texts are few (the IN lists vary in length only); bounded anyway.
 const cacheLimit = 2_000;
@@ -74,9 +83,15 @@ function sqliteValue(value: unknown): unknown {
 
 export interface BoundSql {
   execute: Execute;
+  /**
+   * SQLite: a write on the serving thread's own connection, under the lock, committed before the
+   * promise's continuation runs, for a write whose commit this thread must see at the moment it
+   * happens (memory-access-counts.ts). Elsewhere, `execute`.
+   */
+  executeInProcess?: Execute;
   runTransaction: RunTransaction;
-  /** Closes what it opened itself (SQLite's reading connection). */
-  close(): void;
+  /** Closes what it opened itself (SQLite's reading connection and writer thread). */
+  close(): void | Promise<void>;
   /**
    * SQLite: copies what is left of the write-ahead log into the database and cuts the log to zero
    * (`wal_checkpoint(TRUNCATE)`), between the connection's transactions. Unless `wait`, it gives up
@@ -95,12 +110,16 @@ export interface BoundSql {
  * Cached prepared statements on one better-sqlite3 connection; `locked` runs its work holding
  * whatever lock the connection's other users take (MikroORM's), or at once when it has none.
  * `reader`, a second connection to the same file, runs the read-only statements made outside a
- * transaction, without the lock.
+ * transaction, without the lock. `writer`, a connection on a thread of its own (sqlite-writer.ts),
+ * runs the large transactions, under the same lock: there SQLite's own work (an import's B-tree
+ * inserts, its commit of up to 90 ms) does not hold the serving thread. Small ones stay here: a
+ * statement on the writer costs two messages, and a transaction holds the lock across each.
  */
 export function sqliteBoundSql(
   database: SqliteDatabase,
   locked: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
   reader?: SqliteDatabase,
+  writer?: SqliteWriter,
 ): BoundSql {
   const statements = new Map<string, SqliteStatement>();
   const readerStatements = new Map<string, SqliteStatement>();
@@ -114,6 +133,23 @@ export function sqliteBoundSql(
     prepared.run(values);
     return Promise.resolve([]);
   }) as Execute;
+  const here = {
+    run,
+    exec: async (text: string) => database.exec(text),
+    get inTransaction() {
+      return database.inTransaction;
+    },
+  };
+  const onWriter = writer && {
+    run: ((input: Sql | string) => {
+      const statement = statementOf(input);
+      return writer.run(sqliteText(statement), statement.values.map(sqliteValue));
+    }) as Execute,
+    exec: (text: string) => writer.exec(text),
+    get inTransaction() {
+      return writer.inTransaction;
+    },
+  };
   const execute = ((input: Sql | string) => {
     const statement = statementOf(input);
     const text = sqliteText(statement);
@@ -123,12 +159,18 @@ export function sqliteBoundSql(
         ? bounded(readerStatements, text, () => reader.prepare(text))
         : undefined;
     if (read?.readonly && read.reader) return Promise.resolve(read.all(statement.values.map(sqliteValue)));
+    // A pragma (the log's checkpointing, sqlite-checkpoints.ts) holds for both writing connections.
+    if (onWriter && pragmaPattern.test(text))
+      return locked(() => run(statement).then(() => onWriter.run(statement)));
     return locked(() => run(statement));
   }) as Execute;
   const busyTimeout = database.pragma("busy_timeout", { simple: true }) as number;
   return {
     execute,
-    close: () => (reader as { close?: () => void } | undefined)?.close?.(),
+    async close() {
+      (reader as { close?: () => void } | undefined)?.close?.();
+      await writer?.close();
+    },
     whileWritesWait: locked,
     emptyLog: (wait) =>
       locked(async () => {
@@ -141,17 +183,18 @@ export function sqliteBoundSql(
           if (!wait) database.pragma(`busy_timeout = ${busyTimeout}`);
         }
       }),
-    runTransaction: (work) =>
+    runTransaction: (work, options) =>
       locked(async () => {
-        database.exec("begin");
+        const connection = (options?.large && onWriter) || here;
+        await connection.exec("begin");
         try {
-          const result = await work(run);
-          database.exec("commit");
+          const result = await work(connection.run);
+          await connection.exec("commit");
           return result;
         } catch (error) {
           // SQLite has already rolled back after some failures (SQLITE_FULL, SQLITE_IOERR); a
           // second rollback would throw and hide the error that says what happened.
-          if (database.inTransaction) database.exec("rollback");
+          if (connection.inTransaction) await connection.exec("rollback");
           throw error;
         }
       }),
@@ -219,5 +262,6 @@ export async function boundSql(
     native as SqliteDatabase,
     (work) => connection.getClient().connection().execute(work),
     reader as unknown as SqliteDatabase | undefined,
+    sqlitePath === undefined ? undefined : await startSqliteWriter(sqlitePath),
   );
 }

@@ -94,49 +94,53 @@ export const importMemories = defineTool({
           now,
         ),
       ]);
-      return context.platform.storage.memories.transaction(async (store) => {
-        const forgotten = await store.tombstoned(accountId, digests);
-        // A forgotten memory never comes back through an import.
-        const kept = input.memories.flatMap((memory, index) =>
-          forgotten.has(digests[index]) ? [] : [{ memory, prepared: prepared[index] }],
-        );
-        const written = await writeMemories(
-          store,
-          accountId,
-          kept.map((entry) => entry.prepared),
-          now,
-          // Detection links the batch to what the account already had; links inside the batch are
-          // the payload's own, so an export re-imported exports again the same.
-          crypto.randomUUID(),
-        );
-        const newIds = new Map<string, string>();
-        for (const [index, { memory }] of kept.entries())
-          if (memory.id) newIds.set(memory.id, written[index]);
-        for (const memory of input.memories) {
-          const successor = memory.superseded_by_id ? newIds.get(memory.superseded_by_id) : undefined;
-          const id = memory.id ? newIds.get(memory.id) : undefined;
-          if (id && successor && successor !== id) {
-            await store.supersede(accountId, [id], successor, memory.superseded_at ?? now);
+      // Large: up to 500 memories and their postings (SQLite writes them off the serving thread).
+      return context.platform.storage.memories.transaction(
+        async (store) => {
+          const forgotten = await store.tombstoned(accountId, digests);
+          // A forgotten memory never comes back through an import.
+          const kept = input.memories.flatMap((memory, index) =>
+            forgotten.has(digests[index]) ? [] : [{ memory, prepared: prepared[index] }],
+          );
+          const written = await writeMemories(
+            store,
+            accountId,
+            kept.map((entry) => entry.prepared),
+            now,
+            // Detection links the batch to what the account already had; links inside the batch are
+            // the payload's own, so an export re-imported exports again the same.
+            crypto.randomUUID(),
+          );
+          const newIds = new Map<string, string>();
+          for (const [index, { memory }] of kept.entries())
+            if (memory.id) newIds.set(memory.id, written[index]);
+          for (const memory of input.memories) {
+            const successor = memory.superseded_by_id ? newIds.get(memory.superseded_by_id) : undefined;
+            const id = memory.id ? newIds.get(memory.id) : undefined;
+            if (id && successor && successor !== id) {
+              await store.supersede(accountId, [id], successor, memory.superseded_at ?? now);
+            }
           }
-        }
-        const relations: RelationRecord[] = [];
-        for (const relation of input.relations) {
-          const source = newIds.get(relation.source_memory_id);
-          const target = newIds.get(relation.target_memory_id);
-          // Unknown and self-referencing endpoints are skipped (docs/memory.md#export-and-import).
-          if (!source || !target || source === target) continue;
-          relations.push({
-            sourceMemoryId: source,
-            targetMemoryId: target,
-            relationType: relation.relation_type,
-            confidence: relation.confidence,
-            createdAt: now,
-          });
-        }
-        await store.addRelations(accountId, relations);
-        const byId = new Map((await store.getAnyMany(accountId, written)).map((row) => [row.id, row]));
-        return written.flatMap((id) => byId.get(id) ?? []);
-      });
+          const relations: RelationRecord[] = [];
+          for (const relation of input.relations) {
+            const source = newIds.get(relation.source_memory_id);
+            const target = newIds.get(relation.target_memory_id);
+            // Unknown and self-referencing endpoints are skipped (docs/memory.md#export-and-import).
+            if (!source || !target || source === target) continue;
+            relations.push({
+              sourceMemoryId: source,
+              targetMemoryId: target,
+              relationType: relation.relation_type,
+              confidence: relation.confidence,
+              createdAt: now,
+            });
+          }
+          await store.addRelations(accountId, relations);
+          const byId = new Map((await store.getAnyMany(accountId, written)).map((row) => [row.id, row]));
+          return written.flatMap((id) => byId.get(id) ?? []);
+        },
+        { large: true },
+      );
     });
     memoryWriter.written(accountId);
     return { source_session_id: null, memories: rows.map(toMemoryOut) };

@@ -70,13 +70,17 @@ export const ingestMemory = defineTool({
     );
     const { memoryWriter } = context.platform;
     await memoryWriter.settle(accountId);
-    // Behind the account's other writes, not beside them (memory-writer.ts).
+    // Behind the account's other writes, not beside them (memory-writer.ts); large: up to 256 KiB
+    // of text and its postings (SQLite writes them off the serving thread).
     const records = await memoryWriter.exclusive(accountId, () =>
-      context.platform.storage.memories.transaction(async (store) => {
-        const ids = await writeMemories(store, accountId, prepared, context.now);
-        const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
-        return ids.flatMap((id) => rows.get(id) ?? []);
-      }),
+      context.platform.storage.memories.transaction(
+        async (store) => {
+          const ids = await writeMemories(store, accountId, prepared, context.now);
+          const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
+          return ids.flatMap((id) => rows.get(id) ?? []);
+        },
+        { large: true },
+      ),
     );
     memoryWriter.written(accountId);
     return { source_session_id: input.source_session_id, memories: records.map(toMemoryOut) };
