@@ -5,7 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { type PatternTaskName, patternTasks } from "../core/sandboxes/patterns/pattern-tasks.ts";
-import { lowerThreadPriority } from "./lower-thread-priority.ts";
+import { lowerThreadPriority } from "../lib/thread-priority/index.ts";
 
 lowerThreadPriority();
 

@@ -5,7 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { createRelationRunTexts, type RelationRunTexts } from "../core/memory/relation-runs.ts";
-import { lowerThreadPriority } from "./lower-thread-priority.ts";
+import { lowerThreadPriority } from "../lib/thread-priority/index.ts";
 
 export type RelationThreadMessage =
   | { id: number; run: number; texts: string[]; pairs: Uint32Array }
