@@ -253,4 +253,31 @@ describe("MCP sessions", () => {
       body: jsonRpcRefusal(-32700, { code: "invalid_json" }),
     });
   });
+
+  // Regression: JSON too deep or too wide to follow was answered as a parse error, unlike REST.
+  it("refuses a message too deep or too wide to follow as invalid params, as REST refuses the body", async () => {
+    const authorization = `Bearer ${owner.key}`;
+    const call = (value: unknown) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "recall", arguments: { value } },
+      });
+    // Limits that hold for a body over 64 Ki characters (docs/api.md): the deep one is padded.
+    const deep = call([JSON.parse(`${"[".repeat(1_200)}${"]".repeat(1_200)}`), "x".repeat(70_000)]);
+    const wide = call(Array.from({ length: 100_001 }, () => 0));
+    for (const [body, type] of [
+      [deep, "too_deep"],
+      [wide, "too_wide"],
+    ]) {
+      expect(await envelope(await post(body, { authorization }))).toEqual({
+        status: 422,
+        body: jsonRpcRefusal(-32602, {
+          code: "validation_error",
+          details: [expect.objectContaining({ type, loc: ["body"] })],
+        }),
+      });
+    }
+  });
 });

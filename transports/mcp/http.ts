@@ -98,14 +98,6 @@ function resultsOf(value: string | undefined): ResultMode | undefined {
   });
 }
 
-async function jsonBody(context: Context): Promise<unknown> {
-  try {
-    return await requestJson(context);
-  } catch {
-    throw new ServiceError("invalid_json", "Request body is not valid JSON");
-  }
-}
-
 /** A GET on a reclaimed session: it has no event stream any more (MCP lets a server offer none). */
 const noEventStream = () =>
   new ServiceError(
@@ -291,7 +283,7 @@ export function createMcpApp(platform: Platform, options: McpAppOptions): McpApp
       signal: context.req.raw.signal,
     };
     const authInfo = { token: "", clientId: principal.accountId, scopes: [], extra: { caller } };
-    const body = method === "POST" ? await jsonBody(context) : undefined;
+    const body = method === "POST" ? await requestJson(context) : undefined;
     if (Array.isArray(body)) {
       const version = batchRefused(context.req.raw, body);
       if (version !== null)

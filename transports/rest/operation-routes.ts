@@ -14,7 +14,6 @@ import {
   type HttpBinding,
   invoke,
   isEnabled,
-  JsonLimitError,
   type Platform,
   type RateLimitState,
   ServiceError,
@@ -187,17 +186,7 @@ export async function readJsonBody(context: Context): Promise<unknown> {
   // Hono's body cache holds the text, so the idempotency layer and this read share one body.
   const text = await requestText(context);
   if (text.trim() === "") return {};
-  try {
-    return await requestJson(context);
-  } catch (error) {
-    // Valid JSON too deep or too wide to follow: refused as its input, as a schema refuses
-    // deep metadata.
-    if (error instanceof JsonLimitError)
-      throw new ServiceError("validation_error", "Invalid request", {
-        details: [{ type: error.type, loc: ["body"], msg: error.message }],
-      });
-    throw new ServiceError("invalid_json", "Request body is not valid JSON");
-  }
+  return requestJson(context);
 }
 
 export function mountOperationRoutes(

@@ -5,7 +5,7 @@
  * 125–350 ms. Both are read once per request: the idempotency layer and the route share them.
  */
 import type { Context } from "hono";
-import { parseJsonInSlices } from "../../core/index.ts";
+import { JsonLimitError, parseJsonInSlices, ServiceError } from "../../core/index.ts";
 
 export function requestText(context: Context): Promise<string> {
   const cache = context.req.bodyCache as { text?: Promise<string> };
@@ -29,11 +29,23 @@ async function decodeInPieces(body: ReadableStream<Uint8Array>): Promise<string>
 
 const parsed = new WeakMap<Request, Promise<unknown>>();
 
-/** The body's JSON value; rejects with a `SyntaxError` when the text is not JSON (or empty). */
+/**
+ * The body's JSON value. Refused: text that is not JSON (or is empty) as `invalid_json`, and JSON
+ * too deep or too wide to follow (core/json-in-slices.ts) as its input, `validation_error` at
+ * `["body"]`, as a schema refuses deep metadata: the same on REST and MCP.
+ */
 export function requestJson(context: Context): Promise<unknown> {
   let json = parsed.get(context.req.raw);
   if (json === undefined) {
-    json = requestText(context).then((text) => parseJsonInSlices(text));
+    json = requestText(context)
+      .then((text) => parseJsonInSlices(text))
+      .catch((error: unknown) => {
+        if (error instanceof JsonLimitError)
+          throw new ServiceError("validation_error", "Invalid request", {
+            details: [{ type: error.type, loc: ["body"], msg: error.message }],
+          });
+        throw new ServiceError("invalid_json", "Request body is not valid JSON");
+      });
     // Each caller handles the refusal; the cached promise itself is never left unhandled.
     json.catch(() => {});
     parsed.set(context.req.raw, json);
