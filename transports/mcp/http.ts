@@ -20,7 +20,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import {
   authenticateMcpCredential,
   type Config,
