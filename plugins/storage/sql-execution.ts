@@ -59,7 +59,8 @@ interface NativeConnection {
 }
 
 const selectPattern = /^\s*select\b/i;
-const pragmaPattern = /^\s*pragma\b/i;
+// `pragma name = value`: a setting, not a read or a run (`wal_checkpoint(…)`).
+const pragmaSetting = /^\s*pragma\s+([\w.]+)\s*=/i;
 
 // Statement texts are few (the IN lists vary in length only); bounded anyway.
 const cacheLimit = 2_000;
@@ -110,16 +111,19 @@ export interface BoundSql {
  * Cached prepared statements on one better-sqlite3 connection; `locked` runs its work holding
  * whatever lock the connection's other users take (MikroORM's), or at once when it has none.
  * `reader`, a second connection to the same file, runs the read-only statements made outside a
- * transaction, without the lock. `writer`, a connection on a thread of its own (sqlite-writer.ts),
- * runs the large transactions, under the same lock: there SQLite's own work (an import's B-tree
- * inserts, its commit of up to 90 ms) does not hold the serving thread. Small ones stay here: a
- * statement on the writer costs two messages, and a transaction holds the lock across each.
+ * transaction, without the lock. The writer, a connection on a thread of its own
+ * (`startWriter`, sqlite-writer.ts), runs the large transactions, under the same lock: there
+ * SQLite's own work (an import's B-tree inserts, its commit of up to 90 ms) does not hold the
+ * serving thread. Small ones stay here: a statement on the writer costs two messages, and a
+ * transaction holds the lock across each. The writer starts with the first large transaction (a
+ * server that never imports keeps no thread for it), and again if it has ended; the pragmas set
+ * through `execute` (`pragma name = value`) are set on it too, the latest of each name.
  */
 export function sqliteBoundSql(
   database: SqliteDatabase,
   locked: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
   reader?: SqliteDatabase,
-  writer?: SqliteWriter,
+  startWriter?: () => Promise<SqliteWriter>,
 ): BoundSql {
   const statements = new Map<string, SqliteStatement>();
   const readerStatements = new Map<string, SqliteStatement>();
@@ -140,7 +144,26 @@ export function sqliteBoundSql(
       return database.inTransaction;
     },
   };
-  const onWriter = writer && {
+  const pragmas = new Map<string, string>();
+  let started: Promise<SqliteWriter> | undefined;
+  let writer: SqliteWriter | undefined;
+  const liveWriter = async (): Promise<SqliteWriter> => {
+    if (writer !== undefined && !writer.ended) return writer;
+    if (started === undefined) {
+      started = (async () => {
+        const next = await (startWriter as () => Promise<SqliteWriter>)();
+        for (const pragma of pragmas.values()) await next.run(pragma, []);
+        return next;
+      })().finally(() => {
+        started = undefined;
+      });
+    }
+    writer = await started;
+    return writer;
+  };
+  // A transaction's statements go to the writer it began on: one that ends meanwhile fails the
+  // rest of them, never runs them on a new connection outside the transaction.
+  const on = (writer: SqliteWriter) => ({
     run: ((input: Sql | string) => {
       const statement = statementOf(input);
       return writer.run(sqliteText(statement), statement.values.map(sqliteValue));
@@ -149,7 +172,7 @@ export function sqliteBoundSql(
     get inTransaction() {
       return writer.inTransaction;
     },
-  };
+  });
   const execute = ((input: Sql | string) => {
     const statement = statementOf(input);
     const text = sqliteText(statement);
@@ -159,9 +182,16 @@ export function sqliteBoundSql(
         ? bounded(readerStatements, text, () => reader.prepare(text))
         : undefined;
     if (read?.readonly && read.reader) return Promise.resolve(read.all(statement.values.map(sqliteValue)));
-    // A pragma (the log's checkpointing, sqlite-checkpoints.ts) holds for both writing connections.
-    if (onWriter && pragmaPattern.test(text))
-      return locked(() => run(statement).then(() => onWriter.run(statement)));
+    // A pragma's setting (the log's checkpointing, sqlite-checkpoints.ts) holds for both writing
+    // connections.
+    const pragma = startWriter && pragmaSetting.exec(text);
+    if (pragma) {
+      pragmas.set(pragma[1].toLowerCase(), text);
+      return locked(async () => {
+        if (writer !== undefined && !writer.ended) await writer.run(text, []);
+        return run(statement);
+      });
+    }
     return locked(() => run(statement));
   }) as Execute;
   const busyTimeout = database.pragma("busy_timeout", { simple: true }) as number;
@@ -169,6 +199,7 @@ export function sqliteBoundSql(
     execute,
     async close() {
       (reader as { close?: () => void } | undefined)?.close?.();
+      await (await started?.catch(() => undefined))?.close();
       await writer?.close();
     },
     whileWritesWait: locked,
@@ -185,7 +216,7 @@ export function sqliteBoundSql(
       }),
     runTransaction: (work, options) =>
       locked(async () => {
-        const connection = (options?.large && onWriter) || here;
+        const connection = options?.large && startWriter ? on(await liveWriter()) : here;
         await connection.exec("begin");
         try {
           const result = await work(connection.run);
@@ -262,6 +293,6 @@ export async function boundSql(
     native as SqliteDatabase,
     (work) => connection.getClient().connection().execute(work),
     reader as unknown as SqliteDatabase | undefined,
-    sqlitePath === undefined ? undefined : await startSqliteWriter(sqlitePath),
+    sqlitePath === undefined ? undefined : () => startSqliteWriter(sqlitePath),
   );
 }

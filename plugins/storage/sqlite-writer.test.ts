@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BoundSql, type SqliteDatabase, sqliteBoundSql } from "./sql-execution.ts";
 import { sql } from "./sql-statement.ts";
-import { startSqliteWriter } from "./sqlite-writer.ts";
+import { type SqliteWriter, startSqliteWriter } from "./sqlite-writer.ts";
 
 // Seconds of SQLite's own work in one statement, on whichever connection runs it.
 const slowCount = sql`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${3_000_000})
@@ -38,6 +38,7 @@ describe("the SQLite writer thread", () => {
   let directory: string;
   let database: Database.Database;
   let bound: BoundSql;
+  const writers: SqliteWriter[] = [];
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), "cairn-writer-"));
@@ -45,17 +46,23 @@ describe("the SQLite writer thread", () => {
     database = new Database(file);
     database.pragma("journal_mode = WAL");
     database.exec("create table notes (id integer primary key, text text not null)");
-    bound = sqliteBoundSql(
-      database as unknown as SqliteDatabase,
-      undefined,
-      undefined,
-      await startSqliteWriter(file),
-    );
+    bound = sqliteBoundSql(database as unknown as SqliteDatabase, undefined, undefined, async () => {
+      const writer = await startSqliteWriter(file);
+      writers.push(writer);
+      return writer;
+    });
   });
   afterAll(async () => {
     await bound.close();
     database.close();
     await rm(directory, { recursive: true, force: true });
+  });
+
+  it("starts no thread before the first large transaction", async () => {
+    await bound.runTransaction((execute) => execute(sql`select 1 as one`));
+    await bound.execute(sql`insert into notes (id, text) values (${100}, ${"small"})`);
+    expect(writers).toHaveLength(0);
+    await bound.execute(sql`delete from notes where id = ${100}`);
   });
 
   it("runs a large transaction's statements off the serving thread, a small one's on it", async () => {
@@ -101,5 +108,30 @@ describe("the SQLite writer thread", () => {
       large: true,
     });
     expect(onWriter).toEqual({ wal_autocheckpoint: 0 });
+  });
+
+  it("fails the rest of a transaction whose writer ended, and keeps none of it", async () => {
+    const failing = bound.runTransaction(
+      async (execute) => {
+        await execute(sql`insert into notes (id, text) values (${10}, ${"lost"})`);
+        await writers.at(-1)?.close();
+        await execute(sql`insert into notes (id, text) values (${11}, ${"never"})`);
+      },
+      { large: true },
+    );
+    await expect(failing).rejects.toThrow(/writer thread has ended/);
+    expect(database.prepare("select id from notes where id >= 10").all()).toEqual([]);
+  });
+
+  it("starts the writer again once it has ended, with the pragmas given before", async () => {
+    await writers.at(-1)?.close();
+    const started = writers.length;
+    await bound.execute("pragma wal_autocheckpoint = 7");
+    expect(database.pragma("wal_autocheckpoint", { simple: true })).toBe(7);
+    const [onWriter] = await bound.runTransaction((execute) => execute("pragma wal_autocheckpoint"), {
+      large: true,
+    });
+    expect(writers).toHaveLength(started + 1);
+    expect(onWriter).toEqual({ wal_autocheckpoint: 7 });
   });
 });

@@ -12,8 +12,10 @@ export interface SqliteWriter {
   run(text: string, values: unknown[]): Promise<unknown[]>;
   /** Runs SQL without parameters (`begin`, `commit`, `rollback`). */
   exec(text: string): Promise<void>;
-  /** Whether the writer's connection is inside a transaction, as of its last answer. */
+  /** Whether the writer's connection is inside a transaction, as of its last answer (never once ended). */
   readonly inTransaction: boolean;
+  /** The thread has ended (closed, or died): every statement sent is refused. */
+  readonly ended: boolean;
   close(): Promise<void>;
 }
 
@@ -70,7 +72,10 @@ export async function startSqliteWriter(sqlitePath: string): Promise<SqliteWrite
       await send({ id: nextId++, exec: text });
     },
     get inTransaction() {
-      return inTransaction;
+      return inTransaction && ended === undefined;
+    },
+    get ended() {
+      return ended !== undefined;
     },
     async close() {
       if (ended) return;
