@@ -5,8 +5,8 @@
  * `connection.execute` inlines every parameter into the SQL text, so each call re-parses a new
  * statement (64 KiB of content included) and cannot carry a U+0000 on SQLite. Here SQLite runs
  * cached prepared better-sqlite3 statements under Kysely's connection lock (the one MikroORM's
- * own queries and transactions take), on the writer thread's connection (sqlite-writer.ts), and
- * PostgreSQL sends `$n` parameters over the same pg pool.
+ * own queries and transactions take), a large transaction's on the writer thread's connection
+ * (sqlite-writer.ts), and PostgreSQL sends `$n` parameters over the same pg pool.
  *
  * On SQLite a statement that only reads, outside a transaction, runs on a second connection
  * without that lock: WAL lets it read the last commit while a transaction is open on the first
@@ -84,12 +84,6 @@ function sqliteValue(value: unknown): unknown {
 
 export interface BoundSql {
   execute: Execute;
-  /**
-   * SQLite: a write on the serving thread's own connection, under the lock, committed before the
-   * promise's continuation runs, for a write whose commit this thread must see at the moment it
-   * happens (memory-access-counts.ts). Elsewhere, `execute`.
-   */
-  executeInProcess?: Execute;
   runTransaction: RunTransaction;
   /** Closes what it opened itself (SQLite's reading connection and writer thread). */
   close(): void | Promise<void>;
