@@ -75,6 +75,19 @@ function bounded<T>(cache: Map<string, T>, key: string, create: () => T): T {
   return value;
 }
 
+/** Runs a statement through `database`'s cache of prepared statements: a reader's rows, or none. */
+export function runPrepared(
+  database: SqliteDatabase,
+  statements: Map<string, SqliteStatement>,
+  text: string,
+  values: unknown[],
+): unknown[] {
+  const prepared = bounded(statements, text, () => database.prepare(text));
+  if (prepared.reader) return prepared.all(values);
+  prepared.run(values);
+  return [];
+}
+
 function sqliteValue(value: unknown): unknown {
   if (value === undefined) return null;
   if (typeof value === "boolean") return value ? 1 : 0;
@@ -124,12 +137,9 @@ export function sqliteBoundSql(
   // Runs now: only call it while holding the connection lock.
   const run = ((input: Sql | string) => {
     const statement = statementOf(input);
-    const text = sqliteText(statement);
-    const prepared = bounded(statements, text, () => database.prepare(text));
-    const values = statement.values.map(sqliteValue);
-    if (prepared.reader) return Promise.resolve(prepared.all(values));
-    prepared.run(values);
-    return Promise.resolve([]);
+    return Promise.resolve(
+      runPrepared(database, statements, sqliteText(statement), statement.values.map(sqliteValue)),
+    );
   }) as Execute;
   const here = {
     run,

@@ -9,15 +9,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { lowerThreadPriority } from "../../lib/thread-priority/index.ts";
 import { sqliteServingPragmas } from "./connection-settings.ts";
-
-export type WriterMessage =
-  | { id: number; text: string; values: unknown[] }
-  | { id: number; exec: string }
-  | "close";
-export type WriterAnswer = { id: number; inTransaction: boolean } & (
-  | { rows?: unknown[] }
-  | { error: string; code?: string }
-);
+import { runPrepared, type SqliteDatabase, type SqliteStatement } from "./sql-execution.ts";
+import type { WriterAnswer, WriterMessage } from "./sqlite-writer.ts";
 
 const { sqlitePath } = workerData as { sqlitePath: string };
 // Its work is an account's large write: on a busy core the serving thread, which answers every
@@ -27,17 +20,7 @@ const port = parentPort as NonNullable<typeof parentPort>;
 const database = new Database(sqlitePath, { fileMustExist: true });
 for (const pragma of sqliteServingPragmas) database.pragma(pragma);
 
-// Statement texts are few (the IN lists vary in length only); bounded anyway.
-const statements = new Map<string, Database.Statement>();
-const prepare = (text: string) => {
-  let statement = statements.get(text);
-  if (statement === undefined) {
-    statement = database.prepare(text);
-    if (statements.size >= 2_000) statements.clear();
-    statements.set(text, statement);
-  }
-  return statement;
-};
+const statements = new Map<string, SqliteStatement>();
 
 port.on("message", (message: WriterMessage) => {
   if (message === "close") {
@@ -49,11 +32,7 @@ port.on("message", (message: WriterMessage) => {
   try {
     let rows: unknown[] | undefined;
     if ("exec" in message) database.exec(message.exec);
-    else {
-      const statement = prepare(message.text);
-      if (statement.reader) rows = statement.all(message.values);
-      else statement.run(message.values);
-    }
+    else rows = runPrepared(database as unknown as SqliteDatabase, statements, message.text, message.values);
     port.postMessage({ id: message.id, rows, inTransaction: database.inTransaction } satisfies WriterAnswer);
   } catch (error) {
     const { message: text, code } = error as { message: string; code?: string };

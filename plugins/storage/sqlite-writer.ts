@@ -5,7 +5,16 @@
  * keeps the process alive only while a statement is out.
  */
 import { Worker } from "node:worker_threads";
-import type { WriterAnswer, WriterMessage } from "./sqlite-writer-thread.ts";
+
+/** What the server sends the thread, and what the thread answers. */
+export type WriterMessage =
+  | { id: number; text: string; values: unknown[] }
+  | { id: number; exec: string }
+  | "close";
+export type WriterAnswer = { id: number; inTransaction: boolean } & (
+  | { rows?: unknown[] }
+  | { error: string; code?: string }
+);
 
 export interface SqliteWriter {
   /** Runs a statement: a reader's rows, or none. */
@@ -41,6 +50,7 @@ export async function startSqliteWriter(sqlitePath: string): Promise<SqliteWrite
   const ready = new Promise<void>((resolve, reject) => {
     worker.once("message", () => resolve());
     worker.once("error", reject);
+    worker.once("exit", () => reject(new Error("The SQLite writer thread ended before it was ready")));
   });
   worker.on("error", (error) => failAll(error));
   worker.on("exit", () => failAll(new Error("The SQLite writer thread has ended")));
