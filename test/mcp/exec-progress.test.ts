@@ -87,6 +87,14 @@ describe.each(connections)("exec with progress over $name", ({ open }) => {
   }, async () => {
     const marker = `/workspace/go-${crypto.randomUUID()}`;
     const updates: Progress[] = [];
+    // The SDK's client handles a notification a microtask after a response read in the same chunk
+    // (modelcontextprotocol/typescript-sdk#2580), so over a pipe the last progress can reach it
+    // after the result; it then drops it and says so through onerror. Those count as sent.
+    const late: Progress[] = [];
+    client.onerror = (error) => {
+      const dropped = /unknown token: (.*)$/s.exec(error.message);
+      if (dropped) late.push(JSON.parse(dropped[1] as string).params);
+    };
     let released: Promise<ExecResult> | undefined;
     const result = await client.request(
       {
@@ -115,8 +123,9 @@ describe.each(connections)("exec with progress over $name", ({ open }) => {
       stderr: "second\n",
     });
     expect(updates[0]).toMatchObject({ progress: 6, message: "first\n" });
-    expect(updates.map((update) => update.message).join("")).toBe("first\nsecond\n");
-    const values = updates.map((update) => update.progress);
+    const sent = [...updates, ...late];
+    expect(sent.map((update) => update.message).join("")).toBe("first\nsecond\n");
+    const values = sent.map((update) => update.progress);
     expect(values).toEqual(values.toSorted((a, b) => a - b));
     expect(new Set(values).size).toBe(values.length);
   });
