@@ -148,22 +148,31 @@ export async function createTestPlatform(
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "cairn-test-")));
   const database = target === "postgresql" && !options.databaseUrl ? await createTestDatabase() : undefined;
   const databaseUrl = target === "postgresql" ? (options.databaseUrl ?? database?.url) : undefined;
-  const config = loadConfig({
-    SVC_DATA_DIR: dataDir,
-    SVC_JWT_SECRET: "test-secret-test-secret-test-secret-0123456789",
-    ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
-    // Ranking in process: a pair of search threads per test platform costs more than it saves
-    // (the servers the end-to-end tests start rank on threads).
-    SVC_MEMORY_SEARCH_THREADS: "0",
-    ...(await embeddingsEnvironment()),
-    ...options.environment,
-  });
-  const created = await createPlatform(config, {
-    clock: options.clock,
-    logger: options.logger ?? silentLogger,
-    passwords: fastPasswords,
-    sandboxRuntime: options.sandboxRuntime,
-    imageBuilder: options.imageBuilder,
+  const start = async () => {
+    const config = loadConfig({
+      SVC_DATA_DIR: dataDir,
+      SVC_JWT_SECRET: "test-secret-test-secret-test-secret-0123456789",
+      ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
+      // Ranking in process: a pair of search threads per test platform costs more than it saves
+      // (the servers the end-to-end tests start rank on threads).
+      SVC_MEMORY_SEARCH_THREADS: "0",
+      ...(await embeddingsEnvironment()),
+      ...options.environment,
+    });
+    const created = await createPlatform(config, {
+      clock: options.clock,
+      logger: options.logger ?? silentLogger,
+      passwords: fastPasswords,
+      sandboxRuntime: options.sandboxRuntime,
+      imageBuilder: options.imageBuilder,
+    });
+    return { config, created };
+  };
+  // A platform that fails to start (the tests of a refused configuration) leaves nothing behind.
+  const { config, created } = await start().catch(async (error: unknown) => {
+    await database?.drop();
+    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    throw error;
   });
   const platform = sqlPlatform(
     embeddingsMode && created.memoryEmbedder
