@@ -19,13 +19,22 @@ export function hostReserveBytes(fileSystemBytes: number): number {
 }
 
 /**
+ * What this process may still write on a file system: root (the local runtime, which makes the
+ * disks, runs as root) may also use the blocks the file system keeps for root, everyone else only
+ * the rest. A file system may keep most of itself for root.
+ */
+export function writableBytes(stats: { bfree: number; bavail: number; bsize: number }): number {
+  return (process.getuid?.() === 0 ? stats.bfree : stats.bavail) * stats.bsize;
+}
+
+/**
  * Refuses to take `bytes` of the file system holding `directory` when that would leave less than
  * the host's reserve: `global_capacity_reached`, the deployment is out of disk. Disks and volumes
  * are preallocated, so what is checked here is what they take.
  */
 export async function ensureHostRoom(directory: string, bytes: number): Promise<void> {
   const stats = await statfs(directory);
-  const available = stats.bavail * stats.bsize;
+  const available = writableBytes(stats);
   if (available - bytes >= hostReserveBytes(stats.blocks * stats.bsize)) return;
   const gib = (value: number) => (value / 1024 ** 3).toFixed(1);
   throw new ServiceError(

@@ -18,6 +18,7 @@ export {
   runHostTool,
   unmountDisk,
   usedBytes,
+  writableBytes,
 } from "./disks.ts";
 export { hostSystemArguments } from "./host-system.ts";
 export { type LimitOptions, limitSettings, type SizeLimits, seccompDescriptor } from "./limits.ts";

@@ -7,6 +7,7 @@ import { readdir, stat, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultStorageGb } from "../../core/index.ts";
+import { writableBytes } from "../../lib/sandbox-isolation/index.ts";
 import { createTestRuntime, type TestRuntime } from "../../test/support/local-sandbox-runtime.ts";
 import { defaultMountDirectory } from "./session-disk.ts";
 
@@ -52,7 +53,7 @@ describe("the disk quota", () => {
     // The host's free space did not move by what the sandbox tried to write (its blocks were
     // reserved when the sandbox was made).
     const hostAfter = await statfs(test.dataDir);
-    const freed = (hostBefore.bavail - hostAfter.bavail) * hostAfter.bsize;
+    const freed = writableBytes(hostBefore) - writableBytes(hostAfter);
     expect(freed).toBeLessThan(50 * mebibyte);
     const recovered = await test.run(id, "rm big && echo fine > small.txt && cat small.txt");
     expect(recovered.stdout).toBe("fine\n");
@@ -109,8 +110,7 @@ describe("the disk quota", () => {
   });
 
   it("refuses a sandbox the host has no room for, and leaves nothing behind", async () => {
-    const { bavail, bsize } = await statfs(test.dataDir);
-    const tooLarge = (bavail * bsize * 2) / 1024 ** 3;
+    const tooLarge = (writableBytes(await statfs(test.dataDir)) * 2) / 1024 ** 3;
     const id = crypto.randomUUID();
     // Checked before anything is written: the host keeps its reserve (host-room.test.ts).
     await expect(test.createSandbox({ id, storageGb: tooLarge })).rejects.toMatchObject({

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../../core/index.ts";
-import { ensureHostRoom, hostReserveBytes } from "../../lib/sandbox-isolation/index.ts";
+import { ensureHostRoom, hostReserveBytes, writableBytes } from "../../lib/sandbox-isolation/index.ts";
 import { formatVolume } from "./session-disk.ts";
 
 describe("room on the host for sandbox storage", () => {
@@ -26,7 +26,7 @@ describe("room on the host for sandbox storage", () => {
 
   it("refuses what would eat into the reserve, and allows what leaves it whole", async () => {
     const stats = await statfs(directory);
-    const room = stats.bavail * stats.bsize - hostReserveBytes(stats.blocks * stats.bsize);
+    const room = writableBytes(stats) - hostReserveBytes(stats.blocks * stats.bsize);
     await expect(ensureHostRoom(directory, 16 * 1024 ** 2)).resolves.toBeUndefined();
     const refusal = await ensureHostRoom(directory, Math.max(room, 0) + 1024 ** 3).catch(
       (error: unknown) => error,
@@ -48,7 +48,7 @@ describe("room on the host for sandbox storage", () => {
 
     const stats = await statfs(directory);
     const tooLarge = join(directory, "too-large.img");
-    await expect(formatVolume(tooLarge, stats.bavail * stats.bsize + 1024 ** 3)).rejects.toMatchObject({
+    await expect(formatVolume(tooLarge, writableBytes(stats) + 1024 ** 3)).rejects.toMatchObject({
       code: "global_capacity_reached",
     });
     await expect(stat(tooLarge)).rejects.toMatchObject({ code: "ENOENT" });
