@@ -40,7 +40,6 @@ import {
 import type { ExecMounts } from "./bubblewrap-arguments.ts";
 import { createDiskSnapshots } from "./disk-snapshots.ts";
 import { processLimitLine, processLimitReached, setupFailureExitCode, shellQuote } from "./exec.ts";
-import { createSandboxFileSystem } from "./file-system.ts";
 import { imageLayerMounts } from "./image-layer.ts";
 import { languageServersDirectory, languageServersPath } from "./language-servers.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
@@ -66,6 +65,7 @@ import {
 import { type AvailableState, createSessionManager, type SessionProcess } from "./sessions.ts";
 import { resolveSizeLimits, type SizeOverrides } from "./sizes.ts";
 import { createSpareDisks } from "./spare-disks.ts";
+import { createFileThread } from "./threaded-file-system.ts";
 
 export { defaultUserIds, type SessionProcess, type UserIdRange };
 
@@ -122,6 +122,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
   const mountDirectory = settings.mountDirectory ?? defaultMountDirectory(settings.dataDir);
   const systemArguments = hostSystemArguments();
   const records = createSandboxRecords(sandboxesDirectory, userIds);
+  const fileThread = createFileThread();
   const mounted = new Set<string>();
   const preparedCgroups = new Set<string>();
   const pendingCreates = new Set<Promise<unknown>>();
@@ -463,7 +464,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
 
     files(id): SandboxFileSystem {
       const record = records.loadSync(id);
-      return createSandboxFileSystem(rootsOf(record, id), record === null ? null : ownerOf(record));
+      return fileThread.files(rootsOf(record, id), record === null ? null : ownerOf(record));
     },
 
     async close() {
@@ -478,6 +479,7 @@ export function createLocalSandboxRuntime(settings: LocalSandboxRuntimeSettings)
       await egress.stopAll();
       await state?.spawner?.close();
       await state?.spares?.close();
+      await fileThread.close();
       // Disks stay on the data directory; the next start mounts them again. Every disk under the
       // mount directory goes, not only the ones this runtime mounted: nothing else uses it.
       const present = [...(await mountedPaths())].filter((path) => path.startsWith(`${mountDirectory}/`));

@@ -69,9 +69,17 @@ describe("Deno runtime", () => {
     const ran = await fetch(`${server.baseUrl}/v1/sandboxes/${id}/exec`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ command: "echo from-deno" }),
+      body: JSON.stringify({ command: "echo from-deno && echo hi > /workspace/found.txt" }),
     });
     expect(await ran.json()).toMatchObject({ exit_code: 0, stdout: "from-deno\n" });
+    // Reads, listings and walks run on the file thread (plugins/sandbox-local/file-thread.ts).
+    const glob = await fetch(`${server.baseUrl}/v1/sandboxes/${id}/files/glob`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ pattern: "**/*.txt" }),
+    });
+    expect(glob.status).toBe(200);
+    expect(await glob.json()).toMatchObject({ matches: [{ path: "/workspace/found.txt", size: 3 }] });
     expect((await fetch(`${server.baseUrl}/v1/sandboxes/${id}`, { method: "DELETE", headers })).status).toBe(
       204,
     );
