@@ -55,6 +55,11 @@ export {
 } from "./sandboxes/previews/http-exchange.ts";
 export { type PreviewRecord, previewTrafficPerMinute } from "./sandboxes/previews/previews.ts";
 export type { PortConnection } from "./sandboxes/previews/relay.ts";
+export {
+  openSandboxSocket,
+  type SandboxSocket,
+  type SocketMessage,
+} from "./sandboxes/previews/websocket-relay.ts";
 export * from "./sandboxes/sessions/lifecycle.ts";
 export { defaultStorageGb } from "./sandboxes/sessions/sizes.ts";
 export * from "./token-bucket.ts";

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultMountDirectory } from "../../plugins/sandbox-local/session-disk.ts";
 import { mcpTools } from "../../transports/mcp/tools.ts";
 import { httpTransport } from "../mcp/mcp-harness.ts";
+import { echoServerSource, openSocket } from "../sandboxes/preview-terminal-support.ts";
 import { type RunningServer, startServer } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -114,7 +115,9 @@ describe("Deno runtime", () => {
     expect((await bundle.text()).length).toBeGreaterThan(1_000_000);
   });
 
-  it("serves the takeover terminal's WebSocket and a preview's HTTP", { timeout: 60_000 }, async () => {
+  it("serves the takeover terminal's WebSocket and a preview's HTTP and WebSocket", {
+    timeout: 60_000,
+  }, async () => {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const post = async (path: string, body: unknown) =>
       (
@@ -137,6 +140,24 @@ describe("Deno runtime", () => {
     await post(`/v1/sandboxes/${id}/processes`, { command: "python3 -m http.server 8124 --bind 127.0.0.1" });
     const { url } = (await post(`/v1/sandboxes/${id}/preview/8124`, {})) as { url: string };
     await expect.poll(async () => (await fetch(url)).status, { timeout: 15_000 }).toBe(200);
+    // A preview's WebSocket: Deno has no raw socket, so the server relays messages
+    // (core/sandboxes/previews/websocket-relay.ts) to the echo server in the sandbox.
+    await post(`/v1/sandboxes/${id}/files`, { path: "echo-server.js", content: echoServerSource });
+    const echo = (await post(`/v1/sandboxes/${id}/processes`, { command: "node echo-server.js 8125" })) as {
+      process_id: string;
+    };
+    const ready = await fetch(
+      `${server.baseUrl}/v1/sandboxes/${id}/processes/${echo.process_id}/output?since_offset=0&wait_seconds=10`,
+      { headers },
+    );
+    expect(((await ready.json()) as { stdout: string }).stdout).toContain("listening");
+    const preview = (await post(`/v1/sandboxes/${id}/preview/8125`, {})) as { url: string };
+    const relayed = openSocket(preview.url.replace(/^http/, "ws"));
+    await relayed.opened;
+    relayed.socket.send("through deno");
+    expect(await relayed.waitFor(/echo: through deno/)).toBe("echo: through deno");
+    relayed.socket.close(1000);
+    expect((await relayed.closed).code).toBe(1000);
     await fetch(`${server.baseUrl}/v1/sandboxes/${id}`, { method: "DELETE", headers });
   });
 

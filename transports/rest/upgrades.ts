@@ -4,7 +4,14 @@
  * the sandbox server raw, bytes both ways. The server entry asks `route` what to do with an
  * upgrade request and does it with its runtime's sockets (platform/node-upgrades.ts on Node).
  */
-import { type Platform, type PortConnection, previewRequestHead, ServiceError } from "../../core/index.ts";
+import {
+  openSandboxSocket,
+  type Platform,
+  type PortConnection,
+  previewRequestHead,
+  type SandboxSocket,
+  ServiceError,
+} from "../../core/index.ts";
 import { httpStatus } from "../http-status.ts";
 import { authorizePreview, previewTarget, withoutCairnKey } from "./preview-routes.ts";
 import { serveTakeover, type TerminalSocket, takeoverPathPattern } from "./takeover-socket.ts";
@@ -18,8 +25,16 @@ export interface RawSocket {
 export type UpgradeDecision =
   /** Accept a WebSocket and hand it over. */
   | { kind: "websocket"; run(socket: TerminalSocket): void }
-  /** Pass the connection through: `head` are bytes the client sent after the request head. */
-  | { kind: "raw"; run(socket: RawSocket, head: Uint8Array): Promise<void> }
+  /**
+   * Pass the connection through: `head` are bytes the client sent after the request head. A
+   * server without raw sockets (Deno) opens the sandbox server's WebSocket instead and relays
+   * messages (core/sandboxes/previews/websocket-relay.ts).
+   */
+  | {
+      kind: "raw";
+      run(socket: RawSocket, head: Uint8Array): Promise<void>;
+      open(): Promise<{ socket: SandboxSocket } | { response: Response }>;
+    }
   /** Answer with this and close. */
   | { kind: "response"; response: Response };
 
@@ -65,7 +80,11 @@ export function createUpgrades(platform: Platform): Upgrades {
         const opening = previewRequestHead(withoutCairnKey(request), aimed.target, record.port, {
           upgrade: true,
         });
-        return { kind: "raw", run: (socket, head) => pipeToPort(connection, socket, head, opening) };
+        return {
+          kind: "raw",
+          run: (socket, head) => pipeToPort(connection, socket, head, opening),
+          open: () => openSandboxSocket(connection, withoutCairnKey(request), aimed.target, record.port),
+        };
       } catch (error) {
         const refusal =
           error instanceof ServiceError ? error : new ServiceError("internal_error", "Internal error");

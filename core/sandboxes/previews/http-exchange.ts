@@ -49,6 +49,8 @@ export function requestHead(
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
+export type ByteReader = ReturnType<typeof createByteReader>;
+
 /** Reads bytes off a stream with push-back, for parsing a head then passing the rest on. */
 function createByteReader(stream: ReadableStream<Uint8Array>) {
   const reader = stream.getReader();
@@ -113,6 +115,26 @@ export async function exchange(
       if (chunked) await connection.write(encoder.encode("0\r\n\r\n"));
     })();
   }
+  const answer = await readAnswer(connection, request.method, port, false);
+  return "response" in answer ? answer.response : new Response(null, { status: 502 });
+}
+
+/** What a switch of protocols left: the answer's headers, and the bytes the server sent since. */
+export interface SwitchedProtocols {
+  headers: Headers;
+  bytes: ByteReader;
+}
+
+/**
+ * Reads the answer to a request written on `connection`. With `upgrade`, a 101 is the answer (the
+ * connection then speaks the new protocol); otherwise an informational answer is skipped.
+ */
+export async function readAnswer(
+  connection: PortConnection,
+  method: string,
+  port: number,
+  upgrade: boolean,
+): Promise<{ response: Response } | { switched: SwitchedProtocols }> {
   const bytes = createByteReader(connection.readable);
   for (;;) {
     let end = indexOfHeadEnd(bytes.pending);
@@ -123,16 +145,17 @@ export async function exchange(
         const reason = refused
           ? `Nothing listens on port ${port} in the sandbox`
           : "The sandbox server closed the connection without an answer";
-        return Response.json(
-          { error: { code: "sandbox_operation_failed", message: reason, retryable: true } },
-          { status: 502 },
-        );
+        return {
+          response: Response.json(
+            { error: { code: "sandbox_operation_failed", message: reason, retryable: true } },
+            { status: 502 },
+          ),
+        };
       }
       end = indexOfHeadEnd(bytes.pending);
     }
     const head = decoder.decode(bytes.take(end + 4)).split("\r\n");
     const status = Number(head[0]?.split(" ")[1]);
-    if (status >= 100 && status < 200) continue; // 100 Continue and the like: the answer follows.
     const headers = new Headers();
     for (const line of head.slice(1)) {
       const colon = line.indexOf(":");
@@ -141,23 +164,25 @@ export async function exchange(
       if (hopByHop.has(name) && name !== "content-length") continue;
       headers.append(name, line.slice(colon + 1).trim());
     }
+    if (upgrade && status === 101) return { switched: { headers, bytes } };
+    if (status >= 100 && status < 200) continue; // 100 Continue and the like: the answer follows.
     const chunked = /chunked/i.test(head.find((line) => /^transfer-encoding:/i.test(line)) ?? "");
     const length = headers.get("content-length");
-    const noBody = request.method === "HEAD" || status === 204 || status === 304;
+    const noBody = method === "HEAD" || status === 204 || status === 304;
     if (noBody) {
       connection.close();
       bytes.cancel();
-      return new Response(null, { status, headers });
+      return { response: new Response(null, { status, headers }) };
     }
     const body = chunked
       ? chunkedBody(bytes, connection)
       : lengthBody(bytes, connection, length === null ? Number.POSITIVE_INFINITY : Number(length));
-    return new Response(body, { status, headers });
+    return { response: new Response(body, { status, headers }) };
   }
 }
 
 function lengthBody(
-  bytes: ReturnType<typeof createByteReader>,
+  bytes: ByteReader,
   connection: PortConnection,
   length: number,
 ): ReadableStream<Uint8Array> {
@@ -186,7 +211,7 @@ function lengthBody(
   });
 }
 
-function chunkedBody(bytes: ReturnType<typeof createByteReader>, connection: PortConnection) {
+function chunkedBody(bytes: ByteReader, connection: PortConnection) {
   let left = 0;
   const line = async (): Promise<string | null> => {
     for (;;) {
