@@ -14,8 +14,10 @@ export type UpgradeWebSocket = (
   options?: { protocol?: string },
 ) => { socket: WebSocket; response: Response };
 
-// What a WebSocket may be closed with from here (the others are the protocol's own).
-const sendable = (code: number) => (code === 1000 || (code >= 3000 && code <= 4999) ? code : 1000);
+// A close code the protocol lets a peer send; the others (1006: no close frame came) say the
+// sandbox server went away.
+const sendable = (code: number) =>
+  code >= 1000 && code <= 4999 && ![1004, 1005, 1006, 1015].includes(code) ? code : 1001;
 // A client further behind than this is let go rather than buffered for.
 const maxBehindBytes = 8 * 1_048_576;
 
@@ -71,7 +73,7 @@ function relay(request: Request, upstream: SandboxSocket, upgradeWebSocket: Upgr
         socket.close(1000, "too far behind");
         void upstream.close(1001, "the client fell behind");
       },
-      (code, reason) => socket.close(sendable(code), reason),
+      (code, reason) => (code === 1005 ? socket.close() : socket.close(sendable(code), reason)),
     ),
   );
   socket.addEventListener("message", (event) => {
