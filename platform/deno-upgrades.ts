@@ -15,7 +15,7 @@ export type UpgradeWebSocket = (
 ) => { socket: WebSocket; response: Response };
 
 // A close code the protocol lets a peer send; the others (1006: no close frame came) say the
-// sandbox server went away.
+// other side went away.
 const sendable = (code: number) =>
   code >= 1000 && code <= 4999 && ![1004, 1005, 1006, 1015].includes(code) ? code : 1001;
 // A client further behind than this is let go rather than buffered for.
@@ -82,7 +82,7 @@ function relay(request: Request, upstream: SandboxSocket, upgradeWebSocket: Upgr
   });
   socket.addEventListener(
     "close",
-    (event) => void upstream.close(event.code === 1005 ? 1000 : event.code, event.reason),
+    (event) => void upstream.close(event.code === 1005 ? 1000 : sendable(event.code), event.reason),
   );
   return response;
 }

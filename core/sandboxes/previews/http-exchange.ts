@@ -115,8 +115,9 @@ export async function exchange(
       if (chunked) await connection.write(encoder.encode("0\r\n\r\n"));
     })();
   }
+  // Not an upgrade: a 101 is skipped like any informational answer, so a response comes back.
   const answer = await readAnswer(connection, request.method, port, false);
-  return "response" in answer ? answer.response : new Response(null, { status: 502 });
+  return (answer as { response: Response }).response;
 }
 
 /** What a switch of protocols left: the answer's headers, and the bytes the server sent since. */
