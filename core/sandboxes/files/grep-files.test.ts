@@ -98,6 +98,18 @@ describe("grepFiles", () => {
     expect(result.matches.length).toBeLessThan(4);
   });
 
+  it("counts the time before it began (waiting for a turn to walk) against the budget", async () => {
+    const late = await grepFiles(files, { pattern: "hello" }, { now: () => 50_000, started: 39_000 });
+    expect(late).toEqual({
+      matches: [],
+      error: "search stopped after 10 s; narrow path or glob",
+      truncated: true,
+    });
+    const inTime = await grepFiles(files, { pattern: "hello" }, { now: () => 50_000, started: 45_000 });
+    expect(inTime).toMatchObject({ error: null, truncated: false });
+    expect(inTime.matches).toHaveLength(4);
+  });
+
   it("keeps what it found when a matching task runs out of time", async () => {
     files.seed({ "/workspace/z-late.txt": "hello\n" });
     let batches = 0;

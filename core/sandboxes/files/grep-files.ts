@@ -27,6 +27,8 @@ export interface GrepOptions {
   run?: RunPatternTask;
   /** Milliseconds clock; Date.now unless a test injects one. */
   now?: () => number;
+  /** When the budget began, on `now`'s clock (before waiting for a turn to walk); now unless given. */
+  started?: number;
   budgetMs?: number;
   /** Longer lines are cut to this many characters in results (they are still searched whole). */
   maxLineLength?: number;
@@ -62,7 +64,7 @@ export async function grepFiles(
   }
   if (input.pattern.length === 0) throw invalidField("pattern", "pattern must not be empty");
   const root = resolveSandboxPath(input.path ?? "/", files.roots());
-  const started = now();
+  const started = options.started ?? now();
   const remaining = (): number => budgetMs - (now() - started);
   const timedOut = (matches: GrepMatch[]): GrepResult => ({
     matches,
@@ -75,7 +77,7 @@ export async function grepFiles(
   const checked = await run(
     "grepLines",
     { pattern: input.pattern, files: [], maxMatches: 1, maxLineLength },
-    budgetMs,
+    Math.max(remaining(), 1),
   ).catch(rethrowUnlessTimeout);
   if (checked === null) return timedOut([]);
   if (checked.error !== null) return { matches: [], error: checked.error, truncated: false };

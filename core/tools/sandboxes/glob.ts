@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accountPatternWork } from "../../ports/pattern-work.ts";
 import { globFiles } from "../../sandboxes/files/file-operations.ts";
+import { inWalkTurn } from "../../sandboxes/files/walk-turns.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { fileEntry, filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";
@@ -27,8 +28,12 @@ export const glob = defineTool({
       context,
       input.session_id,
       "file glob",
-      (files) =>
-        globFiles(files, input, accountPatternWork(context.platform.patternWork, requireAccount(context))),
+      (files) => {
+        const accountId = requireAccount(context);
+        return inWalkTurn(accountId, () =>
+          globFiles(files, input, accountPatternWork(context.platform.patternWork, accountId)),
+        );
+      },
       { path: input.path, operation: "glob" },
     ),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accountPatternWork } from "../../ports/pattern-work.ts";
 import { grepFiles } from "../../sandboxes/files/file-operations.ts";
+import { inWalkTurn } from "../../sandboxes/files/walk-turns.ts";
 import { defineTool, requireAccount } from "../../tool.ts";
 import { filesRoute, pathField, withFiles } from "./files.ts";
 import { sessionIdParameter } from "./sessions.ts";
@@ -35,10 +36,17 @@ export const grep = defineTool({
       context,
       input.session_id,
       "file grep",
-      (files) =>
-        grepFiles(files, input, {
-          run: accountPatternWork(context.platform.patternWork, requireAccount(context)),
-        }),
+      (files) => {
+        const accountId = requireAccount(context);
+        // Waiting for the account's turn to walk counts against the search's budget.
+        const started = Date.now();
+        return inWalkTurn(accountId, () =>
+          grepFiles(files, input, {
+            run: accountPatternWork(context.platform.patternWork, accountId),
+            started,
+          }),
+        );
+      },
       { path: input.path, operation: "grep" },
     ),
 });
