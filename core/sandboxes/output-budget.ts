@@ -195,7 +195,8 @@ export function budgetProcessOutput(
   };
 }
 
-function concatAll(parts: Uint8Array[]): Uint8Array {
+/** The parts as one array (the part itself when there is one). */
+export function concatAll(parts: Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0];
   const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let position = 0;

@@ -5,6 +5,7 @@
  * messages joined, pings answered). No extension is offered upstream, so frames are never
  * compressed; a message over `maxMessageBytes` closes both sides with 1009.
  */
+import { concatAll } from "../output-budget.ts";
 import { type ByteReader, readAnswer, requestHead } from "./http-exchange.ts";
 import type { PortConnection } from "./relay.ts";
 
@@ -96,7 +97,7 @@ function sandboxSocket(connection: PortConnection, bytes: ByteReader, protocol: 
             }
             parts.push(payload);
             if (!fin) continue;
-            const whole = joined(parts);
+            const whole = concatAll(parts);
             parts = [];
             partsBytes = 0;
             message(partsText ? decoder.decode(whole) : whole);
@@ -150,8 +151,16 @@ async function readFrame(
   }
   if (length > maxMessageBytes) throw new FrameError(1009, "message too big");
   const mask = masked ? ((await need(4)) ? bytes.take(4) : null) : undefined;
-  if (mask === null || !(await need(length))) return null;
-  const payload = bytes.take(length);
+  if (mask === null) return null;
+  // Copied piece by piece as it comes: waiting for it all in the reader would copy what it holds
+  // again at every read, quadratic in a 16 MiB frame.
+  const payload = new Uint8Array(length);
+  for (let filled = 0; filled < length; ) {
+    if (bytes.pending.length === 0 && !(await bytes.fill())) return null;
+    const piece = bytes.take(Math.min(bytes.pending.length, length - filled));
+    payload.set(piece, filled);
+    filled += piece.length;
+  }
   if (mask) for (let index = 0; index < payload.length; index++) payload[index] ^= mask[index % 4] as number;
   return { fin: (first & 0x80) !== 0, opcode: first & 0x0f, payload };
 }
@@ -176,15 +185,4 @@ function frame(opcode: number, payload: Uint8Array): Uint8Array {
   for (let index = 0; index < payload.length; index++)
     out[start + 4 + index] = (payload[index] as number) ^ (mask[index % 4] as number);
   return out;
-}
-
-function joined(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }
