@@ -9,10 +9,11 @@
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { constants } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, unlink } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { ServiceError } from "../../core/index.ts";
 import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import { fileReadStream, writeStreamInto } from "./file-streams.ts";
+import { asynchronousHostCalls, type HostCalls } from "./host-calls.ts";
 import {
   directoryFlags,
   locate,
@@ -31,12 +32,16 @@ const through = (directory: FileHandle, name?: string) =>
 /**
  * `owner` is the session's host uid and gid: what this (root) server creates for the sandbox is
  * handed to it through the open descriptor (fchown), never by path, so a swapped symlink cannot
- * turn the chown onto a host file.
+ * turn the chown onto a host file. `calls` are the host calls it makes (host-calls.ts): the
+ * synchronous ones on the file thread.
  */
 export function createSandboxFileSystem(
   roots: SandboxRoot[],
   owner: { uid: number; gid: number } | null,
+  calls: HostCalls = asynchronousHostCalls,
 ): SandboxFileSystem {
+  const { lstat, mkdir, open, opendir, readdir, rename, unlink } = calls;
+  const resolve = (path: string) => resolveSandboxPath(roots, path, true, calls);
   const handOver = async (handle: FileHandle) => {
     if (owner !== null) await handle.chown(owner.uid, owner.gid);
   };
@@ -135,7 +140,7 @@ export function createSandboxFileSystem(
 
   /** Opens a regular file for reading without following a link; refused past maxBytes. */
   async function openForReading(path: string, maxBytes: number) {
-    const location = await resolveSandboxPath(roots, path);
+    const location = await resolve(path);
     try {
       return await withParent(location, false, async (parent, name) => {
         const file = await open(
@@ -166,7 +171,7 @@ export function createSandboxFileSystem(
     path: string,
     fill: (file: FileHandle) => Promise<void>,
   ): Promise<{ created: boolean; size: number }> {
-    const location = await resolveSandboxPath(roots, path);
+    const location = await resolve(path);
     try {
       return await withParent(location, true, async (parent, name) => {
         let existing: Stats | null = null;
@@ -208,7 +213,7 @@ export function createSandboxFileSystem(
     roots: () => roots.map((root) => root.sandboxPath),
 
     async stat(path) {
-      return statResolved(await resolveSandboxPath(roots, path));
+      return statResolved(await resolve(path));
     },
 
     async readFile(path, maxBytes) {
@@ -235,7 +240,7 @@ export function createSandboxFileSystem(
     },
 
     async list(path) {
-      const location = await resolveSandboxPath(roots, path);
+      const location = await resolve(path);
       let directory: FileHandle | null = null;
       try {
         directory = await openDirectory(location, location.components);
@@ -255,7 +260,7 @@ export function createSandboxFileSystem(
     },
 
     async walk(path, limit) {
-      const location = await resolveSandboxPath(roots, path);
+      const location = await resolve(path);
       const entries: FileStat[] = [];
       const visit = async (directory: FileHandle, sandboxPath: string, depth: number): Promise<void> => {
         const listing = await opendir(through(directory));

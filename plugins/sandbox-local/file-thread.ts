@@ -2,12 +2,14 @@
  * The file thread (threaded-file-system.ts): runs a sandbox's file reads, listings and walks
  * (file-system.ts) on a thread of its own, at a lower scheduling priority than the serving
  * thread. A grep over 50,000 files is some 750,000 file-system calls, each a promise to settle;
- * on the serving thread they left it no time for any other account.
+ * on the serving thread they left it no time for any other account. The calls are the synchronous
+ * ones (host-calls.ts), made here at this thread's priority, not on libuv's shared pool.
  */
 import { parentPort } from "node:worker_threads";
 import { ServiceError } from "../../core/index.ts";
 import { lowerThreadPriority } from "../../lib/thread-priority/index.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
+import { synchronousHostCalls } from "./host-calls.ts";
 import type { SandboxRoot } from "./path-resolution.ts";
 
 export type ThreadedMethod = "stat" | "readFile" | "readBytes" | "list" | "walk";
@@ -38,10 +40,11 @@ const partLength = 2_000;
 
 lowerThreadPriority();
 const port = parentPort as NonNullable<typeof parentPort>;
+const calls = synchronousHostCalls();
 
 port.on("message", async ({ id, roots, owner, method, args }: FileThreadCall) => {
   try {
-    const files = createSandboxFileSystem(roots, owner);
+    const files = createSandboxFileSystem(roots, owner, calls);
     let value = await (files[method] as (...given: unknown[]) => Promise<unknown>)(...args);
     if (Array.isArray(value)) {
       let start = 0;

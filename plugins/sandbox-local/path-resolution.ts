@@ -10,8 +10,8 @@
  * makes the operation fail instead of escaping.
  */
 import { constants } from "node:fs";
-import { lstat, open, readlink } from "node:fs/promises";
 import { ServiceError } from "../../core/index.ts";
+import { asynchronousHostCalls, type HostCalls } from "./host-calls.ts";
 
 export interface SandboxRoot {
   /** As seen inside the sandbox: /workspace, /tmp or a volume mount path. */
@@ -51,13 +51,17 @@ export const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | const
  * Runs `action` on the location's host path as `/proc/self/fd/<parent>/<name>`, the parent opened
  * from the root one component at a time without following a symlink.
  */
-async function atLocation<T>(location: ResolvedPath, action: (hostPath: string) => Promise<T>): Promise<T> {
+async function atLocation<T>(
+  calls: HostCalls,
+  location: ResolvedPath,
+  action: (hostPath: string) => Promise<T>,
+): Promise<T> {
   const { components } = location;
   if (components.length === 0) return action(location.root.hostPath);
-  let directory = await open(location.root.hostPath, directoryFlags);
+  let directory = await calls.open(location.root.hostPath, directoryFlags);
   try {
     for (const component of components.slice(0, -1)) {
-      const next = await open(`/proc/self/fd/${directory.fd}/${component}`, directoryFlags);
+      const next = await calls.open(`/proc/self/fd/${directory.fd}/${component}`, directoryFlags);
       await directory.close();
       directory = next;
     }
@@ -99,11 +103,15 @@ function checkedComponents(path: string): string[] {
   return components;
 }
 
-/** Resolves symlinks (the last component too when followFinal) and checks the result is inside a root. */
+/**
+ * Resolves symlinks (the last component too when followFinal) and checks the result is inside a
+ * root, with `calls` (host-calls.ts).
+ */
 export async function resolveSandboxPath(
   roots: SandboxRoot[],
   path: string,
   followFinal = true,
+  calls: HostCalls = asynchronousHostCalls,
 ): Promise<ResolvedPath> {
   let pending = checkedComponents(path);
   let resolved: string[] = [];
@@ -125,7 +133,7 @@ export async function resolveSandboxPath(
     const isFinal = pending.length === 0;
     let isLink: boolean;
     try {
-      isLink = (await atLocation(location, lstat)).isSymbolicLink();
+      isLink = (await atLocation(calls, location, calls.lstat)).isSymbolicLink();
     } catch (error) {
       const code = errorCode(error);
       if (code !== "ENOENT" && code !== "ENOTDIR") throw lookupError(error, path);
@@ -139,7 +147,7 @@ export async function resolveSandboxPath(
     }
     let target: string;
     try {
-      target = await atLocation(location, (hostPath) => readlink(hostPath));
+      target = await atLocation(calls, location, calls.readlink);
     } catch (error) {
       const code = errorCode(error);
       if (code !== "EINVAL" && code !== "ENOENT" && code !== "ENOTDIR") throw lookupError(error, path);
