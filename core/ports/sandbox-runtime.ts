@@ -184,8 +184,11 @@ export interface SandboxFileSystem {
     content: ReadableStream<Uint8Array>,
     maxBytes: number,
   ): Promise<{ created: boolean; size: number }>;
-  /** Direct children of a directory. */
-  list(path: string): Promise<FileStat[]>;
+  /**
+   * Direct children of a directory, at most `limit` + 1 of them, in any order (one past the limit
+   * says there are more; which ones is the runtime's choice).
+   */
+  list(path: string, limit: number): Promise<FileStat[]>;
   /** Every file and directory below `path`, recursively, without following symlinks. Bounded by `limit`. */
   walk(path: string, limit: number): Promise<FileStat[]>;
 }

@@ -214,7 +214,7 @@ describe("path safety inside the pod", () => {
       () => files.writeFile(`${root}/link.txt`, "overwritten"),
       () => files.writeFile(`${root}/linked-dir/new.txt`, "planted"),
       () => files.stat(`${root}/linked-dir`),
-      () => files.list(`${root}/linked-dir`),
+      () => files.list(`${root}/linked-dir`, 1_000),
       () => files.walk(`${root}/linked-dir`, 10),
     ];
     for (const attempt of attempts) {
@@ -263,15 +263,22 @@ describe("stat, list and walk", () => {
     await mkdir(`${root}/sub/inner`, { recursive: true });
     await writeFile(`${root}/sub/inner/deep.txt`, "d");
     await writeFile(`${root}/odd\tname\nhere.txt`, "odd");
-    const entries = await files.list(root);
+    const entries = await files.list(root, 1_000);
     expect(entries.map(({ path, isDirectory, size }) => ({ path, isDirectory, size })).sort(byPath)).toEqual([
       { path: `${root}/odd\tname\nhere.txt`, isDirectory: false, size: 3 },
       { path: `${root}/sub`, isDirectory: true, size: expect.any(Number) },
     ]);
-    await expect(files.list(`${root}/odd\tname\nhere.txt`)).rejects.toMatchObject({
+    await expect(files.list(`${root}/odd\tname\nhere.txt`, 1_000)).rejects.toMatchObject({
       code: "validation_error",
     });
-    await expect(files.list(`${root}/gone`)).rejects.toMatchObject({ code: "not_found" });
+    await expect(files.list(`${root}/gone`, 1_000)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  test("list stops one entry past its limit", async () => {
+    await mkdir(`${root}/many`);
+    for (const name of ["a", "b", "c", "d", "e"]) await writeFile(`${root}/many/${name}`, name);
+    expect(await files.list(`${root}/many`, 2)).toHaveLength(3);
+    expect(await files.list(`${root}/many`, 5)).toHaveLength(5);
   });
 
   test("walk goes down without following or reporting symlinks and stops at the limit", async () => {
@@ -288,7 +295,9 @@ describe("stat, list and walk", () => {
     expect(await files.walk(root, 2)).toHaveLength(2);
     // list still shows the links as they are: not directories, with the link's own size.
     expect(
-      (await files.list(`${root}/a`)).map((entry) => [entry.path, entry.isDirectory, entry.size]).sort(),
+      (await files.list(`${root}/a`, 1_000))
+        .map((entry) => [entry.path, entry.isDirectory, entry.size])
+        .sort(),
     ).toEqual([
       [`${root}/a/alias.txt`, false, "d.txt".length],
       [`${root}/a/b`, true, expect.any(Number)],

@@ -40,7 +40,8 @@ stat)
 list)
   [ -e "$real" ] || exit ${exitMissing}
   [ -d "$real" ] || exit ${exitNotDirectory}
-  exec find "$real" -mindepth 1 -maxdepth 1 -printf "$format";;
+  find "$real" -mindepth 1 -maxdepth 1 -printf "$format" | head -z -n "$number"
+  exit 0;;
 walk)
   [ -e "$real" ] || exit ${exitMissing}
   [ -d "$real" ] || exit ${exitNotDirectory}
@@ -275,7 +276,8 @@ export function createPodFileSystem(roots: string[], run: FileCommand): SandboxF
         reader.releaseLock();
       }
     },
-    list: (path) => listing("list", path, 0),
+    // One entry past the limit, so the caller can tell there are more.
+    list: (path, limit) => listing("list", path, limit + 1),
     walk: (path, limit) => listing("walk", path, limit),
   };
 }

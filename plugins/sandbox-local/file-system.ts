@@ -40,7 +40,7 @@ export function createSandboxFileSystem(
   owner: { uid: number; gid: number } | null,
   calls: HostCalls = asynchronousHostCalls,
 ): SandboxFileSystem {
-  const { lstat, mkdir, open, opendir, readdir, rename, unlink } = calls;
+  const { lstat, mkdir, open, opendir, rename, unlink } = calls;
   const resolve = (path: string) => resolveSandboxPath(roots, path, true, calls);
   const handOver = async (handle: FileHandle) => {
     if (owner !== null) await handle.chown(owner.uid, owner.gid);
@@ -239,12 +239,24 @@ export function createSandboxFileSystem(
       return writeResolved(path, (file) => writeStreamInto(file, content, maxBytes));
     },
 
-    async list(path) {
+    async list(path, limit) {
       const location = await resolve(path);
       let directory: FileHandle | null = null;
       try {
         directory = await openDirectory(location, location.components);
-        const names = (await readdir(through(directory))).sort();
+        // Entry by entry, never more names than the limit asks for: a disk's worth of entries
+        // (650,000 in a 10 GiB sandbox) read whole was the caller's to hold and sort.
+        const names: string[] = [];
+        const listing = await opendir(through(directory));
+        try {
+          for await (const entry of listing) {
+            names.push(entry.name);
+            if (names.length > limit) break;
+          }
+        } finally {
+          await listing.close().catch(() => {});
+        }
+        names.sort();
         const entries: FileStat[] = [];
         for (const name of names) {
           const childPath = joinSandboxPath(location.sandboxPath, name);

@@ -38,7 +38,10 @@ describe("synchronous host calls", () => {
     expect(await synchronous.walk("/workspace", 10_000)).toEqual(
       await asynchronous.walk("/workspace", 10_000),
     );
-    expect(await synchronous.list("/workspace/d2")).toEqual(await asynchronous.list("/workspace/d2"));
+    expect(await synchronous.list("/workspace/d2", 1_000)).toEqual(
+      await asynchronous.list("/workspace/d2", 1_000),
+    );
+    expect(await synchronous.list("/workspace/d2", 10)).toHaveLength(11);
     expect(await synchronous.readFile("/workspace/inside", 100)).toBe("file 1/1\n");
     expect(await synchronous.stat("/workspace/d3/f9.txt")).toEqual(
       await asynchronous.stat("/workspace/d3/f9.txt"),

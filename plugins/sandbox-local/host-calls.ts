@@ -15,7 +15,6 @@ import {
   mkdirSync,
   opendirSync,
   openSync,
-  readdirSync,
   readlinkSync,
   readSync,
   renameSync,
@@ -36,7 +35,6 @@ export interface HostCalls {
   open(path: string, flags: number, mode?: number): Promise<FileHandle>;
   lstat(path: string): Promise<Stats>;
   readlink(path: string): Promise<string>;
-  readdir(path: string): Promise<string[]>;
   opendir(path: string): Promise<HostDirectory>;
   mkdir(path: string, options: { mode: number }): Promise<unknown>;
   rename(from: string, to: string): Promise<void>;
@@ -47,7 +45,6 @@ export const asynchronousHostCalls: HostCalls = {
   open: (path, flags, mode) => promises.open(path, flags, mode),
   lstat: (path) => promises.lstat(path),
   readlink: (path) => promises.readlink(path),
-  readdir: (path) => promises.readdir(path),
   opendir: (path) => promises.opendir(path),
   mkdir: (path, options) => promises.mkdir(path, options),
   rename: (from, to) => promises.rename(from, to),
@@ -78,10 +75,6 @@ export function synchronousHostCalls(turnMs = 5): HostCalls {
     async readlink(path) {
       await turn();
       return readlinkSync(path);
-    },
-    async readdir(path) {
-      await turn();
-      return readdirSync(path);
     },
     async opendir(path) {
       await turn();

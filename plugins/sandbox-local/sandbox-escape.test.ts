@@ -209,7 +209,9 @@ describe("file operations cannot leave the sandbox", () => {
         code: "path_outside_sandbox",
       });
     }
-    await expect(files.list("/workspace/rootdir")).rejects.toMatchObject({ code: "path_outside_sandbox" });
+    await expect(files.list("/workspace/rootdir", 1_000)).rejects.toMatchObject({
+      code: "path_outside_sandbox",
+    });
     await expect(files.stat("/workspace/neighbour")).rejects.toMatchObject({ code: "path_outside_sandbox" });
   });
 
@@ -281,7 +283,11 @@ describe("file operations cannot leave the sandbox", () => {
     expect(await files.walk("/workspace/walk", 2)).toHaveLength(2);
     // list shows the links as they are: not directories, with the link's own size.
     expect(
-      (await files.list("/workspace/walk")).map((entry) => [entry.path, entry.isDirectory, entry.size]),
+      (await files.list("/workspace/walk", 1_000)).map((entry) => [
+        entry.path,
+        entry.isDirectory,
+        entry.size,
+      ]),
     ).toEqual([
       ["/workspace/walk/deep", true, expect.any(Number)],
       ["/workspace/walk/file-link", false, "deep/er/file".length],
@@ -310,14 +316,14 @@ describe("file operations", () => {
     expect(await files.stat("/workspace/missing/deeper")).toBeNull();
     expect(await files.stat("/workspace/src")).toMatchObject({ path: "/workspace/src", isDirectory: true });
     await files.writeFile("/workspace/src/a.txt", "a");
-    const listing = await files.list("/workspace/src");
+    const listing = await files.list("/workspace/src", 1_000);
     expect(listing.map((entry) => [entry.path, entry.isDirectory, entry.size])).toEqual([
       ["/workspace/src/a.txt", false, 1],
       ["/workspace/src/main.py", false, 13],
     ]);
     await expect(files.readFile("/workspace/nothing", 100)).rejects.toMatchObject({ code: "not_found" });
     await expect(files.readFile("/workspace/src", 100)).rejects.toMatchObject({ code: "validation_error" });
-    await expect(files.list("/workspace/nothing")).rejects.toMatchObject({ code: "not_found" });
+    await expect(files.list("/workspace/nothing", 1_000)).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("refuses a file bigger than maxBytes with validation_error", async () => {

@@ -1,7 +1,8 @@
 /**
  * Client path errors are 4xx, never 5xx (issue 7, finding 7), over REST on a real bubblewrap
  * sandbox: a component past the kernel's 255-byte NAME_MAX is 422 validation_error on every file
- * operation, checked where paths are parsed, before the runtime is asked.
+ * operation, checked where paths are parsed, before the runtime is asked. A directory holding
+ * more entries than a listing may carry is a 422 too.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestPlatform } from "../support/platforms.ts";
@@ -53,6 +54,41 @@ describe("file paths the kernel cannot take", () => {
       message: "Invalid request",
       details: [{ type: "value_error", loc: ["body", "path"], msg: "Not a regular file: /workspace/pipe" }],
     });
+  });
+
+  it("refuses to list a directory of more than 20,000 entries, with 422 naming path, and lists one of 20,000", async () => {
+    const made = await client.sendJson<{ exit_code: number }>(`/v1/sandboxes/${sessionId}/exec`, {
+      method: "POST",
+      json: { command: "mkdir crowded && cd crowded && seq 1 20001 | xargs touch", timeout: 100 },
+    });
+    expect(made.body.exit_code).toBe(0);
+    for (const operation of ["files/ls", "files/view"]) {
+      const refused = await client.sendJson<ErrorBody>(`/v1/sandboxes/${sessionId}/${operation}`, {
+        method: "POST",
+        json: { path: "crowded" },
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({
+        code: "validation_error",
+        details: [
+          {
+            loc: ["body", "path"],
+            msg: expect.stringContaining("/workspace/crowded holds more than 20000 entries"),
+          },
+        ],
+      });
+    }
+    await client.sendJson(`/v1/sandboxes/${sessionId}/exec`, {
+      method: "POST",
+      json: { command: "rm crowded/20001" },
+    });
+    const listed = await client.sendJson<{ entries: Array<{ path: string }> }>(
+      `/v1/sandboxes/${sessionId}/files/ls`,
+      { method: "POST", json: { path: "crowded" } },
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.body.entries).toHaveLength(20_000);
+    expect(listed.body.entries[0]?.path).toBe("/workspace/crowded/1");
   });
 
   it("answers a component over 255 bytes with 422 validation_error on all six operations", async () => {

@@ -13,6 +13,8 @@ export const maxViewBytes = 25 * 1024 * 1024;
 /** How many entries glob and grep walk at most below their root. */
 export const maxWalkEntries = 20_000;
 export const maxGlobMatches = 1_000;
+/** How many entries ls and a directory's view list at most. */
+export const maxListEntries = 20_000;
 
 export interface DirectoryEntry {
   path: string;
@@ -47,6 +49,20 @@ export async function statOrNotFound(files: SandboxFileSystem, path: string): Pr
   const stat = await files.stat(path);
   if (stat === null) throw new ServiceError("not_found", `No such file or directory: ${path}`);
   return stat;
+}
+
+/**
+ * A directory's entries, refused past maxListEntries with a 422 naming `path`: what the server
+ * holds, sorts and sends for one listing is bounded, whatever the sandbox put in the directory.
+ */
+export async function listEntries(files: SandboxFileSystem, path: string): Promise<FileStat[]> {
+  const children = await files.list(path, maxListEntries);
+  if (children.length > maxListEntries)
+    throw invalidField(
+      "path",
+      `${path} holds more than ${maxListEntries} entries; list a directory below it, or use glob or exec (ls | head)`,
+    );
+  return children;
 }
 
 /** Path of an entry relative to the search root ("" for the root itself). */

@@ -11,6 +11,7 @@ import {
   byPath,
   type DirectoryEntry,
   invalidField,
+  listEntries,
   maxContentBytes,
   maxContentCharacters,
   maxGlobMatches,
@@ -101,7 +102,7 @@ export async function viewFile(
   const encoding = input.encoding ?? "utf-8";
   const stat = await statOrNotFound(files, path);
   if (stat.isDirectory) {
-    const children = await files.list(path);
+    const children = await listEntries(files, path);
     const entries = children
       .map((child) => child.path.slice(child.path.lastIndexOf("/") + 1) + (child.isDirectory ? "/" : ""))
       .sort();
@@ -184,7 +185,7 @@ export async function listDirectory(
 ): Promise<{ entries: DirectoryEntry[] }> {
   const path = resolveSandboxPath(input.path ?? "/", files.roots());
   const stat = await statOrNotFound(files, path);
-  const children = stat.isDirectory ? await files.list(path) : [stat];
+  const children = stat.isDirectory ? await listEntries(files, path) : [stat];
   return { entries: children.map(toDirectoryEntry).sort(byPath) };
 }
 
