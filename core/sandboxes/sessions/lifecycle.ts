@@ -1,7 +1,8 @@
 /**
  * Background sandbox lifecycle: the reaper ends every session at its expiry whatever requests
- * do, and start-up reconciliation re-adopts what the runtime still holds for live sessions and
- * removes the rest, so a restart leaks nothing.
+ * do and removes what the runtime still holds for sessions that have ended, and start-up
+ * reconciliation re-adopts what the runtime still holds for live sessions and removes the rest,
+ * so neither a refused clean-up nor a restart leaks anything.
  */
 import type { PlatformServices } from "../../platform-services.ts";
 
@@ -14,12 +15,13 @@ export async function reapExpiredSandboxes(platform: PlatformServices): Promise<
       try {
         await platform.sandboxRuntime.destroy(session.id);
       } catch (error) {
-        // Still end the session: billing stops at expiry, and reconciliation retries the clean-up.
+        // Still end the session: billing stops at expiry, and the sweep below retries the clean-up.
         platform.logger.error({ err: error, sessionId: session.id }, "reaper could not destroy a sandbox");
       }
       // The session ends (and bills) at its expiry, not at whenever the reaper came by.
       if (await platform.storage.sandboxSessions.end(session.id, "expired", session.expiresAt)) ended++;
     }
+    await sweepEndedSandboxes(platform);
     // Preview links past their expiry, of any sandbox (docs/sandboxes.md#previews).
     await platform.previews.sweep();
   });
@@ -27,6 +29,34 @@ export async function reapExpiredSandboxes(platform: PlatformServices): Promise<
   if (!ran) platform.logger.debug({}, "reaper run skipped: another replica holds the lease");
   if (ended > 0) platform.logger.info({ ended }, "reaped expired sandboxes");
   return ended;
+}
+
+/**
+ * Removes what the runtime still holds of sessions that have ended: a destroy or a reaper run
+ * whose clean-up the runtime refused (an operator's RBAC without `delete` on pods, a cluster
+ * that was down) ended the session and answered, so nothing else would retry it until a restart.
+ * The runtime is read first: a sandbox exists only after its active session row is committed, so
+ * one without an active row has ended. A failure is logged; the next run tries again.
+ */
+async function sweepEndedSandboxes(platform: PlatformServices): Promise<void> {
+  try {
+    const held = await platform.sandboxRuntime.list();
+    if (held.length === 0) return;
+    const active = new Set((await platform.storage.sandboxSessions.allActive()).map((session) => session.id));
+    let removed = 0;
+    for (const id of held) {
+      if (active.has(id)) continue;
+      try {
+        await platform.sandboxRuntime.destroy(id);
+        removed++;
+      } catch (error) {
+        platform.logger.error({ err: error, sessionId: id }, "reaper could not remove an ended sandbox");
+      }
+    }
+    if (removed > 0) platform.logger.info({ removed }, "removed the sandboxes of ended sessions");
+  } catch (error) {
+    platform.logger.error({ err: error }, "reaper could not list the runtime's sandboxes");
+  }
 }
 
 // A session younger than this may still be starting (its row is written before its sandbox, on

@@ -18,7 +18,8 @@ export const destroySandbox = defineTool({
   async handler(context, input) {
     const session = await requireActiveSession(context, input.session_id);
     const { storage, sandboxRuntime } = context.platform;
-    // Billing ends now, even if the runtime needs a moment (or a retry) to clean up.
+    // Billing ends now, even if the runtime needs a moment to clean up; one it refuses is
+    // retried by the reaper (core/sandboxes/sessions/lifecycle.ts).
     if (!(await storage.sandboxSessions.end(session.id, "destroyed", context.now))) throw sessionNotFound();
     await runtimeCall(context, "destroy", () => sandboxRuntime.destroy(session.id));
     context.logger.info({ sessionId: session.id }, "sandbox destroyed");
