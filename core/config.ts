@@ -218,6 +218,8 @@ const schema = z.object({
     hosts.length > 0 ? hosts.map((host) => host.toLowerCase()) : [...defaultImageRegistryHosts],
   ),
   SVC_KUBE_IMAGE_REPOSITORY: z.string().optional(),
+  /** Where build Jobs run; the sandbox namespace when unset (kaniko runs as root: see 30-config.yaml). */
+  SVC_KUBE_BUILD_NAMESPACE: z.string().optional(),
   SVC_KUBE_IMAGE_BUILDER_IMAGE: z.string().default("gcr.io/kaniko-project/executor:v1.23.2"),
   SVC_MCP_CATALOG: mcpCatalog,
   SVC_LSP_ENABLED: boolean(true),

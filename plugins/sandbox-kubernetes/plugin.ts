@@ -26,7 +26,7 @@ export default definePlugin({
       async kubernetes({ config }) {
         const { createKubernetesImageBuilder } = await import("./image-builder.ts");
         return createKubernetesImageBuilder({
-          namespace: config.SVC_KUBE_NAMESPACE,
+          namespace: config.SVC_KUBE_BUILD_NAMESPACE ?? config.SVC_KUBE_NAMESPACE,
           repository: config.SVC_KUBE_IMAGE_REPOSITORY,
           builderImage: config.SVC_KUBE_IMAGE_BUILDER_IMAGE,
           timeoutSeconds: config.SVC_IMAGE_BUILD_TIMEOUT_SECONDS,
