@@ -1,12 +1,13 @@
 /**
- * The Kubernetes image builder: one build Job per image (image-build-job.ts), polled until it
- * succeeds or fails; the outcome is read from its pod (the digest kaniko wrote to the termination
+ * The Kubernetes image builder: one build Job per image (image-build-job.ts), once a dry run has
+ * shown the namespace's Pod Security admits its pod, polled until it succeeds or fails; the outcome is read from its pod (the digest kaniko wrote to the termination
  * message, the end of the build log) and the Job is deleted with its pods. The built image's
  * reference `<repository>@<digest>` becomes the pod image of sandboxes started from it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { BatchV1Api, CoreV1Api, type KubeConfig, type V1Job } from "@kubernetes/client-node";
 import type { ImageBuilder, ImageBuildResult, ImageBuildSpec } from "../../core/ports/image-builder.ts";
+import { statusCode, statusMessage } from "./api-failures.ts";
 import { buildContainerName, buildImageJob, type ImageJobOptions, imageJobName } from "./image-build-job.ts";
 import { defaultKubeConfig, defaultSandboxImage } from "./runtime.ts";
 
@@ -68,6 +69,34 @@ export function createKubernetesImageBuilder(settings: KubernetesImageBuilderSet
     return { message: status?.state?.terminated?.message?.trim() ?? null, log };
   }
 
+  /**
+   * What the namespace's Pod Security says of the build pod, asked with a dry run before any Job
+   * exists: a namespace that refuses it (the sandbox namespace, `restricted`, refuses kaniko's
+   * root pod) leaves the Job without a pod until its deadline, 15 minutes by default. Null when
+   * the pod is admitted, or when the dry run cannot tell (no grant to create pods there).
+   */
+  async function podSecurityRefusal(job: V1Job): Promise<string | null> {
+    const template = job.spec?.template;
+    try {
+      await core.createNamespacedPod({
+        namespace,
+        dryRun: "All",
+        body: {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: job.metadata?.name, labels: template?.metadata?.labels },
+          spec: template?.spec,
+        },
+      });
+      return null;
+    } catch (error) {
+      const message = statusMessage(error);
+      const at = message.indexOf("violates PodSecurity");
+      if (statusCode(error) !== 403 || at < 0) return null;
+      return `The namespace ${namespace} refuses the build pod (${message.slice(at, at + 300)}); an operator must set SVC_KUBE_BUILD_NAMESPACE to a namespace whose Pod Security admits it`;
+    }
+  }
+
   return {
     async build(spec: ImageBuildSpec, signal: AbortSignal): Promise<ImageBuildResult> {
       if (!settings.repository) {
@@ -85,7 +114,10 @@ export function createKubernetesImageBuilder(settings: KubernetesImageBuilderSet
         timeoutSeconds: settings.timeoutSeconds,
       };
       const name = imageJobName(spec.id);
-      await batch.createNamespacedJob({ namespace, body: buildImageJob(spec, namespace, options) });
+      const job = buildImageJob(spec, namespace, options);
+      const refusal = await podSecurityRefusal(job);
+      if (refusal !== null) return { status: "failed", reason: refusal, log: "" };
+      await batch.createNamespacedJob({ namespace, body: job });
       try {
         let state: "succeeded" | "failed" | null = null;
         while (state === null) {

@@ -1,7 +1,7 @@
 /**
  * Custom images on the Kubernetes runtime through the REST API, on both databases, with msw
- * playing the API server (test/doubles/fake-kubernetes-cluster.ts): the exact build Job an
- * image creates, the polling of it, the pod's digest and log read after it, the Job deleted with
+ * playing the API server (test/doubles/fake-kubernetes-cluster.ts): the dry run of the build pod,
+ * the exact build Job an image creates, the polling of it, the pod's digest and log read after it, the Job deleted with
  * its pods, the pushed reference as registry_ref and as the pod image of a sandbox started from
  * it; and a failed Job reported with its log and cleaned up the same way.
  */
@@ -40,6 +40,8 @@ const echo = async ({ request }: { request: Request }) =>
 function buildJobCluster(outcome: "succeeded" | "failed", log: string) {
   let reads = 0;
   cluster.network.use(
+    // The dry run of the build pod: the namespace's Pod Security admits it.
+    http.post(`${apiServer}${base}/pods`, echo),
     http.post(`${apiServer}${jobsPath}`, echo),
     http.get(`${apiServer}${jobsPath}/:name`, ({ params }) => {
       reads += 1;
@@ -143,6 +145,7 @@ describe.each(storageTargets)("images on the Kubernetes runtime, on %s", (target
     const jobName = `cairn-image-build-${id}`;
     const requests = await cluster.takeRequests();
     expect(requests.map((request) => [request.method, request.path, request.query])).toEqual([
+      ["POST", `${base}/pods`, { dryRun: "All" }],
       ["POST", jobsPath, {}],
       ["GET", `${jobsPath}/${jobName}`, {}],
       ["GET", `${jobsPath}/${jobName}`, {}],
@@ -156,7 +159,7 @@ describe.each(storageTargets)("images on the Kubernetes runtime, on %s", (target
       "cairn.dev/image-id": id,
       "cairn.dev/account-id": client.accountId,
     };
-    expect(requests[0].body).toEqual({
+    expect(requests[1].body).toEqual({
       apiVersion: "batch/v1",
       kind: "Job",
       metadata: { name: jobName, namespace, labels },
@@ -272,7 +275,7 @@ describe.each(storageTargets)("images on the Kubernetes runtime, on %s", (target
       path: `${jobsPath}/${jobName}`,
       query: { propagationPolicy: "Background" },
     });
-    const job = requests[0].body as {
+    const job = requests[1].body as {
       spec: {
         template: { spec: { initContainers: Array<{ image: string; env: Array<{ value: string }> }> } };
       };

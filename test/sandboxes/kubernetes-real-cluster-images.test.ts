@@ -5,13 +5,16 @@
  * grant for jobs and pods/log): the Job is created, kube-controller-manager's Job controller makes
  * its pod, the scheduler places it, the fake node runs it to completion, the Job is read as
  * complete, and Cairn deletes it with its pod. The build itself cannot run here (the node runs no
- * containers), so no digest comes back: the image is failed with that reason.
+ * containers), so no digest comes back: the image is failed with that reason. In a namespace whose
+ * Pod Security refuses the build pod (the sandbox namespace, `restricted`), the build fails at once
+ * with the refusal, before any Job, instead of waiting out the Job's deadline.
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageJobName } from "../../plugins/sandbox-kubernetes/image-build-job.ts";
 import { createKubernetesImageBuilder } from "../../plugins/sandbox-kubernetes/image-builder.ts";
 import { eventually } from "../support/eventually.ts";
+import type { KubernetesTestCluster } from "../support/kubernetes-cluster.ts";
 import {
   cairnKubeConfig,
   createCairnRuntime,
@@ -22,6 +25,28 @@ import { createSandboxClient, createSandboxPlatform, type SandboxClient } from "
 
 const useCluster = useKubernetesTestCluster();
 const buildNamespace = "cairn-builds";
+
+/** Cairn as its own service account, building images in `namespace`. */
+const buildingPlatform = (cluster: KubernetesTestCluster, namespace: string) =>
+  createSandboxPlatform("sqlite", {
+    environment: { SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: "100000" },
+    sandboxRuntime: createCairnRuntime(cluster),
+    imageBuilder: createKubernetesImageBuilder({
+      namespace,
+      kubeConfig: cairnKubeConfig(cluster),
+      repository: "registry.test/cairn/images",
+      builderImage: "gcr.io/kaniko-project/executor:v1.23.2",
+      timeoutSeconds: 900,
+      pollIntervalMs: 100,
+    }),
+  });
+
+/** The image once its build has ended. */
+const settled = (client: SandboxClient, id: string) =>
+  eventually(async () => {
+    const read = await client.sendJson<Record<string, unknown>>(`/v1/images/${id}`);
+    return read.body.status === "queued" || read.body.status === "building" ? undefined : read.body;
+  });
 
 describe("image build Jobs on a real Kubernetes control plane", () => {
   let test: TestPlatform;
@@ -42,7 +67,8 @@ describe("image build Jobs on a real Kubernetes control plane", () => {
       metadata: { name: "cairn-image-builds" },
       rules: [
         { apiGroups: ["batch"], resources: ["jobs"], verbs: ["create", "get", "delete"] },
-        { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
+        // create: the dry run that asks Pod Security about the build pod before the Job is made
+        { apiGroups: [""], resources: ["pods"], verbs: ["create", "list"] },
         { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
       ],
     });
@@ -60,18 +86,7 @@ describe("image build Jobs on a real Kubernetes control plane", () => {
         ? true
         : undefined,
     );
-    test = await createSandboxPlatform("sqlite", {
-      environment: { SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: "100000" },
-      sandboxRuntime: createCairnRuntime(cluster),
-      imageBuilder: createKubernetesImageBuilder({
-        namespace: buildNamespace,
-        kubeConfig: cairnKubeConfig(cluster),
-        repository: "registry.test/cairn/images",
-        builderImage: "gcr.io/kaniko-project/executor:v1.23.2",
-        timeoutSeconds: 900,
-        pollIntervalMs: 100,
-      }),
-    });
+    test = await buildingPlatform(cluster, buildNamespace);
     client = await createSandboxClient(test);
   });
   afterAll(() => test?.close());
@@ -93,10 +108,7 @@ describe("image build Jobs on a real Kubernetes control plane", () => {
     expect(pod.spec?.nodeName).toBe("kwok-node-0");
     expect(pod.spec?.containers.map((container) => container.name)).toEqual(["build"]);
 
-    const image = await eventually(async () => {
-      const read = await client.sendJson<Record<string, unknown>>(`/v1/images/${created.body.id}`);
-      return read.body.status === "queued" || read.body.status === "building" ? undefined : read.body;
-    });
+    const image = await settled(client, created.body.id);
     // "Finished": the Job controller saw its pod succeed. Without a real kaniko there is no digest.
     expect(image).toMatchObject({
       status: "failed",
@@ -113,5 +125,28 @@ describe("image build Jobs on a real Kubernetes control plane", () => {
     await eventually(async () =>
       ((await admin.send("GET", pods)) as { items: V1Pod[] }).items.length === 0 ? true : undefined,
     );
+  });
+  it("fails at once, naming Pod Security, a build in a namespace that refuses its pod, and makes no Job", async () => {
+    const cluster = useCluster();
+    // The sandbox namespace, where builds ran before SVC_KUBE_BUILD_NAMESPACE: `restricted`.
+    const restricted = await buildingPlatform(cluster, cluster.sandboxNamespace);
+    try {
+      const other = await createSandboxClient(restricted);
+      const created = await other.sendJson<{ id: string }>("/v1/images", {
+        method: "POST",
+        json: { label: "tools", python_packages: ["six==1.16.0"] },
+      });
+      expect(created.status).toBe(202);
+      expect(await settled(other, created.body.id)).toMatchObject({
+        status: "failed",
+        failure_reason: expect.stringMatching(
+          /^The namespace cairn-sandboxes refuses the build pod \(violates PodSecurity "restricted:latest": .+\); an operator must set SVC_KUBE_BUILD_NAMESPACE to a namespace whose Pod Security admits it$/,
+        ),
+      });
+      const job = `/apis/batch/v1/namespaces/${cluster.sandboxNamespace}/jobs/${imageJobName(created.body.id)}`;
+      expect((await cluster.admin.request("GET", job)).status).toBe(404);
+    } finally {
+      await restricted.close();
+    }
   });
 });
