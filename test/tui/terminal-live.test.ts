@@ -76,6 +76,9 @@ describe("the takeover terminal from the TUI", () => {
       await terminal.type("echo sleeping; sleep 600\n");
       await terminal.waitFor(/^sleeping$/m);
       await terminal.sendKeys("C-c");
+      // The next line is typed at the new prompt: typed while `sleep` still ran, the terminal
+      // echoes it before the prompt is printed, and the output shares the prompt's line.
+      await terminal.waitFor(/\^C\n\s*\$ ?$/m);
       await terminal.type("echo after-$((1 + 1))\n");
       await terminal.waitFor(/^after-2$/m);
 
