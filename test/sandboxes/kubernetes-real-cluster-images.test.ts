@@ -6,47 +6,50 @@
  * its pod, the scheduler places it, the fake node runs it to completion, the Job is read as
  * complete, and Cairn deletes it with its pod. The build itself cannot run here (the node runs no
  * containers), so no digest comes back: the image is failed with that reason. In a namespace whose
- * Pod Security refuses the build pod (the sandbox namespace, `restricted`), the build fails at once
- * with the refusal, before any Job, instead of waiting out the Job's deadline.
+ * Pod Security refuses the build pod (the sandbox namespace, `restricted`, where builds run when
+ * SVC_KUBE_BUILD_NAMESPACE is unset), the build fails at once with the refusal, before any Job,
+ * instead of waiting out the Job's deadline. The builder is the plugin's, made from the settings.
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageJobName } from "../../plugins/sandbox-kubernetes/image-build-job.ts";
-import { createKubernetesImageBuilder } from "../../plugins/sandbox-kubernetes/image-builder.ts";
 import { eventually } from "../support/eventually.ts";
 import type { KubernetesTestCluster } from "../support/kubernetes-cluster.ts";
-import {
-  cairnKubeConfig,
-  createCairnRuntime,
-  useKubernetesTestCluster,
-} from "../support/kubernetes-cluster-cairn.ts";
+import { createCairnRuntime, useKubernetesTestCluster } from "../support/kubernetes-cluster-cairn.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import { createSandboxClient, createSandboxPlatform, type SandboxClient } from "./sandbox-client.ts";
 
 const useCluster = useKubernetesTestCluster();
 const buildNamespace = "cairn-builds";
 
-/** Cairn as its own service account, building images in `namespace`. */
-const buildingPlatform = (cluster: KubernetesTestCluster, namespace: string) =>
-  createSandboxPlatform("sqlite", {
-    environment: { SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: "100000" },
+/**
+ * Cairn as its own service account, its image builder made by the Kubernetes plugin from the
+ * configuration as a server makes it (KUBECONFIG, SVC_KUBE_BUILD_NAMESPACE when given, else the
+ * sandbox namespace); it polls its Jobs every 2 s, as in production.
+ */
+const buildingPlatform = (cluster: KubernetesTestCluster, buildNamespace?: string) => {
+  process.env.KUBECONFIG = cluster.cairnKubeConfigPath;
+  return createSandboxPlatform("sqlite", {
+    environment: {
+      SVC_IMAGE_BUILD_RATE_LIMIT_PER_MINUTE: "100000",
+      SVC_SANDBOX_RUNTIME: "kubernetes",
+      SVC_KUBE_NAMESPACE: cluster.sandboxNamespace,
+      SVC_KUBE_IMAGE_REPOSITORY: "registry.test/cairn/images",
+      ...(buildNamespace === undefined ? {} : { SVC_KUBE_BUILD_NAMESPACE: buildNamespace }),
+    },
     sandboxRuntime: createCairnRuntime(cluster),
-    imageBuilder: createKubernetesImageBuilder({
-      namespace,
-      kubeConfig: cairnKubeConfig(cluster),
-      repository: "registry.test/cairn/images",
-      builderImage: "gcr.io/kaniko-project/executor:v1.23.2",
-      timeoutSeconds: 900,
-      pollIntervalMs: 100,
-    }),
   });
+};
 
 /** The image once its build has ended. */
 const settled = (client: SandboxClient, id: string) =>
-  eventually(async () => {
-    const read = await client.sendJson<Record<string, unknown>>(`/v1/images/${id}`);
-    return read.body.status === "queued" || read.body.status === "building" ? undefined : read.body;
-  });
+  eventually(
+    async () => {
+      const read = await client.sendJson<Record<string, unknown>>(`/v1/images/${id}`);
+      return read.body.status === "queued" || read.body.status === "building" ? undefined : read.body;
+    },
+    { attempts: 1_200 },
+  );
 
 describe("image build Jobs on a real Kubernetes control plane", () => {
   let test: TestPlatform;
@@ -128,8 +131,8 @@ describe("image build Jobs on a real Kubernetes control plane", () => {
   });
   it("fails at once, naming Pod Security, a build in a namespace that refuses its pod, and makes no Job", async () => {
     const cluster = useCluster();
-    // The sandbox namespace, where builds ran before SVC_KUBE_BUILD_NAMESPACE: `restricted`.
-    const restricted = await buildingPlatform(cluster, cluster.sandboxNamespace);
+    // SVC_KUBE_BUILD_NAMESPACE unset: builds run in the sandbox namespace, `restricted`.
+    const restricted = await buildingPlatform(cluster);
     try {
       const other = await createSandboxClient(restricted);
       const created = await other.sendJson<{ id: string }>("/v1/images", {
