@@ -148,6 +148,7 @@ export function createKubernetesSandboxRuntime(settings: KubernetesSandboxRuntim
     customObjects: kubeConfig.makeApiClient(CustomObjectsApi),
     runCommand,
     logger,
+    failed,
     timeoutMs: settings.snapshotTimeoutMs ?? 300_000,
     pollIntervalMs: settings.pollIntervalMs ?? 1000,
     signal: lifetime.signal,

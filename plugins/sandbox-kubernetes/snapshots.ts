@@ -123,14 +123,17 @@ export function createPodSnapshots(options: {
   customObjects: CustomObjectsApi;
   runCommand: PodCommandRunner;
   logger: Logger;
+  /**
+   * The runtime's failure for a call that went wrong: a refusal only the operator can fix (a
+   * missing grant) named as such, anything else a retryable `sandbox_operation_failed`.
+   */
+  failed(message: string, cause: unknown): ServiceError;
   /** How long a snapshot may take to become readyToUse (default 300 000 ms), polled every pollIntervalMs. */
   timeoutMs: number;
   pollIntervalMs: number;
   signal: AbortSignal;
 }): Required<Pick<SandboxRuntime, "snapshot" | "deleteSnapshot">> {
-  const { settings, namespace, core, customObjects, logger } = options;
-  const failed = (message: string, cause: unknown) =>
-    cause instanceof ServiceError ? cause : new ServiceError("sandbox_operation_failed", message, { cause });
+  const { settings, namespace, core, customObjects, logger, failed } = options;
 
   /** The workspace claim's capacity, read before snapshotting: a sandbox without one cannot be. */
   const readClaim = async (sandboxId: string) => {

@@ -89,6 +89,12 @@ interface Role {
   rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
 }
 
+/** The API group of the resources 20-rbac.yaml grants outside the core group. */
+const apiGroups: Record<string, string> = {
+  networkpolicies: "networking.k8s.io",
+  volumesnapshots: "snapshot.storage.k8s.io",
+};
+
 /** Whether the API server's authorizer lets Cairn's service account do this now (a SubjectAccessReview). */
 async function cairnMay(cluster: KubernetesTestCluster, verb: string, resource: string): Promise<boolean> {
   const [plural, subresource] = resource.split("/");
@@ -100,7 +106,7 @@ async function cairnMay(cluster: KubernetesTestCluster, verb: string, resource: 
       resourceAttributes: {
         namespace: cluster.sandboxNamespace,
         verb,
-        group: plural === "networkpolicies" ? "networking.k8s.io" : "",
+        group: apiGroups[plural] ?? "",
         resource: plural,
         ...(subresource && { subresource }),
       },
@@ -110,7 +116,7 @@ async function cairnMay(cluster: KubernetesTestCluster, verb: string, resource: 
 }
 
 /**
- * Takes `verbs` on `resource` (as 20-rbac.yaml names it: pods, pods/exec, networkpolicies) away
+ * Takes `verbs` on `resource` (as 20-rbac.yaml names it: pods, pods/exec, networkpolicies, …) away
  * from Cairn's Role, as an operator's incomplete RBAC would, and waits until the authorizer
  * refuses them. Returns the restore, which waits until they are allowed again.
  */

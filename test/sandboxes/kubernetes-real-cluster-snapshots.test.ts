@@ -1,0 +1,186 @@
+/**
+ * Snapshots on the real control plane (test/support/kubernetes-cluster.ts), through REST as
+ * Cairn's own service account, with the volume-snapshot API installed as a cluster with snapshots
+ * has it (test/support/kubernetes-cluster-storage.ts: external-snapshotter's CRDs, a
+ * VolumeSnapshotClass): a sandbox's /workspace is a generic ephemeral claim that
+ * kube-controller-manager makes for its pod; a snapshot is a VolumeSnapshot of that claim, which
+ * the real API server validates against the CRDs' schema and rules; a restore is a pod whose claim
+ * starts from it (`dataSource`), scheduled only once that claim is bound; destroying the pods lets
+ * the garbage collector remove their claims, and deleting the snapshot removes its VolumeSnapshot.
+ * The node has no CSI driver: the test's storage binds the claims and takes the snapshot (a copy of
+ * the pod's folder), so the restored files come back through the real exec API.
+ */
+import type { V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { objectName } from "../../plugins/sandbox-kubernetes/manifests.ts";
+import { quantityBytes } from "../../plugins/sandbox-kubernetes/snapshots.ts";
+import { eventually } from "../support/eventually.ts";
+import {
+  createCairnRuntime,
+  expectCairnObjects,
+  podPath,
+  useKubernetesTestCluster,
+  withholdFromCairn,
+} from "../support/kubernetes-cluster-cairn.ts";
+import {
+  installVolumeSnapshotApi,
+  startTestStorage,
+  type TestStorage,
+  testSnapshotClass,
+} from "../support/kubernetes-cluster-storage.ts";
+import type { TestPlatform } from "../support/platforms.ts";
+import {
+  createSandboxClient,
+  createSandboxPlatform,
+  type ErrorBody,
+  errorCode,
+  type SandboxClient,
+  type SessionOut,
+} from "./sandbox-client.ts";
+
+interface SnapshotOut {
+  id: string;
+  session_id: string;
+  status: string;
+  size_bytes: number;
+}
+
+const useCluster = useKubernetesTestCluster();
+const snapshotsPath = (namespace: string) =>
+  `/apis/snapshot.storage.k8s.io/v1/namespaces/${namespace}/volumesnapshots`;
+
+describe("snapshots on a real Kubernetes control plane", () => {
+  let test: TestPlatform;
+  let client: SandboxClient;
+  let storage: TestStorage;
+
+  beforeAll(async () => {
+    const cluster = useCluster();
+    await installVolumeSnapshotApi(cluster);
+    storage = startTestStorage(cluster);
+    test = await createSandboxPlatform("sqlite", {
+      sandboxRuntime: createCairnRuntime(cluster, { snapshotClass: testSnapshotClass }),
+    });
+    client = await createSandboxClient(test);
+  });
+  afterAll(async () => {
+    await test?.close();
+    await storage?.stop();
+  });
+
+  it("snapshots a workspace claim, restores it into a new pod's claim, and removes them all", async () => {
+    const cluster = useCluster();
+    const { admin, sandboxNamespace: namespace } = cluster;
+    const claimPath = (name: string) => `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${name}`;
+
+    const source = await client.createActive({ label: "source" });
+    const sourcePod = objectName(source.id);
+    const pod = (await admin.send("GET", podPath(cluster, sourcePod))) as V1Pod;
+    expect(pod.status?.phase).toBe("Running");
+    const workspace = pod.spec?.volumes?.find((volume) => volume.name === "workspace");
+    expect(workspace?.ephemeral?.volumeClaimTemplate?.spec).toMatchObject({ accessModes: ["ReadWriteOnce"] });
+    // The claim kube-controller-manager made for the pod, owned by it, bound by the test's storage.
+    const sourceClaim = (await admin.send(
+      "GET",
+      claimPath(`${sourcePod}-workspace`),
+    )) as V1PersistentVolumeClaim;
+    expect(sourceClaim.metadata?.ownerReferences?.map((owner) => [owner.kind, owner.name])).toEqual([
+      ["Pod", sourcePod],
+    ]);
+    expect(sourceClaim.status?.phase).toBe("Bound");
+
+    const written = await client.exec(
+      source.id,
+      "mkdir -p src && echo 'print(1)' > src/app.py && echo kept > notes.txt",
+    );
+    expect(written.body.exit_code).toBe(0);
+    const taken = await client.sendJson<SnapshotOut>(`/v1/sandboxes/${source.id}/snapshots`, {
+      method: "POST",
+      json: { label: "first" },
+    });
+    expect(taken.status).toBe(201);
+    expect(taken.body).toMatchObject({ session_id: source.id, status: "ready" });
+    // Its size is the claim's, as the VolumeSnapshot's restoreSize says.
+    const claimBytes = quantityBytes(sourceClaim.spec?.resources?.requests?.storage);
+    expect([taken.body.size_bytes, claimBytes]).toEqual([claimBytes, expect.any(Number)]);
+
+    // The VolumeSnapshot as the API server stored it.
+    const volumeSnapshotName = `cairn-snapshot-${taken.body.id}`;
+    const stored = (await admin.send("GET", `${snapshotsPath(namespace)}/${volumeSnapshotName}`)) as {
+      metadata: { labels: Record<string, string> };
+      spec: unknown;
+    };
+    expect(stored.spec).toEqual({
+      volumeSnapshotClassName: testSnapshotClass,
+      source: { persistentVolumeClaimName: `${sourcePod}-workspace` },
+    });
+    expect(stored.metadata.labels).toMatchObject({
+      "cairn.dev/session-id": source.id,
+      "cairn.dev/snapshot-id": taken.body.id,
+    });
+
+    // The source changes after the snapshot: none of it reaches the restore.
+    await client.exec(source.id, "rm src/app.py && echo new > added.txt");
+    const restored = await client.sendJson<SessionOut>(`/v1/snapshots/${taken.body.id}/restore`, {
+      method: "POST",
+      json: { label: "copy" },
+    });
+    expect(restored.status).toBe(201);
+    expect(restored.body).toMatchObject({ status: "active", label: "copy" });
+    const copyPod = objectName(restored.body.id);
+    const copyClaim = (await admin.send("GET", claimPath(`${copyPod}-workspace`))) as V1PersistentVolumeClaim;
+    expect(copyClaim.spec?.dataSource).toEqual({
+      apiGroup: "snapshot.storage.k8s.io",
+      kind: "VolumeSnapshot",
+      name: volumeSnapshotName,
+    });
+    expect(storage.bound.get(`${copyPod}-workspace`)).toBe(volumeSnapshotName);
+    const read = await client.exec(
+      restored.body.id,
+      "cat src/app.py notes.txt; test -e added.txt || echo absent",
+    );
+    expect(read.body).toMatchObject({ exit_code: 0, stdout: "print(1)\nkept\nabsent\n" });
+
+    expect((await client.send(`/v1/snapshots/${taken.body.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await admin.request("GET", `${snapshotsPath(namespace)}/${volumeSnapshotName}`)).status).toBe(
+      404,
+    );
+    for (const id of [source.id, restored.body.id]) expect((await client.destroy(id)).status).toBe(204);
+    await expectCairnObjects(cluster, []);
+    // The garbage collector removes each pod's claim after it.
+    for (const claim of [`${sourcePod}-workspace`, `${copyPod}-workspace`])
+      await eventually(async () =>
+        (await admin.request("GET", claimPath(claim))).status === 404 ? true : undefined,
+      );
+  });
+
+  it("answers a snapshot the runtime may not poll with the missing grant, and leaves no VolumeSnapshot", async () => {
+    const cluster = useCluster();
+    const session = await client.createActive();
+    const restore = await withholdFromCairn(cluster, "volumesnapshots", ["get"]);
+    try {
+      const refused = await client.sendJson<ErrorBody>(`/v1/sandboxes/${session.id}/snapshots`, {
+        method: "POST",
+      });
+      expect([refused.status, errorCode(refused.body)]).toEqual([409, "sandbox_runtime_misconfigured"]);
+      expect(refused.body.error).toMatchObject({
+        retryable: false,
+        message: `The sandbox runtime's Kubernetes identity may not get volumesnapshots.snapshot.storage.k8s.io in namespace ${cluster.sandboxNamespace}`,
+      });
+    } finally {
+      await restore();
+    }
+    const selector = `labelSelector=cairn.dev%2Fsession-id%3D${session.id}`;
+    await eventually(async () => {
+      const left = (await cluster.admin.send(
+        "GET",
+        `${snapshotsPath(cluster.sandboxNamespace)}?${selector}`,
+      )) as {
+        items: unknown[];
+      };
+      return left.items.length === 0 ? true : undefined;
+    });
+    expect((await client.sendJson<unknown[]>(`/v1/sandboxes/${session.id}/snapshots`)).body).toEqual([]);
+    expect((await client.destroy(session.id)).status).toBe(204);
+  });
+});
