@@ -1,14 +1,15 @@
 /**
  * Snapshots on the real control plane (test/support/kubernetes-cluster.ts), through REST as
- * Cairn's own service account, with the volume-snapshot API installed as a cluster with snapshots
- * has it (test/support/kubernetes-cluster-storage.ts: external-snapshotter's CRDs, a
- * VolumeSnapshotClass): a sandbox's /workspace is a generic ephemeral claim that
- * kube-controller-manager makes for its pod; a snapshot is a VolumeSnapshot of that claim, which
- * the real API server validates against the CRDs' schema and rules; a restore is a pod whose claim
- * starts from it (`dataSource`), scheduled only once that claim is bound; destroying the pods lets
- * the garbage collector remove their claims, and deleting the snapshot removes its VolumeSnapshot.
- * The node has no CSI driver: the test's storage binds the claims and takes the snapshot (a copy of
- * the pod's folder), so the restored files come back through the real exec API.
+ * Cairn's own service account, on a cluster with the volume-snapshot API (external-snapshotter's
+ * CRDs and snapshot controller) and a VolumeSnapshotClass of the test's driver: a sandbox's
+ * /workspace is a generic ephemeral claim that kube-controller-manager makes for its pod; a
+ * snapshot is a VolumeSnapshot of that claim, which the API server validates against the CRDs and
+ * the snapshot controller binds to a VolumeSnapshotContent it makes; a restore is a pod whose
+ * claim starts from it (`dataSource`), scheduled only once that claim is bound; deleting the
+ * snapshot lets the controller remove both objects, and destroying the pods lets the garbage
+ * collector remove their claims. The node has no CSI driver: the test's storage
+ * (kubernetes-cluster-storage.ts) binds the claims and cuts the snapshot (a copy of the pod's
+ * folder), so the restored files come back through the real exec API.
  */
 import type { V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +24,7 @@ import {
   withholdFromCairn,
 } from "../support/kubernetes-cluster-cairn.ts";
 import {
-  installVolumeSnapshotApi,
+  createTestSnapshotClass,
   startTestStorage,
   type TestStorage,
   testSnapshotClass,
@@ -56,7 +57,7 @@ describe("snapshots on a real Kubernetes control plane", () => {
 
   beforeAll(async () => {
     const cluster = useCluster();
-    await installVolumeSnapshotApi(cluster);
+    await createTestSnapshotClass(cluster);
     storage = startTestStorage(cluster);
     test = await createSandboxPlatform("sqlite", {
       sandboxRuntime: createCairnRuntime(cluster, { snapshotClass: testSnapshotClass }),
@@ -109,7 +110,11 @@ describe("snapshots on a real Kubernetes control plane", () => {
     const stored = (await admin.send("GET", `${snapshotsPath(namespace)}/${volumeSnapshotName}`)) as {
       metadata: { labels: Record<string, string> };
       spec: unknown;
+      status?: { boundVolumeSnapshotContentName?: string };
     };
+    // Bound by the snapshot controller to the content it made for the claim's volume.
+    const contentName = stored.status?.boundVolumeSnapshotContentName;
+    expect(contentName).toMatch(/^snapcontent-/);
     expect(stored.spec).toEqual({
       volumeSnapshotClassName: testSnapshotClass,
       source: { persistentVolumeClaimName: `${sourcePod}-workspace` },
@@ -141,10 +146,13 @@ describe("snapshots on a real Kubernetes control plane", () => {
     );
     expect(read.body).toMatchObject({ exit_code: 0, stdout: "print(1)\nkept\nabsent\n" });
 
+    // The snapshot controller deletes the content and lifts its finalizers, then the object goes.
     expect((await client.send(`/v1/snapshots/${taken.body.id}`, { method: "DELETE" })).status).toBe(204);
-    expect((await admin.request("GET", `${snapshotsPath(namespace)}/${volumeSnapshotName}`)).status).toBe(
-      404,
-    );
+    for (const path of [
+      `${snapshotsPath(namespace)}/${volumeSnapshotName}`,
+      `/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents/${contentName}`,
+    ])
+      await eventually(async () => ((await admin.request("GET", path)).status === 404 ? true : undefined));
     for (const id of [source.id, restored.body.id]) expect((await client.destroy(id)).status).toBe(204);
     await expectCairnObjects(cluster, []);
     // The garbage collector removes each pod's claim after it.

@@ -1,82 +1,42 @@
 /**
- * Storage for the test Kubernetes cluster (kubernetes-cluster.ts), whose node runs no CSI driver:
- * - the volume-snapshot API, as a cluster with snapshots has it: the snapshot.storage.k8s.io
- *   CustomResourceDefinitions of external-snapshotter (from its client module on the Go module
- *   proxy, the version pinned below) served by the real API server, which validates every
- *   VolumeSnapshot against their schemas and rules, and a VolumeSnapshotClass;
- * - `startTestStorage`, playing the parts that cannot run here: the provisioner (a
- *   PersistentVolume bound to each pending claim of the sandbox namespace; a claim whose
- *   `dataSource` is a VolumeSnapshot only once it is ready, with the snapshot's files put in the
- *   pod's folder), the snapshot controller and the CSI driver (a VolumeSnapshotContent bound to
- *   each new VolumeSnapshot, the source pod's /workspace copied, then `readyToUse`). The copy is
- *   what a driver's snapshot is; everything Cairn does goes to the real API server.
+ * Storage for the test Kubernetes cluster (kubernetes-cluster.ts), whose node runs no CSI driver.
+ * The cluster serves the volume-snapshot API and runs external-snapshotter's snapshot controller;
+ * `startTestStorage` plays what cannot run here, a CSI driver with its two sidecars:
+ * - the provisioner: a PersistentVolume of the test's driver bound to each pending claim of the
+ *   sandbox namespace; a claim whose `dataSource` is a VolumeSnapshot only once that is ready,
+ *   with the snapshot's files put in the new pod's folder;
+ * - the snapshotter: each VolumeSnapshotContent of the test's driver that the snapshot controller
+ *   made for a VolumeSnapshot is cut (the source pod's /workspace folder copied), kept by the
+ *   driver's finalizer and its status set ready, which the controller carries to the
+ *   VolumeSnapshot; once the controller deletes it, the copy goes and then the finalizer.
+ * Everything Cairn does goes to the real API server and the real snapshot controller.
  */
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { V1PersistentVolumeClaim } from "@kubernetes/client-node";
-import { parse } from "yaml";
-import { eventually } from "./eventually.ts";
+import type { V1PersistentVolume, V1PersistentVolumeClaim } from "@kubernetes/client-node";
+import { quantityBytes } from "../../plugins/sandbox-kubernetes/snapshots.ts";
 import type { KubernetesTestCluster } from "./kubernetes-cluster.ts";
 
-const snapshotApiModule = "github.com/kubernetes-csi/external-snapshotter/client/v8";
-const snapshotApiVersion = "v8.4.0";
 export const testSnapshotClass = "cairn-test-snapshots";
 export const testDriver = "snapshots.cairn.test";
 const snapshots = "/apis/snapshot.storage.k8s.io/v1";
+/** The finalizer a driver's snapshotter keeps on a content until the snapshot behind it is deleted. */
+const contentFinalizer = "snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection";
 
 interface VolumeSnapshot {
-  metadata: { name: string; namespace: string; uid: string };
-  spec: { volumeSnapshotClassName?: string; source: { persistentVolumeClaimName?: string } };
+  metadata: { name: string; uid: string };
   status?: { readyToUse?: boolean; boundVolumeSnapshotContentName?: string };
 }
 
-/** The CRDs' folder in the Go module cache, downloaded from the module proxy the first time. */
-function snapshotApiDirectory(): string {
-  const scratch = mkdtempSync(join(tmpdir(), "cairn-go-download-"));
-  try {
-    const download = execFileSync(
-      "go",
-      ["mod", "download", "-json", `${snapshotApiModule}@${snapshotApiVersion}`],
-      {
-        cwd: scratch,
-        encoding: "utf8",
-        env: { ...process.env, PATH: `/usr/local/go/bin:${process.env.PATH}` },
-      },
-    );
-    return join((JSON.parse(download) as { Dir: string }).Dir, "config/crd");
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+interface VolumeSnapshotContent {
+  metadata: { name: string; uid: string; deletionTimestamp?: string; finalizers?: string[] };
+  spec: { driver: string; source: { volumeHandle?: string } };
+  status?: { readyToUse?: boolean; snapshotHandle?: string };
 }
 
-/** Installs the VolumeSnapshot API and the test's VolumeSnapshotClass; waits until they are served. */
-export async function installVolumeSnapshotApi(cluster: KubernetesTestCluster) {
-  const directory = snapshotApiDirectory();
-  for (const kind of ["volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots"]) {
-    // Parsed as plain YAML: client-node's loader would rename the schemas' `enum` fields.
-    const definition = parse(
-      readFileSync(join(directory, `snapshot.storage.k8s.io_${kind}.yaml`), "utf8"),
-    ) as {
-      metadata: { name: string };
-    };
-    const path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    await cluster.admin.send("POST", `${path}?fieldValidation=Strict`, definition);
-    await eventually(async () => {
-      const read = (await cluster.admin.send("GET", `${path}/${definition.metadata.name}`)) as {
-        status?: { conditions?: Array<{ type: string; status: string }> };
-      };
-      return read.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
-        ? true
-        : undefined;
-    });
-  }
-  await eventually(async () =>
-    (await cluster.admin.request("GET", `${snapshots}/volumesnapshotclasses`)).status === 200
-      ? true
-      : undefined,
-  );
+/** The test driver's VolumeSnapshotClass, deleting a snapshot's storage with it. */
+export async function createTestSnapshotClass(cluster: KubernetesTestCluster) {
   await cluster.admin.send("POST", `${snapshots}/volumesnapshotclasses?fieldValidation=Strict`, {
     apiVersion: "snapshot.storage.k8s.io/v1",
     kind: "VolumeSnapshotClass",
@@ -93,13 +53,12 @@ export interface TestStorage {
   stop(): Promise<void>;
 }
 
-/** Plays provisioner, snapshot controller and driver for the sandbox namespace until stopped. */
+/** Plays the driver's provisioner and snapshotter for the sandbox namespace until stopped. */
 export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
   const { admin, sandboxNamespace: namespace } = cluster;
   const copies = mkdtempSync(join(tmpdir(), "cairn-test-snapshots-"));
   const podFolder = (pod: string) => join(cluster.podsDirectory, namespace, pod);
   const bound = new Map<string, string | null>();
-  const taken = new Set<string>();
   const failures: string[] = [];
   let stopped = false;
 
@@ -115,11 +74,18 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
         "GET",
         `${snapshots}/namespaces/${namespace}/volumesnapshots/${source.name}`,
       )) as VolumeSnapshot;
-      if (snapshot.status?.readyToUse !== true) return;
+      const contentName = snapshot.status?.boundVolumeSnapshotContentName;
+      if (snapshot.status?.readyToUse !== true || contentName === undefined) return;
+      const content = (await admin.send(
+        "GET",
+        `${snapshots}/volumesnapshotcontents/${contentName}`,
+      )) as VolumeSnapshotContent;
       const pod = ownerPod(claim);
-      if (pod === undefined) return;
+      if (pod === undefined || content.status?.snapshotHandle === undefined) return;
       mkdirSync(podFolder(pod), { recursive: true });
-      cpSync(join(copies, snapshot.metadata.uid), join(podFolder(pod), "workspace"), { recursive: true });
+      cpSync(join(copies, content.status.snapshotHandle), join(podFolder(pod), "workspace"), {
+        recursive: true,
+      });
     }
     await admin.send("POST", "/api/v1/persistentvolumes?fieldValidation=Strict", {
       apiVersion: "v1",
@@ -137,46 +103,31 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
     bound.set(name, source?.kind === "VolumeSnapshot" ? source.name : null);
   }
 
-  async function snapshot(request: VolumeSnapshot) {
-    const { name, uid } = request.metadata;
-    const claimName = request.spec.source.persistentVolumeClaimName as string;
+  /** Cuts a content the controller made: the source volume's pod folder, copied. */
+  async function cut(content: VolumeSnapshotContent, volumes: V1PersistentVolume[]) {
+    const volume = volumes.find((pv) => pv.spec?.csi?.volumeHandle === content.spec.source.volumeHandle);
+    const claimRef = volume?.spec?.claimRef;
+    if (claimRef?.name === undefined) return;
     const claim = (await admin.send(
       "GET",
-      `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${claimName}`,
+      `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${claimRef.name}`,
     )) as V1PersistentVolumeClaim;
     const pod = ownerPod(claim) as string;
-    cpSync(join(podFolder(pod), "workspace"), join(copies, uid), { recursive: true });
-    const content = `snapcontent-${uid}`;
-    await admin.send("POST", `${snapshots}/volumesnapshotcontents?fieldValidation=Strict`, {
-      apiVersion: "snapshot.storage.k8s.io/v1",
-      kind: "VolumeSnapshotContent",
-      metadata: { name: content },
-      spec: {
-        volumeSnapshotRef: {
-          apiVersion: "snapshot.storage.k8s.io/v1",
-          kind: "VolumeSnapshot",
-          namespace,
-          name,
-          uid,
-        },
-        driver: testDriver,
-        deletionPolicy: "Delete",
-        volumeSnapshotClassName: request.spec.volumeSnapshotClassName,
-        source: { volumeHandle: `volume-${claim.metadata?.uid}` },
-      },
-    });
-    taken.add(uid);
-    const path = `${snapshots}/namespaces/${namespace}/volumesnapshots/${name}`;
+    const handle = `snapshot-${content.metadata.uid}`;
+    cpSync(join(podFolder(pod), "workspace"), join(copies, handle), { recursive: true });
+    const path = `${snapshots}/volumesnapshotcontents/${content.metadata.name}`;
     const current = await admin.request("GET", path);
-    // Deleted meanwhile (Cairn deletes the VolumeSnapshot of a snapshot that failed).
     if (current.status === 404) return;
+    const kept = current.body as VolumeSnapshotContent;
+    kept.metadata.finalizers = [...(kept.metadata.finalizers ?? []), contentFinalizer];
+    const guarded = (await admin.send("PUT", path, kept)) as VolumeSnapshotContent;
     await admin.send("PUT", `${path}/status`, {
-      ...(current.body as VolumeSnapshot),
+      ...guarded,
       status: {
-        boundVolumeSnapshotContentName: content,
-        creationTime: new Date().toISOString(),
+        snapshotHandle: handle,
         readyToUse: true,
-        restoreSize: claim.status?.capacity?.storage ?? claim.spec?.resources?.requests?.storage,
+        restoreSize: quantityBytes(volume?.spec?.capacity?.storage),
+        creationTime: Date.now() * 1_000_000,
       },
     });
   }
@@ -188,10 +139,24 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
     for (const claim of claims.items)
       if (claim.status?.phase === "Pending" && !bound.has(claim.metadata?.name as string))
         await provision(claim);
-    const requests = (await admin.send("GET", `${snapshots}/namespaces/${namespace}/volumesnapshots`)) as {
-      items: VolumeSnapshot[];
+    const contents = (await admin.send("GET", `${snapshots}/volumesnapshotcontents`)) as {
+      items: VolumeSnapshotContent[];
     };
-    for (const request of requests.items) if (!taken.has(request.metadata.uid)) await snapshot(request);
+    // A content being deleted: the snapshot behind it goes, then the finalizer.
+    for (const content of contents.items) {
+      if (content.spec.driver !== testDriver || content.metadata.deletionTimestamp === undefined) continue;
+      if (content.status?.snapshotHandle !== undefined)
+        rmSync(join(copies, content.status.snapshotHandle), { recursive: true, force: true });
+      const path = `${snapshots}/volumesnapshotcontents/${content.metadata.name}`;
+      const finalizers = (content.metadata.finalizers ?? []).filter((name) => name !== contentFinalizer);
+      await admin.send("PUT", path, { ...content, metadata: { ...content.metadata, finalizers } });
+    }
+    const uncut = contents.items.filter(
+      (content) => content.spec.driver === testDriver && content.status?.snapshotHandle === undefined,
+    );
+    if (uncut.length === 0) return;
+    const volumes = (await admin.send("GET", "/api/v1/persistentvolumes")) as { items: V1PersistentVolume[] };
+    for (const content of uncut) await cut(content, volumes.items);
   }
 
   const loop = (async () => {

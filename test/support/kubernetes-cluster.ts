@@ -1,6 +1,7 @@
 /**
  * A real Kubernetes control plane for the tests, with simulated nodes: etcd, kube-apiserver
- * (RBAC, admission with PodSecurity), kube-controller-manager, kube-scheduler and kwok with one
+ * (RBAC, admission with PodSecurity), kube-controller-manager, kube-scheduler, the volume-snapshot
+ * API (external-snapshotter's CRDs and snapshot controller) and kwok with one
  * fake node whose exec endpoint runs each command in a bubblewrap sandbox over the pod's own
  * folders, from the binaries scripts/kubernetes-test-cluster/build.sh builds from the Go module
  * proxy (the control plane as one multi-call binary, and kwok; cached under
@@ -14,6 +15,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAllYaml } from "@kubernetes/client-node";
+import { parse as parseYaml } from "yaml";
 import { type ClusterApi, createClusterApi, pollUntil } from "./kubernetes-cluster-api.ts";
 import { type ClientName, createClusterCertificates } from "./kubernetes-cluster-certificates.ts";
 import {
@@ -253,6 +255,38 @@ export async function startKubernetesTestCluster(): Promise<KubernetesTestCluste
         await admin.send("POST", `${collectionPath(object)}?fieldValidation=Strict`, object);
       }
     }
+
+    // The volume-snapshot API, as a cluster with snapshots has it: external-snapshotter's CRDs
+    // (parsed as plain YAML: client-node's loader renames the schemas' `enum` fields) and its
+    // snapshot controller. A CSI driver's part is the tests' (kubernetes-cluster-storage.ts).
+    const definitions = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    for (const file of readdirSync(join(programs, "volume-snapshot-crds")).sort()) {
+      const definition = parseYaml(readFileSync(join(programs, "volume-snapshot-crds", file), "utf8")) as {
+        metadata: { name: string };
+      };
+      await admin.send("POST", `${definitions}?fieldValidation=Strict`, definition);
+      await pollUntil(
+        `CustomResourceDefinition ${definition.metadata.name} established`,
+        async () => {
+          const read = (await admin.send("GET", `${definitions}/${definition.metadata.name}`)) as {
+            status?: { conditions?: Array<{ type: string; status: string }> };
+          };
+          return read.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
+            ? true
+            : undefined;
+        },
+        { hopeless: () => exits[0], timeoutMs: 60_000, describe: describe("kube-apiserver") },
+      );
+    }
+    start("snapshot-controller", [
+      program("snapshot-controller"),
+      `--kubeconfig=${kubeConfigOf("admin")}`,
+      "--leader-election=false",
+      "--worker-threads=2",
+      "--retry-interval-start=100ms",
+      "--retry-interval-max=2s",
+      "--v=4",
+    ]);
 
     // The service account controller gives each namespace its `default` account; pods need it.
     for (const namespace of ["cairn", sandboxNamespace]) {
