@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { constants } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import { type FileHandle, mkdir, rename, unlink } from "node:fs/promises";
 import { ServiceError } from "../../core/index.ts";
 import type { FileStat, SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import { fileReadStream, writeStreamInto } from "./file-streams.ts";
@@ -32,15 +32,16 @@ const through = (directory: FileHandle, name?: string) =>
 /**
  * `owner` is the session's host uid and gid: what this (root) server creates for the sandbox is
  * handed to it through the open descriptor (fchown), never by path, so a swapped symlink cannot
- * turn the chown onto a host file. `calls` are the host calls it makes (host-calls.ts): the
- * synchronous ones on the file thread.
+ * turn the chown onto a host file. `calls` are the host calls its reads and path resolution make
+ * (host-calls.ts): the synchronous ones on the file thread, which never writes. Writes (mkdir,
+ * rename, unlink, and the opened file's chown and contents) are node:fs/promises'.
  */
 export function createSandboxFileSystem(
   roots: SandboxRoot[],
   owner: { uid: number; gid: number } | null,
   calls: HostCalls = asynchronousHostCalls,
 ): SandboxFileSystem {
-  const { lstat, mkdir, open, opendir, rename, unlink } = calls;
+  const { lstat, open, opendir } = calls;
   const resolve = (path: string) => resolveSandboxPath(roots, path, true, calls);
   const handOver = async (handle: FileHandle) => {
     if (owner !== null) await handle.chown(owner.uid, owner.gid);

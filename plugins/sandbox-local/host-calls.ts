@@ -1,6 +1,7 @@
 /**
- * The host file-system calls a sandbox's file system makes (file-system.ts, path-resolution.ts),
- * in two forms. On the serving thread they are node:fs/promises: each runs on libuv's pool, four
+ * The host file-system calls a sandbox's file system reads with (file-system.ts,
+ * path-resolution.ts), in two forms; its writes are made on the serving thread only, with
+ * node:fs/promises. On the serving thread they are node:fs/promises: each runs on libuv's pool, four
  * threads at the server's priority that every fs call, DNS lookup and password hash of the
  * process shares in arrival order. On the file thread (file-thread.ts) they are the synchronous
  * calls, made on that thread itself at its lower priority: one account's grep over 50,000 files
@@ -9,18 +10,13 @@
  */
 import {
   closeSync,
-  fchownSync,
   fstatSync,
   lstatSync,
-  mkdirSync,
   opendirSync,
   openSync,
   readlinkSync,
   readSync,
-  renameSync,
   type Stats,
-  unlinkSync,
-  writeFileSync,
 } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import * as promises from "node:fs/promises";
@@ -32,13 +28,11 @@ export interface HostDirectory extends AsyncIterable<{ name: string }> {
 }
 
 export interface HostCalls {
+  /** A FileHandle of the synchronous form has only `fd`, `close`, `stat` and `read`. */
   open(path: string, flags: number, mode?: number): Promise<FileHandle>;
   lstat(path: string): Promise<Stats>;
   readlink(path: string): Promise<string>;
   opendir(path: string): Promise<HostDirectory>;
-  mkdir(path: string, options: { mode: number }): Promise<unknown>;
-  rename(from: string, to: string): Promise<void>;
-  unlink(path: string): Promise<void>;
 }
 
 export const asynchronousHostCalls: HostCalls = {
@@ -46,9 +40,6 @@ export const asynchronousHostCalls: HostCalls = {
   lstat: (path) => promises.lstat(path),
   readlink: (path) => promises.readlink(path),
   opendir: (path) => promises.opendir(path),
-  mkdir: (path, options) => promises.mkdir(path, options),
-  rename: (from, to) => promises.rename(from, to),
-  unlink: (path) => promises.unlink(path),
 };
 
 /**
@@ -94,24 +85,12 @@ export function synchronousHostCalls(turnMs = 5): HostCalls {
         },
       };
     },
-    async mkdir(path, options) {
-      await turn();
-      return mkdirSync(path, options);
-    },
-    async rename(from, to) {
-      await turn();
-      renameSync(from, to);
-    },
-    async unlink(path) {
-      await turn();
-      unlinkSync(path);
-    },
   };
 }
 
 /**
- * The part of a FileHandle the sandbox file system uses, over a descriptor of this thread. A
- * second close does nothing, as FileHandle's: closing the number again could close a descriptor
+ * The part of a FileHandle the sandbox file system reads with, over a descriptor of this thread.
+ * A second close does nothing, as FileHandle's: closing the number again could close a descriptor
  * opened since under it.
  */
 function fileHandle(fd: number): FileHandle {
@@ -129,13 +108,7 @@ function fileHandle(fd: number): FileHandle {
     async read(buffer: Uint8Array, offset: number, length: number, position: number) {
       return { bytesRead: readSync(fd, buffer, offset, length, position), buffer };
     },
-    async chown(uid: number, gid: number) {
-      fchownSync(fd, uid, gid);
-    },
-    async writeFile(data: Uint8Array) {
-      writeFileSync(fd, data);
-    },
   };
-  // Streams (file-streams.ts) are never opened on the file thread; the rest is what is used.
+  // Writes and streams (file-streams.ts) never run on the file thread; the rest is what is used.
   return handle as unknown as FileHandle;
 }
