@@ -25,6 +25,7 @@ import {
 } from "../support/kubernetes-cluster-cairn.ts";
 import {
   createTestSnapshotClass,
+  failSnapshotFile,
   startTestStorage,
   type TestStorage,
   testSnapshotClass,
@@ -178,6 +179,39 @@ describe("snapshots on a real Kubernetes control plane", () => {
     } finally {
       await restore();
     }
+    const selector = `labelSelector=cairn.dev%2Fsession-id%3D${session.id}`;
+    await eventually(async () => {
+      const left = (await cluster.admin.send(
+        "GET",
+        `${snapshotsPath(cluster.sandboxNamespace)}?${selector}`,
+      )) as {
+        items: unknown[];
+      };
+      return left.items.length === 0 ? true : undefined;
+    });
+    expect((await client.sendJson<unknown[]>(`/v1/sandboxes/${session.id}/snapshots`)).body).toEqual([]);
+    expect((await client.destroy(session.id)).status).toBe(204);
+  });
+
+  it("answers a snapshot the driver fails with a non-retryable 409 that hides the driver's words, and keeps nothing", async () => {
+    const cluster = useCluster();
+    const session = await client.createActive();
+    const driverError = "rpc error: code = Internal desc = pvc-4711 in zone eu-secret-1a";
+    expect(
+      (await client.exec(session.id, `echo '${driverError}' > ${failSnapshotFile}`)).body.exit_code,
+    ).toBe(0);
+    const failed = await client.sendJson<{ error: ErrorBody["error"] & { remediation: string } }>(
+      `/v1/sandboxes/${session.id}/snapshots`,
+      { method: "POST" },
+    );
+    // The driver's error reached the VolumeSnapshot through the snapshot controller.
+    expect([failed.status, errorCode(failed.body)]).toEqual([409, "snapshots_not_supported"]);
+    expect(failed.body.error).toMatchObject({
+      message: "The cluster's storage could not snapshot the workspace",
+      retryable: false,
+    });
+    expect(failed.body.error.remediation).toContain("SVC_KUBE_SNAPSHOT_CLASS");
+    expect(JSON.stringify(failed.body)).not.toContain("eu-secret");
     const selector = `labelSelector=cairn.dev%2Fsession-id%3D${session.id}`;
     await eventually(async () => {
       const left = (await cluster.admin.send(

@@ -4,9 +4,9 @@
  * VolumeSnapshotClass: the workspace is an ephemeral claim of the disk's size, a snapshot is a
  * `sync` in the pod then the exact VolumeSnapshot of `<pod>-workspace`, polled until readyToUse,
  * its restoreSize counted in the account's storage; a restore's claim template starts from it
- * (`dataSource`); delete removes it. A VolumeSnapshot the driver fails is a non-retryable 409 with
- * no driver internals, and nothing stays; one never ready fails retryable. Without the class, 409
- * snapshots_not_supported naming the setting, and no request reaches the cluster.
+ * (`dataSource`); delete removes it. One never ready fails retryable. Without the class, 409
+ * snapshots_not_supported naming the setting, and no request reaches the cluster. A snapshot the
+ * driver fails is tested on the real control plane (kubernetes-real-cluster-snapshots.test.ts).
  */
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +23,6 @@ import { storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
   createSandboxPlatform,
-  type ErrorBody,
   errorCode,
   type SandboxClient,
   type SessionOut,
@@ -235,49 +234,6 @@ describe.each(storageTargets)("snapshots on the Kubernetes runtime, on %s", (tar
     expect((await client.sendJson(`/v1/snapshots/${taken.body.id}`)).status).toBe(404);
     expect((await client.usage()).body).toMatchObject({ snapshots: 0, snapshot_storage_bytes: 0 });
     for (const id of [source.id, restored.body.id]) expect((await client.destroy(id)).status).toBe(204);
-  });
-
-  it("answers a VolumeSnapshot the driver fails with a non-retryable 409 that hides the driver's words, and keeps nothing", async () => {
-    const commands: string[][] = [];
-    acceptEverything(commands, (reads) =>
-      reads < 2
-        ? { readyToUse: false }
-        : {
-            readyToUse: false,
-            error: {
-              message: "rpc error: code = Internal desc = pvc-4711 in zone eu-secret-1a",
-              time: "now",
-            },
-          },
-    );
-    const source = await client.createActive({});
-    await cluster.takeRequests();
-    const failed = await client.sendJson<{ error: ErrorBody["error"] & { remediation: string } }>(
-      `/v1/sandboxes/${source.id}/snapshots`,
-      { method: "POST", json: {} },
-    );
-    expect([failed.status, errorCode(failed.body)]).toEqual([409, "snapshots_not_supported"]);
-    expect(failed.body.error).toMatchObject({
-      message: "The cluster's storage could not snapshot the workspace",
-      retryable: false,
-    });
-    expect(failed.body.error.remediation).toContain("SVC_KUBE_SNAPSHOT_CLASS");
-    expect(JSON.stringify(failed.body)).not.toContain("eu-secret");
-    const requests = await cluster.takeRequests();
-    const name = (requests[1].body as { metadata: { name: string } }).metadata.name;
-    expect(name).toMatch(/^cairn-snapshot-[0-9a-f-]{36}$/);
-    // Two reads, then the half-made VolumeSnapshot is deleted again.
-    expect(requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
-      `GET ${base}/persistentvolumeclaims/cairn-sandbox-${source.id}-workspace`,
-      `POST ${snapshotsPath}`,
-      `GET ${snapshotsPath}/${name}`,
-      `GET ${snapshotsPath}/${name}`,
-      `DELETE ${snapshotsPath}/${name}`,
-    ]);
-    expect(commands).toEqual([["sync"]]);
-    expect((await client.sendJson(`/v1/sandboxes/${source.id}/snapshots`)).body).toEqual([]);
-    expect((await client.usage()).body).toMatchObject({ snapshots: 0 });
-    expect((await client.destroy(source.id)).status).toBe(204);
   });
 
   it("fails a VolumeSnapshot that is never ready within the bound as retryable, and deletes it", async () => {

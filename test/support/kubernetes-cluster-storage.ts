@@ -8,10 +8,11 @@
  * - the snapshotter: each VolumeSnapshotContent of the test's driver that the snapshot controller
  *   made for a VolumeSnapshot is cut (the source pod's /workspace folder copied), kept by the
  *   driver's finalizer and its status set ready, which the controller carries to the
- *   VolumeSnapshot; once the controller deletes it, the copy goes and then the finalizer.
+ *   VolumeSnapshot (or failed, with the text of the workspace's `failSnapshotFile` as the
+ *   driver's error); once the controller deletes it, the copy goes and then the finalizer.
  * Everything Cairn does goes to the real API server and the real snapshot controller.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from "@kubernetes/client-node";
@@ -21,6 +22,8 @@ import type { KubernetesTestCluster } from "./kubernetes-cluster.ts";
 export const testSnapshotClass = "cairn-test-snapshots";
 export const testDriver = "snapshots.cairn.test";
 const snapshots = "/apis/snapshot.storage.k8s.io/v1";
+/** A file in a sandbox's /workspace that makes the driver fail its snapshots, with its text as the error. */
+export const failSnapshotFile = ".cairn-test-snapshot-error";
 /** The finalizer a driver's snapshotter keeps on a content until the snapshot behind it is deleted. */
 const contentFinalizer = "snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection";
 
@@ -59,6 +62,8 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
   const copies = mkdtempSync(join(tmpdir(), "cairn-test-snapshots-"));
   const podFolder = (pod: string) => join(cluster.podsDirectory, namespace, pod);
   const bound = new Map<string, string | null>();
+  // Contents the driver failed: not cut again.
+  const failed = new Set<string>();
   const failures: string[] = [];
   let stopped = false;
 
@@ -112,15 +117,27 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
       "GET",
       `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${claimRef.name}`,
     )) as V1PersistentVolumeClaim;
-    const pod = ownerPod(claim) as string;
-    const handle = `snapshot-${content.metadata.uid}`;
-    cpSync(join(podFolder(pod), "workspace"), join(copies, handle), { recursive: true });
+    const workspace = join(podFolder(ownerPod(claim) as string), "workspace");
     const path = `${snapshots}/volumesnapshotcontents/${content.metadata.name}`;
     const current = await admin.request("GET", path);
     if (current.status === 404) return;
     const kept = current.body as VolumeSnapshotContent;
     kept.metadata.finalizers = [...(kept.metadata.finalizers ?? []), contentFinalizer];
     const guarded = (await admin.send("PUT", path, kept)) as VolumeSnapshotContent;
+    const failure = join(workspace, failSnapshotFile);
+    if (existsSync(failure)) {
+      failed.add(content.metadata.uid);
+      await admin.send("PUT", `${path}/status`, {
+        ...guarded,
+        status: {
+          readyToUse: false,
+          error: { message: readFileSync(failure, "utf8").trim(), time: new Date().toISOString() },
+        },
+      });
+      return;
+    }
+    const handle = `snapshot-${content.metadata.uid}`;
+    cpSync(workspace, join(copies, handle), { recursive: true });
     await admin.send("PUT", `${path}/status`, {
       ...guarded,
       status: {
@@ -152,7 +169,11 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
       await admin.send("PUT", path, { ...content, metadata: { ...content.metadata, finalizers } });
     }
     const uncut = contents.items.filter(
-      (content) => content.spec.driver === testDriver && content.status?.snapshotHandle === undefined,
+      (content) =>
+        content.spec.driver === testDriver &&
+        content.status?.snapshotHandle === undefined &&
+        content.metadata.deletionTimestamp === undefined &&
+        !failed.has(content.metadata.uid),
     );
     if (uncut.length === 0) return;
     const volumes = (await admin.send("GET", "/api/v1/persistentvolumes")) as { items: V1PersistentVolume[] };
