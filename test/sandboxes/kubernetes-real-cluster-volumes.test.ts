@@ -7,7 +7,9 @@
  * - an MCP connection's host opens exactly its addresses on port 443 in the sandbox's
  *   NetworkPolicy, which the real API server accepts; a sandbox with no connection gets a policy
  *   that lets nothing out;
- * - destroy removes the pod and the policy, and deleting the volume removes its claim.
+ * - destroy removes the pod and the policy, and deleting the volume removes its claim;
+ * - a claim the namespace's ResourceQuota refuses leaves the volume failed, with a reason and no
+ *   internals, and never mounted.
  * The node runs no storage and no network plugin: what the policy enforces is the CNI's part.
  */
 import type { V1NetworkPolicy, V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
@@ -82,6 +84,11 @@ describe("volumes and egress policies on a real Kubernetes control plane", () =>
       pvc_name: claimName,
     });
     const claim = (await cluster.admin.send("GET", claimPath(cluster, claimName))) as V1PersistentVolumeClaim;
+    expect(claim.metadata?.labels).toEqual({
+      "app.kubernetes.io/managed-by": "cairn",
+      "cairn.dev/volume-id": volume.body.id,
+      "cairn.dev/account-id": client.accountId,
+    });
     expect(claim.spec).toMatchObject({
       accessModes: ["ReadWriteOnce"],
       resources: { requests: { storage: "3Gi" } },
@@ -153,5 +160,45 @@ describe("volumes and egress policies on a real Kubernetes control plane", () =>
     await eventually(async () =>
       (await cluster.admin.request("GET", claimPath(cluster, claimName))).status === 404 ? true : undefined,
     );
+  });
+
+  it("keeps a volume whose claim the namespace's ResourceQuota refuses as failed, without the quota's words, and never mounts it", async () => {
+    const cluster = useCluster();
+    const quotas = `/api/v1/namespaces/${cluster.sandboxNamespace}/resourcequotas`;
+    await cluster.admin.send("POST", `${quotas}?fieldValidation=Strict`, {
+      apiVersion: "v1",
+      kind: "ResourceQuota",
+      metadata: { name: "storage-budget" },
+      spec: { hard: { "requests.storage": "2Gi" } },
+    });
+    // The quota admission refuses claims only once the quota controller has counted what is used.
+    await eventually(async () => {
+      const quota = (await cluster.admin.send("GET", `${quotas}/storage-budget`)) as {
+        status?: { hard?: Record<string, string> };
+      };
+      return quota.status?.hard?.["requests.storage"] ? true : undefined;
+    });
+    try {
+      const volume = await client.sendJson<{ id: string; status: string }>("/v1/volumes", {
+        method: "POST",
+        json: { size_gb: 5 },
+      });
+      expect([volume.status, volume.body.status]).toEqual([202, "queued"]);
+      const got = await client.sendJson<Record<string, unknown>>(`/v1/volumes/${volume.body.id}`);
+      expect(got.body).toMatchObject({
+        status: "failed",
+        pvc_name: null,
+        failure_reason: "The runtime could not provision the volume's storage",
+      });
+      expect(JSON.stringify(got.body)).not.toContain("storage-budget");
+      const claimName = `cairn-volume-${volume.body.id}`;
+      expect((await cluster.admin.request("GET", claimPath(cluster, claimName))).status).toBe(404);
+      const mounted = await client.create({ volume_mounts: { [volume.body.id]: "/data" } });
+      expect([mounted.status, errorCode(mounted.body)]).toEqual([404, "not_found"]);
+      // A failed volume can still be deleted: its claim was never made.
+      expect((await client.send(`/v1/volumes/${volume.body.id}`, { method: "DELETE" })).status).toBe(204);
+    } finally {
+      await cluster.admin.send("DELETE", `${quotas}/storage-budget`);
+    }
   });
 });
