@@ -26,6 +26,7 @@ import {
 import {
   createTestSnapshotClass,
   failSnapshotFile,
+  hangSnapshotFile,
   startTestStorage,
   type TestStorage,
   testSnapshotClass,
@@ -224,5 +225,42 @@ describe("snapshots on a real Kubernetes control plane", () => {
     });
     expect((await client.sendJson<unknown[]>(`/v1/sandboxes/${session.id}/snapshots`)).body).toEqual([]);
     expect((await client.destroy(session.id)).status).toBe(204);
+  });
+
+  it("fails a snapshot the driver never finishes within the bound as retryable, and deletes it", async () => {
+    const cluster = useCluster();
+    // A server waiting 3 s for a snapshot (the default is 300 s).
+    const impatient = await createSandboxPlatform("sqlite", {
+      sandboxRuntime: createCairnRuntime(cluster, {
+        snapshotClass: testSnapshotClass,
+        snapshotTimeoutMs: 3000,
+      }),
+    });
+    try {
+      const other = await createSandboxClient(impatient);
+      const session = await other.createActive();
+      expect((await other.exec(session.id, `touch ${hangSnapshotFile}`)).body.exit_code).toBe(0);
+      const failed = await other.sendJson<ErrorBody>(`/v1/sandboxes/${session.id}/snapshots`, {
+        method: "POST",
+      });
+      expect([failed.status, failed.body.error]).toMatchObject([
+        502,
+        { code: "sandbox_operation_failed", retryable: true },
+      ]);
+      const selector = `labelSelector=cairn.dev%2Fsession-id%3D${session.id}`;
+      await eventually(async () => {
+        const left = (await cluster.admin.send(
+          "GET",
+          `${snapshotsPath(cluster.sandboxNamespace)}?${selector}`,
+        )) as {
+          items: unknown[];
+        };
+        return left.items.length === 0 ? true : undefined;
+      });
+      expect((await other.sendJson<unknown[]>(`/v1/sandboxes/${session.id}/snapshots`)).body).toEqual([]);
+      expect((await other.destroy(session.id)).status).toBe(204);
+    } finally {
+      await impatient.close();
+    }
   });
 });

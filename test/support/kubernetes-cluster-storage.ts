@@ -9,7 +9,8 @@
  *   made for a VolumeSnapshot is cut (the source pod's /workspace folder copied), kept by the
  *   driver's finalizer and its status set ready, which the controller carries to the
  *   VolumeSnapshot (or failed, with the text of the workspace's `failSnapshotFile` as the
- *   driver's error); once the controller deletes it, the copy goes and then the finalizer.
+ *   driver's error, or never finished while the workspace holds `hangSnapshotFile`); once the
+ *   controller deletes it, the copy goes and then the finalizer.
  * Everything Cairn does goes to the real API server and the real snapshot controller.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,6 +25,8 @@ export const testDriver = "snapshots.cairn.test";
 const snapshots = "/apis/snapshot.storage.k8s.io/v1";
 /** A file in a sandbox's /workspace that makes the driver fail its snapshots, with its text as the error. */
 export const failSnapshotFile = ".cairn-test-snapshot-error";
+/** A file in a sandbox's /workspace that makes the driver never finish its snapshots. */
+export const hangSnapshotFile = ".cairn-test-snapshot-hang";
 /** The finalizer a driver's snapshotter keeps on a content until the snapshot behind it is deleted. */
 const contentFinalizer = "snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection";
 
@@ -62,8 +65,8 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
   const copies = mkdtempSync(join(tmpdir(), "cairn-test-snapshots-"));
   const podFolder = (pod: string) => join(cluster.podsDirectory, namespace, pod);
   const bound = new Map<string, string | null>();
-  // Contents the driver failed: not cut again.
-  const failed = new Set<string>();
+  // Contents the driver failed or leaves unfinished: not looked at again.
+  const settled = new Set<string>();
   const failures: string[] = [];
   let stopped = false;
 
@@ -118,6 +121,10 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
       `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${claimRef.name}`,
     )) as V1PersistentVolumeClaim;
     const workspace = join(podFolder(ownerPod(claim) as string), "workspace");
+    if (existsSync(join(workspace, hangSnapshotFile))) {
+      settled.add(content.metadata.uid);
+      return;
+    }
     const path = `${snapshots}/volumesnapshotcontents/${content.metadata.name}`;
     const current = await admin.request("GET", path);
     if (current.status === 404) return;
@@ -126,7 +133,7 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
     const guarded = (await admin.send("PUT", path, kept)) as VolumeSnapshotContent;
     const failure = join(workspace, failSnapshotFile);
     if (existsSync(failure)) {
-      failed.add(content.metadata.uid);
+      settled.add(content.metadata.uid);
       await admin.send("PUT", `${path}/status`, {
         ...guarded,
         status: {
@@ -173,7 +180,7 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
         content.spec.driver === testDriver &&
         content.status?.snapshotHandle === undefined &&
         content.metadata.deletionTimestamp === undefined &&
-        !failed.has(content.metadata.uid),
+        !settled.has(content.metadata.uid),
     );
     if (uncut.length === 0) return;
     const volumes = (await admin.send("GET", "/api/v1/persistentvolumes")) as { items: V1PersistentVolume[] };
