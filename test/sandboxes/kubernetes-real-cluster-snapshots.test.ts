@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { objectName } from "../../plugins/sandbox-kubernetes/manifests.ts";
 import { quantityBytes } from "../../plugins/sandbox-kubernetes/snapshots.ts";
 import { eventually } from "../support/eventually.ts";
+import type { KubernetesTestCluster } from "../support/kubernetes-cluster.ts";
 import {
   createCairnRuntime,
   expectCairnObjects,
@@ -39,18 +40,27 @@ import {
   errorCode,
   type SandboxClient,
   type SessionOut,
+  type SnapshotOut,
 } from "./sandbox-client.ts";
-
-interface SnapshotOut {
-  id: string;
-  session_id: string;
-  status: string;
-  size_bytes: number;
-}
 
 const useCluster = useKubernetesTestCluster();
 const snapshotsPath = (namespace: string) =>
   `/apis/snapshot.storage.k8s.io/v1/namespaces/${namespace}/volumesnapshots`;
+
+/** The sandbox has no snapshot left: none listed through REST, no VolumeSnapshot of it on the cluster. */
+async function expectNoSnapshots(cluster: KubernetesTestCluster, client: SandboxClient, sessionId: string) {
+  const selector = `labelSelector=cairn.dev%2Fsession-id%3D${sessionId}`;
+  await eventually(async () => {
+    const left = (await cluster.admin.send(
+      "GET",
+      `${snapshotsPath(cluster.sandboxNamespace)}?${selector}`,
+    )) as {
+      items: unknown[];
+    };
+    return left.items.length === 0 ? true : undefined;
+  });
+  expect((await client.sendJson<unknown[]>(`/v1/sandboxes/${sessionId}/snapshots`)).body).toEqual([]);
+}
 
 describe("snapshots on a real Kubernetes control plane", () => {
   let test: TestPlatform;
@@ -180,17 +190,7 @@ describe("snapshots on a real Kubernetes control plane", () => {
     } finally {
       await restore();
     }
-    const selector = `labelSelector=cairn.dev%2Fsession-id%3D${session.id}`;
-    await eventually(async () => {
-      const left = (await cluster.admin.send(
-        "GET",
-        `${snapshotsPath(cluster.sandboxNamespace)}?${selector}`,
-      )) as {
-        items: unknown[];
-      };
-      return left.items.length === 0 ? true : undefined;
-    });
-    expect((await client.sendJson<unknown[]>(`/v1/sandboxes/${session.id}/snapshots`)).body).toEqual([]);
+    await expectNoSnapshots(cluster, client, session.id);
     expect((await client.destroy(session.id)).status).toBe(204);
   });
 
@@ -213,17 +213,7 @@ describe("snapshots on a real Kubernetes control plane", () => {
     });
     expect(failed.body.error.remediation).toContain("SVC_KUBE_SNAPSHOT_CLASS");
     expect(JSON.stringify(failed.body)).not.toContain("eu-secret");
-    const selector = `labelSelector=cairn.dev%2Fsession-id%3D${session.id}`;
-    await eventually(async () => {
-      const left = (await cluster.admin.send(
-        "GET",
-        `${snapshotsPath(cluster.sandboxNamespace)}?${selector}`,
-      )) as {
-        items: unknown[];
-      };
-      return left.items.length === 0 ? true : undefined;
-    });
-    expect((await client.sendJson<unknown[]>(`/v1/sandboxes/${session.id}/snapshots`)).body).toEqual([]);
+    await expectNoSnapshots(cluster, client, session.id);
     expect((await client.destroy(session.id)).status).toBe(204);
   });
 
@@ -247,17 +237,7 @@ describe("snapshots on a real Kubernetes control plane", () => {
         502,
         { code: "sandbox_operation_failed", retryable: true },
       ]);
-      const selector = `labelSelector=cairn.dev%2Fsession-id%3D${session.id}`;
-      await eventually(async () => {
-        const left = (await cluster.admin.send(
-          "GET",
-          `${snapshotsPath(cluster.sandboxNamespace)}?${selector}`,
-        )) as {
-          items: unknown[];
-        };
-        return left.items.length === 0 ? true : undefined;
-      });
-      expect((await other.sendJson<unknown[]>(`/v1/sandboxes/${session.id}/snapshots`)).body).toEqual([]);
+      await expectNoSnapshots(cluster, other, session.id);
       expect((await other.destroy(session.id)).status).toBe(204);
     } finally {
       await impatient.close();

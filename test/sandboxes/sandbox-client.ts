@@ -52,6 +52,15 @@ export interface ExecOut {
   duration_ms: number;
 }
 
+/** A snapshot as REST answers it (the fields the suites read). */
+export interface SnapshotOut {
+  id: string;
+  session_id: string;
+  label: string | null;
+  status: string;
+  size_bytes: number;
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; retryable: boolean; details?: unknown };
 }

@@ -26,15 +26,8 @@ import {
   errorCode,
   type SandboxClient,
   type SessionOut,
+  type SnapshotOut,
 } from "./sandbox-client.ts";
-
-interface SnapshotOut {
-  id: string;
-  session_id: string;
-  label: string | null;
-  status: string;
-  size_bytes: number;
-}
 
 interface PodBody {
   spec: { volumes: Array<Record<string, unknown>> };

@@ -12,15 +12,8 @@ import {
   errorCode,
   type SandboxClient,
   type SessionOut,
+  type SnapshotOut,
 } from "./sandbox-client.ts";
-
-interface SnapshotOut {
-  id: string;
-  session_id: string;
-  label: string | null;
-  status: string;
-  size_bytes: number;
-}
 
 // Random bytes, a sparse hole, a symlink and an executable, each summed with sha256sum.
 const writeFiles = [

@@ -21,7 +21,7 @@ import { quantityBytes } from "../../plugins/sandbox-kubernetes/snapshots.ts";
 import type { KubernetesTestCluster } from "./kubernetes-cluster.ts";
 
 export const testSnapshotClass = "cairn-test-snapshots";
-export const testDriver = "snapshots.cairn.test";
+const testDriver = "snapshots.cairn.test";
 const snapshots = "/apis/snapshot.storage.k8s.io/v1";
 /** A file in a sandbox's /workspace that makes the driver fail its snapshots, with its text as the error. */
 export const failSnapshotFile = ".cairn-test-snapshot-error";
