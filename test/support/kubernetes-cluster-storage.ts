@@ -11,7 +11,8 @@
  *   VolumeSnapshot (or failed, with the text of the workspace's `failSnapshotFile` as the
  *   driver's error, or never finished while the workspace holds `hangSnapshotFile`); once the
  *   controller deletes it, the copy goes and then the finalizer.
- * Everything Cairn does goes to the real API server and the real snapshot controller.
+ * Everything Cairn does goes to the real API server and the real snapshot controller. A round of
+ * the storage runs on every change the API server reports (a watch), not on a timer.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -187,10 +188,24 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
     for (const content of uncut) await cut(content, volumes.items);
   }
 
+  // A round runs whenever a claim, a VolumeSnapshot or a content changes, as a controller's
+  // informers would have it: no polling.
+  let changed = true;
+  let wake: () => void = () => {};
+  const note = () => {
+    changed = true;
+    wake();
+  };
+  const unwatch = [
+    `/api/v1/namespaces/${namespace}/persistentvolumeclaims`,
+    `${snapshots}/namespaces/${namespace}/volumesnapshots`,
+    `${snapshots}/volumesnapshotcontents`,
+  ].map((path) => admin.watch(path, note));
   const loop = (async () => {
     while (!stopped) {
-      await round().catch((error: unknown) => failures.push(String(error)));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!changed) await new Promise<void>((resolve) => (wake = resolve));
+      changed = false;
+      if (!stopped) await round().catch((error: unknown) => failures.push(String(error)));
     }
   })();
 
@@ -198,6 +213,8 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
     bound,
     async stop() {
       stopped = true;
+      for (const stopWatching of unwatch) stopWatching();
+      wake();
       await loop;
       rmSync(copies, { recursive: true, force: true });
       if (failures.length > 0) throw new Error(`the test storage failed: ${failures.slice(0, 3).join("; ")}`);
