@@ -37,6 +37,9 @@ describe("a command's output in tmux", () => {
       await terminal.waitFor("esc cancel");
       const command = "echo step one; echo warned >&2; while [ ! -e go ]; do sleep 0.05; done; echo step two";
       await terminal.type(command);
+      // Enter only once the input shows the whole command: sent at once, the two reach the TUI as
+      // one chunk, which it takes for pasted text, not for the Enter key.
+      await terminal.waitFor(/sleep 0\.05; done; echo\s+step two/);
       await terminal.sendKeys("Enter");
 
       // The command cannot end before /workspace/go exists, and only this test creates it, below.
