@@ -1,7 +1,7 @@
 /**
  * Session processes on Kubernetes (the port's spawnProcess): the exact exec request, stdin and
  * stdout streamed both ways over one websocket, the exit from the status channel and kill (core's
- * LSP client over it: test/sandboxes/kubernetes-core-over-pods.test.ts).
+ * LSP client over it on the real cluster: test/sandboxes/kubernetes-real-cluster-processes.test.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import {

@@ -6,6 +6,12 @@ package main
 // status channel with the exit code). Each command runs through --pod-command (pod-command.sh:
 // bubblewrap over the pod's own folders under --pods-dir), never on the host directly.
 //
+// A pod's execs share its namespaces, as a container's do: the first exec of a pod starts the
+// pod's holder (pod-command.sh --hold: a bubblewrap sandbox running nothing but its init), and
+// every exec of the pod enters the holder's namespaces. So a process one exec starts is seen,
+// signalled and reached on the pod's loopback by the next. The holders are this program's
+// children and die with it.
+//
 // kwok's own exec (its Exec and ClusterExec resources) would do the same, but it reports every
 // non-zero exit as an internal error: it wraps the command's exit error, and the streaming code
 // recognises exit codes only from an unwrapped k8s.io/utils/exec.ExitError.
@@ -14,6 +20,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,7 +31,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
+	"strconv"
+	"sync"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -40,9 +49,60 @@ var execPath = regexp.MustCompile(`^/exec/([a-z0-9.-]+)/([a-z0-9.-]+)/(?:[a-z0-9
 type podExecutor struct {
 	podsDir    string
 	podCommand string
+	mutex      sync.Mutex
+	// The host pid of each pod's holder (its sandbox's init), by "<namespace>/<pod>".
+	holders map[string]int
 }
 
-func (executor podExecutor) ExecInContainer(ctx context.Context, name string, _ types.UID, container string, command []string, in io.Reader, out, errOut io.WriteCloser, tty bool, _ <-chan remotecommand.TerminalSize, _ time.Duration) error {
+// holder answers the host pid of the pod's holder, starting it on the pod's first exec.
+func (executor *podExecutor) holder(name, folder string) (int, error) {
+	executor.mutex.Lock()
+	defer executor.mutex.Unlock()
+	if pid, found := executor.holders[name]; found && syscall.Kill(pid, 0) == nil {
+		return pid, nil
+	}
+	infoReader, infoWriter, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer infoReader.Close()
+	cmd := exec.Command(executor.podCommand, "--hold")
+	cmd.Env = append(os.Environ(), "CAIRN_POD_DIR="+folder, "CAIRN_POD_NAME="+filepath.Base(name))
+	readyReader, readyWriter, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer readyReader.Close()
+	cmd.Stderr = os.Stderr
+	// The holder says "ready" on stdout once the sandbox is set up; bubblewrap writes the
+	// sandbox's pid to fd 3 (--info-fd 3) before that. The holder dies with this program.
+	cmd.Stdout = readyWriter
+	cmd.ExtraFiles = []*os.File{infoWriter}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	err = cmd.Start()
+	infoWriter.Close()
+	readyWriter.Close()
+	if err != nil {
+		return 0, err
+	}
+	go func() { _ = cmd.Wait() }()
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	err = json.NewDecoder(infoReader).Decode(&info)
+	ready := make([]byte, len("ready\n"))
+	if err == nil {
+		_, err = io.ReadFull(readyReader, ready)
+	}
+	if err != nil || info.ChildPid == 0 || string(ready) != "ready\n" {
+		_ = cmd.Process.Kill()
+		return 0, fmt.Errorf("the holder of pod %s did not start: %v", name, err)
+	}
+	executor.holders[name] = info.ChildPid
+	return info.ChildPid, nil
+}
+
+func (executor *podExecutor) ExecInContainer(ctx context.Context, name string, _ types.UID, container string, command []string, in io.Reader, out, errOut io.WriteCloser, tty bool, _ <-chan remotecommand.TerminalSize, _ time.Duration) error {
 	if tty {
 		return errors.New("the test node does not run commands with a terminal")
 	}
@@ -55,8 +115,12 @@ func (executor podExecutor) ExecInContainer(ctx context.Context, name string, _ 
 			return err
 		}
 	}
+	holder, err := executor.holder(name, folder)
+	if err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, executor.podCommand, command...)
-	cmd.Env = append(os.Environ(), "CAIRN_POD_DIR="+folder, "CAIRN_POD_NAME="+filepath.Base(name), "CAIRN_POD_CONTAINER="+container)
+	cmd.Env = append(os.Environ(), "CAIRN_POD_HOLDER="+strconv.Itoa(holder), "CAIRN_POD_DIR="+folder, "CAIRN_POD_NAME="+filepath.Base(name), "CAIRN_POD_CONTAINER="+container)
 	cmd.Stdout = out
 	cmd.Stderr = errOut
 	if in != nil {
@@ -70,7 +134,7 @@ func (executor podExecutor) ExecInContainer(ctx context.Context, name string, _ 
 			_ = stdin.Close()
 		}()
 	}
-	err := cmd.Run()
+	err = cmd.Run()
 	var exitError *exec.ExitError
 	if errors.As(err, &exitError) && exitError.Exited() {
 		return utilexec.CodeExitError{Err: err, Code: exitError.ExitCode()}
@@ -95,7 +159,7 @@ func runPodExecServer() {
 	if err != nil || !authorities.AppendCertsFromPEM(caBytes) {
 		log.Fatalf("cannot read the client CA %s: %v", *clientCA, err)
 	}
-	executor := podExecutor{podsDir: *podsDir, podCommand: *podCommand}
+	executor := &podExecutor{podsDir: *podsDir, podCommand: *podCommand, holders: map[string]int{}}
 	handler := http.HandlerFunc(func(response http.ResponseWriter, request *http.Request) {
 		match := execPath.FindStringSubmatch(request.URL.Path)
 		if match == nil {
@@ -108,7 +172,9 @@ func runPodExecServer() {
 			return
 		}
 		command := request.URL.Query()["command"]
-		log.Printf("exec %s/%s %s: %s", match[1], match[2], match[3], strings.Join(command, " "))
+		// One line per exec, its argv as JSON, which the tests read (KubernetesTestCluster.execs).
+		argv, _ := json.Marshal(command)
+		log.Printf("exec %s/%s %s %s", match[1], match[2], match[3], argv)
 		streaming.ServeExec(response, request, executor, match[1]+"/"+match[2], "", match[3], command, options,
 			4*time.Hour, 30*time.Second, remotecommandconsts.SupportedStreamingProtocols)
 	})

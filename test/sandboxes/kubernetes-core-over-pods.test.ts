@@ -1,30 +1,24 @@
 /**
  * Core's sandbox logic over the Kubernetes runtime's port, against a fake cluster: grep (core's
  * file walk) over the pod's files through the exec API, whose handler runs the real file script
- * on this machine, and core's LSP client driving a language server through a pod process. These
- * join core internals and a plugin, so they live here rather than beside the plugin, which
- * imports core only through its public entry (test/import-boundaries.test.ts).
+ * on this machine. This joins core internals and a plugin, so it lives here rather than beside
+ * the plugin, which imports core only through its public entry (test/import-boundaries.test.ts).
+ * Processes, previews, the terminal and language servers run on the real cluster
+ * (kubernetes-real-cluster-processes.test.ts).
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { silentLogger } from "../../core/index.ts";
 import type { SandboxFileSystem } from "../../core/ports/sandbox-runtime.ts";
 import { createFile, viewFile } from "../../core/sandboxes/files/file-operations.ts";
 import { grepFiles } from "../../core/sandboxes/files/grep-files.ts";
-import { createLanguageServers } from "../../core/sandboxes/lsp/language-servers.ts";
 import { createKubernetesSandboxRuntime } from "../../plugins/sandbox-kubernetes/index.ts";
 import {
-  channelFrame,
   createFakeKubernetesCluster,
-  execLink,
   interceptableExecWebSocket,
   localExecHandler,
-  messageBytes,
-  statusFrame,
   testKubeConfig,
 } from "../doubles/fake-kubernetes-cluster.ts";
-import { createFakeLanguageServer } from "../doubles/fake-language-server.ts";
 
 const sandboxId = "6d0f5e1a-7c3b-4f2e-8a9d-0e1f2a3b4c5d";
 const cluster = createFakeKubernetesCluster();
@@ -113,37 +107,5 @@ describe("grep over the pod's files", () => {
     ).rejects.toMatchObject({
       code: "path_outside_sandbox",
     });
-  });
-});
-
-describe("a language server in a pod process", () => {
-  test("core's LSP client drives a language server through it", async () => {
-    cluster.network.use(
-      execLink.addEventListener("connection", ({ client }) => {
-        // The pod's process: a language server speaking the base protocol over the exec channels.
-        const server = createFakeLanguageServer();
-        const toServer = server.process.stdin.getWriter();
-        client.addEventListener("message", (event) => {
-          const bytes = messageBytes(event.data);
-          if (bytes[0] === 0 && bytes.length > 1) void toServer.write(bytes.slice(1));
-        });
-        void (async () => {
-          const reader = server.process.stdout.getReader();
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            client.send(channelFrame(1, value));
-          }
-          client.send(statusFrame(0));
-        })();
-      }),
-    );
-    const servers = createLanguageServers({ logger: silentLogger });
-    const lspId = await servers.start(runtime(), sandboxId, "typescript");
-    const client = servers.get(sandboxId, lspId);
-    await client.open("/workspace/main.ts", 'const s = "x"; s.');
-    expect(await client.completion("/workspace/main.ts", 0, 17)).toEqual([{ label: "toUpperCase", kind: 2 }]);
-    await servers.stop(sandboxId, lspId);
-    expect(await client.exited).toBe(0);
   });
 });

@@ -44,6 +44,8 @@ export interface KubernetesTestCluster {
   podsDirectory: string;
   /** The last lines of a component's log, for failure messages. */
   logTail(component: string): string;
+  /** The argv of each exec the node ran in a pod of the sandbox namespace, in order (pod-exec-server's log). */
+  execs(pod: string): string[][];
   stop(): Promise<void>;
 }
 
@@ -83,10 +85,11 @@ export async function startKubernetesTestCluster(): Promise<KubernetesTestCluste
     }
   };
   // setpriv --pdeathsig: a component dies with the test process even when stop() never runs.
-  const start = (name: string, command: string[]) => {
+  const start = (name: string, command: string[], env: Record<string, string> = {}) => {
     const log = openSync(join(logs, `${name}.log`), "a");
     const child = spawn("setpriv", ["--pdeathsig", "SIGKILL", "--", ...command], {
       stdio: ["ignore", log, log],
+      env: { ...process.env, ...env },
     });
     closeSync(log);
     processes.push({ name, child });
@@ -212,16 +215,21 @@ export async function startKubernetesTestCluster(): Promise<KubernetesTestCluste
       },
     });
     // The node's kubelet port (which kwok publishes in the node's status) is pod-exec-server's:
-    // the API server proxies each exec there, and it runs the command in the pod's sandbox.
-    start("pod-exec-server", [
-      program("pod-exec-server"),
-      `--listen=127.0.0.1:${execPort}`,
-      `--tls-cert-file=${certificates.kwokServer.certificate}`,
-      `--tls-private-key-file=${certificates.kwokServer.key}`,
-      `--client-ca-file=${certificates.caCertificate}`,
-      `--pods-dir=${join(run, "pods")}`,
-      `--pod-command=${join(clusterModule, "pod-command.sh")}`,
-    ]);
+    // the API server proxies each exec there, and it runs the command in the pod's sandbox. Its
+    // pods hold the language servers of this install, as a sandbox image made for them does.
+    start(
+      "pod-exec-server",
+      [
+        program("pod-exec-server"),
+        `--listen=127.0.0.1:${execPort}`,
+        `--tls-cert-file=${certificates.kwokServer.certificate}`,
+        `--tls-private-key-file=${certificates.kwokServer.key}`,
+        `--client-ca-file=${certificates.caCertificate}`,
+        `--pods-dir=${join(run, "pods")}`,
+        `--pod-command=${join(clusterModule, "pod-command.sh")}`,
+      ],
+      { CAIRN_POD_LSP_MODULES: join(repository, "node_modules") },
+    );
     start("kwok", [
       program("kwok"),
       `--kubeconfig=${kubeConfigOf("admin")}`,
@@ -320,6 +328,15 @@ export async function startKubernetesTestCluster(): Promise<KubernetesTestCluste
       sandboxNamespace,
       podsDirectory: join(run, "pods"),
       logTail,
+      execs: (pod) =>
+        readFileSync(join(logs, "pod-exec-server.log"), "utf8")
+          .split("\n")
+          .flatMap((line) => {
+            const found = / exec ([^/ ]+)\/(\S+) \S+ (\[.*\])$/.exec(line);
+            return found?.[1] === sandboxNamespace && found[2] === pod
+              ? [JSON.parse(found[3] ?? "[]") as string[]]
+              : [];
+          }),
       stop,
     };
   } catch (error) {
