@@ -1,8 +1,8 @@
 /**
  * The file primitives through the exec API, with an exec handler that runs the real script on
  * this machine. The roots are the runtime's (/workspace, /tmp, volume mounts), so the files live
- * in a fresh folder under /tmp, and "outside" is a folder under /var/tmp. Core's grep over them:
- * test/sandboxes/kubernetes-core-over-pods.test.ts.
+ * in a fresh folder under /tmp, and "outside" is a folder under /var/tmp. Core's grep over a pod's
+ * files on the real cluster: test/sandboxes/kubernetes-real-cluster-processes.test.ts.
  */
 
 import { createHash, randomBytes } from "node:crypto";

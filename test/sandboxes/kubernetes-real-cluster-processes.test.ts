@@ -1,7 +1,8 @@
 /**
  * Long-running work in sandbox pods on the real control plane (test/support/kubernetes-cluster.ts),
  * through the REST API as Cairn's own service account: background processes, previews of a pod's
- * port, the takeover terminal, language servers and raw file bytes. Each is one or more execs
+ * port, the takeover terminal, language servers, raw file bytes and core's file walk (grep over
+ * links and FIFOs, base64 files). Each is one or more execs
  * through the API server to the node's exec endpoint, and the execs of a pod share its namespaces
  * (as a container's do; pod-command.sh), so a process one exec started is reached on the pod's
  * loopback by the next, and a stop's exec signals it. The execs the node ran are read from its log.
@@ -272,5 +273,64 @@ describe("long-running work in a sandbox pod on a real Kubernetes control plane"
       ["range", "/workspace/up/big.bin", `${8 * mebibyte}:${8 * mebibyte}`],
       ["range", "/workspace/up/big.bin", `${16 * mebibyte}:${mebibyte + 5}`],
     ]);
+  });
+
+  it("greps the pod's files walking past links inside and out, to files and to nowhere, and FIFOs", {
+    timeout: 60_000,
+  }, async () => {
+    const made = await client.exec(
+      sessionId,
+      [
+        "mkdir -p g/src/deep && cd g",
+        "echo needle > src/a.txt && echo 'needle deep' > src/deep/b.txt",
+        "ln -s /workspace/g/src link && ln -s /etc outside-link && ln -s src/a.txt file-link.txt",
+        "ln -s missing dangling.txt && ln -s .. src/up && mkfifo pipe.txt",
+      ].join(" && "),
+    );
+    expect([made.body.exit_code, made.body.stderr]).toEqual([0, ""]);
+    const grep = (json: Record<string, unknown>) =>
+      client.sendJson<{ matches: unknown[]; truncated: boolean }>(`/v1/sandboxes/${sessionId}/files/grep`, {
+        method: "POST",
+        json,
+      });
+    const expected = [
+      { path: "/workspace/g/src/a.txt", line: 1, text: "needle" },
+      { path: "/workspace/g/src/deep/b.txt", line: 1, text: "needle deep" },
+    ];
+    for (const glob of [undefined, "*.txt", "**/*.txt"]) {
+      const found = await grep({ pattern: "needle|root:", path: "g", ...(glob && { glob }) });
+      expect([found.status, found.body.matches, found.body.truncated]).toEqual([200, expected, false]);
+    }
+    // A link named as the root is followed while it stays inside; one leading out is refused.
+    const viaLink = await grep({ pattern: "needle", path: "g/link", glob: "deep/*" });
+    expect(viaLink.body.matches).toEqual([expected[1]]);
+    const outside = await grep({ pattern: "root", path: "g/outside-link" });
+    expect([outside.status, errorCode(outside.body)]).toEqual([403, "path_outside_sandbox"]);
+  });
+
+  it("writes and views a binary file in base64 exactly, and refuses a text view of it", {
+    timeout: 60_000,
+  }, async () => {
+    const bytes = Buffer.from(new Uint8Array(70_000).map((_, index) => (index * 7919) % 256));
+    const created = await client.sendJson(`/v1/sandboxes/${sessionId}/files`, {
+      method: "POST",
+      json: { path: "bin/data.bin", content: bytes.toString("base64"), encoding: "base64" },
+    });
+    expect([created.status, created.body]).toEqual([
+      200,
+      { path: "/workspace/bin/data.bin", size: bytes.length, created: true },
+    ]);
+    const view = (json: Record<string, unknown>) =>
+      client.sendJson<{ content: string; encoding: string }>(`/v1/sandboxes/${sessionId}/files/view`, {
+        method: "POST",
+        json: { path: "bin/data.bin", ...json },
+      });
+    const viewed = await view({ encoding: "base64" });
+    expect([viewed.body.encoding, sha256(Buffer.from(viewed.body.content, "base64"))]).toEqual([
+      "base64",
+      sha256(bytes),
+    ]);
+    const asText = await view({});
+    expect([asText.status, errorCode(asText.body)]).toEqual([422, "file_not_utf8"]);
   });
 });
