@@ -129,12 +129,13 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
     const path = `${snapshots}/volumesnapshotcontents/${content.metadata.name}`;
     const current = await admin.request("GET", path);
     if (current.status === 404) return;
-    const kept = current.body as VolumeSnapshotContent;
-    kept.metadata.finalizers = [...(kept.metadata.finalizers ?? []), contentFinalizer];
-    const guarded = (await admin.send("PUT", path, kept)) as VolumeSnapshotContent;
+    let guarded = current.body as VolumeSnapshotContent;
+    if (!guarded.metadata.finalizers?.includes(contentFinalizer)) {
+      guarded.metadata.finalizers = [...(guarded.metadata.finalizers ?? []), contentFinalizer];
+      guarded = (await admin.send("PUT", path, guarded)) as VolumeSnapshotContent;
+    }
     const failure = join(workspace, failSnapshotFile);
     if (existsSync(failure)) {
-      settled.add(content.metadata.uid);
       await admin.send("PUT", `${path}/status`, {
         ...guarded,
         status: {
@@ -142,6 +143,7 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
           error: { message: readFileSync(failure, "utf8").trim(), time: new Date().toISOString() },
         },
       });
+      settled.add(content.metadata.uid);
       return;
     }
     const handle = `snapshot-${content.metadata.uid}`;
@@ -205,7 +207,13 @@ export function startTestStorage(cluster: KubernetesTestCluster): TestStorage {
     while (!stopped) {
       if (!changed) await new Promise<void>((resolve) => (wake = resolve));
       changed = false;
-      if (!stopped) await round().catch((error: unknown) => failures.push(String(error)));
+      if (!stopped)
+        await round().catch((error: unknown) => {
+          // A conflict: another writer (the snapshot controller) changed the object since it was
+          // read. As a controller does, take the round again from what the server holds now.
+          if (/ answered 409: .*"reason":"Conflict"/.test(String(error))) changed = true;
+          else failures.push(String(error));
+        });
     }
   })();
 
