@@ -1,9 +1,10 @@
 package main
 
 // pod-exec-server is the exec endpoint of the test cluster's fake node: the API server proxies a
-// pod's exec (`…/pods/<pod>/exec`) to the node's kubelet port, which kwok publishes in the node's
-// status and this program serves, with the kubelet's own streaming code (websocket and SPDY,
-// status channel with the exit code). Each command runs through --pod-command (pod-command.sh:
+// pod's exec (`…/pods/<pod>/exec`) and log (`…/pods/<pod>/log`) to the node's kubelet port, which
+// kwok publishes in the node's status and this program serves: exec with the kubelet's own
+// streaming code (websocket and SPDY, status channel with the exit code), a log as a line saying
+// no container ran. Each command runs through --pod-command (pod-command.sh:
 // bubblewrap over the pod's own folders under --pods-dir), never on the host directly.
 //
 // A pod's execs share its namespaces, as a container's do: the first exec of a pod starts the
@@ -45,6 +46,9 @@ import (
 
 // /exec/<namespace>/<pod>/<container>, or with the pod's uid before the container.
 var execPath = regexp.MustCompile(`^/exec/([a-z0-9.-]+)/([a-z0-9.-]+)/(?:[a-z0-9-]+/)?([a-z0-9.-]+)$`)
+
+// /containerLogs/<namespace>/<pod>/<container>, as the API server asks a kubelet for pods/log.
+var logsPath = regexp.MustCompile(`^/containerLogs/([a-z0-9.-]+)/([a-z0-9.-]+)/([a-z0-9-]+)$`)
 
 type podExecutor struct {
 	podsDir    string
@@ -161,6 +165,13 @@ func runPodExecServer() {
 	}
 	executor := &podExecutor{podsDir: *podsDir, podCommand: *podCommand, holders: map[string]int{}}
 	handler := http.HandlerFunc(func(response http.ResponseWriter, request *http.Request) {
+		if logs := logsPath.FindStringSubmatch(request.URL.Path); logs != nil {
+			// A container's log (pods/log through the API server). No container ran, so the log
+			// says so; it is what the API server hands a client reading it.
+			response.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(response, "the test node ran no container: no log for %s/%s %s\n", logs[1], logs[2], logs[3])
+			return
+		}
 		match := execPath.FindStringSubmatch(request.URL.Path)
 		if match == nil {
 			http.NotFound(response, request)

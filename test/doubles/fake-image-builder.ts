@@ -2,7 +2,7 @@
  * A controlled image builder for the REST suites: each build waits until the test settles it
  * (or settles at once when `autoSettle` is given), so builds in flight, queue order and outcomes
  * are the test's to choose. The real builders have their own suites
- * (plugins/image-builder-local, test/sandboxes/images-kubernetes.test.ts).
+ * (plugins/image-builder-local, test/sandboxes/kubernetes-real-cluster-images.test.ts).
  */
 import type { ImageBuilder, ImageBuildResult, ImageBuildSpec } from "../../core/ports/image-builder.ts";
 

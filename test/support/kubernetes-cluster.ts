@@ -198,7 +198,9 @@ export async function startKubernetesTestCluster(): Promise<KubernetesTestCluste
       "pod/fast/pod-ready.yaml",
       "pod/fast/pod-complete.yaml",
       "pod/fast/pod-delete.yaml",
-    ].map((stage) => join(kwokModule, "kustomize/stage", stage));
+    ]
+      .map((stage) => join(kwokModule, "kustomize/stage", stage))
+      .concat(join(clusterModule, "kwok-stages/kaniko.yaml"));
 
     // The fake node: kwok keeps it Ready and moves the pods bound to it through their phases.
     await admin.send("POST", "/api/v1/nodes", {
