@@ -1,7 +1,8 @@
 /**
  * The pure parts of Kubernetes snapshots: reading a VolumeSnapshot's restoreSize, and the
  * workspace volume a restore asks for when the server has no VolumeSnapshotClass any more.
- * The API calls are tested through REST in test/sandboxes/snapshots-kubernetes.test.ts.
+ * The API calls are tested through REST on the real cluster in
+ * test/sandboxes/kubernetes-real-cluster-snapshots.test.ts.
  */
 import { describe, expect, test } from "vitest";
 import { quantityBytes, workspaceVolume } from "./snapshots.ts";

@@ -3,11 +3,14 @@
  * (test/support/kubernetes-cluster.ts), Cairn as its own service account: the background reaper
  * (core/sandboxes/sessions/lifecycle.ts, every second here) deletes an expired sandbox's pod and
  * NetworkPolicy from the API server and ends its session at its expiry, also when someone deleted
- * the pod first; start-up reconciliation deletes a pod and policy no session owns. The platform's
- * clock is injected; the cluster's is real, so each outcome is awaited as a condition.
+ * the pod first; start-up reconciliation deletes a pod and policy no session owns, and a server
+ * configured from the environment hears the runtime's warning about a pod it cannot read. The
+ * platform's clock is injected; the cluster's is real, so each outcome is awaited as a condition.
  */
+import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reconcileSandboxes, startSandboxReaper } from "../../core/index.ts";
+import type { Logger } from "../../core/ports/logger.ts";
 import { objectName } from "../../plugins/sandbox-kubernetes/manifests.ts";
 import { createFakeClock } from "../doubles/fake-clock.ts";
 import { eventually } from "../support/eventually.ts";
@@ -92,5 +95,55 @@ describe("the reaper on a real Kubernetes control plane", () => {
     expect((await client.exec(live.id, "echo adopted")).body.stdout).toBe("adopted\n");
     expect((await client.destroy(live.id)).status).toBe(204);
     await expectCairnObjects(cluster(), []);
+  });
+});
+
+describe("the Kubernetes runtime's warnings on a real control plane", () => {
+  it("reach the logger of a server configured from the environment: a pod with an unreadable annotation, removed as an orphan", async () => {
+    const warnings: Array<{ fields: object; message?: string }> = [];
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      warn: (fields, message) => warnings.push({ fields, message }),
+      error() {},
+      child: () => logger,
+    };
+    const previousKubeconfig = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = cluster().cairnKubeConfigPath;
+    const test = await createSandboxPlatform("sqlite", {
+      environment: { SVC_SANDBOX_RUNTIME: "kubernetes", SVC_KUBE_NAMESPACE: cluster().sandboxNamespace },
+      logger,
+    });
+    try {
+      expect(test.platform.sandboxRuntime.name).toBe("kubernetes");
+      // A pod of Cairn's that no session owns, its mount-paths annotation garbled.
+      const orphan = crypto.randomUUID();
+      await test.platform.sandboxRuntime.create({
+        id: orphan,
+        accountId: "account-1",
+        size: "small",
+        storageGb: null,
+        egressHosts: [],
+        volumeMounts: [],
+      });
+      const path = podPath(cluster(), objectName(orphan));
+      const pod = (await cluster().admin.send("GET", path)) as V1Pod;
+      pod.metadata = {
+        ...pod.metadata,
+        annotations: { ...pod.metadata?.annotations, "cairn.dev/mount-paths": "not json" },
+      };
+      await cluster().admin.send("PUT", path, pod);
+
+      expect(await reconcileSandboxes(test.platform)).toMatchObject({ removed: 1 });
+      expect(warnings).toContainEqual({
+        fields: { sandboxId: orphan },
+        message: "sandbox pod has an unreadable mount-paths annotation",
+      });
+      await expectCairnObjects(cluster(), []);
+    } finally {
+      await test.close();
+      if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = previousKubeconfig;
+    }
   });
 });

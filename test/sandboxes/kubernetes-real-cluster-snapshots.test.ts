@@ -32,7 +32,7 @@ import {
   type TestStorage,
   testSnapshotClass,
 } from "../support/kubernetes-cluster-storage.ts";
-import type { TestPlatform } from "../support/platforms.ts";
+import { createTestDatabase, type TestPlatform } from "../support/platforms.ts";
 import {
   createSandboxClient,
   createSandboxPlatform,
@@ -107,15 +107,19 @@ describe("snapshots on a real Kubernetes control plane", () => {
       "mkdir -p src && echo 'print(1)' > src/app.py && echo kept > notes.txt",
     );
     expect(written.body.exit_code).toBe(0);
+    const execsBefore = cluster.execs(sourcePod).length;
     const taken = await client.sendJson<SnapshotOut>(`/v1/sandboxes/${source.id}/snapshots`, {
       method: "POST",
       json: { label: "first" },
     });
     expect(taken.status).toBe(201);
     expect(taken.body).toMatchObject({ session_id: source.id, status: "ready" });
-    // Its size is the claim's, as the VolumeSnapshot's restoreSize says.
+    // The pod's writes were flushed first: one `sync` in the pod, nothing else.
+    expect(cluster.execs(sourcePod).slice(execsBefore)).toEqual([["sync"]]);
+    // Its size is the claim's, as the VolumeSnapshot's restoreSize says, and the account's usage counts it.
     const claimBytes = quantityBytes(sourceClaim.spec?.resources?.requests?.storage);
     expect([taken.body.size_bytes, claimBytes]).toEqual([claimBytes, expect.any(Number)]);
+    expect((await client.usage()).body).toMatchObject({ snapshots: 1, snapshot_storage_bytes: claimBytes });
 
     // The VolumeSnapshot as the API server stored it.
     const volumeSnapshotName = `cairn-snapshot-${taken.body.id}`;
@@ -160,6 +164,7 @@ describe("snapshots on a real Kubernetes control plane", () => {
 
     // The snapshot controller deletes the content and lifts its finalizers, then the object goes.
     expect((await client.send(`/v1/snapshots/${taken.body.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await client.usage()).body).toMatchObject({ snapshots: 0, snapshot_storage_bytes: 0 });
     for (const path of [
       `${snapshotsPath(namespace)}/${volumeSnapshotName}`,
       `/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents/${contentName}`,
@@ -242,5 +247,67 @@ describe("snapshots on a real Kubernetes control plane", () => {
     } finally {
       await impatient.close();
     }
+  });
+});
+
+describe("snapshots turned on for a server whose sandboxes predate them", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  const platforms: TestPlatform[] = [];
+  const server = async (settings: Parameters<typeof createCairnRuntime>[1] = {}) => {
+    const platform = await createSandboxPlatform("postgresql", {
+      databaseUrl: database.url,
+      sandboxRuntime: createCairnRuntime(useCluster(), settings),
+    });
+    platforms.push(platform);
+    return platform;
+  };
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const platform of platforms) await platform.close();
+    await database?.drop();
+  });
+
+  it("refuses a snapshot with 409 naming the setting while it is off, and naming a new sandbox once it is on", async () => {
+    const cluster = useCluster();
+    const before = await server();
+    const client = await createSandboxClient(before);
+    const source = await client.createActive({});
+    // Without a VolumeSnapshotClass the workspace is the pod's emptyDir: there is no claim to cut.
+    const pod = (await cluster.admin.send("GET", podPath(cluster, objectName(source.id)))) as V1Pod;
+    expect(pod.spec?.volumes?.find((volume) => volume.name === "workspace")).toEqual({
+      name: "workspace",
+      emptyDir: { sizeLimit: "2Gi" },
+    });
+    const snapshot = (as: SandboxClient) =>
+      as.sendJson<{ error: ErrorBody["error"] & { remediation: string } }>(
+        `/v1/sandboxes/${source.id}/snapshots`,
+        { method: "POST", json: {} },
+      );
+    const off = await snapshot(client);
+    expect([off.status, errorCode(off.body), off.body.error.retryable]).toEqual([
+      409,
+      "snapshots_not_supported",
+      false,
+    ]);
+    expect(off.body.error.remediation).toContain("SVC_KUBE_SNAPSHOT_CLASS");
+    await expectNoSnapshots(cluster, client, source.id);
+
+    // The operator turns snapshots on and restarts: the old sandbox still has no claim.
+    await before.close();
+    const after = await server({ snapshotClass: testSnapshotClass });
+    const same = await createSandboxClient(after, client);
+    const on = await snapshot(same);
+    expect([on.status, errorCode(on.body), on.body.error.retryable]).toEqual([
+      409,
+      "snapshots_not_supported",
+      false,
+    ]);
+    expect(on.body.error.remediation).toContain("create a new sandbox");
+    await expectNoSnapshots(cluster, same, source.id);
+    expect((await same.usage()).body).toMatchObject({ snapshots: 0, snapshot_storage_bytes: 0 });
+    expect((await same.destroy(source.id)).status).toBe(204);
+    await expectCairnObjects(cluster, []);
   });
 });
