@@ -9,16 +9,21 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 step() { printf '\n== %s\n' "$*"; }
 
 step "set-up"
+# The Kubernetes test cluster's programs (etcd, kube-apiserver, controller manager, scheduler,
+# kwok, the snapshot controller) from the Go module proxy, cached in .test-data/kubernetes by
+# version: a cold build takes about ten minutes on two cores, a warm Go cache about half a
+# minute, a cached one nothing. It runs beside the other set-up steps, which mostly wait on
+# downloads and disks, and is waited for before the suites.
+mkdir -p .test-data
+cluster_build_log=.test-data/kubernetes-build.log
+bash scripts/kubernetes-test-cluster/build.sh >/dev/null 2>"$cluster_build_log" &
+cluster_build=$!
 bash scripts/setup-test-env.sh
 # The other languages' toolchains and dependencies (each fails with the install command when a
 # toolchain is missing; none is skipped): the Python, Go and Rust SDKs and the model server.
 for setup in sdks/python/setup.sh sdks/go/setup.sh sdks/rust/setup.sh plugins/model-server/setup.sh; do
   bash "$setup"
 done
-# The Kubernetes test cluster's programs (etcd, kube-apiserver, controller manager, scheduler, kwok)
-# from the Go module proxy, cached in .test-data/kubernetes by version: a cold build takes many
-# minutes on two cores, a warm Go cache about half a minute, a cached one nothing.
-bash scripts/kubernetes-test-cluster/build.sh >/dev/null
 # The built `cairn` (cli/dist), once, before the suites that run it in parallel (the bin would
 # build it on first use otherwise).
 node cli/bin/build-bundle.js
@@ -29,6 +34,15 @@ export SVC_TEST_DATABASE_URL
 step "format, lint and types"
 biome check .
 tsc --noEmit -p .
+
+step "the Kubernetes test cluster's programs"
+cluster_status=0
+wait "$cluster_build" || cluster_status=$?
+cat "$cluster_build_log"
+if [[ $cluster_status -ne 0 ]]; then
+  echo "building the Kubernetes test cluster failed (exit $cluster_status); its log is above" >&2
+  exit "$cluster_status"
+fi
 
 step "every suite (vitest: core, plugins, transports, CLI, TUI, SQLite and PostgreSQL, Deno, a browser; the Python, Go and Rust SDKs and the model server through their own runners)"
 status=0

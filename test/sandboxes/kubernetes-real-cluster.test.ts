@@ -110,7 +110,8 @@ describe("a pod no node can take", () => {
     const cluster = useCluster();
     const runtime = createCairnRuntime(cluster, {
       sizes: { small: { cpuRequest: "250m", cpuLimit: "1", memory: "4Ti" } },
-      startTimeoutMs: 3000,
+      // Long enough for a busy scheduler to have said why before the deadline.
+      startTimeoutMs: 10_000,
     });
     const id = "5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
     const failure = await runtime
@@ -128,7 +129,7 @@ describe("a pod no node can take", () => {
       );
     expect(failure?.code).toBe("sandbox_operation_failed");
     expect(String(failure?.cause)).toMatch(
-      /sandbox pod not running after 3000 ms \(not scheduled: Unschedulable 0\/1 nodes are available: 1 Insufficient memory/,
+      /sandbox pod not running after 10000 ms \(not scheduled: Unschedulable 0\/1 nodes are available: 1 Insufficient memory/,
     );
     await expectCairnObjects(cluster, []);
     await runtime.close();
