@@ -10,6 +10,7 @@
  * at most one slice, not for a slice of each of them. Web-standard apart from `setImmediate`
  * (Node, Deno), with `setTimeout` where it is missing.
  */
+import { othersBeingServed } from "./account-activity.ts";
 
 /**
  * Work a slice may do before it gives the thread back. A request of another account waits for a
@@ -59,6 +60,30 @@ export function createSlices(milliseconds = sliceMilliseconds): Slices {
     async pause() {
       if (performance.now() - started < milliseconds) return;
       await nextTurn();
+      started = performance.now();
+    },
+  };
+}
+
+/** The longest a paced slice waits: a bulk statement of a second still gets on. */
+export const maxPaceMilliseconds = 50;
+
+/**
+ * Slices of bulk work whose cost falls on another process: PostgreSQL's backend running a batch's
+ * statements, on the same cores as every other account's backend, with no priority to give it.
+ * While another account is being served (account-activity.ts), each pause waits as long as the
+ * slice took (at most `maxPaceMilliseconds`), so the batch takes about half the database's CPU it
+ * would and the other account's statements find a core; alone, it runs at full speed.
+ */
+export function createPacedSlices(accountId: string, milliseconds = sliceMilliseconds): Slices {
+  let started = performance.now();
+  return {
+    async pause() {
+      const took = performance.now() - started;
+      if (took < milliseconds) return;
+      if (othersBeingServed(accountId))
+        await new Promise((resolve) => setTimeout(resolve, Math.min(took, maxPaceMilliseconds)));
+      else await nextTurn();
       started = performance.now();
     },
   };

@@ -6,6 +6,7 @@
  * which core names by its path in the input, where its request carried it.
  */
 import type { z } from "zod";
+import { requestStarted } from "./account-activity.ts";
 import { apiKeyPrefix, constantTimeEqual, hasValidChecksum, sha256Hex } from "./auth/api-keys.ts";
 import { isOAuthAccessToken } from "./auth/oauth-values.ts";
 import { type RateLimitState, ServiceError, type ValidationIssue } from "./errors.ts";
@@ -95,8 +96,13 @@ export async function invoke<Tool extends AnyTool>(
     now,
     reportProgress: tool.streamsOutput ? request.reportProgress : undefined,
   };
-  const output = await tool.handler(context, input);
-  return { output: tool.output.parse(output) as z.output<Tool["output"]>, rateLimit };
+  const served = accountId === null ? null : requestStarted(accountId);
+  try {
+    const output = await tool.handler(context, input);
+    return { output: tool.output.parse(output) as z.output<Tool["output"]>, rateLimit };
+  } finally {
+    served?.();
+  }
 }
 
 /** Per platform, per operation: what its handler sees of the platform, built on its first call. */

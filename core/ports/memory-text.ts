@@ -4,5 +4,5 @@
  * slices long writes yield the event loop between. The memory search threads read through the
  * storage plugin and load this file, not core/index.ts, which would bring every operation along.
  */
-export { createSlices } from "../event-loop-turns.ts";
+export { createPacedSlices, createSlices } from "../event-loop-turns.ts";
 export { indexTermCounts } from "../memory/tokenize.ts";

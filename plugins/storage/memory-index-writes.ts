@@ -5,7 +5,7 @@
  * bounded statement at a time, with a turn for other requests between statements.
  */
 // core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
-import { createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
+import { createPacedSlices, createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
 import { type MemoryContext, rowsPerArrayStatement, rowsPerSqliteStatement } from "./memory-context.ts";
 import { list, sql } from "./sql-statement.ts";
 
@@ -67,7 +67,8 @@ export function createIndexWrites(context: MemoryContext) {
    * texts has a million, and making them all at once held the thread for 300–400 ms.
    */
   async function post(accountId: string, rows: Array<{ id: string; scope: string; terms: IndexTerms }>) {
-    const slices = createSlices();
+    // On PostgreSQL the statements' CPU is its backend's: paced while other accounts are served.
+    const slices = sqlite ? createSlices() : createPacedSlices(accountId);
     const rowsPerStatement = sqlite ? rowsPerSqliteStatement : rowsPerArrayStatement;
     const documents = new Map<string, number>();
     let postings: Array<[string, string, string, number, number]> = [];

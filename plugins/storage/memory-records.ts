@@ -6,7 +6,7 @@
  */
 // core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
 import type { MemoryRecord, MemoryStore, MemoryWrite } from "../../core/index.ts";
-import { createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
+import { createPacedSlices, createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { timeOrderedId } from "./memory-ids.ts";
 import type { IndexWrites } from "./memory-index-writes.ts";
@@ -91,7 +91,7 @@ export function createRecordMethods(
       // A statement per `contentPerStatement` of content, in order; a row whose identity exists
       // (or came earlier in the batch) is skipped here and merged by the caller.
       const inserted = new Set<string>();
-      const slices = createSlices();
+      const slices = sqlite ? createSlices() : createPacedSlices(accountId);
       for (let start = 0; start < writes.length; ) {
         let end = start + 1;
         let content = writes[start].content.length;

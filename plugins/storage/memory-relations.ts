@@ -6,7 +6,7 @@
 // core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
 
 import type { MemoryRecord, MemoryStore, RelationRecord } from "../../core/index.ts";
-import { createSlices } from "../../core/ports/memory-text.ts";
+import { createPacedSlices, createSlices } from "../../core/ports/memory-text.ts";
 import { type MemoryContext, rowsPerArrayStatement } from "./memory-context.ts";
 import type { IndexWrites } from "./memory-index-writes.ts";
 import { memoryColumns } from "./memory-rows.ts";
@@ -30,7 +30,7 @@ export function createRelationMethods(context: MemoryContext, index: IndexWrites
       if (relations.length === 0) return;
       await index.touch(accountId);
       const conflict = sql`on conflict (source_memory_id, target_memory_id, relation_type) do nothing`;
-      const slices = createSlices();
+      const slices = sqlite ? createSlices() : createPacedSlices(accountId);
       if (!sqlite) {
         // Thousands of edges per statement (arrays): an import batch links up to 50,000 at once.
         for (let start = 0; start < relations.length; start += rowsPerArrayStatement) {
