@@ -280,32 +280,27 @@ describe("snapshots turned on for a server whose sandboxes predate them", () => 
       name: "workspace",
       emptyDir: { sizeLimit: "2Gi" },
     });
-    const snapshot = (as: SandboxClient) =>
-      as.sendJson<{ error: ErrorBody["error"] & { remediation: string } }>(
+    /** A snapshot of the sandbox is refused, not retryable, with a remediation saying `fix`, and none is made. */
+    const expectRefused = async (as: SandboxClient, fix: string) => {
+      const refused = await as.sendJson<{ error: ErrorBody["error"] & { remediation: string } }>(
         `/v1/sandboxes/${source.id}/snapshots`,
         { method: "POST", json: {} },
       );
-    const off = await snapshot(client);
-    expect([off.status, errorCode(off.body), off.body.error.retryable]).toEqual([
-      409,
-      "snapshots_not_supported",
-      false,
-    ]);
-    expect(off.body.error.remediation).toContain("SVC_KUBE_SNAPSHOT_CLASS");
-    await expectNoSnapshots(cluster, client, source.id);
+      expect([refused.status, errorCode(refused.body), refused.body.error.retryable]).toEqual([
+        409,
+        "snapshots_not_supported",
+        false,
+      ]);
+      expect(refused.body.error.remediation).toContain(fix);
+      await expectNoSnapshots(cluster, as, source.id);
+    };
+    await expectRefused(client, "SVC_KUBE_SNAPSHOT_CLASS");
 
     // The operator turns snapshots on and restarts: the old sandbox still has no claim.
     await before.close();
     const after = await server({ snapshotClass: testSnapshotClass });
     const same = await createSandboxClient(after, client);
-    const on = await snapshot(same);
-    expect([on.status, errorCode(on.body), on.body.error.retryable]).toEqual([
-      409,
-      "snapshots_not_supported",
-      false,
-    ]);
-    expect(on.body.error.remediation).toContain("create a new sandbox");
-    await expectNoSnapshots(cluster, same, source.id);
+    await expectRefused(same, "create a new sandbox");
     expect((await same.usage()).body).toMatchObject({ snapshots: 0, snapshot_storage_bytes: 0 });
     expect((await same.destroy(source.id)).status).toBe(204);
     await expectCairnObjects(cluster, []);
