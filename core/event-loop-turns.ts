@@ -71,18 +71,21 @@ export const maxPaceMilliseconds = 50;
 /**
  * Slices of bulk work whose cost falls on another process: PostgreSQL's backend running a batch's
  * statements, on the same cores as every other account's backend, with no priority to give it.
- * While another account is being served (account-activity.ts), each pause waits as long as the
- * slice took (at most `maxPaceMilliseconds`), so the batch takes about half the database's CPU it
- * would and the other account's statements find a core; alone, it runs at full speed.
+ * While another account is being served (account-activity.ts), each pause from the second on
+ * waits as long as the slice took (at most `maxPaceMilliseconds`), so the batch takes about half
+ * the database's CPU it would and the other account's statements find a core; alone, it runs at
+ * full speed. A write of one statement (a remember's row, postings or edges) is never held up.
  */
 export function createPacedSlices(accountId: string, milliseconds = sliceMilliseconds): Slices {
   let started = performance.now();
+  let first = true;
   return {
     async pause() {
       const took = performance.now() - started;
       if (took < milliseconds) return;
-      if (othersBeingServed(accountId))
-        await new Promise((resolve) => setTimeout(resolve, Math.min(took, maxPaceMilliseconds)));
+      const paced = !first && othersBeingServed(accountId);
+      first = false;
+      if (paced) await new Promise((resolve) => setTimeout(resolve, Math.min(took, maxPaceMilliseconds)));
       else await nextTurn();
       started = performance.now();
     },
