@@ -22,7 +22,10 @@ export function requestStarted(accountId: string): () => void {
     const left = (inFlight.get(accountId) ?? 1) - 1;
     if (left > 0) inFlight.set(accountId, left);
     else inFlight.delete(accountId);
-    finishedAt.set(accountId, performance.now());
+    const now = performance.now();
+    finishedAt.set(accountId, now);
+    // Kept to the accounts of the last moment, whether or not anyone asks (SQLite never does).
+    for (const [other, at] of finishedAt) if (now - at > recentMilliseconds) finishedAt.delete(other);
   };
 }
 
