@@ -363,7 +363,7 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
       const kept = key === undefined ? undefined : queryVectors.get(key);
       if (kept !== undefined && current !== null && samePath(kept.path, current)) return { ...kept };
       try {
-        const answer = await provider.embed([text], signal);
+        const answer = await provider.embed([text], signal, "query");
         // A new model seen first by a query: the rows are re-embedded on its path from now on.
         if (learn(answer)) wake();
         const embedded = { path: pathOf(answer), vector: answer.vectors[0] as Float32Array };

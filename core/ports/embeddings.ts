@@ -10,6 +10,9 @@
 /** Where memory content goes: the deployment's own model server, or a provider the operator named. */
 export type EmbeddingDestination = "model_server" | "managed_provider";
 
+/** What a text is to the model: a search query, or anything else. */
+export type EmbeddingInputType = "query" | "document";
+
 export interface EmbeddingProvider {
   /** Where `embed` sends the texts; "managed_provider" only when SVC_MEMORY_EMBEDDING_PROVIDER is set. */
   readonly destination: EmbeddingDestination;
@@ -21,9 +24,11 @@ export interface EmbeddingProvider {
   readonly maxBatchSize: number;
   /**
    * Embeds at least one non-blank text; resolves to one L2-normalised vector per text, in input
-   * order, all of one model and one length. Rejects only with an EmbeddingFailure.
+   * order, all of one model and one length. Rejects only with an EmbeddingFailure. `inputType`
+   * "query" marks search queries (default "document"): Cairn's model server gives them the
+   * prompt its model was trained with for queries; a managed provider is not told.
    */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<Embeddings>;
+  embed(texts: readonly string[], signal?: AbortSignal, inputType?: EmbeddingInputType): Promise<Embeddings>;
 }
 
 export interface Embeddings {

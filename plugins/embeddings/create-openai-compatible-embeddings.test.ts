@@ -67,15 +67,25 @@ describe("OpenAI-compatible embeddings client", () => {
       model: "all-MiniLM-L6-v2",
       input: ["first text", "second text"],
       dimensions: 6,
+      input_type: "document",
     });
     expect(result.modelId).toBe("all-MiniLM-L6-v2");
     expect(result.dimensions).toBe(6);
   });
 
+  it("tells the model server a search query from a document, and a managed provider neither", async () => {
+    await client().embed(["who is the CEO?"], undefined, "query");
+    await client({ destination: "managed_provider" }).embed(["who is the CEO?"], undefined, "query");
+    expect(server.requests.map((request) => request.body)).toEqual([
+      { input: ["who is the CEO?"], input_type: "query" },
+      { input: ["who is the CEO?"] },
+    ]);
+  });
+
   it("sends no key, model or dimensions when none are set, and takes the model name from the answer", async () => {
     const result = await client().embed(["only text"]);
     expect(server.requests[0].headers.authorization).toBeUndefined();
-    expect(server.requests[0].body).toEqual({ input: ["only text"] });
+    expect(server.requests[0].body).toEqual({ input: ["only text"], input_type: "document" });
     expect(result.modelId).toBe("recorded-model");
     expect(result.dimensions).toBe(4);
   });

@@ -4,7 +4,12 @@
  * most `maxBatchSize`, one request after another, each bounded by the timeout; the answers are
  * checked and normalised by readEmbeddingsAnswer. Every failure is an EmbeddingFailure.
  */
-import { EmbeddingFailure, type EmbeddingProvider, type Embeddings } from "../../core/ports/embeddings.ts";
+import {
+  EmbeddingFailure,
+  type EmbeddingInputType,
+  type EmbeddingProvider,
+  type Embeddings,
+} from "../../core/ports/embeddings.ts";
 import type { EmbeddingSettings } from "./embedding-settings.ts";
 import { readEmbeddingsAnswer } from "./embeddings-answer.ts";
 import { postEmbeddings } from "./post-embeddings.ts";
@@ -32,7 +37,11 @@ export function createOpenAiCompatibleEmbeddings(
   const failure = (kind: EmbeddingFailure["kind"], message: string, cause?: unknown) =>
     new EmbeddingFailure(kind, message, { destination, cause });
 
-  async function embed(texts: readonly string[], signal?: AbortSignal): Promise<Embeddings> {
+  async function embed(
+    texts: readonly string[],
+    signal?: AbortSignal,
+    inputType: EmbeddingInputType = "document",
+  ): Promise<Embeddings> {
     if (texts.length === 0) throw failure("invalid_input", "there is nothing to embed");
     const blank = texts.findIndex((text) => typeof text !== "string" || text.trim() === "");
     if (blank >= 0) throw failure("invalid_input", `text ${blank} is blank`);
@@ -45,6 +54,8 @@ export function createOpenAiCompatibleEmbeddings(
       const body: Record<string, unknown> = { input: batch };
       if (settings.model !== null) body.model = settings.model;
       if (settings.dimensions !== null) body.dimensions = settings.dimensions;
+      // Cairn's model server's own field (OpenAI's API has none, and is not sent it).
+      if (destination === "model_server") body.input_type = inputType;
       const answer = readEmbeddingsAnswer(
         await postEmbeddings({
           endpoint: `${settings.baseUrl}/embeddings`,

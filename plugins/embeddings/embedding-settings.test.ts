@@ -208,7 +208,7 @@ describe("where texts go without a provider", () => {
     expect(result?.vectors).toHaveLength(1);
     expect(provider?.destination).toBe("model_server");
     expect(modelServer.requests.map((request) => request.body)).toEqual([
-      { model: "text-embedding-3-small", input: [sentence] },
+      { model: "text-embedding-3-small", input: [sentence], input_type: "document" },
     ]);
     expect(managedProvider.requests).toHaveLength(0);
   });

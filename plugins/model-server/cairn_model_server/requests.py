@@ -20,6 +20,8 @@ class EmbeddingRequest:
     model: str | None
     dimensions: int | None
     encoding_format: str
+    # "query" for a search query, "document" otherwise (the default, as OpenAI's API has no field).
+    input_type: str = "document"
 
 
 def parse_embedding_request(body: Any, *, max_inputs: int, max_input_characters: int) -> EmbeddingRequest:
@@ -60,7 +62,10 @@ def parse_embedding_request(body: Any, *, max_inputs: int, max_input_characters:
     encoding_format = body.get("encoding_format") or "float"
     if encoding_format not in ("float", "base64"):
         raise InvalidRequestError("invalid_input", "encoding_format must be float or base64")
-    return EmbeddingRequest(inputs, model, dimensions, encoding_format)
+    input_type = body.get("input_type") or "document"
+    if input_type not in ("query", "document"):
+        raise InvalidRequestError("invalid_input", "input_type must be query or document")
+    return EmbeddingRequest(inputs, model, dimensions, encoding_format, input_type)
 
 
 # How much padding a batch may carry: its padded size (inputs x longest input) may be at most this

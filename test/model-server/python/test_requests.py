@@ -21,6 +21,8 @@ def test_a_string_input_is_one_item_and_defaults_are_filled_in():
     assert parsed.model == "m"
     assert parsed.dimensions is None
     assert parsed.encoding_format == "float"
+    assert parsed.input_type == "document"
+    assert parse({"input": "hello", "input_type": "query"}).input_type == "query"
 
 
 @pytest.mark.parametrize(
@@ -39,6 +41,8 @@ def test_a_string_input_is_one_item_and_defaults_are_filled_in():
         ({"input": "ok", "dimensions": True}, "invalid_input"),
         ({"input": "ok", "model": 7}, "invalid_input"),
         ({"input": "ok", "encoding_format": "int8"}, "invalid_input"),
+        ({"input": "ok", "input_type": "passage"}, "invalid_input"),
+        ({"input": "ok", "input_type": 1}, "invalid_input"),
     ],
 )
 def test_bad_requests_are_refused_with_a_reason(body, code):

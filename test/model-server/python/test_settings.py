@@ -7,7 +7,7 @@ from cairn_model_server.settings import SettingsError, read_settings
 
 def test_defaults():
     settings = read_settings({})
-    assert settings.model == "all-MiniLM-L6-v2"
+    assert settings.model == "e5-small-v2"
     assert settings.device == "auto"
     assert settings.eager_load is False
     assert settings.max_batch_size == 128
