@@ -108,8 +108,9 @@ describe("fuseRankings", () => {
       fused,
     );
     // "a" leads the lexical list by id; "c" and "d" tie on similarity, so "c" leads the vectors by
-    // id. Both are seated, "a" first by fused score; then "b" (words) before "d" (meaning alone).
-    expect(ids(fused)).toEqual(["a", "c", "b", "d"]);
+    // id. Both are seated, "c" first by fused score (third in words, first in meaning); then "d"
+    // (second in meaning) before "b" (second in words: meaning weighs 0.6, words 0.4).
+    expect(ids(fused)).toEqual(["c", "a", "d", "b"]);
   });
 
   it("leaves out neighbours below the floor and ranks lexical alone when no vector is close", () => {
@@ -120,11 +121,10 @@ describe("fuseRankings", () => {
       ],
       [{ id: "unrelated", similarity: 0.15 }],
     );
-    // Lexical scores count relative to the best (capped just below 1): 0.85 × 0.999999 and
-    // 0.85 × 0.1 / 0.3.
+    // By rank, not score: 0.4 × 6 / (5 + 1) and 0.4 × 6 / (5 + 2).
     expect(fused).toEqual([
-      { id: "first", score: 0.849999 },
-      { id: "second", score: 0.283333 },
+      { id: "first", score: 0.4 },
+      { id: "second", score: 0.342857 },
     ]);
   });
 
@@ -141,9 +141,11 @@ describe("fuseRankings", () => {
         { id: "close", similarity: 0.6 },
       ],
     );
-    expect(ids(fused)).toEqual(["leader", "nearest", "both", "words", "close"]);
-    // 0.85 × 0.2 / 0.3 + 0.15 × (0.6 - 0.2) / 0.8.
-    expect(fused.find((row) => row.id === "both")?.score).toBe(0.641667);
+    // The two leaders are seated first; then "both", second in each list, before "close" and
+    // "words", third in one list each.
+    expect(ids(fused)).toEqual(["nearest", "leader", "both", "close", "words"]);
+    // 0.4 × 6 / (5 + 2) + 0.6 × 6 / (5 + 2).
+    expect(fused.find((row) => row.id === "both")?.score).toBe(0.857143);
   });
 
   it("returns nothing for nothing", () => {
