@@ -10,7 +10,7 @@ import {
 } from "./corrections.ts";
 import { detectRelation } from "./relations.ts";
 
-// Cosines of the pairs' vectors from all-MiniLM-L6-v2 (the model server's default), as
+// Cosines of the pairs' vectors from all-MiniLM-L6-v2 (the model server's default until 2026-11-30), as
 // test/bench/relation-detection.ts measured them: the decision is tested on fixed numbers.
 describe("detectRelationByMeaning", () => {
   it.each([

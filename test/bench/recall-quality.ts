@@ -32,7 +32,7 @@
  * document_date, session date plus a minute per turn as created_at) through
  * POST /v1/memory/import in batches of 500, every question asked through
  * GET /v1/memory/search?q=…&scope=…&limit=10. Hybrid: the real model server
- * (test/model-server/model-server-process.ts, all-MiniLM-L6-v2) started for the run, the platform
+ * (test/model-server/model-server-process.ts, its default model, or SVC_MODEL_EMBEDDING_MODEL) started for the run, the platform
  * with SVC_MEMORY_EMBEDDINGS_ENABLED=true pointing at it, and the questions asked only once
  * GET /v1/memory/metrics counts every memory embedded; the time that took and the model id are
  * printed. `--dump` also writes each question's deeper lexical and vector candidates to a file

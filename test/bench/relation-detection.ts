@@ -2,7 +2,7 @@
  * Relation detection benchmark (issue 45 item 2): precision and recall of "updates" (the newer
  * memory corrects the older one and supersedes it) on the labelled pairs of
  * relation-detection/pairs.json, lexical rules alone (embeddings off) against the rules with the
- * corrections caught by meaning (core/memory/corrections.ts; embeddings on, all-MiniLM-L6-v2 from
+ * corrections caught by meaning (core/memory/corrections.ts; embeddings on, the default model from
  * the real model server). Prints, for both halves: every pair on its own; then a pool, where
  * each newer statement of the half meets all the half's older statements as earlier memories of
  * one scope (lexical: every one, as the 100-row window would; with embeddings: its

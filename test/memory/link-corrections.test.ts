@@ -202,7 +202,7 @@ describe.each(storageTargets)("corrections caught by meaning on %s", (target) =>
   });
 });
 
-// With the real model (the "memory (embeddings)" project's shared model server, all-MiniLM-L6-v2):
+// With the real model (the "memory (embeddings)" project's shared model server, e5-small-v2):
 // defined in that project only, so the lexical project neither runs nor skips them.
 if (embeddingsMode)
   describe("corrections caught by meaning with the real model", () => {

@@ -1,7 +1,7 @@
 /**
  * The public LoCoMo benchmark (10 long conversations between two speakers, about 5,900 turns and
  * 2,000 questions with labelled evidence turns) as a recall-quality dataset, read from a
- * `locomo10.json` the user supplies: the data is not shipped here (its licence is CC BY-NC 4.0),
+ * `locomo10.json` (or the folder of one file per conversation its `data/locomo10.zip` holds) the user supplies: the data is not shipped here (its licence is CC BY-NC 4.0),
  * and nothing is downloaded.
  *
  * Each turn becomes "Speaker: text" (image captions left out), dated by its session plus a
@@ -10,7 +10,8 @@
  * evidence to find and is left out, as are questions whose evidence names no turn of the
  * conversation.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Conversation, Question, Turn } from "./dataset.ts";
 
 export const locomoCategories = ["single-hop", "multi-hop", "temporal", "open-domain"] as const;
@@ -65,8 +66,24 @@ export interface LocomoDataset {
   skipped: number;
 }
 
+/**
+ * The samples of `locomo10.json` (an array), or of a folder of one file per conversation, as
+ * `data/locomo10.zip` unpacks (`multimodal_dialog/locomo10_v2/26.json` …: the conversation's
+ * fields and its `qa` in one object), in the order of their numbers.
+ */
+function readSamples(path: string): LocomoSample[] {
+  if (!statSync(path).isDirectory()) return JSON.parse(readFileSync(path, "utf8")) as LocomoSample[];
+  const files = readdirSync(path)
+    .filter((name) => /^\d+\.json$/.test(name))
+    .sort((first, second) => Number.parseInt(first, 10) - Number.parseInt(second, 10));
+  return files.map((name) => {
+    const { qa, ...conversation } = JSON.parse(readFileSync(join(path, name), "utf8"));
+    return { conversation, qa } as LocomoSample;
+  });
+}
+
 export function loadLocomo(path: string): LocomoDataset {
-  const samples = JSON.parse(readFileSync(path, "utf8")) as LocomoSample[];
+  const samples = readSamples(path);
   if (!Array.isArray(samples) || samples.some((sample) => typeof sample?.conversation !== "object"))
     throw new Error(`locomo: ${path} is not a LoCoMo file (an array of samples with a conversation)`);
   let skipped = 0;
