@@ -11,7 +11,7 @@
  *    (capped below it). Ranks, not scores: recall's scores are small and close together, a
  *    model's similarities high and spread out, and the two scales mean nothing to each other.
  *    Fitted on LoCoMo's even-numbered questions and reported on the odd ones with the default
- *    model, e5-small-v2 (test/bench/RESULTS.md): recall@10 0.715 against 0.674 for the rule
+ *    model, e5-small-v2 (test/bench/RESULTS.md): recall@10 0.711 against 0.669 for the rule
  *    before (0.85 × the lexical score relative to the list's best + 0.15 × the similarity's
  *    share above the floor), every category up. A small k (5 against the usual 60) lets each
  *    list's first few rows count far more than its tail.
@@ -63,8 +63,8 @@ const highestScore = 0.999999;
 interface Row {
   id: string;
   tier: number;
-  /** Position in the lexical list, for phrase matches (tier 0 keeps that order). */
-  lexicalPosition: number;
+  /** Rank in the lexical list, for phrase matches (tier 0 keeps that order). */
+  lexicalRank: number;
   fused: number;
 }
 
@@ -106,7 +106,8 @@ export function fuseRankings(
   const lexicalOrder = bestFirst([...lexicalById.values()], (hit) => unit(hit.score), tieBreak);
   const lexicalRank = new Map(lexicalOrder.map((hit, position) => [hit.id, position + 1]));
   const semanticOrder = bestFirst(
-    [...semanticById].filter(([, evidence]) => evidence > 0).map(([id, evidence]) => ({ id, evidence })),
+    // Only rows above the floor were kept: their evidence is over 0.
+    [...semanticById].map(([id, evidence]) => ({ id, evidence })),
     (row) => row.evidence,
     tieBreak,
   );
@@ -121,12 +122,12 @@ export function fuseRankings(
     const hit = lexicalById.get(id);
     const fused = share(lexicalShare, lexicalRank.get(id)) + share(semanticShare, semanticRank.get(id));
     const tier = hit?.phrase === true ? 0 : id === lexicalLeader || id === semanticLeader ? 1 : 2;
-    rows.push({ id, tier, lexicalPosition: (lexicalRank.get(id) ?? 0) - 1, fused });
+    rows.push({ id, tier, lexicalRank: lexicalRank.get(id) ?? 0, fused });
   }
   rows.sort(
     (first, second) =>
       first.tier - second.tier ||
-      (first.tier === 0 ? first.lexicalPosition - second.lexicalPosition : second.fused - first.fused) ||
+      (first.tier === 0 ? first.lexicalRank - second.lexicalRank : second.fused - first.fused) ||
       tieBreak(first.id, second.id),
   );
 

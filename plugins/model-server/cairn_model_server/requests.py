@@ -62,7 +62,9 @@ def parse_embedding_request(body: Any, *, max_inputs: int, max_input_characters:
     encoding_format = body.get("encoding_format") or "float"
     if encoding_format not in ("float", "base64"):
         raise InvalidRequestError("invalid_input", "encoding_format must be float or base64")
-    input_type = body.get("input_type") or "document"
+    input_type = body.get("input_type")
+    if input_type is None:
+        input_type = "document"
     if input_type not in ("query", "document"):
         raise InvalidRequestError("invalid_input", "input_type must be query or document")
     return EmbeddingRequest(inputs, model, dimensions, encoding_format, input_type)

@@ -2,6 +2,7 @@
 cosines on the scale Cairn's thresholds read (embedder.py). Uses the real models' files."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ def test_a_query_gets_the_query_prompt_and_anything_else_the_passage_prompt(e5):
     # The prompt is part of the text the model reads: the same as embedding it spelled out, with
     # the prompts turned off.
     bare = Embedder(resolve_model_files("e5-small-v2"), CPU)
-    object.__setattr__(bare, "files", bare.files.__class__(**{**bare.files.__dict__, "query_prefix": ""}))
+    bare.files = replace(bare.files, query_prefix="")
     np.testing.assert_allclose(bare.embed(["query: " + text[0]], 1, "query")[0][0], query, atol=1e-5)
 
 

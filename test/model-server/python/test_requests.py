@@ -43,6 +43,7 @@ def test_a_string_input_is_one_item_and_defaults_are_filled_in():
         ({"input": "ok", "encoding_format": "int8"}, "invalid_input"),
         ({"input": "ok", "input_type": "passage"}, "invalid_input"),
         ({"input": "ok", "input_type": 1}, "invalid_input"),
+        ({"input": "ok", "input_type": ""}, "invalid_input"),
     ],
 )
 def test_bad_requests_are_refused_with_a_reason(body, code):
