@@ -9,9 +9,9 @@
  * (query embedding included) for the account and for a smaller second account beside it
  * (--small-account, default 5,000 memories: the index holds every account's vectors), and that
  * server's RSS. Vectors are cached under
- * .test-data/bench-semantic by corpus seed and model id, so reruns skip the embedding (the output
+ * .test-data/bench-semantic by corpus, seed and model id, so reruns skip the embedding (the output
  * says so). Run: `source .test-data/env && export SVC_TEST_DATABASE_URL &&
- * npx node test/bench/semantic.ts [--memories 10000] [--queries 200]`. Exits 0 whatever the figures.
+ * npx node test/bench/semantic.ts [--memories 10000] [--queries 200] [--corpus natural]`. Exits 0 whatever the figures.
  */
 import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
@@ -27,6 +27,7 @@ import { type RunningServer, startServer } from "../support/processes.ts";
 import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
 import { percentiles, residentMegabytes } from "./semantic/figures.ts";
 import { exactNearest, hnswRecall, indexScans } from "./semantic/hnsw-recall.ts";
+import { loadNaturalCorpus, naturalMemories } from "./semantic/natural-corpus.ts";
 import { proposedNearestRecall } from "./semantic/proposed-nearest.ts";
 import { cachingProvider, loadVectorCache, saveVectorCache } from "./semantic/vector-cache.ts";
 
@@ -37,6 +38,8 @@ const { values: options } = parseArgs({
     "ef-search": { type: "string", default: "40,100,200,400" },
     latency: { type: "string", default: "500" },
     "small-account": { type: "string", default: "5000" },
+    // generated (memory-corpus.ts) or natural (semantic/natural-corpus.ts: English sentences).
+    corpus: { type: "string", default: "generated" },
   },
 });
 const memoryCount = Number(options.memories);
@@ -67,9 +70,17 @@ try {
     device: string;
   };
   console.log(`model server: ${health.model} on ${health.device}`);
+  const natural = options.corpus === "natural" ? await loadNaturalCorpus(seed) : null;
+  if (natural === null && options.corpus !== "generated")
+    throw new Error(`--corpus is generated or natural, not ${options.corpus}`);
   const corpus = createCorpus(seed);
-  const memories = Array.from({ length: memoryCount }, () => corpus.memory());
-  const queries = Array.from({ length: Math.max(queryCount, latencyQueries) }, () => corpus.query());
+  const memories = natural
+    ? naturalMemories(natural, 0, memoryCount)
+    : Array.from({ length: memoryCount }, () => corpus.memory());
+  const queries = natural
+    ? natural.queries.slice(0, Math.max(queryCount, latencyQueries))
+    : Array.from({ length: Math.max(queryCount, latencyQueries) }, () => corpus.query());
+  console.log(`corpus: ${options.corpus}`);
 
   // Loading: in process, embeddings off, so nothing embeds while the import runs.
   const loader = await createTestPlatform("postgresql", { databaseUrl: database.url, environment: secrets });
@@ -90,12 +101,18 @@ try {
   await importAll(account.key, memories);
   console.log(`import: ${memoryCount} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const smallCorpus = createCorpus(seed + 1);
-  const smallMemories = Array.from({ length: smallCount }, () => smallCorpus.memory());
-  const smallQueries = Array.from({ length: latencyQueries }, () => smallCorpus.query());
+  const smallMemories = natural
+    ? naturalMemories(natural, memoryCount, smallCount)
+    : Array.from({ length: smallCount }, () => smallCorpus.memory());
+  const smallQueries = natural
+    ? queries.slice(0, latencyQueries)
+    : Array.from({ length: latencyQueries }, () => smallCorpus.query());
   const small = await createAccountWithKey(loader);
   await importAll(small.key, smallMemories);
   if (smallCount > 0)
-    console.log(`  and ${smallCount} memories of a second account (corpus seed ${seed + 1})`);
+    console.log(
+      `  and ${smallCount} memories of a second account (${natural ? "the next sentences" : `corpus seed ${seed + 1}`})`,
+    );
 
   // Embedding: the real embedder drains the real queue; the provider answers from the cache when it can.
   const embeddingConfig = {
@@ -106,7 +123,7 @@ try {
   };
   const realProvider = createEmbeddingProvider(embeddingConfig);
   if (realProvider === null) throw new Error("embeddings are off");
-  const cache = await loadVectorCache(seed, health.model);
+  const cache = await loadVectorCache(`${natural ? "natural" : "seed"}-${seed}`, health.model);
   const { provider, counts } = cachingProvider(realProvider, cache);
   const embedder = createMemoryEmbedder({
     memories: loader.platform.storage.memories,
@@ -161,7 +178,14 @@ try {
 
   // A fifth of the corpus's queries name a scope: the index then has to skip other scopes' rows.
   const recallQueries = queries.slice(0, queryCount);
-  const queryVectors = (await realProvider.embed(recallQueries.map((query) => query.q))).vectors;
+  // Embedded as the server embeds a recall's query (a model with prompts gives it the query's).
+  const queryVectors = (
+    await realProvider.embed(
+      recallQueries.map((query) => query.q),
+      undefined,
+      "query",
+    )
+  ).vectors;
   const vectorQueries = recallQueries.map((query, index) => ({
     vector: queryVectors[index] as Float32Array,
     scope: query.scope,
@@ -204,7 +228,7 @@ try {
   const embeddingLatencies: number[] = [];
   for (const { q } of queries.slice(0, 200)) {
     const begin = performance.now();
-    await realProvider.embed([q]);
+    await realProvider.embed([q], undefined, "query");
     embeddingLatencies.push(performance.now() - begin);
   }
   console.log(`query embedding alone (model server round trip): ${percentiles(embeddingLatencies)}`);

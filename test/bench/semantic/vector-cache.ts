@@ -1,13 +1,13 @@
 /**
  * The semantic benchmark's vector cache: embedding 100,000 memories through the model server
- * takes minutes, so the vectors it computed are kept under .test-data/, keyed by the corpus seed
- * and the model id, and answered from there on later runs. The wrapper is an EmbeddingProvider,
+ * takes minutes, so the vectors it computed are kept under .test-data/, keyed by the corpus and
+ * seed and the model id, and answered from there on later runs. The wrapper is an EmbeddingProvider,
  * so the real embedder drains the real queue either way; only where the vectors come from changes.
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { EmbeddingProvider, Embeddings } from "../../../core/ports/embeddings.ts";
+import type { EmbeddingInputType, EmbeddingProvider, Embeddings } from "../../../core/ports/embeddings.ts";
 
 const cacheFolder = resolve(import.meta.dirname, "../../../.test-data/bench-semantic");
 
@@ -20,13 +20,13 @@ export interface VectorCache {
   loaded: number;
 }
 
-function cacheFile(seed: number, modelId: string): string {
-  return resolve(cacheFolder, `seed-${seed}-${modelId.replaceAll(/[^A-Za-z0-9._-]/g, "_")}`);
+function cacheFile(corpus: string, modelId: string): string {
+  return resolve(cacheFolder, `${corpus}-${modelId.replaceAll(/[^A-Za-z0-9._-]/g, "_")}`);
 }
 
-/** Reads the cache of this seed and model (empty when there is none). */
-export async function loadVectorCache(seed: number, modelId: string): Promise<VectorCache> {
-  const file = cacheFile(seed, modelId);
+/** Reads the cache of this corpus (`seed-42`, `natural-42`) and model (empty when there is none). */
+export async function loadVectorCache(corpus: string, modelId: string): Promise<VectorCache> {
+  const file = cacheFile(corpus, modelId);
   const cache: VectorCache = { file, modelId, dimensions: 0, vectors: new Map(), loaded: 0 };
   if (!existsSync(`${file}.json`)) return cache;
   const header = JSON.parse(await readFile(`${file}.json`, "utf8")) as {
@@ -70,7 +70,13 @@ export function cachingProvider(
   cache: VectorCache,
 ): { provider: EmbeddingProvider; counts: EmbeddingCounts } {
   const counts: EmbeddingCounts = { computed: 0, requests: 0, milliseconds: 0, fromCache: 0 };
-  const embed = async (texts: readonly string[], signal?: AbortSignal): Promise<Embeddings> => {
+  const embed = async (
+    texts: readonly string[],
+    signal?: AbortSignal,
+    inputType?: EmbeddingInputType,
+  ): Promise<Embeddings> => {
+    // The cache holds documents' vectors: a query's (another prompt) is always computed.
+    if (inputType === "query") return provider.embed(texts, signal, inputType);
     const cached = texts.map((text) => cache.vectors.get(text));
     if (cache.dimensions > 0 && cached.every((vector) => vector !== undefined)) {
       counts.fromCache += texts.length;
