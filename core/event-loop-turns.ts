@@ -53,43 +53,39 @@ export interface Slices {
   pause(): Promise<void>;
 }
 
-/** Slices of `milliseconds` of work each, for one task: call `pause()` between small steps. */
-export function createSlices(milliseconds = sliceMilliseconds): Slices {
-  let started = performance.now();
-  return {
-    async pause() {
-      if (performance.now() - started < milliseconds) return;
-      await nextTurn();
-      started = performance.now();
-    },
-  };
-}
-
 /** The longest a paced slice waits: a bulk statement of a second still gets on. */
 export const maxPaceMilliseconds = 50;
 
 /**
- * Slices of bulk work whose cost falls on another process: PostgreSQL's backend running a batch's
- * statements, on the same cores as every other account's backend, with no priority to give it.
- * While another account is being served (account-activity.ts), each pause from the second on
- * waits as long as the slice took (at most `maxPaceMilliseconds`), so the batch takes about half
- * the database's CPU it would and the other account's statements find a core; alone, it runs at
- * full speed. A write of one statement (a remember's row, postings or edges) is never held up.
+ * Slices of `milliseconds` of work each, for one task: call `pause()` between small steps.
+ *
+ * Paced for an account (`createPacedSlices`): bulk work whose cost falls on another process,
+ * PostgreSQL's backend running a batch's statements, on the same cores as every other account's
+ * backend, with no priority to give it. While another account is being served
+ * (account-activity.ts), each pause from the second on waits as long as the slice took (at most
+ * `maxPaceMilliseconds`), so the batch takes about half the database's CPU it would and the other
+ * account's statements find a core; alone, it runs at full speed. A write of one statement (a
+ * remember's row, postings or edges) is never held up.
  */
-export function createPacedSlices(accountId: string, milliseconds = sliceMilliseconds): Slices {
+export function createSlices(milliseconds = sliceMilliseconds, pacedFor?: string): Slices {
   let started = performance.now();
   let first = true;
   return {
     async pause() {
       const took = performance.now() - started;
       if (took < milliseconds) return;
-      const paced = !first && othersBeingServed(accountId);
+      const paced = pacedFor !== undefined && !first && othersBeingServed(pacedFor);
       first = false;
       if (paced) await new Promise((resolve) => setTimeout(resolve, Math.min(took, maxPaceMilliseconds)));
       else await nextTurn();
       started = performance.now();
     },
   };
+}
+
+/** Slices of bulk work for `accountId`, paced while another account is served (`createSlices`). */
+export function createPacedSlices(accountId: string, milliseconds = sliceMilliseconds): Slices {
+  return createSlices(milliseconds, accountId);
 }
 
 /** Maps `items` through `work` in slices: the results in order, the thread given back between. */
