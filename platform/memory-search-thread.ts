@@ -5,6 +5,8 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type RecallRequest, recallMemories } from "../core/memory/recall.ts";
+import { recallCacheBytes } from "../core/memory/recall-cache.ts";
+import { analysisCacheBytesKept } from "../core/memory/scoring.ts";
 import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
 import { type MemoryReaderSettings, openMemoryReader } from "../plugins/storage/memory-reader.ts";
 
@@ -12,22 +14,32 @@ interface RecallMessage {
   id: number;
   accountId: string;
   request: RecallRequest;
+  /** Whether this thread is the account's home, which keeps what its recalls read. */
+  keep: boolean;
 }
 
 const settings = workerData as MemoryReaderSettings;
 const reader = openMemoryReader(settings);
 const snapshot = !isPostgresUrl(settings.databaseUrl);
 const port = parentPort as NonNullable<typeof parentPort>;
+let recalls = 0;
 
-port.on("message", async (message: RecallMessage | "close") => {
+port.on("message", async (message: RecallMessage | "close" | "caches") => {
   if (message === "close") {
     await reader.close();
     port.close();
     return;
   }
+  if (message === "caches") {
+    port.postMessage({
+      caches: { recalls, bytes: { ...recallCacheBytes(), analyses: analysisCacheBytesKept() } },
+    });
+    return;
+  }
+  recalls++;
   try {
     const recall = (store: typeof reader.memories) =>
-      recallMemories(store, message.accountId, message.request);
+      recallMemories(store, message.accountId, message.request, message.keep);
     const result = snapshot ? await reader.memories.transaction(recall) : await recall(reader.memories);
     port.postMessage({ id: message.id, result });
   } catch (error) {

@@ -4,11 +4,14 @@
  * event loop stays free for requests. A thread takes one recall at a time on SQLite (each runs to
  * its end) and up to four on PostgreSQL (they wait on the database in turns); what finds every
  * thread full waits here, accounts taking turns (account-turns.ts), so a second account's recall
- * is next once a thread frees, not behind the queue of an account that sent many costly ones. A
- * recall goes to the thread that served the account last if it has room (its caches,
- * core/memory/recall-cache.ts, hold what the account reads), otherwise to the thread with the
- * fewest in flight, equals taking turns; a thread that dies fails its recalls (500) and is
- * replaced.
+ * is next once a thread frees, not behind the queue of an account that sent many costly ones.
+ *
+ * Each account has a home thread, the one its first recall went to: only the home keeps what the
+ * account's recalls read (the caches of core/memory/recall-cache.ts and the content analyses of
+ * core/memory/scoring.ts), so the threads hold different accounts rather than the same rows twice
+ * (2 × 130 MiB at 100,000 memories when both served one account). A recall goes home if the home
+ * has room, otherwise to the thread with the fewest in flight, equals taking turns, which ranks it
+ * without keeping anything. A thread that dies fails its recalls (500) and is replaced.
  */
 import { Worker } from "node:worker_threads";
 import { LRUCache } from "lru-cache";
@@ -26,6 +29,12 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** A thread's recalls so far and the bytes each of its caches counts. */
+export interface ThreadCaches {
+  recalls: number;
+  bytes: Record<string, number>;
+}
+
 interface Thread {
   worker: Worker;
   pending: Map<number, Pending>;
@@ -41,11 +50,11 @@ const youngGenerationMegabytes = 16;
 
 export function createMemorySearchThreads(
   settings: MemoryReaderSettings & { threads: number; logger: Logger },
-): MemorySearch {
+): MemorySearch & { caches(): Promise<ThreadCaches[]> } {
   let nextId = 0;
   let turn = 0;
-  // The thread each account's last recall went to.
-  const lastThread = new LRUCache<string, number>({ max: 10_000 });
+  // Each account's home thread (its index); an account whose entry leaves gets a new home.
+  const homes = new LRUCache<string, number>({ max: 10_000 });
   let closing = false;
 
   function start(): Thread {
@@ -93,10 +102,10 @@ export function createMemorySearchThreads(
   const turns = createAccountTurns<Pending>();
   const perThread = isPostgresUrl(settings.databaseUrl) ? 4 : 1;
 
-  /** A thread with room for the account's recall: its last if it has room, else the emptiest. */
+  /** A thread with room for the account's recall: its home if it has room, else the emptiest. */
   function threadFor(accountId: string): Thread | undefined {
-    const last = lastThread.get(accountId);
-    const preferred = last === undefined ? undefined : threads[last];
+    const home = homes.get(accountId);
+    const preferred = home === undefined ? undefined : threads[home];
     if (preferred !== undefined && preferred.pending.size < perThread) return preferred;
     const first = turn++ % threads.length;
     let thread = threads[first];
@@ -114,10 +123,12 @@ export function createMemorySearchThreads(
       if (next === null) return;
       const recall = next.item;
       const thread = threadFor(recall.accountId) as Thread;
-      lastThread.set(recall.accountId, threads.indexOf(thread));
+      const index = threads.indexOf(thread);
+      if (!homes.has(recall.accountId)) homes.set(recall.accountId, index);
+      const keep = homes.get(recall.accountId) === index;
       const id = nextId++;
       thread.pending.set(id, recall);
-      thread.worker.postMessage({ id, accountId: recall.accountId, request: recall.request });
+      thread.worker.postMessage({ id, accountId: recall.accountId, request: recall.request, keep });
     }
   }
 
@@ -129,6 +140,22 @@ export function createMemorySearchThreads(
         dispatch();
       });
     },
+    /** Each thread's recalls so far and what its caches count. */
+    caches: () =>
+      Promise.all(
+        threads.map(
+          ({ worker }) =>
+            new Promise<ThreadCaches>((resolve) => {
+              const answer = (message: { caches?: ThreadCaches }) => {
+                if (message.caches === undefined) return;
+                worker.off("message", answer);
+                resolve(message.caches);
+              };
+              worker.on("message", answer);
+              worker.postMessage("caches");
+            }),
+        ),
+      ),
     async close() {
       closing = true;
       for (const waiting of turns.drain()) waiting.reject(new Error("search threads are closed"));

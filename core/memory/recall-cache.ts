@@ -11,7 +11,8 @@
  * between its recalls simply reads from the database as before. Entries are only kept at a
  * version the thread has already seen a recall at, so an account writing between every read
  * never fills the cache with what it cannot reuse. Bounded by bytes, the least recently used
- * leaving first; each search thread keeps its own.
+ * leaving first; each search thread keeps its own, for the accounts whose recalls it is home to
+ * (platform/memory-search-threads.ts).
  */
 import { LRUCache } from "lru-cache";
 import type { MemoryRecord, Posting, PostingColumns, RelationRecord } from "../ports/memory-store.ts";
@@ -87,11 +88,12 @@ export function keptTerms(accountId: string, scope: string | undefined, queryTer
 /**
  * The account's cache at `version`: the getters answer what is kept; `loadable` says whether
  * what is missing is worth keeping now (the account stood still since its last recall here), and
- * the setters keep it only then.
+ * the setters keep it only then. With `keep` false (another thread keeps the account's caches)
+ * nothing is kept, the version seen included.
  */
-export function recallCacheAt(accountId: string, version: number) {
-  const loadable = versionSeen.get(accountId) === version;
-  versionSeen.set(accountId, version);
+export function recallCacheAt(accountId: string, version: number, keep = true) {
+  const loadable = keep && versionSeen.get(accountId) === version;
+  if (keep) versionSeen.set(accountId, version);
   const listKey = (term: string) => `${accountId}\u0000${version}\u0000${term}`;
   const current = <Value>(kept: Kept<Value> | undefined) =>
     kept !== undefined && kept.version === version && kept.accountId === accountId ? kept.value : undefined;

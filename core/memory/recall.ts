@@ -28,7 +28,7 @@ import type {
 } from "../ports/memory-store.ts";
 import { asksForHistory } from "./history.ts";
 import { keptTerms, type RecallCache, recallCacheAt } from "./recall-cache.ts";
-import { candidateStatistics, queryScorer, specificity } from "./scoring.ts";
+import { candidateStatistics, contentAnalyses, queryScorer, specificity } from "./scoring.ts";
 import { queryTokens } from "./tokenize.ts";
 
 // BM25 term-frequency saturation (the usual default) and a light length normalisation: a memory
@@ -267,16 +267,21 @@ export function rankLexical(
   };
 }
 
-/** Best first; `null` only when `request.unlessLinksQueued` and the account had writes queued. */
+/**
+ * Best first; `null` only when `request.unlessLinksQueued` and the account had writes queued.
+ * `keep` false: what the recall reads is used but not kept in this thread's caches (another
+ * search thread keeps the account's, platform/memory-search-threads.ts).
+ */
 export async function recallMemories(
   store: MemoryStore,
   accountId: string,
   request: RecallRequest,
+  keep = true,
 ): Promise<RecalledMemory[] | null> {
   const tokens = queryTokens(request.query);
   if (tokens.length === 0) return [];
   const history = asksForHistory(request.query);
-  const known = await statisticsOf(store, accountId, request, tokens);
+  const known = await statisticsOf(store, accountId, request, tokens, keep);
   if (known === null) return null;
   const { terms, cache } = known;
   // Rows served from the cache: their access counts are read afresh if they are returned.
@@ -323,7 +328,8 @@ export async function recallMemories(
     }
   }
   const lexical = new Map(top);
-  const scorer = queryScorer(request.query, request.now);
+  const analyses = contentAnalyses(keep);
+  const scorer = queryScorer(request.query, request.now, analyses);
   const score = (
     limit: number,
     boosts: ReadonlyMap<string, number>,
@@ -367,8 +373,11 @@ export async function recallMemories(
   }
   // How specific each lexical hit is, among the hits: no lookup, the rows are in hand.
   const hits = top.map(([id]) => byId.get(id) as MemoryRecord);
-  const statistics = candidateStatistics(hits.map((row) => row.content));
-  const specific = new Map(hits.map((row) => [row.id, specificity(row.content, statistics)]));
+  const statistics = candidateStatistics(
+    hits.map((row) => row.content),
+    analyses,
+  );
+  const specific = new Map(hits.map((row) => [row.id, specificity(row.content, statistics, analyses)]));
   const scored = score(request.limit, boosts, specific);
   // Neighbours' rows that came from the cache after that read.
   const stale = scored.filter((hit) => kept.has(hit.id) && !counts.has(hit.id)).map((hit) => hit.id);
@@ -392,7 +401,13 @@ export async function recallMemories(
  * the version still holds, and only when it moved on are they read after all (a search just after
  * linking knows it moved, and reads them at once).
  */
-async function statisticsOf(store: MemoryStore, accountId: string, request: RecallRequest, tokens: string[]) {
+async function statisticsOf(
+  store: MemoryStore,
+  accountId: string,
+  request: RecallRequest,
+  tokens: string[],
+  keep: boolean,
+) {
   const shortLists = { rows: shortListRows(request), scope: request.scope };
   const kept = keptTerms(accountId, request.scope, tokens);
   if (request.afterLinking) kept.found.clear();
@@ -404,7 +419,7 @@ async function statisticsOf(store: MemoryStore, accountId: string, request: Reca
     terms = await store.termStatistics(accountId, unread, shortLists);
   }
   if (request.unlessLinksQueued && terms.linksQueued) return null;
-  const cache = recallCacheAt(accountId, terms.version);
+  const cache = recallCacheAt(accountId, terms.version, keep);
   const readLists = Map.groupBy(terms.shortPostings, (posting) => posting.term);
   for (const term of unread) {
     cache.keepTerm(request.scope, term, {

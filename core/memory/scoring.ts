@@ -181,17 +181,38 @@ const analysisCache = new LRUCache<string, ContentAnalysis>({
 /** The bytes the analysis cache counts now (test/bench/memory-footprint.ts). */
 export const analysisCacheBytesKept = () => analysisCache.calculatedSize;
 
+function analysisOf(content: string): ContentAnalysis {
+  const terms = textTerms(content);
+  return { terms, tokens: new Set(distinctIndexTerms(terms, maxIndexTokens)), speaker: speakerOf(content) };
+}
+
 function analyseContent(content: string): ContentAnalysis {
   const cached = analysisCache.get(content);
   if (cached !== undefined) return cached;
-  const terms = textTerms(content);
-  const analysis: ContentAnalysis = {
-    terms,
-    tokens: new Set(distinctIndexTerms(terms, maxIndexTokens)),
-    speaker: speakerOf(content),
-  };
+  const analysis = analysisOf(content);
   analysisCache.set(content, analysis);
   return analysis;
+}
+
+/** Where a ranking finds its rows' analyses (`contentAnalyses`). */
+export type ContentAnalyses = (content: string) => ContentAnalysis;
+
+/**
+ * The analyses for one recall: kept in the thread's cache, or (`keep` false: a search thread
+ * ranking for an account whose caches another thread keeps, platform/memory-search-threads.ts)
+ * read from it but never added to it, those made here kept for this recall only.
+ */
+export function contentAnalyses(keep: boolean): ContentAnalyses {
+  if (keep) return analyseContent;
+  const made = new Map<string, ContentAnalysis>();
+  return (content) => {
+    let analysis = analysisCache.get(content) ?? made.get(content);
+    if (analysis === undefined) {
+      analysis = analysisOf(content);
+      made.set(content, analysis);
+    }
+    return analysis;
+  };
 }
 
 export interface SpecificityStatistics {
@@ -200,8 +221,8 @@ export interface SpecificityStatistics {
 }
 
 /** The terms whose document frequencies `specificity` needs for a content. */
-export function specificityTerms(content: string): readonly string[] {
-  const analysis = analyseContent(content);
+export function specificityTerms(content: string, analyses = analyseContent): readonly string[] {
+  const analysis = analyses(content);
   if (analysis.specificTerms === undefined) {
     const labelLength = speakerLabelLength(content);
     const terms = labelLength === 0 ? analysis.terms : textTerms(content.slice(labelLength));
@@ -212,10 +233,13 @@ export function specificityTerms(content: string): readonly string[] {
 
 /** Document counts over a set of contents (the rows a search ranks): for each `specificityTerms`
  * term, how many of the contents hold it. */
-export function candidateStatistics(contents: readonly string[]): SpecificityStatistics {
+export function candidateStatistics(
+  contents: readonly string[],
+  analyses = analyseContent,
+): SpecificityStatistics {
   const documentFrequency = new Map<string, number>();
   for (const content of contents) {
-    for (const term of specificityTerms(content)) {
+    for (const term of specificityTerms(content, analyses)) {
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
@@ -229,8 +253,12 @@ export function candidateStatistics(contents: readonly string[]): SpecificitySta
  * names and words no other row uses. A term missing from `statistics` counts as held by one
  * row. Summed in the content's term order.
  */
-export function specificity(content: string, statistics: SpecificityStatistics): number {
-  const terms = specificityTerms(content);
+export function specificity(
+  content: string,
+  statistics: SpecificityStatistics,
+  analyses = analyseContent,
+): number {
+  const terms = specificityTerms(content, analyses);
   const total = Math.max(1, statistics.totalDocuments);
   const highest = Math.log(1 + (total - 1 + 0.5) / 1.5);
   if (terms.length === 0 || highest <= 0) return 0;
@@ -325,6 +353,7 @@ export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
 export function queryScorer(
   query: string,
   now: Date,
+  analyses = analyseContent,
 ): (input: Omit<ScoringInput, "query" | "now">) => ScoredMemory[] {
   const tokens = queryTokens(query);
   const history = asksForHistory(query);
@@ -336,7 +365,7 @@ export function queryScorer(
   const match = (content: string) => {
     let found = matches.get(content);
     if (found === undefined) {
-      const analysis = analyseContent(content);
+      const analysis = analyses(content);
       found = {
         analysis,
         phrase: matchPhrase(phrase, analysis),
