@@ -15,9 +15,11 @@ import {
   relationProfile,
 } from "./relations.ts";
 
-/** An estimate of a profile's memory: about two bytes a character of key, plus its token set. */
+/** An estimate of a profile's memory: about two bytes a character of key, its token set, and
+ * 700 bytes of objects (sets, hash arrays, subject) whatever the text: memory-corpus.ts's rows
+ * (82 characters) measured 1,621 bytes of heap each, which the estimate without them put at 925. */
 const profileSize = (profile: RelationProfile, content: string) =>
-  Math.max(1, 4 * content.length + 64 * profile.tokens.size);
+  700 + 4 * content.length + 64 * profile.tokens.size;
 
 // Profiles of recently seen contents, across link runs: each remember is compared with the same
 // window of recent rows, so their analysis is reused instead of redone per write. Emptied a
