@@ -86,35 +86,34 @@ const diversifyWindow = 100;
 const minimumScore = 0.000001;
 const dayInMilliseconds = 86_400_000;
 
-function containsSequence(haystack: readonly string[], needle: readonly string[]): boolean {
-  if (needle.length === 0 || needle.length > haystack.length) return false;
-  for (let start = 0; start + needle.length <= haystack.length; start++) {
-    let index = 0;
-    while (index < needle.length && haystack[start + index] === needle[index]) index++;
-    if (index === needle.length) return true;
-  }
-  return false;
-}
+/**
+ * Words (`textTerms`) as one string, each followed by a space and the first preceded by one: a
+ * run of words is then a substring (" favorite color " in " my favorite color is blue "), since
+ * no word holds a space. One string where an array of strings took three to four times the heap.
+ */
+const joinedWords = (words: readonly string[]) => (words.length === 0 ? "" : ` ${words.join(" ")} `);
+const splitWords = (joined: string) => (joined === "" ? [] : joined.slice(1, -1).split(" "));
 
-/** A query's words as phrase matching needs them, worked out once per query. */
+/** A query's words as phrase matching needs them, worked out once per query (`joinedWords`). */
 interface QueryPhrase {
-  terms: readonly string[];
-  /** Without stopwords. */
-  core: readonly string[];
+  words: string;
+  /** Without stopwords; empty for fewer than two (one word is no phrase). */
+  core: string;
 }
 
 function queryPhrase(query: string): QueryPhrase {
   const terms = textTerms(query);
-  return { terms, core: terms.filter(isIndexTerm) };
+  const core = terms.filter(isIndexTerm);
+  return { words: joinedWords(terms), core: core.length < 2 ? "" : joinedWords(core) };
 }
 
 function matchPhrase(query: QueryPhrase, analysis: ContentAnalysis): PhraseMatch {
-  if (containsSequence(analysis.terms, query.terms)) return "exact";
+  if (query.words !== "" && analysis.words.includes(query.words)) return "exact";
   // Near: the query's words without stopwords appear together in the content's words without
-  // stopwords ("favorite color blue" in "my favorite color is blue"). One word is no phrase.
-  if (query.core.length < 2) return null;
-  analysis.coreTerms ??= analysis.terms.filter(isIndexTerm);
-  return containsSequence(analysis.coreTerms, query.core) ? "near" : null;
+  // stopwords ("favorite color blue" in "my favorite color is blue").
+  if (query.core === "") return null;
+  analysis.coreWords ??= joinedWords(splitWords(analysis.words).filter(isIndexTerm));
+  return analysis.coreWords.includes(query.core) ? "near" : null;
 }
 
 /** Whether the normalised query appears in the normalised content, word for word ("exact") or
@@ -151,10 +150,13 @@ interface Analysed {
 
 /** What ranking needs from a content whatever the query, so it is computed once per content. */
 interface ContentAnalysis {
-  terms: string[];
-  /** Filled on first use: `terms` without stopwords (near phrases). */
-  coreTerms?: string[];
-  tokens: Set<string>;
+  /** Its words (`textTerms`), joined (`joinedWords`). */
+  words: string;
+  /** Filled on first use: `words` without stopwords (near phrases). */
+  coreWords?: string;
+  /** Filled on first use (only the top of a ranking is compared for copies): its distinct index
+   * terms. */
+  tokens?: Set<string>;
   speaker: string | null;
   /** Filled on first use: the distinct index terms after any speaker label, at most
    * `specificityTermLimit`. */
@@ -166,24 +168,30 @@ interface ContentAnalysis {
 }
 
 // The same rows come back search after search, and their analysis depends on the content
-// alone: it is cached by content, bounded by bytes (about two per character, counted for the
-// key, the terms and the token set, and a pointer per term for the fields filled on first use),
-// the least recently used leaving first; an analysis of the bench corpus's memories measured
-// 1,100 bytes of heap against 1,500 counted. A cached analysis is only ever read (its lazy
-// fields filled in once). At 32 MiB, the rows of test/bench/memory.ts's 1,000 queries did not
-// fit and each round analysed them again: 4.4 ms of CPU per recall, against 3.0 ms at 64 MiB.
-const analysisCacheBytes = 64 * 1024 * 1024;
+// alone: it is cached by content, bounded by bytes (counted: the content's characters four times
+// over, for the key, the joined words, the words without stopwords and the specific terms, and
+// 200 bytes of objects), the least recently used leaving first; an analysis of the bench
+// corpus's memories measured 542 bytes of heap against 527 counted (1,236 before its words were
+// one string and its token set was made only for the top rows). A cached analysis is only ever
+// read (its lazy fields filled in once). At 32 MiB (and analyses twice the size), the rows of
+// test/bench/memory.ts's 1,000 queries did not fit and each round analysed them again: 4.4 ms
+// of CPU per recall, against 3.0 ms at 64 MiB.
+const analysisCacheBytes = 32 * 1024 * 1024;
 const analysisCache = new LRUCache<string, ContentAnalysis>({
   maxSize: analysisCacheBytes,
-  sizeCalculation: (analysis, content) => Math.max(1, 2 * content.length * 3 + 72 * analysis.terms.length),
+  sizeCalculation: (_analysis, content) => 200 + 4 * content.length,
 });
 
 /** The bytes the analysis cache counts now (test/bench/memory-footprint.ts). */
 export const analysisCacheBytesKept = () => analysisCache.calculatedSize;
 
 function analysisOf(content: string): ContentAnalysis {
-  const terms = textTerms(content);
-  return { terms, tokens: new Set(distinctIndexTerms(terms, maxIndexTokens)), speaker: speakerOf(content) };
+  return { words: joinedWords(textTerms(content)), speaker: speakerOf(content) };
+}
+
+function tokensOf(analysis: ContentAnalysis): Set<string> {
+  analysis.tokens ??= new Set(distinctIndexTerms(splitWords(analysis.words), maxIndexTokens));
+  return analysis.tokens;
 }
 
 function analyseContent(content: string): ContentAnalysis {
@@ -225,7 +233,7 @@ export function specificityTerms(content: string, analyses = analyseContent): re
   const analysis = analyses(content);
   if (analysis.specificTerms === undefined) {
     const labelLength = speakerLabelLength(content);
-    const terms = labelLength === 0 ? analysis.terms : textTerms(content.slice(labelLength));
+    const terms = labelLength === 0 ? splitWords(analysis.words) : textTerms(content.slice(labelLength));
     analysis.specificTerms = distinctIndexTerms(terms, specificityTermLimit);
   }
   return analysis.specificTerms;
@@ -329,9 +337,9 @@ function diversify(ranked: Analysed[], limit: number): void {
         leader.candidate.supersededById !== row.candidate.id &&
         row.candidate.supersededById !== leader.candidate.id &&
         // Sets whose sizes differ this much cannot reach the threshold: skip the comparison.
-        Math.min(leader.analysis.tokens.size, row.analysis.tokens.size) >=
-          nearDuplicateSimilarity * Math.max(leader.analysis.tokens.size, row.analysis.tokens.size) &&
-        nearlyEqual(leader.analysis.tokens, row.analysis.tokens),
+        Math.min(tokensOf(leader.analysis).size, tokensOf(row.analysis).size) >=
+          nearDuplicateSimilarity * Math.max(tokensOf(leader.analysis).size, tokensOf(row.analysis).size) &&
+        nearlyEqual(tokensOf(leader.analysis), tokensOf(row.analysis)),
     );
     if (copies) row.score = roundScore(row.score * nearDuplicateDemotion);
     else leaders.push(row);
