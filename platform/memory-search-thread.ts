@@ -6,7 +6,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type RecallRequest, recallMemories } from "../core/memory/recall.ts";
 import { recallCacheBytes } from "../core/memory/recall-cache.ts";
-import { analysisCacheBytesKept } from "../core/memory/scoring.ts";
 import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
 import { type MemoryReaderSettings, openMemoryReader } from "../plugins/storage/memory-reader.ts";
 
@@ -32,7 +31,7 @@ port.on("message", async (message: RecallMessage | "close" | "caches") => {
   }
   if (message === "caches") {
     port.postMessage({
-      caches: { recalls, bytes: { ...recallCacheBytes(), analyses: analysisCacheBytesKept() } },
+      caches: { recalls, bytes: recallCacheBytes() },
     });
     return;
   }

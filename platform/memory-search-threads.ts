@@ -124,8 +124,9 @@ export function createMemorySearchThreads(
       const recall = next.item;
       const thread = threadFor(recall.accountId) as Thread;
       const index = threads.indexOf(thread);
-      if (!homes.has(recall.accountId)) homes.set(recall.accountId, index);
-      const keep = homes.get(recall.accountId) === index;
+      const home = homes.get(recall.accountId) ?? index;
+      homes.set(recall.accountId, home);
+      const keep = home === index;
       const id = nextId++;
       thread.pending.set(id, recall);
       thread.worker.postMessage({ id, accountId: recall.accountId, request: recall.request, keep });

@@ -16,6 +16,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { MemoryRecord, Posting, PostingColumns, RelationRecord } from "../ports/memory-store.ts";
+import { analysisCacheBytesKept } from "./scoring.ts";
 
 // A posting object and its id string, roughly (a short list's).
 const bytesPerPosting = 200;
@@ -120,12 +121,14 @@ export function recallCacheAt(accountId: string, version: number, keep = true) {
 
 export type RecallCache = ReturnType<typeof recallCacheAt>;
 
-/** The bytes each cache counts now, against its bound (test/bench/memory-footprint.ts). */
+/** The bytes each of this thread's caches counts now, the content analyses' (scoring.ts)
+ * included, against its bound (test/bench/memory-footprint.ts, the search threads' `caches`). */
 export function recallCacheBytes() {
   return {
     lists: lists.calculatedSize,
     terms: terms.calculatedSize,
     rows: rows.calculatedSize,
     edges: edges.calculatedSize,
+    analyses: analysisCacheBytesKept(),
   };
 }

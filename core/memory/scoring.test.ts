@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fuzzStrings } from "../../test/support/fuzz-strings.ts";
 import { rankLexical } from "./recall.ts";
 import {
+  analysisCacheBytesKept,
   candidateStatistics,
   phraseMatches,
   type ScoredMemory,
@@ -344,5 +345,24 @@ describe("phraseMatches", () => {
     ["", "anything", null],
   ])("%j in %j → %s", (query, content, expected) => {
     expect(phraseMatches(query, content)).toBe(expected);
+  });
+});
+
+// Regression (issue 45): analyses were counted at four bytes a character of content, so 64 KiB
+// of Han characters (every pair of them a word, in strings of two bytes a character) took 712 KB
+// of heap counted as 262 KB, and hostile text held three times the cache's bound.
+describe("the content-analysis cache", () => {
+  it("counts a 64 KiB text whose every pair of characters is a word at no less than its words take", () => {
+    let state = 7;
+    const han = () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return String.fromCharCode(0x4e00 + (state % 2000));
+    };
+    const content = Array.from({ length: 65_536 }, han).join("");
+    const before = analysisCacheBytesKept();
+    expect(phraseMatches("蓝色", content)).not.toBe("near");
+    // 65,535 two-character words, each with a space, at two bytes a character: 393 KB joined,
+    // and as much again for the words without stopwords.
+    expect(analysisCacheBytesKept() - before).toBeGreaterThan(2 * 2 * 65_535 * 3);
   });
 });

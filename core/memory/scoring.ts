@@ -168,18 +168,22 @@ interface ContentAnalysis {
 }
 
 // The same rows come back search after search, and their analysis depends on the content
-// alone: it is cached by content, bounded by bytes (counted: the content's characters four times
-// over, for the key, the joined words, the words without stopwords and the specific terms, and
-// 200 bytes of objects), the least recently used leaving first; an analysis of the bench
-// corpus's memories measured 542 bytes of heap against 527 counted (1,236 before its words were
-// one string and its token set was made only for the top rows). A cached analysis is only ever
-// read (its lazy fields filled in once). At 32 MiB (and analyses twice the size), the rows of
+// alone: it is cached by content, bounded by bytes (counted: the key, the joined words twice over
+// for the words without stopwords, at one or two bytes a character as V8 stores them, and 450
+// bytes of objects and specific terms), the least recently used leaving first. Measured heap
+// against counted: the bench corpus's memories 542 bytes against 694 (1,236 before its words
+// were one string and its token set was made only for the top rows); 200 Han characters, whose
+// every pair is a word, 3,224 against 3,242; 64 KiB of them 712 KB against 826 KB (counted per
+// character alone, as first written, 262 KB). A cached analysis is only ever read (its
+// lazy fields filled in once). At 32 MiB (and analyses twice the size), the rows of
 // test/bench/memory.ts's 1,000 queries did not fit and each round analysed them again: 4.4 ms
 // of CPU per recall, against 3.0 ms at 64 MiB.
 const analysisCacheBytes = 32 * 1024 * 1024;
+const beyondLatin1 = /[\u0100-\uffff]/;
 const analysisCache = new LRUCache<string, ContentAnalysis>({
   maxSize: analysisCacheBytes,
-  sizeCalculation: (_analysis, content) => 200 + 4 * content.length,
+  sizeCalculation: (analysis, content) =>
+    450 + (beyondLatin1.test(content) ? 2 : 1) * (content.length + 2 * analysis.words.length),
 });
 
 /** The bytes the analysis cache counts now (test/bench/memory-footprint.ts). */
@@ -203,7 +207,7 @@ function analyseContent(content: string): ContentAnalysis {
 }
 
 /** Where a ranking finds its rows' analyses (`contentAnalyses`). */
-export type ContentAnalyses = (content: string) => ContentAnalysis;
+type ContentAnalyses = (content: string) => ContentAnalysis;
 
 /**
  * The analyses for one recall: kept in the thread's cache, or (`keep` false: a search thread

@@ -32,8 +32,7 @@ if (!workerThreads.isMainThread)
     if ((event as MessageEvent).data !== "collect") return;
     collect?.();
     const { recallCacheBytes } = await import("../../core/memory/recall-cache.ts");
-    const { analysisCacheBytesKept } = await import("../../core/memory/scoring.ts");
-    const counted = { ...recallCacheBytes(), analysis: analysisCacheBytesKept() };
+    const counted = recallCacheBytes();
     channel.postMessage({ threadId: workerThreads.threadId, counted });
   };
 
