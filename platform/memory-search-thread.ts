@@ -6,6 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type RecallRequest, recallMemories } from "../core/memory/recall.ts";
 import { recallCacheBytes } from "../core/memory/recall-cache.ts";
+import { trimHeapWhenIdle } from "../lib/idle-heap-trim/index.ts";
 import { isPostgresUrl } from "../plugins/storage/connection-settings.ts";
 import { type MemoryReaderSettings, openMemoryReader } from "../plugins/storage/memory-reader.ts";
 
@@ -22,6 +23,7 @@ const reader = openMemoryReader(settings);
 const snapshot = !isPostgresUrl(settings.databaseUrl);
 const port = parentPort as NonNullable<typeof parentPort>;
 let recalls = 0;
+trimHeapWhenIdle();
 
 port.on("message", async (message: RecallMessage | "close" | "caches") => {
   if (message === "close") {

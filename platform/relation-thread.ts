@@ -5,6 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { createRelationRunTexts, type RelationRunTexts } from "../core/memory/relation-runs.ts";
+import { trimHeapWhenIdle } from "../lib/idle-heap-trim/index.ts";
 import { lowerThreadPriority } from "../lib/thread-priority/index.ts";
 
 export type RelationThreadMessage =
@@ -12,6 +13,7 @@ export type RelationThreadMessage =
   | { run: number; end: true };
 
 lowerThreadPriority();
+trimHeapWhenIdle();
 
 const runs = new Map<number, RelationRunTexts>();
 const port = parentPort as NonNullable<typeof parentPort>;

@@ -6,6 +6,7 @@
 import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
+import { trimHeapWhenIdle } from "../lib/idle-heap-trim/index.ts";
 import { attachUpgrades } from "./node-upgrades.ts";
 import { startCairn } from "./start-cairn.ts";
 import { StartUpFailure } from "./start-up-failure.ts";
@@ -96,6 +97,8 @@ const stop = await startCairn(process.env, {
   process.stderr.write(`${error.line}\n`);
   process.exit(1);
 });
+
+trimHeapWhenIdle();
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => void stop(signal).then(() => process.exit(0)));

@@ -7,6 +7,7 @@
  * loads this module, and with it the server, only in this mode (cli/mcp-in-process.ts).
  */
 import { loadConfig, type Platform, type Principal, startSandboxLifecycle } from "../core/index.ts";
+import { trimHeapWhenIdle } from "../lib/idle-heap-trim/index.ts";
 import { createMcpServer } from "../transports/mcp/create-mcp-server.ts";
 import { type ResultMode, toolProfiles } from "../transports/mcp/profiles.ts";
 import { serveOverStdio } from "../transports/mcp/stdio.ts";
@@ -62,11 +63,13 @@ export async function serveRegistryOverStdio(options: StdioServeOptions): Promis
     }),
   });
   const stopSandboxLifecycle = startSandboxLifecycle(platform);
+  const stopHeapTrim = trimHeapWhenIdle();
   const serving = platform;
   let stopping: Promise<void> | undefined;
   const stop = (reason: string) => {
     stopping ??= (async () => {
       logger.info({ reason }, "shutting down");
+      stopHeapTrim();
       await stopSandboxLifecycle();
       await serving.close();
       await release();

@@ -7,6 +7,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { ServiceError } from "../../core/index.ts";
+import { trimHeapWhenIdle } from "../../lib/idle-heap-trim/index.ts";
 import { lowerThreadPriority } from "../../lib/thread-priority/index.ts";
 import { createSandboxFileSystem } from "./file-system.ts";
 import { synchronousHostCalls } from "./host-calls.ts";
@@ -39,6 +40,7 @@ export type FileThreadAnswer =
 const partLength = 2_000;
 
 lowerThreadPriority();
+trimHeapWhenIdle();
 const port = parentPort as NonNullable<typeof parentPort>;
 const calls = synchronousHostCalls();
 

@@ -11,6 +11,7 @@
 import { statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
+import { trimHeapWhenIdle } from "../../lib/idle-heap-trim/index.ts";
 
 const { sqlitePath, walBytes, intervalMs } = workerData as {
   sqlitePath: string;
@@ -20,6 +21,7 @@ const { sqlitePath, walBytes, intervalMs } = workerData as {
 const database = new Database(sqlitePath, { fileMustExist: true });
 database.pragma("busy_timeout = 5000");
 const port = parentPort as NonNullable<typeof parentPort>;
+trimHeapWhenIdle();
 
 const walSize = () => {
   try {

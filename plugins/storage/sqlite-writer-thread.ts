@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
+import { trimHeapWhenIdle } from "../../lib/idle-heap-trim/index.ts";
 import { lowerThreadPriority } from "../../lib/thread-priority/index.ts";
 import { sqliteServingPragmas } from "./connection-settings.ts";
 import { runPrepared, type SqliteDatabase, type SqliteStatement } from "./sql-execution.ts";
@@ -16,6 +17,7 @@ const { sqlitePath } = workerData as { sqlitePath: string };
 // Its work is an account's large write: on a busy core the serving thread, which answers every
 // account, runs first (as beside the relation and pattern threads).
 lowerThreadPriority();
+trimHeapWhenIdle();
 const port = parentPort as NonNullable<typeof parentPort>;
 const database = new Database(sqlitePath, { fileMustExist: true });
 for (const pragma of sqliteServingPragmas) database.pragma(pragma);

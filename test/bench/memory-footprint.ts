@@ -3,8 +3,9 @@
  * (platform/serve.ts) on SQLite in a child process, imports BENCH_MEMORIES (default 100,000)
  * memories of memory-corpus.ts into one account, then runs test/bench/memory.ts's workload
  * (1,000 sequential recalls, two rounds of 2,000 over 8 clients, 2,000 remembers over 8 clients,
- * 300 remember/recall rounds). After each step it prints the server's resident memory from /proc,
- * anonymous (heaps, caches, SQLite's page caches: what the process holds) apart from file-backed
+ * 300 remember/recall rounds), then waits BENCH_IDLE_SECONDS (default 30: each thread trims its
+ * heap once it has been quiet for 5-10 s, lib/idle-heap-trim). After each step it prints the
+ * server's resident memory from /proc, anonymous (heaps, caches, SQLite's page caches: what the process holds) apart from file-backed
  * (the mapped database and code: page cache the kernel takes back under pressure), and each
  * thread's V8 heap after a full collection (memory-footprint-probe.ts, preloaded). Run with
  * `npx node test/bench/memory-footprint.ts`; server settings pass through the environment
@@ -21,6 +22,7 @@ import { createCorpus } from "./memory-corpus.ts";
 const root = resolve(import.meta.dirname, "../..");
 const memoryCount = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const batchSize = 500;
+const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
 
 // Node's flags as `npm start` (and the Dockerfile) gives them.
 const startScript: string = JSON.parse(await readFile(join(root, "package.json"), "utf8")).scripts.start;
@@ -156,6 +158,8 @@ try {
     await search(index);
   }
   await report("after 2,300 remembers (memory.ts's whole run)");
+  await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+  await report(`after ${idleSeconds} s idle`);
 } finally {
   await server.stop();
   await rm(dataDir, { recursive: true, force: true });

@@ -10,6 +10,7 @@
  * figures of both databases side by side. Run with
  * `npx node test/bench/memory.ts [sqlite|postgresql|both]` (PostgreSQL needs
  * SVC_TEST_DATABASE_URL: `source .test-data/env`; a fresh database is created and dropped).
+ * The server gets `npm start`'s Node flags, or BENCH_NODE_FLAGS ("" for none).
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -164,12 +165,12 @@ async function bench(target: "sqlite" | "postgresql") {
   let queue: Awaited<ReturnType<typeof linkQueue>> | undefined;
   try {
     process.chdir(root);
-    // Node's flags as `npm start` (and the Dockerfile) gives them.
+    // Node's flags as `npm start` (and the Dockerfile) gives them, unless BENCH_NODE_FLAGS gives
+    // others ("" for none).
     const startScript: string = JSON.parse(await readFile(join(root, "package.json"), "utf8")).scripts.start;
-    const flags = startScript
-      .replace(/^node /, "")
-      .replace(/ ?platform\/serve\.ts$/, "")
-      .split(" ");
+    const flags = (
+      process.env.BENCH_NODE_FLAGS ?? startScript.replace(/^node /, "").replace(/ ?platform\/serve\.ts$/, "")
+    ).split(" ");
     server = await startServer(process.execPath, [...flags.filter(Boolean), "platform/serve.ts"], {
       SVC_DATA_DIR: dataDir,
       SVC_JWT_SECRET: "bench-secret-bench-secret-bench-secret-0123",
