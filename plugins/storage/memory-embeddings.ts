@@ -12,6 +12,7 @@ import {
   hnswIndexStatement,
   otherIndexesQuery,
   pathCondition,
+  pathIndexedVector,
   pathVector,
   vectorBytes,
   vectorLiteral,
@@ -170,7 +171,11 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
         scored.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         return scored.slice(0, request.limit);
       }
+      // Distances in the stored single precision; the HNSW walk orders by the index's half-
+      // precision expression (the only order that uses it), and its rows come back with their
+      // single-precision distance, by which they are sorted again.
       const distance = sql`${raw(pathVector(path, "e"))} <=> ${vectorLiteral(query)}::vector(${raw(String(path.dimensions))})`;
+      const indexedDistance = sql`${raw(pathIndexedVector(path, "e"))} <=> ${vectorLiteral(query)}::halfvec(${raw(String(path.dimensions))})`;
       // The memories checks stay a filter of the HNSW scan: as a join, the planner estimates them
       // at one row once memory_embeddings is analysed and answers with an exact scan of every
       // vector (test/bench/semantic.ts found it; "offset 0" keeps the subquery from being turned
@@ -228,7 +233,7 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
         if (rows.length < request.limit && searched > depth) rows = await exactly();
       } else {
         rows = await run<Nearest>(
-          sql`with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${distance} limit ${request.limit})
+          sql`with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${indexedDistance} limit ${request.limit})
            select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id
            order by n.distance, n.memory_id`,
         );

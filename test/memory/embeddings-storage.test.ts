@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
 import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
-import { hnswIndexName, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
+import { hnswIndexName, hnswIndexStatement, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
 import { sql } from "../../plugins/storage/sql-statement.ts";
 import { recordingPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
@@ -451,6 +451,46 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       await pool.end();
     }
   });
+
+  planTest(
+    "indexes a model of 3,072 dimensions (half precision), and answers in single precision",
+    async () => {
+      const wide: EmbeddingPath = { modelId: "cairn/wide-model", dimensions: 3072, version: 1 };
+      const account = await accountWith(40);
+      const vectors = account.rows.map((_, index) => unitVector(4000 + index, 3072));
+      await memories.putEmbeddings(wide, stored(account.accountId, account.rows, vectors));
+      const { pool, bound, statements, recording } = recordingStore();
+      try {
+        const query = near(vectors[7], unitVector(9999, 3072), 0.2);
+        const answer = await recording.nearest(
+          account.accountId,
+          { path: wide, vector: query, limit: 5, includeSuperseded: false, fallbackLimit: 10, efSearch: 64 },
+          now(),
+        );
+        const expected = exact(
+          query,
+          account.rows.map((row, index) => ({ id: row.id, vector: vectors[index] })),
+          5,
+        );
+        expect(answer.map((row) => row.id)).toEqual(expected.map((row) => row.id));
+        // The similarity is the stored vectors' own (off by 4e-8 here), not the index's half-
+        // precision one (off by 4e-6).
+        for (const [index, row] of answer.entries())
+          expect(Math.abs(row.similarity - expected[index].similarity)).toBeLessThan(5e-7);
+        const [search] = statements.filter((statement) => statement.sql.includes("set_config"));
+        const [explained] = await bound.execute<{ "QUERY PLAN": unknown }>(
+          sql`explain (format json) ${search.statement}`,
+        );
+        expect(JSON.stringify(explained["QUERY PLAN"])).toContain(`"Index Name":"${hnswIndexName(wide)}"`);
+        expect(hnswIndexStatement(wide)).toContain("halfvec_cosine_ops");
+        // pgvector's HNSW index takes half-precision vectors of up to 4,000 dimensions.
+        expect(hnswIndexStatement({ ...wide, dimensions: 4000 })).not.toBeNull();
+        expect(hnswIndexStatement({ ...wide, dimensions: 4001 })).toBeNull();
+      } finally {
+        await pool.end();
+      }
+    },
+  );
 
   it("hybrid recall reads only the rows it returns, and equal vectors go to the newer row", async () => {
     const account = await accountWith(30);

@@ -6,7 +6,12 @@
  */
 import pg from "pg";
 import type { EmbeddingPath } from "../../../core/index.ts";
-import { pathCondition, pathVector, vectorLiteral } from "../../../plugins/storage/embedding-paths.ts";
+import {
+  pathCondition,
+  pathIndexedVector,
+  pathVector,
+  vectorLiteral,
+} from "../../../plugins/storage/embedding-paths.ts";
 import type { ExactAnswer } from "./hnsw-recall.ts";
 
 export async function proposedNearestRecall(
@@ -24,11 +29,12 @@ export async function proposedNearestRecall(
   await client.connect();
   try {
     const distance = `${pathVector(path, "e")} <=> $1::vector(${path.dimensions})`;
+    const indexedDistance = `${pathIndexedVector(path, "e")} <=> $1::halfvec(${path.dimensions})`;
     const statement = `select e.memory_id, ${distance} as distance from memory_embeddings e
       where e.account_id = $2 and ${pathCondition(path, "e")}
       and exists (select 1 from memories m where m.id = e.memory_id and m.content_hash = e.content_hash
         and (m.expires_at is null or m.expires_at > now()) and ($3::text is null or m.scope = $3) offset 0)
-      order by ${distance} limit 10`;
+      order by ${indexedDistance} limit 10`;
     const recalls: number[] = [];
     const latencies: number[] = [];
     let planUsesIndex = false;
