@@ -142,7 +142,10 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
          returning memory_id`,
       );
       if (!sqlite && deleted.length < limit) {
-        // No other path has vectors left: their indexes go too.
+        // No other path has vectors left: their indexes go too, and so does an index of this
+        // path built otherwise (before its vectors were indexed in half precision, say), once
+        // this one's is there: searches are never left without one.
+        await ensureIndex(keep);
         const indexes = await run<{ indexname: string }>(otherIndexesQuery(hnswIndexName(keep)));
         for (const { indexname } of indexes) await run(`drop index if exists ${indexname}`);
       }

@@ -699,6 +699,34 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     },
   );
 
+  planTest(
+    "replaces an index of the path built otherwise by the path's own, built before the old one goes",
+    async () => {
+      const account = await accountWithVectors(20, 5000);
+      const ownName = hnswIndexName(pathA);
+      const indexes = async () =>
+        (
+          await test.platform.storage.execute<{ indexname: string }>(
+            "select indexname from pg_indexes where tablename = 'memory_embeddings' and indexname like 'memory_embeddings_hnsw_%' order by indexname",
+          )
+        ).map((row) => row.indexname);
+      // What an older server left: the path's index under another build's name (single precision).
+      await test.platform.storage.execute(
+        `alter index ${ownName} rename to memory_embeddings_hnsw_olderbuild`,
+      );
+      expect(await indexes()).toEqual(["memory_embeddings_hnsw_olderbuild"]);
+      // This process made sure of the index when it stored the vectors; a restarted one has not.
+      await test.close();
+      test = await createTestPlatform(target, { databaseUrl: database?.url });
+      memories = test.platform.storage.memories;
+      expect(await memories.dropOtherEmbeddingPaths(pathA, 10)).toBe(0);
+      expect(await indexes()).toEqual([ownName]);
+      expect(await nearest(account.accountId, unitVector(5003), { fallbackLimit: 10, limit: 1 })).toEqual([
+        expect.objectContaining({ id: account.rows[3].id }),
+      ]);
+    },
+  );
+
   it("drops the vectors of every other path in chunks", async () => {
     const account = await accountWithVectors(3, 800);
     await memories.putEmbeddings(
