@@ -41,10 +41,19 @@ export function pathVector(path: EmbeddingPath, alias = ""): string {
 /**
  * The expression the path's HNSW index is built on and an index search orders by: the vectors in
  * half precision, which halves the index and the bytes each step of its walk compares (test/bench/
- * RESULTS.md) and indexes models of up to 4,000 dimensions.
+ * RESULTS.md) and indexes models of up to 4,000 dimensions. Scaled to unit length first (cosine
+ * distance does not change): half precision ends at 65,504, and a provider's unnormalized vector
+ * beyond it would fail every insert.
  */
 export function pathIndexedVector(path: EmbeddingPath, alias = ""): string {
-  return `(${alias ? `${alias}.` : ""}embedding::halfvec(${checkedPath(path).dimensions}))`;
+  const { dimensions } = checkedPath(path);
+  return `(l2_normalize(${alias ? `${alias}.` : ""}embedding::vector(${dimensions}))::halfvec(${dimensions}))`;
+}
+
+/** A query's vector scaled to unit length as `vectorLiteral` writes it, for a `halfvec` cast. */
+export function unitVectorLiteral(vector: Float32Array): string {
+  const norm = Math.hypot(...vector);
+  return vectorLiteral(norm > 0 ? vector.map((value) => value / norm) : vector);
 }
 
 const indexPrefix = "memory_embeddings_hnsw_";
@@ -68,7 +77,7 @@ const hnswOperators = "halfvec_cosine_ops";
 export function hnswIndexName(path: EmbeddingPath): string {
   const { modelId, dimensions, version } = checkedPath(path);
   const digest = createHash("sha256")
-    .update(JSON.stringify([modelId, dimensions, version, hnswBuild, hnswOperators]))
+    .update(JSON.stringify([modelId, dimensions, version, hnswBuild, hnswOperators, pathIndexedVector(path)]))
     .digest("hex");
   return `${indexPrefix}${digest.slice(0, 24)}`;
 }

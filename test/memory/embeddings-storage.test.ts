@@ -700,6 +700,38 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
   );
 
   planTest(
+    "stores and finds vectors past half precision's range (a provider that does not normalize)",
+    async () => {
+      const account = await accountWith(12);
+      // A million times a unit vector of 16 dimensions: components far past half precision's 65,504.
+      const vectors = account.rows.map((_, index) =>
+        unitVector(6000 + index).map((value) => value * 1_000_000),
+      );
+      await memories.putEmbeddings(pathA, stored(account.accountId, account.rows, vectors));
+      const { pool, statements, recording } = recordingStore();
+      try {
+        const answer = await recording.nearest(
+          account.accountId,
+          {
+            path: pathA,
+            vector: vectors[4].map((value) => value * 3),
+            limit: 3,
+            includeSuperseded: false,
+            fallbackLimit: 1,
+            efSearch: 64,
+          },
+          now(),
+        );
+        expect(statements.some(({ sql }) => sql.includes("set_config('hnsw.ef_search'"))).toBe(true);
+        expect(answer[0]).toEqual(expect.objectContaining({ id: account.rows[4].id }));
+        expect(answer[0].similarity).toBeCloseTo(1, 5);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  planTest(
     "replaces an index of the path built otherwise by the path's own, built before the old one goes",
     async () => {
       const account = await accountWithVectors(20, 5000);

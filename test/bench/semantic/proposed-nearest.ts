@@ -29,7 +29,7 @@ export async function proposedNearestRecall(
   await client.connect();
   try {
     const distance = `${pathVector(path, "e")} <=> $1::vector(${path.dimensions})`;
-    const indexedDistance = `${pathIndexedVector(path, "e")} <=> $1::halfvec(${path.dimensions})`;
+    const indexedDistance = `${pathIndexedVector(path, "e")} <=> l2_normalize($1::vector(${path.dimensions}))::halfvec(${path.dimensions})`;
     const statement = `select e.memory_id, ${distance} as distance from memory_embeddings e
       where e.account_id = $2 and ${pathCondition(path, "e")}
       and exists (select 1 from memories m where m.id = e.memory_id and m.content_hash = e.content_hash
