@@ -6,8 +6,8 @@
  * (test/bench/RESULTS.md). V8's own memory reducer, which runs after a few quiet seconds, shrinks
  * a heap's counted size but leaves the freed pages resident.
  *
- * Every `checkMs` the thread looks at its event loop: when it was busy for less than `quietShare`
- * of that period and has worked at least `workMs` since its last trim (or since it started), it
+ * Every `checkMs` the thread looks at its event loop: when it was busy for less than 1 % of
+ * that period and has worked at least `workMs` since its last trim (or since it started), it
  * runs one memory-reducing full collection (V8's "last resort": collections until nothing more is
  * freed, then the pooled pages unmapped). A thread that stays idle trims once; one that never
  * stops working never trims. The collection runs on the thread itself, so a request that arrives
@@ -25,10 +25,12 @@ type Collect = (options: { type: "major"; execution: "sync"; flavor: "last-resor
 export interface IdleHeapTrimOptions {
   checkMs?: number;
   workMs?: number;
-  quietShare?: number;
   /** Called after each trim with how long it took. */
   onTrim?: (milliseconds: number) => void;
 }
+
+/** The share of a period a quiet thread's loop may be busy. */
+const quietShare = 0.01;
 
 let collect: Collect | null | undefined;
 
@@ -48,7 +50,6 @@ function collector(): Collect | null {
 export function trimHeapWhenIdle({
   checkMs = 5_000,
   workMs = 1_000,
-  quietShare = 0.01,
   onTrim,
 }: IdleHeapTrimOptions = {}): () => void {
   const gc = collector();

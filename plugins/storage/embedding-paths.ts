@@ -66,26 +66,29 @@ const indexPrefix = "memory_embeddings_hnsw_";
  * index.
  */
 const hnswBuild = "m = 24, ef_construction = 200";
-/** Cosine distance over `pathIndexedVector`'s half-precision vectors. */
-const hnswOperators = "halfvec_cosine_ops";
+
+/** What the path's index is: cosine distance over `pathIndexedVector`, built with `hnswBuild`. */
+const hnswDefinition = (path: EmbeddingPath) =>
+  `using hnsw (${pathIndexedVector(path)} halfvec_cosine_ops) with (${hnswBuild}) where ${pathCondition(path)}`;
 
 /**
- * A stable index name per path and build (a hash: model ids hold characters identifiers cannot).
- * The build is part of it, so a deployment whose index was built otherwise builds the new one and
- * drops the old.
+ * A stable index name per path and definition (a hash: model ids hold characters identifiers
+ * cannot). The definition is all of it, so a deployment whose index was built otherwise builds
+ * the new one and drops the old.
  */
 export function hnswIndexName(path: EmbeddingPath): string {
-  const { modelId, dimensions, version } = checkedPath(path);
-  const digest = createHash("sha256")
-    .update(JSON.stringify([modelId, dimensions, version, hnswBuild, hnswOperators, pathIndexedVector(path)]))
-    .digest("hex");
+  const digest = createHash("sha256").update(hnswDefinition(path)).digest("hex");
   return `${indexPrefix}${digest.slice(0, 24)}`;
 }
 
-/** The statement creating the path's index, or null for a width HNSW cannot index (an exact scan then). */
+/** Whether HNSW can index the path's width (else its searches are exact scans). */
+export const hnswIndexable = (path: EmbeddingPath) =>
+  checkedPath(path).dimensions <= maximumIndexedDimensions;
+
+/** The statement creating the path's index, or null for a width HNSW cannot index. */
 export function hnswIndexStatement(path: EmbeddingPath): string | null {
-  if (checkedPath(path).dimensions > maximumIndexedDimensions) return null;
-  return `create index if not exists ${hnswIndexName(path)} on memory_embeddings using hnsw (${pathIndexedVector(path)} ${hnswOperators}) with (${hnswBuild}) where ${pathCondition(path)}`;
+  if (!hnswIndexable(path)) return null;
+  return `create index if not exists ${hnswIndexName(path)} on memory_embeddings ${hnswDefinition(path)}`;
 }
 
 /** The names of every path's index but `keep`'s, as PostgreSQL lists them. */

@@ -8,6 +8,7 @@ import type { EmbeddingPath, MemoryStore, NearestMemory, StoredEmbedding } from 
 import {
   checkedVector,
   cosineWithBytes,
+  hnswIndexable,
   hnswIndexName,
   hnswIndexStatement,
   otherIndexesQuery,
@@ -180,10 +181,9 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
       // single-precision distance, by which they are sorted again.
       const distance = sql`${raw(pathVector(path, "e"))} <=> ${vectorLiteral(query)}::vector(${raw(String(path.dimensions))})`;
       // A path too wide for an index orders by the exact distance: its search is a scan anyway.
-      const indexedDistance =
-        hnswIndexStatement(path) === null
-          ? distance
-          : sql`${raw(pathIndexedVector(path, "e"))} <=> ${unitVectorLiteral(query)}::halfvec(${raw(String(path.dimensions))})`;
+      const indexedDistance = !hnswIndexable(path)
+        ? distance
+        : sql`${raw(pathIndexedVector(path, "e"))} <=> ${unitVectorLiteral(query)}::halfvec(${raw(String(path.dimensions))})`;
       // The memories checks stay a filter of the HNSW scan: as a join, the planner estimates them
       // at one row once memory_embeddings is analysed and answers with an exact scan of every
       // vector (test/bench/semantic.ts found it; "offset 0" keeps the subquery from being turned

@@ -5,8 +5,9 @@
  * (1,000 sequential recalls, two rounds of 2,000 over 8 clients, 2,000 remembers over 8 clients,
  * 300 remember/recall rounds), then waits BENCH_IDLE_SECONDS (default 30: each thread trims its
  * heap once it has been quiet for 5-10 s, lib/idle-heap-trim). After each step it prints the
- * server's resident memory from /proc, anonymous (heaps, caches, SQLite's page caches: what the process holds) apart from file-backed
- * (the mapped database and code: page cache the kernel takes back under pressure), and each
+ * server's resident memory from /proc, anonymous (heaps, caches, SQLite's page caches: what the
+ * process holds) apart from file-backed (the mapped database and code: page cache the kernel
+ * takes back under pressure), and each
  * thread's V8 heap after a full collection (memory-footprint-probe.ts, preloaded). Run with
  * `npx node test/bench/memory-footprint.ts`; server settings pass through the environment
  * (SVC_MEMORY_SEARCH_THREADS=0, say); Node's flags are `npm start`'s unless BENCH_NODE_FLAGS
@@ -16,7 +17,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { signUpWithKey, startServer } from "../support/processes.ts";
+import { benchNodeFlags, signUpWithKey, startServer } from "../support/processes.ts";
 import { createCorpus } from "./memory-corpus.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -24,16 +25,13 @@ const memoryCount = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const batchSize = 500;
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
 
-// Node's flags as `npm start` (and the Dockerfile) gives them.
-const startScript: string = JSON.parse(await readFile(join(root, "package.json"), "utf8")).scripts.start;
-const startFlags = startScript.replace(/^node /, "").replace(/ ?platform\/serve\.ts$/, "");
 const dataDir = await mkdtemp(join(tmpdir(), "cairn-bench-footprint-"));
 const probeOutput = join(dataDir, "footprint.json");
 process.chdir(root);
 const server = await startServer(
   process.execPath,
   [
-    ...(process.env.BENCH_NODE_FLAGS ?? startFlags).split(" ").filter(Boolean),
+    ...benchNodeFlags(),
     "--expose-gc",
     "--import",
     "./test/bench/memory-footprint-probe.ts",

@@ -18,7 +18,7 @@ import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { createTestDatabase } from "../support/platforms.ts";
-import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
+import { benchNodeFlags, type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -165,13 +165,7 @@ async function bench(target: "sqlite" | "postgresql") {
   let queue: Awaited<ReturnType<typeof linkQueue>> | undefined;
   try {
     process.chdir(root);
-    // Node's flags as `npm start` (and the Dockerfile) gives them, unless BENCH_NODE_FLAGS gives
-    // others ("" for none).
-    const startScript: string = JSON.parse(await readFile(join(root, "package.json"), "utf8")).scripts.start;
-    const flags = (
-      process.env.BENCH_NODE_FLAGS ?? startScript.replace(/^node /, "").replace(/ ?platform\/serve\.ts$/, "")
-    ).split(" ");
-    server = await startServer(process.execPath, [...flags.filter(Boolean), "platform/serve.ts"], {
+    server = await startServer(process.execPath, [...benchNodeFlags(), "platform/serve.ts"], {
       SVC_DATA_DIR: dataDir,
       SVC_JWT_SECRET: "bench-secret-bench-secret-bench-secret-0123",
       SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000000",

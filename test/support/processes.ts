@@ -1,5 +1,6 @@
 /** Starting real server processes for end-to-end tests: a free port, a readiness wait, a clean stop. */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -14,6 +15,17 @@ export const serverRuntimes = [
     args: ["run", "--allow-all", "--unstable-no-legacy-abort", join(root, "platform/serve-deno.ts")],
   },
 ];
+
+/**
+ * Node's flags for a benchmark's server: `npm start`'s (as the Dockerfile gives them too), or
+ * BENCH_NODE_FLAGS ("" for none).
+ */
+export function benchNodeFlags(): string[] {
+  const start: string = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.start;
+  const flags =
+    process.env.BENCH_NODE_FLAGS ?? start.replace(/^node /, "").replace(/ ?platform\/serve\.ts$/, "");
+  return flags.split(" ").filter(Boolean);
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
