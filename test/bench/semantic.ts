@@ -11,7 +11,8 @@
  * server's RSS. Vectors are cached under
  * .test-data/bench-semantic by corpus, seed and model id, so reruns skip the embedding (the output
  * says so). Run: `source .test-data/env && export SVC_TEST_DATABASE_URL &&
- * npx node test/bench/semantic.ts [--memories 10000] [--queries 200] [--corpus natural]`. Exits 0 whatever the figures.
+ * npx node test/bench/semantic.ts [--memories 10000] [--queries 200] [--corpus natural]
+ * [--keep-database | --database URL]`. Exits 0 whatever the figures.
  */
 import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
@@ -22,7 +23,12 @@ import { createMemoryEmbedder } from "../../core/memory/embedder.ts";
 import { createEmbeddingProvider } from "../../plugins/embeddings/index.ts";
 import { hnswIndexName, hnswIndexStatement } from "../../plugins/storage/embedding-paths.ts";
 import { ensureModelServerEnvironment, startModelServer } from "../model-server/model-server-process.ts";
-import { createAccountWithKey, createTestDatabase, createTestPlatform } from "../support/platforms.ts";
+import {
+  createAccountWithKey,
+  createTestDatabase,
+  createTestPlatform,
+  type TestPlatform,
+} from "../support/platforms.ts";
 import { type RunningServer, startServer } from "../support/processes.ts";
 import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
 import { percentiles, residentMegabytes } from "./semantic/figures.ts";
@@ -40,6 +46,11 @@ const { values: options } = parseArgs({
     "small-account": { type: "string", default: "5000" },
     // generated (memory-corpus.ts) or natural (semantic/natural-corpus.ts: English sentences).
     corpus: { type: "string", default: "generated" },
+    // Leave the database (its URL printed) for a later run's --database.
+    "keep-database": { type: "boolean", default: false },
+    // A database a run with --keep-database left, with the same corpus and counts: loading,
+    // embedding and the index build are skipped, the searches measured again.
+    database: { type: "string" },
   },
 });
 const memoryCount = Number(options.memories);
@@ -56,12 +67,36 @@ const secrets = {
   SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "100000000",
   SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000",
 };
+/** The account of `email`: signed up, or on a reused database logged in; a new key either way. */
+async function benchAccount(platform: TestPlatform, email: string) {
+  if (!reused) return createAccountWithKey(platform, email);
+  const login = await platform.request("/v1/auth/login", {
+    method: "POST",
+    json: { email, password: "correct horse battery" },
+  });
+  if (!login.ok)
+    throw new Error(`login to the reused database failed: ${login.status} ${await login.text()}`);
+  const { access_token: token, account } = (await login.json()) as {
+    access_token: string;
+    account: { id: string };
+  };
+  const created = await platform.request("/v1/api-keys", {
+    method: "POST",
+    json: { name: "bench" },
+    credential: token,
+  });
+  const { key } = (await created.json()) as { key: string };
+  return { accountId: account.id, key };
+}
 const load = () => `load average ${loadavg()[0].toFixed(1)} (1 min) on ${cpus().length} cores`;
 
 console.log(`semantic bench on ${new Date().toISOString()}, node ${process.version}, ${load()}`);
 ensureModelServerEnvironment();
 const modelServer = await startModelServer({ environment: { SVC_EAGER_LOAD: "true" } });
-const database = await createTestDatabase();
+const database = options.database
+  ? { url: options.database, drop: async () => {} }
+  : await createTestDatabase();
+const reused = options.database !== undefined;
 let server: RunningServer | undefined;
 let dataDir: string | undefined;
 try {
@@ -84,7 +119,7 @@ try {
 
   // Loading: in process, embeddings off, so nothing embeds while the import runs.
   const loader = await createTestPlatform("postgresql", { databaseUrl: database.url, environment: secrets });
-  const account = await createAccountWithKey(loader);
+  const account = await benchAccount(loader, "bench-large@example.com");
   dataDir = loader.dataDir;
   /** Imports `rows` into the account of `key`, a batch at a time. */
   const importAll = async (key: string, rows: BenchMemory[]) => {
@@ -98,8 +133,9 @@ try {
     }
   };
   let started = performance.now();
-  await importAll(account.key, memories);
-  console.log(`import: ${memoryCount} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (!reused) await importAll(account.key, memories);
+  if (!reused)
+    console.log(`import: ${memoryCount} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const smallCorpus = createCorpus(seed + 1);
   const smallMemories = natural
     ? naturalMemories(natural, memoryCount, smallCount)
@@ -107,9 +143,9 @@ try {
   const smallQueries = natural
     ? queries.slice(0, latencyQueries)
     : Array.from({ length: latencyQueries }, () => smallCorpus.query());
-  const small = await createAccountWithKey(loader);
-  await importAll(small.key, smallMemories);
-  if (smallCount > 0)
+  const small = await benchAccount(loader, "bench-small@example.com");
+  if (!reused) await importAll(small.key, smallMemories);
+  if (smallCount > 0 && !reused)
     console.log(
       `  and ${smallCount} memories of a second account (${natural ? "the next sentences" : `corpus seed ${seed + 1}`})`,
     );
@@ -148,33 +184,36 @@ try {
   if (counts.fromCache > 0) {
     console.log(`  ${counts.fromCache} vectors loaded from the cache ${cache.file}.f32 (not measured again)`);
   }
-  console.log(
-    `embedder drain (embedding + storing, HNSW index kept up row by row): ${drainSeconds.toFixed(1)} s = ${((memoryCount + smallCount) / drainSeconds).toFixed(0)} memories/s`,
-  );
+  if (!reused)
+    console.log(
+      `embedder drain (embedding + storing, HNSW index kept up row by row): ${drainSeconds.toFixed(1)} s = ${((memoryCount + smallCount) / drainSeconds).toFixed(0)} memories/s`,
+    );
 
   // The index built in one go over every row, as after a restore or a model change.
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  try {
-    const settings = await admin.query(
-      "select current_setting('maintenance_work_mem') as memory, current_setting('max_parallel_maintenance_workers') as workers",
-    );
-    await admin.query(`drop index ${hnswIndexName(path)}`);
-    started = performance.now();
-    await admin.query(hnswIndexStatement(path) as string);
-    const buildSeconds = (performance.now() - started) / 1000;
-    // The steady state: autovacuum analyses the tables some time after a load, and the plan of a
-    // vector search changes with the statistics (an unanalysed memory_embeddings looks empty).
-    await admin.query("analyze memories, memory_embeddings");
-    const size = await admin.query("select pg_size_pretty(pg_relation_size($1)) as size", [
-      hnswIndexName(path),
-    ]);
-    console.log(
-      `HNSW index build over ${memoryCount + smallCount} rows: ${buildSeconds.toFixed(1)} s, ${size.rows[0].size} (maintenance_work_mem ${settings.rows[0].memory}, ${settings.rows[0].workers} parallel workers)`,
-    );
-  } finally {
-    await admin.end();
-  }
+  if (reused) console.log(`reusing ${database.url}: its memories, vectors and index`);
+  else
+    try {
+      const settings = await admin.query(
+        "select current_setting('maintenance_work_mem') as memory, current_setting('max_parallel_maintenance_workers') as workers",
+      );
+      await admin.query(`drop index ${hnswIndexName(path)}`);
+      started = performance.now();
+      await admin.query(hnswIndexStatement(path) as string);
+      const buildSeconds = (performance.now() - started) / 1000;
+      // The steady state: autovacuum analyses the tables some time after a load, and the plan of a
+      // vector search changes with the statistics (an unanalysed memory_embeddings looks empty).
+      await admin.query("analyze memories, memory_embeddings");
+      const size = await admin.query("select pg_size_pretty(pg_relation_size($1)) as size", [
+        hnswIndexName(path),
+      ]);
+      console.log(
+        `HNSW index build over ${memoryCount + smallCount} rows: ${buildSeconds.toFixed(1)} s, ${size.rows[0].size} (maintenance_work_mem ${settings.rows[0].memory}, ${settings.rows[0].workers} parallel workers)`,
+      );
+    } finally {
+      await admin.end();
+    }
 
   // A fifth of the corpus's queries name a scope: the index then has to skip other scopes' rows.
   const recallQueries = queries.slice(0, queryCount);
@@ -286,7 +325,8 @@ try {
   }
 } finally {
   await server?.stop();
-  await database.drop();
+  if (options["keep-database"]) console.log(`database kept: --database ${database.url}`);
+  else await database.drop();
   await modelServer.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }
