@@ -234,7 +234,7 @@ try {
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const scoped = recallQueries.flatMap((query, index) => (query.scope ? [index] : []));
   for (const efSearch of efSearchValues) {
-    const recalls = await hnswRecall(loader.platform.storage.memories, {
+    const { recalls, latencies } = await hnswRecall(loader.platform.storage.memories, {
       accountId: account.accountId,
       path,
       queries: vectorQueries,
@@ -242,7 +242,7 @@ try {
       efSearch,
     });
     console.log(
-      `vector search recall@10 vs exact (the store's: HNSW, small scopes compared exactly), ef_search ${efSearch}: ${mean(recalls).toFixed(4)} over ${queryCount} queries (${scoped.length} within one scope: ${mean(scoped.map((index) => recalls[index] as number)).toFixed(4)}; worst query ${Math.min(...recalls).toFixed(1)})`,
+      `vector search recall@10 vs exact (the store's: HNSW, small scopes compared exactly), ef_search ${efSearch}: ${mean(recalls).toFixed(4)} over ${queryCount} queries (${scoped.length} within one scope: ${mean(scoped.map((index) => recalls[index] as number)).toFixed(4)}; worst query ${Math.min(...recalls).toFixed(1)}), ${percentiles(latencies)}`,
     );
   }
   const scans = (await indexScans(database.url, path)) - scansBefore;

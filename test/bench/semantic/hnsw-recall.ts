@@ -87,7 +87,7 @@ export async function indexScans(databaseUrl: string, path: EmbeddingPath): Prom
   }
 }
 
-/** Recall@10 of the store's HNSW search at `efSearch` against the exact answers, per query. */
+/** Recall@10 of the store's HNSW search at `efSearch` against the exact answers, and its time, per query. */
 export async function hnswRecall(
   memories: MemoryStore,
   options: {
@@ -97,10 +97,12 @@ export async function hnswRecall(
     exact: ExactAnswer[];
     efSearch: number;
   },
-): Promise<number[]> {
+): Promise<{ recalls: number[]; latencies: number[] }> {
   const recalls: number[] = [];
+  const latencies: number[] = [];
   for (const [index, { vector, scope }] of options.queries.entries()) {
     const exact = options.exact[index] as ExactAnswer;
+    const started = performance.now();
     const nearest = await memories.nearest(
       options.accountId,
       {
@@ -114,10 +116,11 @@ export async function hnswRecall(
       },
       new Date(),
     );
+    latencies.push(performance.now() - started);
     const found = nearest.filter(
       (row) => exact.ids.has(row.id) || 1 - row.similarity <= exact.farthest + tieTolerance,
     ).length;
     recalls.push(exact.ids.size === 0 ? 1 : found / exact.ids.size);
   }
-  return recalls;
+  return { recalls, latencies };
 }
