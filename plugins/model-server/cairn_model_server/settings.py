@@ -22,9 +22,21 @@ class Settings:
     # are 2048 inputs and 8192 tokens; a character bound is checked before any tokenising).
     max_inputs: int = 2048
     max_input_characters: int = 8192
-    # Threads for one model run; None lets ONNX Runtime use every physical core. Fewer keeps a
-    # machine shared with the control plane responsive and steadier under contention.
+    # Threads for one model run; None lets ONNX Runtime use every physical core. read_settings
+    # defaults to half the cores (default_threads).
     threads: int | None = None
+
+
+def default_threads() -> int:
+    """Half the cores this process may run on, at least one.
+
+    The model server shares its machine with the control plane and the database: a hybrid recall
+    embeds its query while its lexical ranking runs, then walks the vector index, and a query's
+    few tokens run no faster on more threads (test/bench/semantic.ts: 4.3 ms on one or two of two
+    cores, hybrid p95 36 against 42 ms with one). Batches lose little (docs/model-server.md).
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores // 2)
 
 
 def read_settings(environment: Mapping[str, str] = os.environ) -> Settings:
@@ -51,5 +63,5 @@ def read_settings(environment: Mapping[str, str] = os.environ) -> Settings:
         api_key=text("SVC_MODEL_API_KEY"),
         max_inputs=positive("SVC_MODEL_MAX_INPUTS", 2048),
         max_input_characters=positive("SVC_MODEL_MAX_INPUT_CHARACTERS", 8192),
-        threads=positive("SVC_MODEL_THREADS", 0) or None,
+        threads=positive("SVC_MODEL_THREADS", default_threads()),
     )

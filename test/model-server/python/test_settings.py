@@ -2,6 +2,7 @@
 
 import pytest
 
+from cairn_model_server import settings as settings_module
 from cairn_model_server.settings import SettingsError, read_settings
 
 
@@ -12,7 +13,13 @@ def test_defaults():
     assert settings.eager_load is False
     assert settings.max_batch_size == 128
     assert settings.api_key is None
-    assert settings.threads is None
+
+
+@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (3, 1), (8, 4)])
+def test_a_model_run_takes_half_the_cores_by_default(monkeypatch, cores, threads):
+    monkeypatch.setattr(settings_module.os, "sched_getaffinity", lambda _pid: set(range(cores)))
+    assert read_settings({}).threads == threads
+    assert read_settings({"SVC_MODEL_THREADS": "3"}).threads == 3
 
 
 def test_values_are_read():
