@@ -191,10 +191,10 @@ try {
 
   // The index built in one go over every row, as after a restore or a model change.
   const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
   if (reused) console.log(`reusing ${database.url}: its memories, vectors and index`);
   else
     try {
+      await admin.connect();
       const settings = await admin.query(
         "select current_setting('maintenance_work_mem') as memory, current_setting('max_parallel_maintenance_workers') as workers",
       );
