@@ -18,7 +18,13 @@ import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { createTestDatabase } from "../support/platforms.ts";
-import { benchNodeFlags, type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
+import {
+  benchNodeFlags,
+  cpuMilliseconds,
+  type RunningServer,
+  signUpWithKey,
+  startServer,
+} from "../support/processes.ts";
 import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -108,14 +114,6 @@ async function residentMegabytes(pid: number | undefined): Promise<string> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
   const kilobytes = Number(status.match(/^VmRSS:\s+(\d+)/m)?.[1] ?? Number.NaN);
   return `${(kilobytes / 1024).toFixed(0)} MiB`;
-}
-
-/** CPU time the server process has used so far (all its threads), in milliseconds, from /proc. */
-async function cpuMilliseconds(pid: number | undefined): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-  // utime and stime, in clock ticks (100 a second), are fields 14 and 15, after the "(name)".
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The model server's throughput on this machine: embeddings per second for single inputs and for
  * batches of 32 and 128, one request at a time, default model and settings (eager load, CPU).
- * Prints figures; run with `npx node test/bench/model-server.ts` (SVC_MODEL_* settings such as
+ * With each, the model server's CPU time per embedding (all its threads: ONNX Runtime's spin
+ * while waiting for work counts). Prints figures; run with `npx node test/bench/model-server.ts` (SVC_MODEL_* settings such as
  * SVC_MODEL_THREADS pass through to the server).
  */
 import { cpus, loadavg } from "node:os";
@@ -10,6 +11,7 @@ import {
   type RunningModelServer,
   startModelServer,
 } from "../model-server/model-server-process.ts";
+import { cpuMilliseconds } from "../support/processes.ts";
 
 // Memory-sized texts: one fact or a few sentences each, 5 to 60 words.
 const subjects = ["The user", "Our team", "The billing service", "The staging database", "Alice"];
@@ -54,9 +56,11 @@ try {
     [32, 16],
     [128, 6],
   ]) {
+    const cpuBefore = await cpuMilliseconds(server.process.pid);
     const perSecond = await measure(server, batchSize, requests);
+    const cpuEach = ((await cpuMilliseconds(server.process.pid)) - cpuBefore) / (batchSize * requests);
     console.log(
-      `batch of ${String(batchSize).padStart(3)}: ${perSecond.toFixed(1).padStart(7)} embeddings/s`,
+      `batch of ${String(batchSize).padStart(3)}: ${perSecond.toFixed(1).padStart(7)} embeddings/s, ${cpuEach.toFixed(1)} ms of CPU each`,
     );
   }
 } finally {

@@ -21,7 +21,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CairnClient } from "../../sdks/js/src/index.ts";
-import { type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
+import { cpuMilliseconds, type RunningServer, signUpWithKey, startServer } from "../support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const runs = Number(process.env.BENCH_RUNS ?? 50);
@@ -32,14 +32,6 @@ const writeCommand = (bytes: number) => `head -c ${bytes} /dev/zero | tr '\\0' a
 function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
-}
-
-/** CPU time the server process has used so far (all its threads), in milliseconds, from /proc. */
-async function cpuMilliseconds(pid: number | undefined): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  // utime and stime, in clock ticks (100 a second), are fields 14 and 15, after the "(name)".
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 interface Bench {

@@ -1,6 +1,7 @@
 /** Starting real server processes for end-to-end tests: a free port, a readiness wait, a clean stop. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -25,6 +26,14 @@ export function benchNodeFlags(): string[] {
   const flags =
     process.env.BENCH_NODE_FLAGS ?? start.replace(/^node /, "").replace(/ ?platform\/serve\.ts$/, "");
   return flags.split(" ").filter(Boolean);
+}
+
+/** CPU time a process has used so far (all its threads), in milliseconds, from /proc. */
+export async function cpuMilliseconds(pid: number | undefined): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  // utime and stime, in clock ticks (100 a second), are fields 14 and 15, after the "(name)".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export async function freePort(): Promise<number> {
