@@ -2,7 +2,7 @@
  * The model server's throughput on this machine: embeddings per second for single inputs and for
  * batches of 32 and 128, one request at a time, default model and settings (eager load, CPU).
  * With each, the model server's CPU time per embedding (all its threads: ONNX Runtime's spin
- * while waiting for work counts). Prints figures; run with `npx node test/bench/model-server.ts` (SVC_MODEL_* settings such as
+ * while waiting for work counts). Then a search query's time while a request of 128 memories runs. Prints figures; run with `npx node test/bench/model-server.ts` (SVC_MODEL_* settings such as
  * SVC_MODEL_THREADS pass through to the server).
  */
 import { cpus, loadavg } from "node:os";
@@ -63,6 +63,26 @@ try {
       `batch of ${String(batchSize).padStart(3)}: ${perSecond.toFixed(1).padStart(7)} embeddings/s, ${cpuEach.toFixed(1)} ms of CPU each`,
     );
   }
+  // A search query sent while the embedder's request of 128 memories runs (a hybrid recall during a
+  // backfill): the model runs one at a time, the request's Python work holds the interpreter.
+  const queryLatencies: number[] = [];
+  for (let round = 0; round < 40; round++) {
+    const documents = measure(server, 128, 1);
+    const started = performance.now();
+    const response = await fetch(`${server.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: ["when is the planning meeting"], input_type: "query" }),
+    });
+    if (!response.ok) throw new Error(`embeddings failed: ${response.status} ${await response.text()}`);
+    await response.json();
+    queryLatencies.push(performance.now() - started);
+    await documents;
+  }
+  queryLatencies.sort((a, b) => a - b);
+  console.log(
+    `a query beside a request of 128 memories (40 rounds): p50 ${queryLatencies[20]?.toFixed(1)} ms, p90 ${queryLatencies[36]?.toFixed(1)} ms, max ${queryLatencies[39]?.toFixed(1)} ms`,
+  );
 } finally {
   await server.stop();
 }
