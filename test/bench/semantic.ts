@@ -133,9 +133,10 @@ try {
     }
   };
   let started = performance.now();
-  if (!reused) await importAll(account.key, memories);
-  if (!reused)
+  if (!reused) {
+    await importAll(account.key, memories);
     console.log(`import: ${memoryCount} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
   const smallCorpus = createCorpus(seed + 1);
   const smallMemories = natural
     ? naturalMemories(natural, memoryCount, smallCount)
@@ -145,7 +146,7 @@ try {
     : Array.from({ length: latencyQueries }, () => smallCorpus.query());
   const small = await benchAccount(loader, "bench-small@example.com");
   if (!reused) await importAll(small.key, smallMemories);
-  if (smallCount > 0 && !reused)
+  if (!reused && smallCount > 0)
     console.log(
       `  and ${smallCount} memories of a second account (${natural ? "the next sentences" : `corpus seed ${seed + 1}`})`,
     );
@@ -167,7 +168,7 @@ try {
     logger: silentLogger,
     clock: loader.platform.clock,
   });
-  console.log(`embedding ${memoryCount + smallCount} memories (${load()})`);
+  if (!reused) console.log(`embedding ${memoryCount + smallCount} memories (${load()})`);
   started = performance.now();
   await embedder.drain();
   const drainSeconds = (performance.now() - started) / 1000;
