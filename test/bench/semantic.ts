@@ -27,6 +27,7 @@ import {
   createAccountWithKey,
   createTestDatabase,
   createTestPlatform,
+  logInWithKey,
   type TestPlatform,
 } from "../support/platforms.ts";
 import { type RunningServer, startServer } from "../support/processes.ts";
@@ -68,26 +69,8 @@ const secrets = {
   SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000",
 };
 /** The account of `email`: signed up, or on a reused database logged in; a new key either way. */
-async function benchAccount(platform: TestPlatform, email: string) {
-  if (!reused) return createAccountWithKey(platform, email);
-  const login = await platform.request("/v1/auth/login", {
-    method: "POST",
-    json: { email, password: "correct horse battery" },
-  });
-  if (!login.ok)
-    throw new Error(`login to the reused database failed: ${login.status} ${await login.text()}`);
-  const { access_token: token, account } = (await login.json()) as {
-    access_token: string;
-    account: { id: string };
-  };
-  const created = await platform.request("/v1/api-keys", {
-    method: "POST",
-    json: { name: "bench" },
-    credential: token,
-  });
-  const { key } = (await created.json()) as { key: string };
-  return { accountId: account.id, key };
-}
+const benchAccount = (platform: TestPlatform, email: string) =>
+  reused ? logInWithKey(platform, email) : createAccountWithKey(platform, email);
 const load = () => `load average ${loadavg()[0].toFixed(1)} (1 min) on ${cpus().length} cores`;
 
 console.log(`semantic bench on ${new Date().toISOString()}, node ${process.version}, ${load()}`);

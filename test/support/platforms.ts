@@ -215,16 +215,22 @@ export async function createTestPlatform(
 }
 
 /** Signs up a fresh account and creates an API key; returns both credentials. */
-export async function createAccountWithKey(
-  test: TestPlatform,
-  email = `user-${crypto.randomUUID()}@example.com`,
-) {
-  const signup = await test.request("/v1/auth/signup", {
+export function createAccountWithKey(test: TestPlatform, email = `user-${crypto.randomUUID()}@example.com`) {
+  return accountWithKey(test, "/v1/auth/signup", 201, email);
+}
+
+/** Logs in to an account that exists (a database kept from an earlier run) and creates an API key. */
+export function logInWithKey(test: TestPlatform, email: string) {
+  return accountWithKey(test, "/v1/auth/login", 200, email);
+}
+
+async function accountWithKey(test: TestPlatform, route: string, status: number, email: string) {
+  const answer = await test.request(route, {
     method: "POST",
     json: { email, password: "correct horse battery" },
   });
-  if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${await signup.text()}`);
-  const { access_token: token, account } = (await signup.json()) as {
+  if (answer.status !== status) throw new Error(`${route} failed: ${answer.status} ${await answer.text()}`);
+  const { access_token: token, account } = (await answer.json()) as {
     access_token: string;
     account: { id: string };
   };
