@@ -63,10 +63,18 @@ async function recalled(api: ReturnType<typeof client>, query: string) {
   return found.body.memories as Array<{ content: string; source_session_id: string | null }>;
 }
 
-async function journaled(api: ReturnType<typeof client>, sandboxId: string, query: string) {
+/**
+ * What recall finds for a query once it holds the session's memory that says `expected`: the
+ * journal writes the summary first, then one memory per command and file, and the summary names
+ * the files too, so a memory of the session alone does not mean the one wanted is written.
+ */
+async function journaled(api: ReturnType<typeof client>, sandboxId: string, query: string, expected: string) {
   return eventually(async () => {
     const memories = await recalled(api, query);
-    return memories.some((memory) => memory.source_session_id === sandboxId) ? memories : undefined;
+    const found = memories.some(
+      (memory) => memory.source_session_id === sandboxId && memory.content.includes(expected),
+    );
+    return found ? memories : undefined;
   });
 }
 
@@ -137,16 +145,12 @@ describe.each(serverRuntimes)("the example plugins on $name", (runtime) => {
 
   it("journals a destroyed sandbox's session into memory, which recall finds", async () => {
     const sandboxId = await runSession(api, "journal_probe.py");
-    const summary = await journaled(api, sandboxId, "what did the last session do");
-    expect(summary[0].content).toContain(`sandbox session ${sandboxId}`);
-    const byFile = await journaled(api, sandboxId, "journal_probe.py");
-    expect(byFile.some((memory) => memory.content.includes("src/journal_probe.py was created"))).toBe(true);
-    const byCommand = await journaled(api, sandboxId, "exit 4");
-    expect(byCommand.some((memory) => memory.content.includes("`sh -c 'exit 4'` exited with code 4"))).toBe(
-      true,
-    );
-    const recent = await api.post("/v1/tools/session-journal.recent", { limit: 5 });
-    expect(recent.body.sessions).toEqual([
+    // The journal's last write is the session's summary in its store: once listed, every memory is in.
+    const recent = await eventually(async () => {
+      const listed = await api.post("/v1/tools/session-journal.recent", { limit: 5 });
+      return (listed.body.sessions as unknown[]).length > 0 ? listed.body.sessions : undefined;
+    });
+    expect(recent).toEqual([
       expect.objectContaining({
         sandbox_id: sandboxId,
         commands: 2,
@@ -154,6 +158,16 @@ describe.each(serverRuntimes)("the example plugins on $name", (runtime) => {
         files: ["src/journal_probe.py"],
       }),
     ]);
+    const summary = await recalled(api, "what did the last session do");
+    expect(summary[0].content).toContain(`Last session journal: sandbox session ${sandboxId}`);
+    const byFile = await recalled(api, "journal_probe.py");
+    expect(byFile.map((memory) => memory.content)).toContainEqual(
+      expect.stringContaining("src/journal_probe.py was created"),
+    );
+    const byCommand = await recalled(api, "exit 4");
+    expect(byCommand.map((memory) => memory.content)).toContainEqual(
+      expect.stringContaining("`sh -c 'exit 4'` exited with code 4"),
+    );
     const overMcp = structured<{ sessions: Array<{ sandbox_id: string }> }>(
       await (mcp as Client).callTool({ name: "session_journal__recent", arguments: {} }),
       "session_journal__recent",
@@ -191,8 +205,7 @@ describe("the session journal across a crash between destroy and delivery", () =
 
     server = await startServer(node.command, node.args, environment);
     api = client(server.baseUrl, key);
-    const memories = await journaled(api, sandboxId, "crash_probe.py");
-    expect(memories.some((memory) => memory.content.includes("src/crash_probe.py was created"))).toBe(true);
+    await journaled(api, sandboxId, "crash_probe.py", "src/crash_probe.py was created");
   }, 90_000);
 
   it("queues the event of a session whose end was written just before a SIGKILL, at the restart", async () => {
@@ -229,9 +242,6 @@ describe("the session journal across a crash between destroy and delivery", () =
 
     server = await startServer(node.command, node.args, environment);
     api = client(server.baseUrl, key);
-    const memories = await journaled(api, sandboxId, "unqueued_probe.py");
-    expect(memories.some((memory) => memory.content.includes("src/unqueued_probe.py was created"))).toBe(
-      true,
-    );
+    await journaled(api, sandboxId, "unqueued_probe.py", "src/unqueued_probe.py was created");
   }, 90_000);
 });

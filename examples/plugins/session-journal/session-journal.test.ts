@@ -72,14 +72,14 @@ describe("the session-journal plugin", () => {
     });
     expect((await request(`/v1/sandboxes/${id}`, { method: "DELETE" })).status).toBe(204);
 
-    const recalled = await eventually(async () => {
-      const found = await request(
-        `/v1/memory/search?q=${encodeURIComponent("what did the last session do")}`,
-      );
-      const memories = found.body.memories as Array<{ source_session_id: string; content: string }>;
-      return memories.find((memory) => memory.source_session_id === id);
-    });
-    expect(recalled.content).toContain(`Last session journal: sandbox session ${id}`);
+    // Delivered once its event leaves the queue: every memory and the store's summary are written.
+    await eventually(async () =>
+      (await test.platform.storage.pluginEvents.count()) === 0 ? true : undefined,
+    );
+    const recalled = await request(
+      `/v1/memory/search?q=${encodeURIComponent("what did the last session do")}`,
+    );
+    expect(recalled.body.memories[0].content).toContain(`Last session journal: sandbox session ${id}`);
     const byFile = await request("/v1/memory/search?q=deploy.sh");
     expect(byFile.body.memories[0]).toMatchObject({ source_session_id: id });
     expect(byFile.body.memories[0].content).toContain("the file deploy.sh was created");
