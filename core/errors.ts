@@ -17,6 +17,13 @@ const code = (remediation: string | null, retryable = false): CodeSpec => ({ ret
 export const errorCodes = {
   validation_error: code("Fix the fields listed in details and send the request again."),
   invalid_json: code("Send a valid JSON body with Content-Type: application/json."),
+  // Refused by the HTTP server before any route: a request line or header that is not HTTP/1.1
+  // (a raw non-ASCII byte in the URL, a space in a header name, conflicting lengths).
+  malformed_request: code(
+    "Send valid HTTP/1.1: percent-encode the URL (non-ASCII characters, spaces), and send each header once with a valid name.",
+  ),
+  // The client sent the request's headers or body too slowly (Node's request timeout).
+  request_timeout: code("Send the whole request promptly, then retry.", true),
   method_not_allowed: code("Use one of the methods this route accepts."),
   payload_too_large: code("Send a smaller request body."),
   internal_error: code("Retry later; if it persists, report the X-Request-ID.", true),

@@ -4,51 +4,12 @@
  * serve.ts.
  */
 import type { Server } from "node:http";
-import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import { trimHeapWhenIdle } from "../lib/idle-heap-trim/index.ts";
 import { attachUpgrades } from "./node-upgrades.ts";
 import { startCairn } from "./start-cairn.ts";
 import { StartUpFailure } from "./start-up-failure.ts";
-
-/**
- * Answers a request Node could not parse, before the app sees it. Headers past Node's limit
- * (16 KiB, the URL included) get the error envelope and the headers every answer carries, as a
- * body over the limit does; other malformed requests get Node's own plain answers.
- */
-function answerUnparsable(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || error.code === "ECONNRESET") {
-    socket.destroy();
-    return;
-  }
-  if (error.code !== "HPE_HEADER_OVERFLOW") {
-    const status = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? "408 Request Timeout" : "400 Bad Request";
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
-    return;
-  }
-  const body = JSON.stringify({
-    error: {
-      code: "payload_too_large",
-      message: "Request headers are too large: at most 16 KiB, the URL included",
-      retryable: false,
-      remediation: "Send fewer or shorter headers, or move long values from the URL into a request body.",
-    },
-  });
-  socket.end(
-    [
-      "HTTP/1.1 413 Payload Too Large",
-      "Content-Type: application/json",
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `X-Request-ID: ${crypto.randomUUID().replaceAll("-", "")}`,
-      "X-Frame-Options: DENY",
-      "Content-Security-Policy: frame-ancestors 'none'",
-      "X-Content-Type-Options: nosniff",
-      "Connection: close",
-      "",
-      body,
-    ].join("\r\n"),
-  );
-}
+import { answerUnparsable } from "./unparsable-requests.ts";
 
 const stop = await startCairn(process.env, {
   name: "node",

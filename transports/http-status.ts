@@ -11,6 +11,8 @@ import type { ErrorCode } from "../core/index.ts";
 export const httpStatuses = {
   validation_error: 422,
   invalid_json: 400,
+  malformed_request: 400,
+  request_timeout: 408,
   method_not_allowed: 405,
   payload_too_large: 413,
   internal_error: 500,
