@@ -91,7 +91,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
   // real bound parameters, cached prepared statements; MikroORM's entity manager serves the
   // sessions (README.md).
   const bound = await boundSql(orm, dialect, dialect === "sqlite" ? settings.sqlitePath : undefined);
-  const { execute, runTransaction } = bound;
+  const { execute, runTransaction, runSession } = bound;
   if (dialect === "postgresql") {
     // A pooled idle connection the database ends (a restart) is reported on the pool; unheard, that
     // event would end the process. Queries meanwhile fail as 503s, and the next one reconnects.
@@ -100,7 +100,7 @@ export async function createStorage(settings: StorageSettings): Promise<SqlStora
       settings.logger.warn({ reason: error.message }, "database connection lost"),
     );
   }
-  const memories = createSqlMemoryStore(dialect, execute, runTransaction);
+  const memories = createSqlMemoryStore(dialect, execute, runTransaction, runSession);
   const indexed = await memories.indexUnposted();
   if (indexed > 0) settings.logger.info({ indexed }, "memories indexed for search");
   // SQLite answers a key's lookup in process; PostgreSQL's round trip is worth keeping keys for.

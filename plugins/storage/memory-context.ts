@@ -7,7 +7,7 @@
 import type { MemoryFilter } from "../../core/index.ts";
 import { createMemoryRowCodec } from "./memory-rows.ts";
 import type { Dialect } from "./migrations/index.ts";
-import type { Execute, RunTransaction } from "./sql-execution.ts";
+import type { Execute, RunSession, RunTransaction } from "./sql-execution.ts";
 import { empty, list, type Sql, sql } from "./sql-statement.ts";
 
 export interface MemoryContext extends ReturnType<typeof createMemoryRowCodec> {
@@ -18,6 +18,8 @@ export interface MemoryContext extends ReturnType<typeof createMemoryRowCodec> {
   /** Statements outside any transaction. */
   execute: Execute;
   runTransaction: RunTransaction;
+  /** Statements on one connection held for them, outside any transaction (sql-execution.ts). */
+  runSession: RunSession;
   /** The store of a `transaction`, which already holds the account's lock. */
   inTransaction: boolean;
   /** PostgreSQL: the embedding paths whose HNSW index exists, shared by every transaction's store. */
@@ -37,6 +39,7 @@ export interface MemoryContextSettings {
   run: Execute;
   execute: Execute;
   runTransaction: RunTransaction;
+  runSession: RunSession;
   inTransaction: boolean;
   indexedPaths: Set<string>;
 }

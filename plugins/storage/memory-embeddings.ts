@@ -8,6 +8,7 @@ import type { EmbeddingPath, MemoryStore, NearestMemory, StoredEmbedding } from 
 import {
   checkedVector,
   cosineWithBytes,
+  hnswBuildMemory,
   hnswIndexable,
   hnswIndexName,
   hnswIndexStatement,
@@ -45,10 +46,13 @@ interface Nearest {
  */
 const exactLimit = 8_000;
 
+/** The advisory-lock class of HNSW index builds (two-key form, the index name's hash the second). */
+const indexLockClass = 0x686e73;
+
 export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods {
-  // `execute`: outside any transaction (an index is created there); `indexedPaths`: the paths
-  // whose HNSW index this process has made sure of.
-  const { sqlite, run, execute, runTransaction, inTransaction, time, indexedPaths } = context;
+  // `runSession`: one connection outside any transaction (an index is built there); `indexedPaths`:
+  // the paths whose HNSW index this process has made sure of.
+  const { sqlite, run, runTransaction, runSession, inTransaction, time, indexedPaths } = context;
   // Memories' liveness, as the lexical candidates check it.
   const liveMemory = (now: Date) => sql`(m.expires_at is null or m.expires_at > ${time(now)})`;
   const where = (path: EmbeddingPath, alias = "") => raw(pathCondition(path, alias));
@@ -57,17 +61,41 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
     if (inTransaction) throw new Error(`${method} runs outside a transaction only`);
   };
 
-  /** PostgreSQL: the path's HNSW index, created at its first use (outside a transaction: it locks the table briefly). */
+  /**
+   * PostgreSQL: the path's HNSW index, made sure of at its first use by this process. Built
+   * concurrently, so the table's writes (a forget, a new vector) go on during a build over many
+   * rows (after an upgrade changed the index's definition: minutes at 100,000 memories), and with
+   * room for the graph (`hnswBuildMemory`). One build at a time per index across the servers
+   * sharing the database (a session lock, freed if its connection dies); an index a build that
+   * died left invalid is dropped and built again.
+   */
   async function ensureIndex(path: EmbeddingPath) {
-    const statement = hnswIndexStatement(path);
+    const statement = hnswIndexStatement(path, { concurrently: true });
     if (sqlite || statement === null || indexedPaths.has(statement)) return;
-    try {
-      await execute(statement);
-    } catch (error) {
-      // Another process created it at the same moment: the name is taken, which is what we want.
-      const code = (error as { code?: string }).code;
-      if (code !== "23505" && code !== "42P07") throw error;
-    }
+    const name = hnswIndexName(path);
+    await runSession(async (session) => {
+      await session(sql`select pg_advisory_lock(${indexLockClass}, hashtext(${name}))`);
+      try {
+        const [existing] = await session<{ valid: boolean }>(
+          sql`select indisvalid as valid from pg_index where indexrelid = to_regclass(${name})`,
+        );
+        if (existing?.valid) return;
+        if (existing) await session(`drop index concurrently if exists ${name}`);
+        await session(
+          sql`select set_config('maintenance_work_mem', ${hnswBuildMemory}, false) where pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(${hnswBuildMemory})`,
+        );
+        try {
+          await session(statement);
+        } catch (error) {
+          // Another server's build (one without this lock) took the name first: what we want.
+          const code = (error as { code?: string }).code;
+          if (code !== "23505" && code !== "42P07") throw error;
+        }
+        await session("reset maintenance_work_mem");
+      } finally {
+        await session(sql`select pg_advisory_unlock(${indexLockClass}, hashtext(${name}))`);
+      }
+    });
     indexedPaths.add(statement);
   }
 

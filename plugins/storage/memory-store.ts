@@ -18,7 +18,7 @@ import { createRecordMethods } from "./memory-records.ts";
 import { createRelationMethods } from "./memory-relations.ts";
 import { createTombstoneMethods } from "./memory-tombstones.ts";
 import type { Dialect } from "./migrations/index.ts";
-import type { Execute, RunTransaction } from "./sql-execution.ts";
+import type { Execute, RunSession, RunTransaction } from "./sql-execution.ts";
 import { sql } from "./sql-statement.ts";
 
 export interface SqlMemoryStore extends MemoryStore {
@@ -30,6 +30,7 @@ export function createSqlMemoryStore(
   dialect: Dialect,
   execute: Execute,
   runTransaction: RunTransaction,
+  runSession: RunSession = (work) => work(execute),
 ): SqlMemoryStore {
   // PostgreSQL: the embedding paths whose HNSW index exists, shared by every transaction's store.
   const indexedPaths = new Set<string>();
@@ -41,6 +42,7 @@ export function createSqlMemoryStore(
       run,
       execute,
       runTransaction,
+      runSession,
       inTransaction,
       indexedPaths,
     });

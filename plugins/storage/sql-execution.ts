@@ -95,9 +95,16 @@ function sqliteValue(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Runs `work` on one connection held for it, outside any transaction: for what needs a session
+ * (a session-level advisory lock, a setting, `create index concurrently`). SQLite: `execute`.
+ */
+export type RunSession = <T>(work: (execute: Execute) => Promise<T>) => Promise<T>;
+
 export interface BoundSql {
   execute: Execute;
   runTransaction: RunTransaction;
+  runSession?: RunSession;
   /** Closes what it opened itself (SQLite's reading connection and writer thread). */
   close(): void | Promise<void>;
   /**
@@ -257,6 +264,18 @@ export function postgresBoundSql(pool: PgPool): BoundSql {
   return {
     execute: on(pool),
     close() {},
+    async runSession(work) {
+      const client = await pool.connect();
+      try {
+        const result = await work(on(client));
+        client.release();
+        return result;
+      } catch (error) {
+        // Its locks and settings are not known to be undone: the connection is closed, not reused.
+        client.release(error as Error);
+        throw error;
+      }
+    },
     async runTransaction(work) {
       const client = await pool.connect();
       try {

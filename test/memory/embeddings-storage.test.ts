@@ -11,6 +11,7 @@ import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
 import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
 import { hnswIndexName, hnswIndexStatement, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
 import { sql } from "../../plugins/storage/sql-statement.ts";
+import { eventually } from "../support/eventually.ts";
 import { recordingPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
 import {
@@ -756,6 +757,66 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       expect(await nearest(account.accountId, unitVector(5003), { fallbackLimit: 10, limit: 1 })).toEqual([
         expect.objectContaining({ id: account.rows[3].id }),
       ]);
+    },
+  );
+
+  planTest(
+    "builds the index concurrently: a forget goes on while the build waits, and an index a dead build left is built again",
+    async () => {
+      const account = await accountWithVectors(30, 7000);
+      const ownName = hnswIndexName(pathA);
+      const validity = async () =>
+        (
+          await test.platform.storage.execute<{ valid: boolean }>(
+            sql`select indisvalid as valid from pg_index where indexrelid = to_regclass(${ownName})`,
+          )
+        ).map((row) => row.valid);
+      // What an older server left: the path's vectors under another build's index. A restarted
+      // server builds the path's own, over the rows already there.
+      await test.platform.storage.execute(
+        `alter index ${ownName} rename to memory_embeddings_hnsw_olderbuild`,
+      );
+      await test.close();
+      test = await createTestPlatform(target, { databaseUrl: database?.url });
+      memories = test.platform.storage.memories;
+      const writer = new pg.Client({ connectionString: database?.url });
+      await writer.connect();
+      try {
+        // A transaction writing the table, which any build waits for.
+        await writer.query("begin");
+        await writer.query("lock table memory_embeddings in row exclusive mode");
+        const first = stored(account.accountId, [account.rows[0]], [unitVector(7000)]);
+        const building = memories.putEmbeddings(pathA, first);
+        building.catch(() => {});
+        const waitingBuild = () =>
+          test.platform.storage.execute<{ pid: number }>(
+            "select pid from pg_stat_activity where datname = current_database() and query ilike 'create index%' and wait_event_type = 'Lock'",
+          );
+        const [builder] = await eventually(async () => {
+          const found = await waitingBuild();
+          return found.length > 0 ? found : undefined;
+        });
+        // A build that locked the table against writes would hold this forget until it ended.
+        const forgotten = await test.request(`/v1/memory/${account.rows[1].id}`, {
+          method: "DELETE",
+          credential: account.key,
+        });
+        expect(forgotten.status).toBe(204);
+        expect((await waitingBuild()).map((row) => row.pid)).toEqual([builder.pid]);
+        // The build dies (its server killed, its connection cut): its index is left, invalid.
+        await test.platform.storage.execute(sql`select pg_terminate_backend(${builder.pid})`);
+        await expect(building).rejects.toThrow();
+        await writer.query("commit");
+        expect(await validity()).toEqual([false]);
+        // The next use builds it again, whole.
+        await memories.putEmbeddings(pathA, first);
+        expect(await validity()).toEqual([true]);
+        expect(await nearest(account.accountId, unitVector(7003), { fallbackLimit: 10, limit: 1 })).toEqual([
+          expect.objectContaining({ id: account.rows[3].id }),
+        ]);
+      } finally {
+        await writer.end();
+      }
     },
   );
 
