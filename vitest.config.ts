@@ -19,6 +19,10 @@ const memoryEmbeddings = {
   ],
   env: { CAIRN_TEST_EMBEDDINGS: "on" },
   globalSetup: ["test/memory/embeddings-model-server.ts"],
+  // Every recall here first embeds the writes before it, on the one model server both workers
+  // share with PostgreSQL and each other on two cores: a test of ten recalls took over 30 s on a
+  // busy CI host (and 2 s on an idle one). The timeout only catches a hang.
+  testTimeout: 90_000,
 };
 
 export default defineConfig({
