@@ -5,28 +5,27 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { type ErrorCode, errorCodes } from "../core/index.ts";
-import { httpStatuses } from "../transports/http-status.ts";
+import { ServiceError } from "../core/index.ts";
+import { httpStatus } from "../transports/http-status.ts";
+import { newRequestId, securityHeaders } from "../transports/rest/create-app.ts";
 
-/** Node's parse failures as the contract's codes: every answer, even these, is the error envelope. */
-function unparsableError(error: Error & { code?: string }): {
-  code: ErrorCode;
-  message: string;
-  remediation?: string;
-} {
+/** Node's parse failures as the contract's errors: every answer, even these, is the error envelope. */
+function unparsableError(error: Error & { code?: string }): ServiceError {
   if (error.code === "HPE_HEADER_OVERFLOW")
-    return {
-      code: "payload_too_large",
-      message: "Request headers are too large: at most 16 KiB, the URL included",
-      remediation: "Send fewer or shorter headers, or move long values from the URL into a request body.",
-    };
+    return new ServiceError(
+      "payload_too_large",
+      "Request headers are too large: at most 16 KiB, the URL included",
+      {
+        remediation: "Send fewer or shorter headers, or move long values from the URL into a request body.",
+      },
+    );
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT")
-    return { code: "request_timeout", message: "The request's headers or body did not arrive in time" };
+    return new ServiceError("request_timeout", "The request's headers or body did not arrive in time");
   // llhttp's reason names the rule broken ("Invalid method encountered"), never the bytes sent.
   const reason = (error as { reason?: unknown }).reason;
   const detail =
     typeof reason === "string" && reason !== "" ? `: ${reason.replace(/[^\x20-\x7e]/g, "")}` : "";
-  return { code: "malformed_request", message: `The request is not valid HTTP/1.1${detail}` };
+  return new ServiceError("malformed_request", `The request is not valid HTTP/1.1${detail}`);
 }
 
 /**
@@ -40,20 +39,20 @@ export function answerUnparsable(error: Error & { code?: string }, socket: Duple
     socket.destroy();
     return;
   }
-  const { code, message, remediation = errorCodes[code].remediation } = unparsableError(error);
-  const { retryable } = errorCodes[code];
-  const body = JSON.stringify({ error: { code, message, retryable, remediation } });
-  const status = httpStatuses[code];
+  const answer = unparsableError(error);
+  const body = JSON.stringify({ error: answer.toBody() });
+  const status = httpStatus(answer.code);
+  const headers = {
+    "Content-Type": "application/json",
+    "Content-Length": String(Buffer.byteLength(body)),
+    "X-Request-ID": newRequestId(),
+    ...securityHeaders,
+    Connection: "close",
+  };
   socket.end(
     [
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`,
-      "Content-Type: application/json",
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `X-Request-ID: ${crypto.randomUUID().replaceAll("-", "")}`,
-      "X-Frame-Options: DENY",
-      "Content-Security-Policy: frame-ancestors 'none'",
-      "X-Content-Type-Options: nosniff",
-      "Connection: close",
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
       "",
       body,
     ].join("\r\n"),

@@ -50,7 +50,14 @@ export type AppEnv = { Variables: Variables };
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
-function newRequestId(): string {
+/** Headers every answer carries besides its X-Request-ID (also those Node answers itself: platform/unparsable-requests.ts). */
+export const securityHeaders = {
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": "frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+} as const;
+
+export function newRequestId(): string {
   return crypto.randomUUID().replaceAll("-", "");
 }
 
@@ -150,12 +157,7 @@ export function createApp(platform: Platform, options: AppOptions = {}) {
     context.set("requestId", requestId);
     const started = performance.now();
     await next();
-    setHeaders(context, {
-      "X-Request-ID": requestId,
-      "X-Frame-Options": "DENY",
-      "Content-Security-Policy": "frame-ancestors 'none'",
-      "X-Content-Type-Options": "nosniff",
-    });
+    setHeaders(context, { "X-Request-ID": requestId, ...securityHeaders });
     const route = context.req.routePath === "/*" ? "unmatched" : context.req.routePath;
     const seconds = (performance.now() - started) / 1000;
     metrics.observe(context.req.method, route, context.res.status, seconds);
