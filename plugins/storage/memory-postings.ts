@@ -72,6 +72,20 @@ export function createPostingMethods({ run, sqlite }: MemoryContext): PostingMet
       // round trip, not three.
       const termList = list(terms.length > 0 ? terms : [""]);
       const inScope = shortLists.scope === undefined ? empty : sql` and p.scope = ${shortLists.scope}`;
+      const shortTerms = sql`t.account_id = ${accountId} and t.term in (${termList}) and t.df < ${shortLists.rows}`;
+      // PostgreSQL: each short list as one string per scope, not a row per posting, read by a
+      // lateral subquery: each short term's range of the postings, whatever the statistics say.
+      // As a join, an account the statistics had not seen yet (one created since the last
+      // analysis, which a large table's autovacuum leaves for a tenth of it to change) was
+      // estimated at one posting, and every posting of the account was read and matched with
+      // the terms: 5,000 memories beside 100,000 took 150–400 ms a recall instead of 0.5 ms
+      // (test/bench/RESULTS.md).
+      const shortListRows = sqlite
+        ? sql`select p.term, p.memory_id, p.scope, p.tf, p.length, 0, 0 from memory_terms t
+             join memory_postings p on p.account_id = t.account_id and p.term = t.term where ${shortTerms}${inScope}`
+        : sql`select t.term, p.postings, p.scope, 0, 0, 0, 0 from memory_terms t cross join lateral
+             (select p.scope, ${postingsText} as postings from memory_postings p
+              where p.account_id = t.account_id and p.term = t.term${inScope} group by p.scope) p where ${shortTerms}`;
       const rows = await run<{
         term: string | null;
         memory_id: string | null;
@@ -86,12 +100,7 @@ export function createPostingMethods({ run, sqlite }: MemoryContext): PostingMet
            select null, null, null, coalesce(sum(total), 0), coalesce(sum(total_length), 0), coalesce(sum(version), 0),
              case when exists (select 1 from memory_link_jobs where account_id = ${accountId}) then 1 else 0 end from memory_counts where account_id = ${accountId}
            union all
-           select p.term, ${sqlite ? sql`p.memory_id` : postingsText}, p.scope, ${sqlite ? sql`p.tf, p.length` : sql`0, 0`}, 0, 0 from memory_terms t
-             join memory_postings p on p.account_id = t.account_id and p.term = t.term
-           where t.account_id = ${accountId} and t.term in (${termList}) and t.df < ${shortLists.rows}${inScope}${
-             // PostgreSQL: each short list as one string per scope, not a row per posting.
-             sqlite ? empty : sql` group by p.term, p.scope`
-           }`,
+           ${shortListRows}`,
       );
       const documentFrequency = new Map<string, number>();
       const shortPostings: Posting[] = [];

@@ -7,9 +7,27 @@
 import { describe, expect, it } from "vitest";
 import type { MemoryStore, Posting } from "../../core/index.ts";
 import { recallMemories } from "../../core/memory/index.ts";
-import { memoryStoreUnderTest } from "../support/memory-store-tests.ts";
+import { sql } from "../../plugins/storage/sql-statement.ts";
+import { memoryStoreUnderTest, recordingPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
-import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
+import {
+  createAccountWithKey,
+  createTestDatabase,
+  createTestPlatform,
+  storageTargets,
+} from "../support/platforms.ts";
+
+interface PlanNode {
+  "Relation Name"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  Plans?: PlanNode[];
+}
+
+/** The rows an analysed plan read from `relation`, over every node that scans it. */
+const rowsReadFrom = (node: PlanNode, relation: string): number =>
+  (node["Relation Name"] === relation ? (node["Actual Rows"] ?? 0) * (node["Actual Loops"] ?? 1) : 0) +
+  (node.Plans ?? []).reduce((sum, child) => sum + rowsReadFrom(child, relation), 0);
 
 const sorted = (postings: Posting[]) =>
   postings.toSorted((first, second) =>
@@ -141,4 +159,44 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
     expect(reads).toEqual([]);
     expect(first).toHaveLength(5);
   });
+
+  if (target === "postgresql")
+    it("reads an account's short lists by their terms, though the statistics have not seen the account", async () => {
+      const database = await createTestDatabase();
+      const own = await createTestPlatform(target, {
+        databaseUrl: database.url,
+        environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
+      });
+      const { pool, bound, statements, recording } = recordingPostgresStore(database.url);
+      try {
+        const words = (index: number) =>
+          Array.from({ length: 6 }, (_, word) => `w${(index * 7 + word * 13) % 997}`).join(" ");
+        const older = await createAccountWithKey(own);
+        await own.platform.storage.memories.insertMany(
+          older.accountId,
+          Array.from({ length: 1_500 }, (_, index) => memoryWrite(`older ${words(index)}`)),
+        );
+        // The statistics know the older account only, as after a large table's last analysis.
+        await bound.execute("analyze memory_postings, memory_terms");
+        const { accountId } = await createAccountWithKey(own);
+        await own.platform.storage.memories.insertMany(
+          accountId,
+          Array.from({ length: 400 }, (_, index) =>
+            memoryWrite(`${index % 100 === 0 ? "quokka " : ""}newer ${words(index)}`),
+          ),
+        );
+        const statistics = await recording.termStatistics(accountId, ["quokka", "absent"], { rows: 1000 });
+        expect(statistics.shortPostings.map((posting) => posting.term)).toEqual(Array(4).fill("quokka"));
+        expect(statements).toHaveLength(1);
+        const [{ "QUERY PLAN": plan }] = await bound.execute(
+          sql`explain (analyze, format json) ${statements[0].statement}`,
+        );
+        // The four postings of the term asked for, not the account's 3,000 others.
+        expect(rowsReadFrom((plan as Array<{ Plan: PlanNode }>)[0].Plan, "memory_postings")).toBe(4);
+      } finally {
+        await pool.end();
+        await own.close();
+        await database.drop();
+      }
+    });
 });
