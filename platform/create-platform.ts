@@ -171,7 +171,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     memories: storage.memories,
     logger,
     relationDetection,
-    afterWrite: () => memoryEmbedder?.wake(),
+    afterWrite: (memoryIds) => memoryEmbedder?.wake(memoryIds),
     afterForget: storage.upkeep?.afterForget,
     afterLink: storage.upkeep?.afterLink,
     commitsInProcess: storage.dialect === "sqlite",

@@ -17,11 +17,14 @@ const key = (path: EmbeddingPath) => `${path.modelId}/${path.dimensions}/${path.
 function createEmbeddingStore() {
   const rows = new Map<string, { content: string; contentHash: string }>();
   const vectors = new Map<string, Map<string, string>>();
+  /** Each work lookup's listed ids (undefined: every row searched). */
+  const lookups: Array<readonly string[] | undefined> = [];
   const store = {
-    async embeddingWork(path: EmbeddingPath, limit: number) {
+    async embeddingWork(path: EmbeddingPath, limit: number, _now: Date, memoryIds?: readonly string[]) {
+      lookups.push(memoryIds);
       const done = vectors.get(key(path));
       return [...rows]
-        .filter(([id, row]) => done?.get(id) !== row.contentHash)
+        .filter(([id, row]) => done?.get(id) !== row.contentHash && (memoryIds?.includes(id) ?? true))
         .slice(0, limit)
         .map(([memoryId, row]) => ({ accountId: "account", memoryId, ...row }));
     },
@@ -51,6 +54,7 @@ function createEmbeddingStore() {
     memories: store as unknown as MemoryStore,
     store,
     vectors,
+    lookups,
     add(id: string, content: string) {
       rows.set(id, { content, contentHash: `hash:${content}` });
     },
@@ -312,6 +316,61 @@ describe("createMemoryEmbedder", () => {
     scripted.answer = async (texts) => answerWith(texts);
     release();
     await vi.waitFor(() => expect(vectors.get(key(pathA))?.size).toBe(2));
+    await embedder.close();
+  });
+
+  it("looks up the rows a write names by id, and searches every row only when that may find more", async () => {
+    const { embedder, add, vectors, lookups } = setUp({ modelId: "model-a", dimensions: 3 });
+    for (const id of ["m1", "m2", "m3"]) add(id, id);
+    // The first wake searches every row, then looks up the rows it names (written meanwhile, they
+    // might have been missed by the search).
+    embedder.wake(["m3"]);
+    await vi.waitFor(() => expect(lookups.at(-1)).toEqual(["m3"]));
+    expect(vectors.get(key(pathA))?.size).toBe(3);
+    expect(lookups.slice(0, -1).every((ids) => ids === undefined)).toBe(true);
+    // Then a write's rows only: one lookup by id finds and embeds them; none is searched for after.
+    lookups.length = 0;
+    add("m4", "four");
+    add("m5", "five");
+    embedder.wake(["m4", "m5"]);
+    await vi.waitFor(() => expect(vectors.get(key(pathA))?.size).toBe(5));
+    expect(lookups).toEqual([["m4", "m5"]]);
+    // A row written but not named (another replica's) waits for a wake without ids.
+    add("m6", "six");
+    embedder.wake(["m5"]);
+    await vi.waitFor(() => expect(lookups).toHaveLength(2));
+    expect(vectors.get(key(pathA))?.has("m6")).toBe(false);
+    embedder.wake();
+    await vi.waitFor(() => expect(vectors.get(key(pathA))?.has("m6")).toBe(true));
+    expect(lookups.slice(2).every((ids) => ids === undefined)).toBe(true);
+    // More written rows than are kept: every row is searched instead.
+    lookups.length = 0;
+    add("m7", "seven");
+    embedder.wake([...Array.from({ length: 10_001 }, (_, index) => `gone-${index}`), "m7"]);
+    await vi.waitFor(() => expect(vectors.get(key(pathA))?.has("m7")).toBe(true));
+    expect(lookups.length).toBeGreaterThan(0);
+    expect(lookups.every((ids) => ids === undefined)).toBe(true);
+    await embedder.close();
+  });
+
+  it("searches every row after a failed lookup of written rows: their ids went with the failed batch", async () => {
+    vi.useFakeTimers();
+    const { embedder, add, vectors, lookups, scripted, answerWith } = setUp({
+      modelId: "model-a",
+      dimensions: 3,
+    });
+    await embedder.drain();
+    add("m1", "one");
+    scripted.answer = async () => {
+      throw unreachable();
+    };
+    lookups.length = 0;
+    embedder.wake(["m1"]);
+    await vi.waitFor(() => expect(lookups).toEqual([["m1"]]));
+    scripted.answer = async (texts) => answerWith(texts);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.waitFor(() => expect(vectors.get(key(pathA))?.has("m1")).toBe(true));
+    expect(lookups.slice(1)[0]).toBeUndefined();
     await embedder.close();
   });
 

@@ -4,8 +4,12 @@
  *
  * The queue is derived, hence durable: the work is whatever `embeddingWork` finds (live rows
  * without a vector on the path for their current content), so a restart, a crash, an edit or a
- * new model resumes by itself with no queue table. One loop runs at a time; `wake()` (called
- * after each write) starts it and never waits for it, so a write never blocks on embeddings.
+ * new model resumes by itself with no queue table. One loop runs at a time; `wake(ids)` (called
+ * after each write with the rows it wrote) starts it and never waits for it, so a write never
+ * blocks on embeddings. The written rows are looked up by id: a search of every row reads the
+ * whole table (612 ms of PostgreSQL's time at 105,000 memories, twice per write: once to find
+ * the row, once to find nothing left), so it runs only when its answer may differ: at the first
+ * wake, after a failure, on a new model, for more written rows than are kept, and on `wake()`.
  *
  * The path is the model id and width the provider answers with (learned from its first answer,
  * a fixed probe text when the settings do not name both) plus `embeddingPathVersion`. Every
@@ -51,6 +55,11 @@ const dropChunk = 500;
 /** Bytes of query vectors kept (with their texts): some 5,000 queries at 384 dimensions. */
 const queryVectorBytes = 8 * 1024 * 1024;
 
+/** Written rows kept to be looked up by id; past it, every row is searched instead. */
+const maxWrittenRows = 10_000;
+/** Written rows looked up per statement (the stores' IN lists take 500). */
+const writtenPerLookup = 500;
+
 /** Most rows set aside as refused; past it the refusals are taken for a setting and backed off. */
 const maxSetAside = 1000;
 
@@ -78,11 +87,14 @@ export interface StoredBatch {
 export type QueryEmbedding = { path: EmbeddingPath; vector: Float32Array } | { warning: string };
 
 export interface MemoryEmbedder {
-  /** Starts the background loop if it is not running (or runs it once more after its current pass). */
-  wake(): void;
+  /**
+   * Starts the background loop if it is not running (or runs it once more after its current
+   * pass), for the rows of `memoryIds` (just written), or without them for every row.
+   */
+  wake(memoryIds?: readonly string[]): void;
   /** The current path, or null before the provider has answered once. */
   path(): EmbeddingPath | null;
-  /** Embeds until no work is left; rejects with the failure that stopped it (the loop still retries later). */
+  /** Embeds until no row of any account is left without a vector; rejects with the failure that stopped it (the loop still retries later). */
   drain(): Promise<void>;
   /**
    * The query's vector on the current path, or a warning for clients; never throws. With
@@ -144,6 +156,11 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   let cleanedFor: EmbeddingPath | null = null;
   let running: Promise<unknown> | null = null;
   let wokenWhileRunning = false;
+  /** Rows written since they were last looked up: looked up by id. */
+  const writtenRows = new Set<string>();
+  /** Searches of every row asked for, and how many of those asks a completed search answered. */
+  let scansAsked = 1;
+  let scansDone = 0;
   let failures = 0;
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
   let answeredOnce = false;
@@ -168,6 +185,7 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     // Every row is embedded again on a new model: none written before now is a new statement.
     // Not when the old path was only what the settings named and never answered on.
     if (current !== null && changed && answeredOnPath) writtenSince = clock.now();
+    if (current !== null && changed) scansAsked++;
     current = answered;
     answeredOnPath = true;
     return changed;
@@ -257,7 +275,20 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   /** One batch; false when there was no work. */
   async function embedBatch(): Promise<boolean> {
     const path = await knownPath();
-    const found = await memories.embeddingWork(path, provider.maxBatchSize + setAsideRows.size, clock.now());
+    const asked = scansAsked;
+    const everyRow = scansDone < asked;
+    // The written rows a batch holds, looked up by id (those found without work are done).
+    const ids = everyRow
+      ? undefined
+      : [...writtenRows].slice(0, Math.min(provider.maxBatchSize, writtenPerLookup));
+    if (ids?.length === 0) return false;
+    for (const id of ids ?? []) writtenRows.delete(id);
+    const found = await memories.embeddingWork(
+      path,
+      provider.maxBatchSize + setAsideRows.size,
+      clock.now(),
+      ids,
+    );
     const work: EmbeddingWork[] = [];
     for (const item of found) {
       if (setAsideRows.get(item.memoryId) === item.contentHash) continue;
@@ -265,10 +296,12 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
       else if (work.length < provider.maxBatchSize) work.push(item);
     }
     if (work.length === 0) {
+      if (!everyRow) return writtenRows.size > 0;
       // Covered: every live row has a vector on the path (rows set aside keep the old paths).
+      scansDone = asked;
       if (found.length === 0 && (cleanedFor === null || !samePath(cleanedFor, path)))
         await dropOlderPaths(path);
-      return false;
+      return writtenRows.size > 0;
     }
     try {
       await embedAndStore(work);
@@ -317,6 +350,7 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     if (retryTimer !== null) clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
       retryTimer = null;
+      // Every row: the written rows of the batch that failed are no longer listed.
       wake();
     }, jittered);
   }
@@ -330,8 +364,15 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     return pass;
   }
 
-  function wake(): void {
+  function wake(memoryIds?: readonly string[]): void {
     if (stopping.signal.aborted) return;
+    // Kept even while every row is searched: a search that began before these rows were written
+    // may miss them.
+    for (const id of memoryIds ?? []) writtenRows.add(id);
+    if (memoryIds === undefined || writtenRows.size > maxWrittenRows) {
+      writtenRows.clear();
+      scansAsked++;
+    }
     if (running !== null) {
       wokenWhileRunning = true;
       return;
@@ -346,6 +387,7 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     path: () => current,
     async drain() {
       if (stopping.signal.aborted) return;
+      scansAsked++;
       if (retryTimer !== null) {
         clearTimeout(retryTimer);
         retryTimer = null;

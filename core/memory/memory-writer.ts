@@ -73,8 +73,8 @@ export interface MemoryWriter {
    * finished; other accounts' writes do not wait for it.
    */
   exclusive<T>(accountId: string, write: () => Promise<T>): Promise<T>;
-  /** Tells the linker a transaction queued link jobs for the account. */
-  written(accountId: string): void;
+  /** Tells the linker a transaction queued link jobs for the account, and wrote `memoryIds`. */
+  written(accountId: string, memoryIds: readonly string[]): void;
   /**
    * Whether writes of the account committed here may still wait to be linked: a search then links
    * them before it starts, instead of finding them queued in its first read. Never false while
@@ -119,8 +119,8 @@ const nextTurn: (run: () => void) => void =
 export function createMemoryWriter(settings: {
   memories: MemoryStore;
   logger: Logger;
-  /** Called after every committed write (semantic search's embedder wakes on it). */
-  afterWrite?: () => void;
+  /** Called after every committed write with the rows written (semantic search's embedder wakes on it). */
+  afterWrite?: (memoryIds: readonly string[]) => void;
   /** Called after every committed forget. */
   afterForget?: () => void;
   /**
@@ -211,7 +211,10 @@ export function createMemoryWriter(settings: {
         if (record) pending.resolve(record);
         else pending.reject(new Error("memory vanished while being written"));
       }
-      written(accountId);
+      written(
+        accountId,
+        records.flatMap((record) => (record ? [record.id] : [])),
+      );
     } catch (error) {
       if (group.length === 1) {
         group[0].reject(error);
@@ -362,10 +365,10 @@ export function createMemoryWriter(settings: {
   }
 
   /** Links queued writes of every account, a chunk per turn of the event loop. */
-  function written(accountId: string): void {
+  function written(accountId: string, memoryIds: readonly string[]): void {
     unlinked.set(accountId, (unlinked.get(accountId) ?? 0) + 1);
     if (closed) return;
-    settings.afterWrite?.();
+    settings.afterWrite?.(memoryIds);
     if (sweep !== null) {
       sweepAgain = true;
       return;

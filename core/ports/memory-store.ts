@@ -341,9 +341,15 @@ export interface MemoryStore {
    * Embeddings (semantic search; docs/memory.md#embeddings). `delete` removes a row's vectors in
    * its own transaction. Live rows of any account (superseded ones too: a question about the past
    * searches them) lacking a vector on `path` for their current content hash, oldest update
-   * first, at most `limit`. Outside a transaction only.
+   * first, at most `limit`; with `memoryIds` (at most 500), among those rows only (looked up by
+   * id, where the whole search reads every row). Outside a transaction only.
    */
-  embeddingWork(path: EmbeddingPath, limit: number, now: Date): Promise<EmbeddingWork[]>;
+  embeddingWork(
+    path: EmbeddingPath,
+    limit: number,
+    now: Date,
+    memoryIds?: readonly string[],
+  ): Promise<EmbeddingWork[]>;
   /**
    * Stores vectors on `path`, replacing an older vector of the same memory and path. A vector
    * whose memory is gone or whose content hash no longer matches is dropped, so an embedding that

@@ -128,10 +128,16 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
   }
 
   return {
-    async embeddingWork(path, limit, now) {
+    async embeddingWork(path, limit, now, memoryIds) {
       outsideTransaction("embeddingWork");
+      const listed =
+        memoryIds === undefined
+          ? empty
+          : sqlite
+            ? sql`m.id in (${list(memoryIds.length > 0 ? memoryIds : [""])}) and `
+            : sql`m.id = any(${[...memoryIds]}::varchar[]) and `;
       const rows = await run<{ account_id: string; id: string; content: string; content_hash: string }>(
-        sql`select m.account_id, m.id, m.content, m.content_hash from memories m where ${liveMemory(now)}
+        sql`select m.account_id, m.id, m.content, m.content_hash from memories m where ${listed}${liveMemory(now)}
          and not exists (select 1 from memory_embeddings e where e.memory_id = m.id and ${where(path, "e")} and e.content_hash = m.content_hash)
          order by m.updated_at, m.id limit ${limit}`,
       );

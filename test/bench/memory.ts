@@ -12,7 +12,7 @@
  * SVC_TEST_DATABASE_URL: `source .test-data/env`; a fresh database is created and dropped).
  * The server gets `npm start`'s Node flags, or BENCH_NODE_FLAGS ("" for none).
  */
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
@@ -21,6 +21,7 @@ import { createTestDatabase } from "../support/platforms.ts";
 import {
   benchNodeFlags,
   cpuMilliseconds,
+  postgresCpuMilliseconds,
   type RunningServer,
   signUpWithKey,
   startServer,
@@ -114,23 +115,6 @@ async function residentMegabytes(pid: number | undefined): Promise<string> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
   const kilobytes = Number(status.match(/^VmRSS:\s+(\d+)/m)?.[1] ?? Number.NaN);
   return `${(kilobytes / 1024).toFixed(0)} MiB`;
-}
-
-/**
- * CPU time every PostgreSQL process has used so far (the throwaway test cluster serves only the
- * benchmark while it runs), in milliseconds: the live processes' own, and what the postmaster's
- * ended children (closed connections) used, which the kernel adds to its `cutime`/`cstime`.
- */
-async function postgresCpuMilliseconds(): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir("/proc").catch(() => [])) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    if (!stat.includes("(postgres)")) continue;
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
-  }
-  return total;
 }
 
 /** CPU spent by the server (all its threads) and, on PostgreSQL, by the database, per item. */

@@ -30,7 +30,12 @@ import {
   logInWithKey,
   type TestPlatform,
 } from "../support/platforms.ts";
-import { type RunningServer, startServer } from "../support/processes.ts";
+import {
+  cpuMilliseconds,
+  postgresCpuMilliseconds,
+  type RunningServer,
+  startServer,
+} from "../support/processes.ts";
 import { type BenchMemory, createCorpus } from "./memory-corpus.ts";
 import { percentiles, residentMegabytes } from "./semantic/figures.ts";
 import { exactNearest, hnswRecall, indexScans } from "./semantic/hnsw-recall.ts";
@@ -45,6 +50,8 @@ const { values: options } = parseArgs({
     "ef-search": { type: "string", default: "40,100,200,400" },
     latency: { type: "string", default: "500" },
     "small-account": { type: "string", default: "5000" },
+    // Remembers into the large account with embeddings on, one at a time (forgotten after).
+    remembers: { type: "string", default: "100" },
     // generated (memory-corpus.ts) or natural (semantic/natural-corpus.ts: English sentences).
     corpus: { type: "string", default: "generated" },
     // Leave the database (its URL printed) for a later run's --database.
@@ -55,6 +62,7 @@ const { values: options } = parseArgs({
   },
 });
 const memoryCount = Number(options.memories);
+const rememberCount = Number(options.remembers);
 const queryCount = Number(options.queries);
 const efSearchValues = options["ef-search"].split(",").map(Number);
 const latencyQueries = Number(options.latency);
@@ -247,6 +255,53 @@ try {
   }
   await loader.close();
 
+  /**
+   * Remembers into the large account with embeddings on, one at a time, each waited for until its
+   * vector is stored: what a remember costs the server, PostgreSQL and the model server (the
+   * embedder finding the written row, its embedding, the vector and its HNSW insert, relation
+   * detection). Forgotten afterwards, so a kept database stays as it was.
+   */
+  async function measureRemembers(baseUrl: string, pid: number | undefined) {
+    const headers = { authorization: `Bearer ${account.key}`, "content-type": "application/json" };
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const meters = () =>
+      Promise.all([
+        cpuMilliseconds(pid),
+        postgresCpuMilliseconds(),
+        cpuMilliseconds(modelServer.process.pid),
+      ]);
+    const ids: string[] = [];
+    const latencies: number[] = [];
+    const before = await meters();
+    for (let index = 0; index < rememberCount; index++) {
+      const begin = performance.now();
+      const content = `Noted during the bench (${index}): ${queries[index % queries.length].q}`;
+      const response = await fetch(`${baseUrl}/v1/memory`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ content }),
+      });
+      const body = (await response.json()) as { id?: string };
+      if (response.status !== 201 || body.id === undefined)
+        throw new Error(`remember failed: ${response.status} ${JSON.stringify(body)}`);
+      ids.push(body.id);
+      // Until its vector is stored (a poll every 10 ms: its own PostgreSQL time is in the figure).
+      while (
+        (await client.query("select 1 from memory_embeddings where memory_id = $1", [body.id])).rowCount === 0
+      )
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      latencies.push(performance.now() - begin);
+    }
+    const spent = (await meters()).map((total, index) => (total - (before[index] as number)) / rememberCount);
+    const [serverEach, postgresEach, modelEach] = spent.map((each) => each.toFixed(1));
+    console.log(
+      `remember with embeddings on, one at a time, until its vector is stored: ${percentiles(latencies)} over ${rememberCount}; CPU per remember: server ${serverEach} ms, PostgreSQL ${postgresEach} ms, model server ${modelEach} ms (${load()})`,
+    );
+    for (const id of ids) await fetch(`${baseUrl}/v1/memory/${id}`, { method: "DELETE", headers });
+    await client.end();
+  }
+
   // The real path: a server with embeddings on, one query at a time, its embedding included.
   const embeddingLatencies: number[] = [];
   for (const { q } of queries.slice(0, 200)) {
@@ -304,6 +359,7 @@ try {
         `${label} (GET /v1/memory/search, ${what}), sequential: ${percentiles(latencies)} over ${of.length} queries, ${answered} with results (${load()})`,
       );
     }
+    if (embeddings && rememberCount > 0) await measureRemembers(baseUrl, server.process.pid);
     console.log(`  server RSS: ${await residentMegabytes(server.process.pid)}`);
     await server.stop();
   }

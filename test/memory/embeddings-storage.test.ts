@@ -223,6 +223,12 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       stored(account.accountId, [first, second], [unitVector(1), unitVector(2)]),
     );
     expect((await work()).map((item) => item.memoryId)).toEqual([third.id, fourth.id]);
+    // Among listed rows only (an embedder's just-written rows): unknown ids and rows with a vector
+    // drop out, and an empty list finds nothing.
+    const listed = async (ids: string[]) =>
+      (await memories.embeddingWork(pathA, 10_000, now(), ids)).map((item) => item.memoryId);
+    expect(await listed([first.id, fourth.id, crypto.randomUUID()])).toEqual([fourth.id]);
+    expect(await listed([])).toEqual([]);
     expect(await memories.embeddedCount(account.accountId, undefined, pathA, now())).toBe(2);
     expect(await memories.embeddedCount(account.accountId, undefined, pathB, now())).toBe(0);
     expect((await memories.metrics(account.accountId, undefined, now(), pathA)).embedded).toBe(2);

@@ -1,7 +1,7 @@
 /** Starting real server processes for end-to-end tests: a free port, a readiness wait, a clean stop. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -34,6 +34,23 @@ export async function cpuMilliseconds(pid: number | undefined): Promise<number> 
   // utime and stime, in clock ticks (100 a second), are fields 14 and 15, after the "(name)".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time every PostgreSQL process has used so far (the throwaway test cluster serves only the
+ * benchmark while it runs), in milliseconds: the live processes' own, and what the postmaster's
+ * ended children (closed connections) used, which the kernel adds to its `cutime`/`cstime`.
+ */
+export async function postgresCpuMilliseconds(): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    if (!stat.includes("(postgres)")) continue;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+  }
+  return total;
 }
 
 export async function freePort(): Promise<number> {

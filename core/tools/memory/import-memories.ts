@@ -142,7 +142,10 @@ export const importMemories = defineTool({
         { large: true },
       );
     });
-    memoryWriter.written(accountId);
+    memoryWriter.written(
+      accountId,
+      rows.map((row) => row.id),
+    );
     return { source_session_id: null, memories: rows.map(toMemoryOut) };
   },
 });

@@ -82,7 +82,10 @@ export const ingestMemory = defineTool({
         { large: true },
       ),
     );
-    memoryWriter.written(accountId);
+    memoryWriter.written(
+      accountId,
+      records.map((record) => record.id),
+    );
     return { source_session_id: input.source_session_id, memories: records.map(toMemoryOut) };
   },
 });
