@@ -322,12 +322,11 @@ describe("createMemoryEmbedder", () => {
   it("looks up the rows a write names by id, and searches every row only when that may find more", async () => {
     const { embedder, add, vectors, lookups } = setUp({ modelId: "model-a", dimensions: 3 });
     for (const id of ["m1", "m2", "m3"]) add(id, id);
-    // The first wake searches every row, then looks up the rows it names (written meanwhile, they
-    // might have been missed by the search).
+    // The first wake looks up the row it names, then searches every row (a batch's worth found,
+    // past it looked up by id) until a search finds nothing left.
     embedder.wake(["m3"]);
-    await vi.waitFor(() => expect(lookups.at(-1)).toEqual(["m3"]));
+    await vi.waitFor(() => expect(lookups).toEqual([["m3"], undefined, undefined]));
     expect(vectors.get(key(pathA))?.size).toBe(3);
-    expect(lookups.slice(0, -1).every((ids) => ids === undefined)).toBe(true);
     // Then a write's rows only: one lookup by id finds and embeds them; none is searched for after.
     lookups.length = 0;
     add("m4", "four");
@@ -350,6 +349,15 @@ describe("createMemoryEmbedder", () => {
     await vi.waitFor(() => expect(vectors.get(key(pathA))?.has("m7")).toBe(true));
     expect(lookups.length).toBeGreaterThan(0);
     expect(lookups.every((ids) => ids === undefined)).toBe(true);
+    await embedder.close();
+  });
+
+  it("lists what a search finds past its batch and looks those rows up by id", async () => {
+    const { embedder, add, vectors, lookups } = setUp({ modelId: "model-a", dimensions: 3 });
+    for (const id of ["m1", "m2", "m3", "m4", "m5"]) add(id, id);
+    embedder.wake();
+    await vi.waitFor(() => expect(vectors.get(key(pathA))?.size).toBe(5));
+    await vi.waitFor(() => expect(lookups).toEqual([undefined, ["m3", "m4"], ["m5"], undefined]));
     await embedder.close();
   });
 

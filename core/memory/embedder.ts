@@ -276,16 +276,19 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   async function embedBatch(): Promise<boolean> {
     const path = await knownPath();
     const asked = scansAsked;
-    const everyRow = scansDone < asked;
+    // A search of every row once the rows listed (written, or found by the last search) are done.
+    const everyRow = scansDone < asked && writtenRows.size === 0;
     // The written rows a batch holds, looked up by id (those found without work are done).
     const ids = everyRow
       ? undefined
       : [...writtenRows].slice(0, Math.min(provider.maxBatchSize, writtenPerLookup));
     if (ids?.length === 0) return false;
     for (const id of ids ?? []) writtenRows.delete(id);
+    // A search brings up to `maxWrittenRows` rows, the ones past this batch listed for lookups by
+    // id: a backfill of 100,000 rows searches the table 10 times, not 800.
     const found = await memories.embeddingWork(
       path,
-      provider.maxBatchSize + setAsideRows.size,
+      everyRow ? maxWrittenRows : provider.maxBatchSize + setAsideRows.size,
       clock.now(),
       ids,
     );
@@ -294,14 +297,16 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
       if (setAsideRows.get(item.memoryId) === item.contentHash) continue;
       if (item.content.trim() === "") setAside(item, "blank content");
       else if (work.length < provider.maxBatchSize) work.push(item);
+      else writtenRows.add(item.memoryId);
     }
+    const moreToDo = () => writtenRows.size > 0 || scansDone < scansAsked;
     if (work.length === 0) {
-      if (!everyRow) return writtenRows.size > 0;
+      if (!everyRow) return moreToDo();
       // Covered: every live row has a vector on the path (rows set aside keep the old paths).
       scansDone = asked;
       if (found.length === 0 && (cleanedFor === null || !samePath(cleanedFor, path)))
         await dropOlderPaths(path);
-      return writtenRows.size > 0;
+      return moreToDo();
     }
     try {
       await embedAndStore(work);
