@@ -8,14 +8,9 @@ import { describe, expect, it } from "vitest";
 import type { MemoryStore, Posting } from "../../core/index.ts";
 import { recallMemories } from "../../core/memory/index.ts";
 import { sql } from "../../plugins/storage/sql-statement.ts";
-import { memoryStoreUnderTest, recordingPostgresStore } from "../support/memory-store-tests.ts";
+import { memoryStoreUnderTest, withOwnPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
-import {
-  createAccountWithKey,
-  createTestDatabase,
-  createTestPlatform,
-  storageTargets,
-} from "../support/platforms.ts";
+import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
 
 interface PlanNode {
   "Relation Name"?: string;
@@ -162,13 +157,7 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
 
   if (target === "postgresql")
     it("reads an account's short lists by their terms, though the statistics have not seen the account", async () => {
-      const database = await createTestDatabase();
-      const own = await createTestPlatform(target, {
-        databaseUrl: database.url,
-        environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
-      });
-      const { pool, bound, statements, recording } = recordingPostgresStore(database.url);
-      try {
+      await withOwnPostgresStore(async (own, { bound, statements, recording }) => {
         const words = (index: number) =>
           Array.from({ length: 6 }, (_, word) => `w${(index * 7 + word * 13) % 997}`).join(" ");
         const older = await createAccountWithKey(own);
@@ -193,10 +182,6 @@ describe.each(storageTargets)("whole postings lists on %s", (target) => {
         );
         // The four postings of the term asked for, not the account's 3,000 others.
         expect(rowsReadFrom((plan as Array<{ Plan: PlanNode }>)[0].Plan, "memory_postings")).toBe(4);
-      } finally {
-        await pool.end();
-        await own.close();
-        await database.drop();
-      }
+      });
     });
 });

@@ -7,14 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { sql } from "../../plugins/storage/sql-statement.ts";
-import { memoryStoreUnderTest, recordingPostgresStore } from "../support/memory-store-tests.ts";
+import { memoryStoreUnderTest, withOwnPostgresStore } from "../support/memory-store-tests.ts";
 import { memoryWrite } from "../support/memory-writes.ts";
-import {
-  createAccountWithKey,
-  createTestDatabase,
-  createTestPlatform,
-  storageTargets,
-} from "../support/platforms.ts";
+import { createAccountWithKey, storageTargets } from "../support/platforms.ts";
 
 interface PlanNode {
   "Node Type": string;
@@ -61,13 +56,7 @@ describe.each(storageTargets)("rows by id on %s", (target) => {
 
   if (target === "postgresql")
     it("looks every id up by the primary key, even 500 of 2,000 rows", async () => {
-      const database = await createTestDatabase();
-      const own = await createTestPlatform(target, {
-        databaseUrl: database.url,
-        environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
-      });
-      const { pool, bound, statements, recording } = recordingPostgresStore(database.url);
-      try {
+      await withOwnPostgresStore(async (own, { bound, statements, recording }) => {
         const { accountId } = await createAccountWithKey(own);
         const rows = await own.platform.storage.memories.insertMany(
           accountId,
@@ -83,10 +72,6 @@ describe.each(storageTargets)("rows by id on %s", (target) => {
           const [{ "QUERY PLAN": plan }] = await bound.execute(sql`explain (format json) ${statement}`);
           expect(scansOf((plan as Array<{ Plan: PlanNode }>)[0].Plan, "memories")).toEqual(["Index Scan"]);
         }
-      } finally {
-        await pool.end();
-        await own.close();
-        await database.drop();
-      }
+      });
     });
 });

@@ -8,7 +8,12 @@ import type { MemoryStore } from "../../core/index.ts";
 import { createSqlMemoryStore } from "../../plugins/storage/memory-store.ts";
 import { type Execute, type PgPool, postgresBoundSql } from "../../plugins/storage/sql-execution.ts";
 import { type Sql, sqliteText, statementOf } from "../../plugins/storage/sql-statement.ts";
-import { createTestPlatform, type StorageTarget, type TestPlatform } from "./platforms.ts";
+import {
+  createTestDatabase,
+  createTestPlatform,
+  type StorageTarget,
+  type TestPlatform,
+} from "./platforms.ts";
 
 export function memoryStoreUnderTest(target: StorageTarget): { test: TestPlatform; memories: MemoryStore } {
   const store = {} as { test: TestPlatform; memories: MemoryStore };
@@ -44,4 +49,26 @@ export function recordingPostgresStore(databaseUrl: string) {
     bound.runTransaction((execute) => work(recorded(execute))),
   );
   return { pool, bound, statements, recording };
+}
+
+/**
+ * PostgreSQL: `work` on a database of its own (so `analyze` and plans see its rows alone), with a
+ * platform on it and a recording store (`recordingPostgresStore`); all three gone after it.
+ */
+export async function withOwnPostgresStore(
+  work: (own: TestPlatform, store: ReturnType<typeof recordingPostgresStore>) => Promise<void>,
+): Promise<void> {
+  const database = await createTestDatabase();
+  const own = await createTestPlatform("postgresql", {
+    databaseUrl: database.url,
+    environment: { SVC_AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
+  });
+  const store = recordingPostgresStore(database.url);
+  try {
+    await work(own, store);
+  } finally {
+    await store.pool.end();
+    await own.close();
+    await database.drop();
+  }
 }
