@@ -98,7 +98,7 @@ const unreachable = () =>
   new EmbeddingFailure("unreachable", "connection refused", { destination: "model_server" });
 const pathA = { modelId: "model-a", dimensions: 3, version: 1 };
 
-function setUp(settings?: Parameters<typeof createScriptedProvider>[0]) {
+function setUp(settings?: Parameters<typeof createScriptedProvider>[0], sweepMilliseconds?: number) {
   const store = createEmbeddingStore();
   const scripted = createScriptedProvider(settings);
   const embedder = createMemoryEmbedder({
@@ -107,6 +107,7 @@ function setUp(settings?: Parameters<typeof createScriptedProvider>[0]) {
     logger: silentLogger,
     clock: createFakeClock(),
     random: () => 0,
+    sweepMilliseconds,
   });
   return { ...store, ...scripted, embedder };
 }
@@ -358,6 +359,17 @@ describe("createMemoryEmbedder", () => {
     embedder.wake();
     await vi.waitFor(() => expect(vectors.get(key(pathA))?.size).toBe(5));
     await vi.waitFor(() => expect(lookups).toEqual([undefined, ["m3", "m4"], ["m5"], undefined]));
+    await embedder.close();
+  });
+
+  it("searches every row on its own now and then, so a row no write named is embedded all the same", async () => {
+    const { embedder, add, vectors, lookups } = setUp({ modelId: "model-a", dimensions: 3 }, 50);
+    await embedder.drain();
+    lookups.length = 0;
+    // Written by another replica that stopped before embedding it: no wake names it.
+    add("m1", "one");
+    await vi.waitFor(() => expect(vectors.get(key(pathA))?.has("m1")).toBe(true));
+    expect(lookups[0]).toBeUndefined();
     await embedder.close();
   });
 

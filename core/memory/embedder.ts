@@ -9,7 +9,9 @@
  * blocks on embeddings. The written rows are looked up by id: a search of every row reads the
  * whole table (612 ms of PostgreSQL's time at 105,000 memories, twice per write: once to find
  * the row, once to find nothing left), so it runs only when its answer may differ: at the first
- * wake, after a failure, on a new model, for more written rows than are kept, and on `wake()`.
+ * wake, after a failure, on a new model, for more written rows than are kept, on `wake()`, and
+ * every `sweepMilliseconds` (10 minutes), which bounds how long a row waits that this process
+ * was never told of (another replica wrote it and stopped before embedding it).
  *
  * The path is the model id and width the provider answers with (learned from its first answer,
  * a fixed probe text when the settings do not name both) plus `embeddingPathVersion`. Every
@@ -60,6 +62,9 @@ const maxWrittenRows = 10_000;
 /** Written rows looked up per statement (the stores' IN lists take 500). */
 const writtenPerLookup = 500;
 
+/** How often every row is searched though no write asked for it (another replica's rows). */
+const sweepMillisecondsDefault = 10 * 60_000;
+
 /** Most rows set aside as refused; past it the refusals are taken for a setting and backed off. */
 const maxSetAside = 1000;
 
@@ -74,6 +79,8 @@ export interface MemoryEmbedderOptions {
   random?: () => number;
   /** Called (and awaited) after each batch's vectors are stored; a failure is logged, not retried. */
   afterStore?: (batch: StoredBatch) => Promise<void>;
+  /** Every row searched this often regardless of writes (default 10 minutes). */
+  sweepMilliseconds?: number;
 }
 
 /** A batch of vectors just stored on `path`. */
@@ -387,6 +394,10 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     void start();
   }
 
+  // Unreferenced: a sweep never keeps the process alive.
+  const sweepTimer = setInterval(() => wake(), options.sweepMilliseconds ?? sweepMillisecondsDefault);
+  (sweepTimer as { unref?: () => void }).unref?.();
+
   return {
     wake,
     path: () => current,
@@ -423,6 +434,7 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     },
     async close() {
       stopping.abort();
+      clearInterval(sweepTimer);
       if (retryTimer !== null) clearTimeout(retryTimer);
       retryTimer = null;
       await running;
