@@ -118,6 +118,24 @@ describe.each(storageTargets)("the activity feed of local sandboxes on %s", (tar
     expect((await client.destroy(session.id)).status).toBe(204);
   });
 
+  it("refuses a watch resumed from anything but an entry's seq, naming where it came from", async () => {
+    const session = await client.createActive();
+    const watch = `/v1/sandboxes/${session.id}/watch`;
+    for (const [path, headers, loc] of [
+      [`${watch}?since=-1`, {}, ["query", "since"]],
+      [watch, { "Last-Event-ID": "1e3" }, ["header", "Last-Event-ID"]],
+    ] as const) {
+      const response = await test.request(path, { credential: client.key, headers });
+      const body = await response.json();
+      expect([response.status, body.error.code, body.error.details]).toEqual([
+        422,
+        "validation_error",
+        [expect.objectContaining({ type: "int_parsing", loc })],
+      ]);
+    }
+    expect((await client.destroy(session.id)).status).toBe(204);
+  });
+
   it("records each takeover-terminal viewer's open and close, never its keystrokes", {
     timeout: 60_000,
   }, async () => {

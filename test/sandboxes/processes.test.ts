@@ -240,6 +240,16 @@ describe("background processes in local sandboxes", () => {
     ]);
     const anonymous = await test.request(streamUrl, { headers: { "Last-Event-ID": "x" } });
     expect(anonymous.status).toBe(401);
+    const unreadable = await test.request(streamUrl, {
+      credential: client.key,
+      headers: { "Last-Event-ID": "x" },
+    });
+    const refusal = await unreadable.json();
+    expect([unreadable.status, errorCode(refusal), errorDetails(refusal)]).toEqual([
+      422,
+      "validation_error",
+      [expect.objectContaining({ type: "int_parsing", loc: ["header", "Last-Event-ID"] })],
+    ]);
   });
 
   it("holds a stream's reader that falls behind to the output bound: the server keeps no more for it, and says truncated", {

@@ -22,6 +22,7 @@ import {
 } from "../../core/index.ts";
 import { bearerCredential } from "../bearer-credential.ts";
 import { httpStatus } from "../http-status.ts";
+import { eventStreamHeaders } from "./pulled-events.ts";
 
 /** A comment this often keeps proxies from closing a quiet stream (a command that prints nothing for a while). */
 const keepAliveMs = 15_000;
@@ -142,11 +143,6 @@ export async function answerStreamed(
   });
   return new Response(body, {
     status: 200,
-    headers: {
-      "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-cache",
-      "X-Accel-Buffering": "no",
-      ...options.rateLimitHeaders(rateLimit),
-    },
+    headers: { ...eventStreamHeaders, ...options.rateLimitHeaders(rateLimit) },
   });
 }

@@ -4,39 +4,20 @@
  * stream, not JSON), so it goes through `invoke` of `process_get` for the credential, the
  * sandbox_ops token and ownership, then reads the process's output log directly. Each event is
  * one chunk of one stream, `id` the offset after it, so a client that reconnects with
- * `Last-Event-ID` (or `?since_offset=`) resumes exactly there; the last event is `exit`. A stream
- * lasts at most `streamLifetimeMs` (the client reconnects, spending a token), so open streams
- * cannot pile up in the server for free, and ends when the server stops (`closing`).
+ * `Last-Event-ID` (or `?since_offset=`) resumes exactly there; the last event is `exit`. Read at
+ * the client's pace (pulled-events.ts).
  */
 import type { Hono } from "hono";
 import { invoke, type Platform, ServiceError } from "../../core/index.ts";
 import { bearerCredential } from "../bearer-credential.ts";
 import { type OperationRouteOptions, rateLimitHeaders } from "./operation-routes.ts";
+import { pulledEventStream, resumeFrom } from "./pulled-events.ts";
 
 export const processStreamPath = "/v1/sandboxes/:session_id/processes/:process_id/stream";
 const streamLifetimeMs = 5 * 60_000;
 /** How long one wait for output lasts before a keep-alive comment. */
 const keepAliveMs = 15_000;
 const maxEventBytes = 65_536;
-
-function sinceOffset(header: string | undefined, query: string | undefined): number {
-  const text = header ?? query ?? "0";
-  if (!/^\d{1,15}$/.test(text)) {
-    throw new ServiceError("validation_error", "Invalid request", {
-      details: [
-        {
-          type: "int_parsing",
-          loc: [
-            header === undefined ? "query" : "header",
-            header === undefined ? "since_offset" : "Last-Event-ID",
-          ],
-          msg: "expected a whole number of bytes (an event id or next_offset)",
-        },
-      ],
-    });
-  }
-  return Number(text);
-}
 
 export function mountProcessStream(
   app: Hono<{ Variables: { requestId: string } }>,
@@ -56,105 +37,62 @@ export function mountProcessStream(
       input: { session_id: sessionId, process_id: processId },
     });
     // After the credential: an unauthenticated request learns nothing, not even that its offset is bad.
-    let since = sinceOffset(context.req.header("Last-Event-ID"), context.req.query("since_offset"));
+    const resume = resumeFrom(
+      context.req.header("Last-Event-ID"),
+      context.req.query("since_offset"),
+      "since_offset",
+      "expected a whole number of bytes (an event id or next_offset)",
+    );
+    let since = resume.position ?? 0;
     const { backgroundProcesses } = platform;
-    const closed = new AbortController();
-    const signal = AbortSignal.any([
-      context.req.raw.signal,
-      closed.signal,
-      ...(options.closing ? [options.closing] : []),
-    ]);
     // The first read checks the offset (past the output is 422) before the answer starts.
-    let page = await backgroundProcesses
+    let page: Awaited<ReturnType<typeof backgroundProcesses.output>> | null = await backgroundProcesses
       .output(sessionId, processId, { since, maxBytes: maxEventBytes, waitMs: 0 })
       .catch((error: unknown) => {
         if (!(error instanceof ServiceError) || error.code !== "validation_error") throw error;
-        const field =
-          context.req.header("Last-Event-ID") === undefined
-            ? ["query", "since_offset"]
-            : ["header", "Last-Event-ID"];
-        const details = [
-          {
-            type: "too_big",
-            loc: field,
-            msg: (error.details as Array<{ msg?: string }> | undefined)?.[0]?.msg ?? error.message,
-          },
-        ];
-        throw new ServiceError("validation_error", "Invalid request", { details });
+        const msg = (error.details as Array<{ msg?: string }> | undefined)?.[0]?.msg ?? error.message;
+        throw new ServiceError("validation_error", "Invalid request", {
+          details: [{ type: "too_big", loc: resume.loc, msg }],
+        });
       });
-    const encoder = new TextEncoder();
     const decoder = new TextDecoder();
-    // Pulled, not pushed: the next page is read only when the client has taken the last one, so
-    // a reader that falls behind is held to the process's output bound like any other (the log
-    // drops the oldest bytes and the next event says `truncated`), and the server keeps at most a
-    // page of events for it, however long the process prints.
-    let first = true;
-    const deadline = setTimeout(() => closed.abort(), streamLifetimeMs);
-    const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-      clearTimeout(deadline);
-      try {
-        controller.close();
-      } catch {
-        // Already cancelled by the client.
-      }
-    };
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const send = (text: string) => controller.enqueue(encoder.encode(text));
-        try {
-          if (!first)
-            page = await backgroundProcesses.output(sessionId, processId, {
-              since,
-              maxBytes: maxEventBytes,
-              waitMs: keepAliveMs,
-              signal,
-            });
-          first = false;
-          let truncated = page.truncated;
-          for (const chunk of page.chunks) {
-            const next = chunk.offset + chunk.bytes.length;
-            const text = decoder.decode(chunk.bytes);
-            const data = {
-              type: "output",
-              stdout_chunk: chunk.stream === "stdout" ? text : "",
-              stderr_chunk: chunk.stream === "stderr" ? text : "",
-              next_offset: next,
-              truncated,
-            };
-            truncated = false;
-            send(`id: ${next}\nevent: output\ndata: ${JSON.stringify(data)}\n\n`);
-          }
-          since = page.nextOffset;
-          const { state } = page;
-          if (page.chunks.length === 0 && state.status !== "running" && since >= state.outputBytes) {
-            const data = {
-              type: "exit",
-              status: state.status,
-              exit_code: state.exitCode,
-              next_offset: since,
-            };
-            send(`id: ${since}\nevent: exit\ndata: ${JSON.stringify(data)}\n\n`);
-            return finish(controller);
-          }
-          if (signal.aborted) return finish(controller);
-          if (page.chunks.length === 0) send(": keep-alive\n\n");
-        } catch {
-          // The sandbox ended (its processes are gone) or the client left: the stream ends.
-          finish(controller);
+    return pulledEventStream({
+      signals: [context.req.raw.signal, ...(options.closing ? [options.closing] : [])],
+      lifetimeMs: streamLifetimeMs,
+      headers: rateLimitHeaders(authorized.rateLimit),
+      // A reader that falls behind is held to the process's output bound like any other (the log
+      // drops the oldest bytes and the next event says \`truncated\`).
+      async pull(send, signal) {
+        page ??= await backgroundProcesses.output(sessionId, processId, {
+          since,
+          maxBytes: maxEventBytes,
+          waitMs: keepAliveMs,
+          signal,
+        });
+        const { chunks, state } = page;
+        let truncated = page.truncated;
+        since = page.nextOffset;
+        page = null;
+        for (const chunk of chunks) {
+          const next = chunk.offset + chunk.bytes.length;
+          const text = decoder.decode(chunk.bytes);
+          const data = {
+            type: "output",
+            stdout_chunk: chunk.stream === "stdout" ? text : "",
+            stderr_chunk: chunk.stream === "stderr" ? text : "",
+            next_offset: next,
+            truncated,
+          };
+          truncated = false;
+          send(`id: ${next}\nevent: output\ndata: ${JSON.stringify(data)}\n\n`);
         }
-      },
-      cancel() {
-        clearTimeout(deadline);
-        closed.abort();
-      },
-    });
-    return new Response(body, {
-      status: 200,
-      headers: {
-        "Content-Type": "text/event-stream; charset=utf-8",
-        "Cache-Control": "no-cache",
-        "X-Accel-Buffering": "no",
-        ...rateLimitHeaders(authorized.rateLimit),
+        if (chunks.length === 0 && state.status !== "running" && since >= state.outputBytes) {
+          const data = { type: "exit", status: state.status, exit_code: state.exitCode, next_offset: since };
+          send(`id: ${since}\nevent: exit\ndata: ${JSON.stringify(data)}\n\n`);
+          return false;
+        }
+        if (chunks.length === 0) send(": keep-alive\n\n");
+        return true;
       },
     });
   });
