@@ -25,37 +25,59 @@ export interface ProcessExitEvent {
 
 export type ProcessEvent = ProcessOutputEvent | ProcessExitEvent;
 
-export interface StreamSettings {
+/** One Server-Sent Event: its `event:` name ("" when it has none) and its data lines joined. */
+export interface ServerEvent {
+  event: string;
+  data: string;
+}
+
+/** The events of a response body as they complete; comments and events without data are passed over. */
+async function* readEvents(reader: ReadableStreamDefaultReader<string>): AsyncGenerator<ServerEvent> {
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    const blocks = (buffer + value).split(/\r?\n\r?\n/);
+    buffer = blocks.pop() ?? "";
+    for (const block of blocks) {
+      const lines = block.split(/\r?\n/);
+      const event =
+        lines
+          .find((line) => line.startsWith("event:"))
+          ?.slice(6)
+          .trim() ?? "";
+      const data = lines
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trimStart())
+        .join("\n");
+      if (data !== "") yield { event, data };
+    }
+  }
+}
+
+export interface ResumingStreamSettings {
   url: string;
   credential: string | null;
   fetchImpl: typeof fetch;
-  sinceOffset: number;
   signal?: AbortSignal;
 }
 
-/** Parses complete events out of `buffer`; returns them and what is left. */
-function takeEvents<Event = ProcessEvent>(buffer: string): { events: Event[]; rest: string } {
-  const events: Event[] = [];
-  const blocks = buffer.split(/\r?\n\r?\n/);
-  const rest = blocks.pop() ?? "";
-  for (const block of blocks) {
-    const data = block
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith("data:"))
-      .map((line) => line.slice(5).trimStart())
-      .join("\n");
-    if (data !== "") events.push(JSON.parse(data) as Event);
-  }
-  return { events, rest };
-}
-
-export async function* streamProcessEvents(settings: StreamSettings): AsyncGenerator<ProcessEvent> {
-  let since = settings.sinceOffset;
+/**
+ * GETs a stream of events and yields them, connecting again where it stopped after a dropped
+ * connection or the server's 5-minute close: `resumeAt()` names the query parameter and value to
+ * resume from at each connection (null: none). Three failures in a row without an event between
+ * them end it with a CairnConnectionError; the caller returns at the stream's last event.
+ */
+export async function* resumingEvents(
+  settings: ResumingStreamSettings,
+  resumeAt: () => [string, string] | null,
+): AsyncGenerator<ServerEvent> {
   for (let failures = 0; ; ) {
     const headers: Record<string, string> = { accept: "text/event-stream" };
     if (settings.credential) headers.authorization = `Bearer ${settings.credential}`;
     const url = new URL(settings.url);
-    url.searchParams.set("since_offset", String(since));
+    const resume = resumeAt();
+    if (resume !== null) url.searchParams.set(...resume);
     let response: Response;
     try {
       response = await settings.fetchImpl(url.href, { headers, signal: settings.signal });
@@ -69,19 +91,10 @@ export async function* streamProcessEvents(settings: StreamSettings): AsyncGener
       throw toApiError(response.status, response.headers, await response.text().catch(() => ""));
     }
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        const taken = takeEvents(buffer + value);
-        buffer = taken.rest;
-        for (const event of taken.events) {
-          failures = 0;
-          since = event.next_offset;
-          yield event;
-          if (event.type === "exit") return;
-        }
+      for await (const event of readEvents(reader)) {
+        failures = 0;
+        yield event;
       }
     } catch (error) {
       if (settings.signal?.aborted || ++failures > 3) {
@@ -90,7 +103,18 @@ export async function* streamProcessEvents(settings: StreamSettings): AsyncGener
     } finally {
       reader.releaseLock();
     }
-    // The server closed the stream before the end (its time limit): resume where it stopped.
+  }
+}
+
+export async function* streamProcessEvents(
+  settings: ResumingStreamSettings & { sinceOffset: number },
+): AsyncGenerator<ProcessEvent> {
+  let since = settings.sinceOffset;
+  for await (const { data } of resumingEvents(settings, () => ["since_offset", String(since)])) {
+    const event = JSON.parse(data) as ProcessEvent;
+    since = event.next_offset;
+    yield event;
+    if (event.type === "exit") return;
   }
 }
 
@@ -139,26 +163,23 @@ export async function* streamExecEvents(settings: ExecStreamSettings): AsyncGene
     throw toApiError(response.status, response.headers, await response.text().catch(() => ""));
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
   try {
+    const events = readEvents(reader);
     for (;;) {
-      let read: ReadableStreamReadResult<string>;
+      let next: IteratorResult<ServerEvent>;
       try {
-        read = await reader.read();
+        next = await events.next();
       } catch (error) {
         throw new CairnConnectionError(`POST ${path} broke off`, { cause: error });
       }
-      if (read.done) break;
-      const taken = takeEvents<ExecEvent | { type: "error"; status: number; error: unknown }>(
-        buffer + read.value,
-      );
-      buffer = taken.rest;
-      for (const event of taken.events) {
-        if (event.type === "error")
-          throw toApiError(event.status, new Headers(), JSON.stringify({ error: event.error }));
-        yield event;
-        if (event.type === "exit") return;
-      }
+      if (next.done) break;
+      const event = JSON.parse(next.value.data) as
+        | ExecEvent
+        | { type: "error"; status: number; error: unknown };
+      if (event.type === "error")
+        throw toApiError(event.status, new Headers(), JSON.stringify({ error: event.error }));
+      yield event;
+      if (event.type === "exit") return;
     }
   } finally {
     await reader.cancel().catch(() => {});

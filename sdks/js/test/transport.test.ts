@@ -304,3 +304,58 @@ describe("exportMemories", () => {
     ]);
   });
 });
+
+describe("event streams", () => {
+  const events =
+    (...blocks: string[]): Answer =>
+    (_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(blocks.join(""));
+    };
+  const output = (text: string, next: number) =>
+    `id: ${next}\nevent: output\ndata: ${JSON.stringify({ type: "output", stdout_chunk: text, stderr_chunk: "", next_offset: next, truncated: false })}\n\n`;
+
+  it("resumes a process's output from the last event's offset when the server closes early", async () => {
+    const { baseUrl, seen } = await scripted(
+      events(output("ab", 2), ": keep-alive\n\n", output("cd", 4)),
+      events(
+        output("ef", 6),
+        `event: exit\r\ndata: ${JSON.stringify({ type: "exit", status: "exited", exit_code: 0, next_offset: 6 })}\r\n\r\n`,
+      ),
+    );
+    const client = new CairnClient({ baseUrl, apiKey: "key" });
+    const received = [];
+    for await (const event of client.streamProcess("s1", "p1")) received.push(event);
+    expect(received.map((event) => (event.type === "output" ? event.stdout_chunk : event.type))).toEqual([
+      "ab",
+      "cd",
+      "ef",
+      "exit",
+    ]);
+    expect(seen).toEqual([
+      "GET /v1/sandboxes/s1/processes/p1/stream?since_offset=0",
+      "GET /v1/sandboxes/s1/processes/p1/stream?since_offset=4",
+    ]);
+  });
+
+  it("resumes a sandbox's watch after its last entry, and ends with the sandbox", async () => {
+    const entry = (seq: number) =>
+      `id: ${seq}\nevent: activity\ndata: ${JSON.stringify({ seq, kind: "command" })}\n\n`;
+    const { baseUrl, seen } = await scripted(
+      events(entry(7), entry(8)),
+      events(entry(9), `event: end\ndata: ${JSON.stringify({ type: "end", reason: "sandbox_ended" })}\n\n`),
+    );
+    const client = new CairnClient({ baseUrl, apiKey: "key" });
+    const seqs = [];
+    for await (const activity of client.watchSandbox("s1")) seqs.push(activity.seq);
+    expect(seqs).toEqual([7, 8, 9]);
+    expect(seen).toEqual(["GET /v1/sandboxes/s1/watch", "GET /v1/sandboxes/s1/watch?since=8"]);
+  });
+
+  it("gives up with a connection error after three failed connections in a row", async () => {
+    const { baseUrl, seen } = await scripted((request) => request.socket.destroy());
+    const client = new CairnClient({ baseUrl, apiKey: "key" });
+    await expect(client.streamProcess("s1", "p1").next()).rejects.toBeInstanceOf(CairnConnectionError);
+    expect(seen).toHaveLength(4);
+  });
+});
