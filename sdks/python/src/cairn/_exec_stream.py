@@ -12,38 +12,14 @@ from typing import Any, AsyncGenerator, Dict, Generator, cast
 import httpx
 
 from ._core import Call, ClientCore, segment
+from ._event_stream import EventParser, request
 from ._operations.sandboxes import _exec_body
-from ._process_stream import READ_TIMEOUT, EventParser
-from ._version import __version__
 from .errors import CairnApiError, CairnConnectionError, error_from_response
 from .models import ExecEvent
 
 
 def call(session_id: str) -> Call[Any]:
     return Call("POST", f"/v1/sandboxes/{segment(session_id)}/exec")
-
-
-def request(
-    core: ClientCore,
-    http: httpx.Client | httpx.AsyncClient,
-    stream: Call[Any],
-    body: Dict[str, Any],
-) -> httpx.Request:
-    headers = {
-        "accept": "text/event-stream",
-        "content-type": "application/json",
-        "user-agent": f"cairn-client-python/{__version__}",
-    }
-    if core.api_key:
-        headers["authorization"] = f"Bearer {core.api_key}"
-    # The command may run for an hour; the server sends a keep-alive comment every 15 s.
-    return http.build_request(
-        "POST",
-        f"{core.base_url}{stream.path}",
-        headers=headers,
-        content=json.dumps(body).encode(),
-        timeout=httpx.Timeout(core.timeout, read=max(core.timeout, READ_TIMEOUT)),
-    )
 
 
 def body(command: str, timeout: int, description: str | None) -> Dict[str, Any]:
@@ -74,7 +50,7 @@ def events(
 ) -> Generator[ExecEvent, None, None]:
     stream = call(session_id)
     try:
-        response = http.send(request(core, http, stream, body), stream=True)
+        response = http.send(request(core, http, stream, body=body), stream=True)
     except httpx.HTTPError as error:
         raise core.connection_error(stream, error) from error
     try:
@@ -102,7 +78,7 @@ async def async_events(
 ) -> AsyncGenerator[ExecEvent, None]:
     stream = call(session_id)
     try:
-        response = await http.send(request(core, http, stream, body), stream=True)
+        response = await http.send(request(core, http, stream, body=body), stream=True)
     except httpx.HTTPError as error:
         raise core.connection_error(stream, error) from error
     try:
