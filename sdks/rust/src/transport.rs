@@ -264,26 +264,7 @@ impl Transport {
                 })
             }
         };
-        let status = response.status().as_u16();
-        if (200..300).contains(&status) {
-            return Ok(response);
-        }
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_string)
-        };
-        let retry_after = header(RETRY_AFTER.as_str());
-        let request_id = header("x-request-id");
-        let body = response.bytes().await.unwrap_or_default();
-        Err(api_error(
-            status,
-            retry_after.as_deref(),
-            request_id.as_deref(),
-            &body,
-        ))
+        success(response).await
     }
 
     /// Sends a raw call once (a streamed body cannot be sent again, so never retried), with
@@ -317,26 +298,7 @@ impl Transport {
             };
             CairnError::connection(format!("{} failed: {reason}", call.describe()), source)
         })?;
-        let status = response.status().as_u16();
-        if (200..300).contains(&status) {
-            return Ok(response);
-        }
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_string)
-        };
-        let retry_after = header(RETRY_AFTER.as_str());
-        let request_id = header("x-request-id");
-        let body = response.bytes().await.unwrap_or_default();
-        Err(api_error(
-            status,
-            retry_after.as_deref(),
-            request_id.as_deref(),
-            &body,
-        ))
+        success(response).await
     }
 
     fn url(&self, call: &Call<'_>) -> Url {
@@ -350,6 +312,30 @@ impl Transport {
         }
         url
     }
+}
+
+/// A 2xx answer as it is; any other status read into the API error its body describes.
+async fn success(response: reqwest::Response) -> Result<reqwest::Response, CairnError> {
+    let status = response.status().as_u16();
+    if (200..300).contains(&status) {
+        return Ok(response);
+    }
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string)
+    };
+    let retry_after = header(RETRY_AFTER.as_str());
+    let request_id = header("x-request-id");
+    let body = response.bytes().await.unwrap_or_default();
+    Err(api_error(
+        status,
+        retry_after.as_deref(),
+        request_id.as_deref(),
+        &body,
+    ))
 }
 
 /// An error with its causes, since reqwest's own message ("error sending request") hides the reason.
