@@ -9,9 +9,9 @@
  */
 import type { Hono } from "hono";
 import { invoke, type Platform, toActivityOut } from "../../core/index.ts";
-import { bearerCredential } from "../bearer-credential.ts";
 import { type OperationRouteOptions, rateLimitHeaders } from "./operation-routes.ts";
 import { pulledEventStream, resumeFrom } from "./pulled-events.ts";
+import { requestCaller } from "./request-caller.ts";
 
 export const activityStreamPath = "/v1/sandboxes/:session_id/watch";
 const streamLifetimeMs = 5 * 60_000;
@@ -33,10 +33,7 @@ export function mountActivityStream(
   if (!tool) return;
   app.get(activityStreamPath, async (context) => {
     const authorized = await invoke(platform, tool, {
-      credential: bearerCredential(context.req.header("Authorization")),
-      clientIp: options.clientIp(context.req.raw, context.env),
-      requestId: context.get("requestId"),
-      signal: context.req.raw.signal,
+      ...requestCaller(context, options),
       input: { session_id: context.req.param("session_id"), limit: 1, offset: 0 },
     });
     const page = authorized.output as LogPage;

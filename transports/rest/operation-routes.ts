@@ -19,9 +19,9 @@ import {
   ServiceError,
   type ValidationIssue,
 } from "../../core/index.ts";
-import { bearerCredential } from "../bearer-credential.ts";
 import { jsonInSlices, writesInSlices } from "./json-answer.ts";
 import { acceptsEventStream, answerStreamed } from "./output-stream.ts";
+import { requestCaller } from "./request-caller.ts";
 import { requestJson, requestText } from "./request-text.ts";
 
 export type HttpOperation = AnyTool & { http: HttpBinding };
@@ -159,13 +159,7 @@ export async function answerOperation(
 ): Promise<Response> {
   let result: Awaited<ReturnType<typeof invoke>>;
   try {
-    result = await invoke(platform, tool, {
-      credential: bearerCredential(context.req.header("Authorization")),
-      clientIp: options.clientIp(context.req.raw, context.env),
-      requestId: context.get("requestId"),
-      signal: context.req.raw.signal,
-      input,
-    });
+    result = await invoke(platform, tool, { ...requestCaller(context, options), input });
   } catch (error) {
     throw error instanceof ServiceError ? locateIssues(error, tool, options.asJson) : error;
   }

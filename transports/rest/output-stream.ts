@@ -20,9 +20,9 @@ import {
   type ToolProgress,
   toServiceError,
 } from "../../core/index.ts";
-import { bearerCredential } from "../bearer-credential.ts";
 import { httpStatus } from "../http-status.ts";
 import { eventStreamHeaders } from "./pulled-events.ts";
+import { requestCaller } from "./request-caller.ts";
 
 /** A comment this often keeps proxies from closing a quiet stream (a command that prints nothing for a while). */
 const keepAliveMs = 15_000;
@@ -80,9 +80,7 @@ export async function answerStreamed(
   const left = new AbortController();
   let rateLimit: RateLimitState | null = null;
   const running: Promise<InvokeResult> = invoke(platform, tool, {
-    credential: bearerCredential(context.req.header("Authorization")),
-    clientIp: options.clientIp(context.req.raw, context.env),
-    requestId,
+    ...requestCaller(context, options),
     signal: AbortSignal.any([context.req.raw.signal, left.signal]),
     input,
     reportProgress,

@@ -9,9 +9,9 @@
  */
 import type { Hono } from "hono";
 import { invoke, type Platform, ServiceError } from "../../core/index.ts";
-import { bearerCredential } from "../bearer-credential.ts";
 import { type OperationRouteOptions, rateLimitHeaders } from "./operation-routes.ts";
 import { pulledEventStream, resumeFrom } from "./pulled-events.ts";
+import { requestCaller } from "./request-caller.ts";
 
 export const processStreamPath = "/v1/sandboxes/:session_id/processes/:process_id/stream";
 const streamLifetimeMs = 5 * 60_000;
@@ -30,10 +30,7 @@ export function mountProcessStream(
     const sessionId = context.req.param("session_id");
     const processId = context.req.param("process_id");
     const authorized = await invoke(platform, tool, {
-      credential: bearerCredential(context.req.header("Authorization")),
-      clientIp: options.clientIp(context.req.raw, context.env),
-      requestId: context.get("requestId"),
-      signal: context.req.raw.signal,
+      ...requestCaller(context, options),
       input: { session_id: sessionId, process_id: processId },
     });
     // After the credential: an unauthenticated request learns nothing, not even that its offset is bad.

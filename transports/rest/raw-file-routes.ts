@@ -18,9 +18,9 @@ import {
   uploadFileRaw,
   type ValidationIssue,
 } from "../../core/index.ts";
-import { bearerCredential } from "../bearer-credential.ts";
 import { isClientAbort } from "./client-abort.ts";
 import { type OperationRouteOptions, rateLimitHeaders } from "./operation-routes.ts";
+import { requestCaller } from "./request-caller.ts";
 
 /** The paths these routes take, for telling a wrong method (405) from an unknown path (404). */
 export const rawFileRoutes = [
@@ -91,13 +91,7 @@ export function mountRawFileRoutes(
     input: unknown,
   ) => {
     try {
-      return await invoke(platform, tool, {
-        credential: bearerCredential(context.req.header("Authorization")),
-        clientIp: options.clientIp(context.req.raw, context.env),
-        requestId: context.get("requestId"),
-        signal: context.req.raw.signal,
-        input,
-      });
+      return await invoke(platform, tool, { ...requestCaller(context, options), input });
     } catch (error) {
       throw locateIssues(error);
     }

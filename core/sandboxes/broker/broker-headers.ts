@@ -6,21 +6,15 @@
  * a secret: simpler to state and to check, and no legitimate use needs them.
  */
 
+import { hopByHopHeaders } from "../hop-by-hop.ts";
+
 const refusedHeaders = new Map<string, string>([
   ["host", "the broker sets Host from the URL"],
   ["content-length", "the broker computes Content-Length from the body"],
-  ...[
-    "connection",
-    "keep-alive",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "trailers",
-    "transfer-encoding",
-    "upgrade",
-  ].map((name): [string, string] => [name, "hop-by-hop headers belong to the broker's own connection"]),
+  ...hopByHopHeaders.map((name): [string, string] => [
+    name,
+    "hop-by-hop headers belong to the broker's own connection",
+  ]),
 ]);
 
 // RFC 9110: a field name is a token; a field value is visible ASCII, space, tab and obs-text.

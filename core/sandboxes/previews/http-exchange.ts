@@ -4,21 +4,11 @@
  * into a web Response whose body streams as the server in the sandbox writes it. Web-standard, so
  * previews work the same on Node and Deno.
  */
+import { hopByHopHeaders } from "../hop-by-hop.ts";
 import type { PortConnection } from "./relay.ts";
 
-const hopByHop = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length",
-]);
+/** Not passed on: this connection's own framing sets them. */
+const hopByHop = new Set([...hopByHopHeaders, "host", "content-length"]);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
