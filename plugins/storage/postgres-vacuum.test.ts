@@ -103,19 +103,20 @@ describe("a PostgreSQL platform after an import", () => {
     await test?.close();
   });
 
-  it("vacuums the memory tables once 10,000 imported memories are linked", async () => {
+  it("vacuums and analyses the memory tables once 10,000 imported memories are linked", async () => {
     test = await createTestPlatform("postgresql", {
       environment: { SVC_MEMORY_RATE_LIMIT_PER_MINUTE: "1000000" },
     });
     const client = new pg.Client({ connectionString: test.databaseUrl });
     await client.connect();
     try {
-      const vacuumed = async () =>
+      const done = async (what: "last_vacuum" | "last_analyze") =>
         (
           await client.query<{ relname: string }>(
-            "select relname from pg_stat_user_tables where last_vacuum is not null order by relname",
+            `select relname from pg_stat_user_tables where ${what} is not null order by relname`,
           )
         ).rows.map((row) => row.relname);
+      const vacuumed = () => done("last_vacuum");
       // Autovacuum would make the platform's vacuum pass over the tables it is working on.
       const tables = [
         "memories",
@@ -134,11 +135,17 @@ describe("a PostgreSQL platform after an import", () => {
       for (let start = 0; start < 9_500; start += 500) await memory.import({ memories: batch(start) });
       await memory.search("harbour crane");
       expect(await vacuumed()).toEqual([]);
+      expect(await done("last_analyze")).toEqual([]);
       await memory.import({ memories: batch(9_500) });
       // The link run that crosses 10,000 is followed, a second later, by the vacuum.
       // Each table is reported as its vacuum ends.
       await eventually(async () => ((await vacuumed()).length === tables.length ? true : undefined));
       expect(await vacuumed()).toEqual(tables);
+      // And analysed (each table just after its vacuum): the planner's statistics count the burst's rows.
+      await eventually(async () =>
+        (await done("last_analyze")).length === tables.length ? true : undefined,
+      );
+      expect(await done("last_analyze")).toEqual(tables);
     } finally {
       await client.end();
     }

@@ -10,12 +10,17 @@
  * imported, recall p95 went from 13.5–14.0 ms to 9.6–10.3 ms once they were vacuumed, a vacuum of
  * 0.15–0.3 s (test/bench/RESULTS.md). Other replicas' vacuums of the same tables are passed over
  * (`skip_locked`), not waited for.
+ *
+ * The vacuum analyses the tables too: autovacuum analyses a table again only once a tenth of its
+ * rows changed since the last time, so after a large import the planner kept the statistics of
+ * its early part (memory_postings, 1.2 million rows at 100,000 memories, last analysed early in the
+ * import) and planned an account it had not seen as holding one posting.
  */
 import type { Logger } from "../../core/index.ts";
 
 /** The tables a burst of memory writes leaves to vacuum. */
 export const vacuumStatement =
-  "vacuum (skip_locked) memory_postings, memory_terms, memory_counts, memory_link_jobs, memories, memory_relations";
+  "vacuum (skip_locked, analyze) memory_postings, memory_terms, memory_counts, memory_link_jobs, memories, memory_relations";
 
 export interface VacuumSettings {
   execute(sql: string): Promise<unknown>;
