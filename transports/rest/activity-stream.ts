@@ -10,12 +10,10 @@
 import type { Hono } from "hono";
 import { invoke, type Platform, toActivityOut } from "../../core/index.ts";
 import { type OperationRouteOptions, rateLimitHeaders } from "./operation-routes.ts";
-import { pulledEventStream, resumeFrom } from "./pulled-events.ts";
+import { keepAliveMs, pulledEventStream, resumeFrom } from "./pulled-events.ts";
 import { requestCaller } from "./request-caller.ts";
 
 export const activityStreamPath = "/v1/sandboxes/:session_id/watch";
-const streamLifetimeMs = 5 * 60_000;
-const keepAliveMs = 15_000;
 const pollMs = 250;
 const batch = 100;
 
@@ -50,8 +48,8 @@ export function mountActivityStream(
     const { storage, clock } = platform;
     const accountId = (await storage.sandboxSessions.getById(sessionId))?.accountId ?? "";
     return pulledEventStream({
-      signals: [context.req.raw.signal, ...(options.closing ? [options.closing] : [])],
-      lifetimeMs: streamLifetimeMs,
+      request: context.req.raw,
+      closing: options.closing,
       headers: rateLimitHeaders(authorized.rateLimit),
       async pull(send, signal) {
         const waitUntil = Date.now() + keepAliveMs;

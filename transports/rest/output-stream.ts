@@ -21,11 +21,8 @@ import {
   toServiceError,
 } from "../../core/index.ts";
 import { httpStatus } from "../http-status.ts";
-import { eventStreamHeaders } from "./pulled-events.ts";
+import { eventStreamHeaders, keepAliveMs } from "./pulled-events.ts";
 import { requestCaller } from "./request-caller.ts";
-
-/** A comment this often keeps proxies from closing a quiet stream (a command that prints nothing for a while). */
-const keepAliveMs = 15_000;
 
 /** Whether the request asks for the streamed answer. */
 export function acceptsEventStream(accept: string | undefined): boolean {

@@ -10,13 +10,10 @@
 import type { Hono } from "hono";
 import { invoke, type Platform, ServiceError } from "../../core/index.ts";
 import { type OperationRouteOptions, rateLimitHeaders } from "./operation-routes.ts";
-import { pulledEventStream, resumeFrom } from "./pulled-events.ts";
+import { keepAliveMs, pulledEventStream, resumeFrom } from "./pulled-events.ts";
 import { requestCaller } from "./request-caller.ts";
 
 export const processStreamPath = "/v1/sandboxes/:session_id/processes/:process_id/stream";
-const streamLifetimeMs = 5 * 60_000;
-/** How long one wait for output lasts before a keep-alive comment. */
-const keepAliveMs = 15_000;
 const maxEventBytes = 65_536;
 
 export function mountProcessStream(
@@ -54,11 +51,11 @@ export function mountProcessStream(
       });
     const decoder = new TextDecoder();
     return pulledEventStream({
-      signals: [context.req.raw.signal, ...(options.closing ? [options.closing] : [])],
-      lifetimeMs: streamLifetimeMs,
+      request: context.req.raw,
+      closing: options.closing,
       headers: rateLimitHeaders(authorized.rateLimit),
       // A reader that falls behind is held to the process's output bound like any other (the log
-      // drops the oldest bytes and the next event says \`truncated\`).
+      // drops the oldest bytes and the next event says `truncated`).
       async pull(send, signal) {
         page ??= await backgroundProcesses.output(sessionId, processId, {
           since,

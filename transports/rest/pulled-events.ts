@@ -2,11 +2,16 @@
  * A stream of Server-Sent Events read at the client's pace (a process's output, a sandbox's
  * activity): `pull` is called for the next events only once the client has taken the last ones,
  * so a reader that falls behind costs the server a page, however much there is to read. The
- * stream ends when `pull` says so or throws, when the client leaves, when any of `signals` is
- * aborted (the server closing), and after `lifetimeMs` (the client reconnects, spending a token,
- * so open streams cannot pile up for free).
+ * stream ends when `pull` says so or throws, when the client leaves, when the server closes, and
+ * after `streamLifetimeMs` (the client reconnects, spending a token, so open streams cannot pile
+ * up for free).
  */
 import { ServiceError } from "../../core/index.ts";
+
+/** How long one stream lasts at most. */
+const streamLifetimeMs = 5 * 60_000;
+/** A comment this often keeps proxies from closing a quiet stream. */
+export const keepAliveMs = 15_000;
 
 /** An event stream's headers: never cached, never buffered by a proxy (nginx's `X-Accel-Buffering`). */
 export const eventStreamHeaders = {
@@ -41,16 +46,21 @@ export function resumeFrom(
 }
 
 export function pulledEventStream(options: {
-  signals: AbortSignal[];
-  lifetimeMs: number;
+  request: Request;
+  /** Aborted when the server closes. */
+  closing?: AbortSignal;
   /** Headers beside the event stream's own (the rate limit's). */
   headers?: Record<string, string>;
   /** Sends the next events (or a keep-alive comment); false once the stream is over. */
   pull(send: (text: string) => void, signal: AbortSignal): Promise<boolean>;
 }): Response {
   const closed = new AbortController();
-  const signal = AbortSignal.any([...options.signals, closed.signal]);
-  const deadline = setTimeout(() => closed.abort(), options.lifetimeMs);
+  const signal = AbortSignal.any([
+    options.request.signal,
+    closed.signal,
+    ...(options.closing ? [options.closing] : []),
+  ]);
+  const deadline = setTimeout(() => closed.abort(), streamLifetimeMs);
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
