@@ -61,6 +61,31 @@ class EventParser:
         return None
 
 
+def events_of(response: httpx.Response) -> Iterator[Dict[str, Any]]:
+    """Each event's data from a streamed answer, once the answer is known to be a success."""
+    parser = EventParser()
+    for line in response.iter_lines():
+        data = parser.line(line)
+        if data is not None:
+            yield data
+
+
+async def async_events_of(response: httpx.Response) -> AsyncIterator[Dict[str, Any]]:
+    """:func:`events_of` for the async client."""
+    parser = EventParser()
+    async for line in response.aiter_lines():
+        data = parser.line(line)
+        if data is not None:
+            yield data
+
+
+def _failed(core: ClientCore, stream: Call[Any], failures: int, error: httpx.HTTPError) -> int:
+    """One more failure in a row; past :data:`MAX_FAILURES`, the connection error raised."""
+    if failures >= MAX_FAILURES:
+        raise core.connection_error(stream, error) from error
+    return failures + 1
+
+
 def resuming_events(
     core: ClientCore, http: httpx.Client, stream: Call[Any], resume_at: Dict[str, str]
 ) -> Iterator[Dict[str, Any]]:
@@ -72,24 +97,17 @@ def resuming_events(
         try:
             response = http.send(request(core, http, stream, dict(resume_at)), stream=True)
         except httpx.HTTPError as error:
-            failures += 1
-            if failures > MAX_FAILURES:
-                raise core.connection_error(stream, error) from error
+            failures = _failed(core, stream, failures, error)
             continue
         try:
             if not response.is_success:
                 response.read()
                 core.result(stream, response)
-            parser = EventParser()
-            for line in response.iter_lines():
-                data = parser.line(line)
-                if data is not None:
-                    failures = 0
-                    yield data
+            for data in events_of(response):
+                failures = 0
+                yield data
         except httpx.HTTPError as error:
-            failures += 1
-            if failures > MAX_FAILURES:
-                raise core.connection_error(stream, error) from error
+            failures = _failed(core, stream, failures, error)
         finally:
             response.close()
 
@@ -103,23 +121,16 @@ async def async_resuming_events(
         try:
             response = await http.send(request(core, http, stream, dict(resume_at)), stream=True)
         except httpx.HTTPError as error:
-            failures += 1
-            if failures > MAX_FAILURES:
-                raise core.connection_error(stream, error) from error
+            failures = _failed(core, stream, failures, error)
             continue
         try:
             if not response.is_success:
                 await response.aread()
                 core.result(stream, response)
-            parser = EventParser()
-            async for line in response.aiter_lines():
-                data = parser.line(line)
-                if data is not None:
-                    failures = 0
-                    yield data
+            async for data in async_events_of(response):
+                failures = 0
+                yield data
         except httpx.HTTPError as error:
-            failures += 1
-            if failures > MAX_FAILURES:
-                raise core.connection_error(stream, error) from error
+            failures = _failed(core, stream, failures, error)
         finally:
             await response.aclose()

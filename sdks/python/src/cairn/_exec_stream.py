@@ -12,7 +12,7 @@ from typing import Any, AsyncGenerator, Dict, Generator, cast
 import httpx
 
 from ._core import Call, ClientCore, segment
-from ._event_stream import EventParser, request
+from ._event_stream import async_events_of, events_of, request
 from ._operations.sandboxes import _exec_body
 from .errors import CairnApiError, CairnConnectionError, error_from_response
 from .models import ExecEvent
@@ -57,11 +57,7 @@ def events(
         if not response.is_success:
             response.read()
             core.result(stream, response)
-        parser = EventParser()
-        for line in response.iter_lines():
-            data = parser.line(line)
-            if data is None:
-                continue
+        for data in events_of(response):
             event = _event(data)
             yield event
             if event["type"] == "exit":
@@ -85,11 +81,7 @@ async def async_events(
         if not response.is_success:
             await response.aread()
             core.result(stream, response)
-        parser = EventParser()
-        async for line in response.aiter_lines():
-            data = parser.line(line)
-            if data is None:
-                continue
+        async for data in async_events_of(response):
             event = _event(data)
             yield event
             if event["type"] == "exit":
