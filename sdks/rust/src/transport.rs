@@ -200,15 +200,7 @@ impl Transport {
         };
         let response = request.send().await.map_err(failed)?;
         let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_string)
-        };
-        let retry_after = header(RETRY_AFTER.as_str());
-        let request_id = header("x-request-id");
+        let (retry_after, request_id) = refusal_headers(&response);
         let body = response.bytes().await.map_err(failed)?.to_vec();
         if (200..300).contains(&status) {
             // A 204 has no body; decoding it as `()` wants JSON null.
@@ -314,12 +306,8 @@ impl Transport {
     }
 }
 
-/// A 2xx answer as it is; any other status read into the API error its body describes.
-async fn success(response: reqwest::Response) -> Result<reqwest::Response, CairnError> {
-    let status = response.status().as_u16();
-    if (200..300).contains(&status) {
-        return Ok(response);
-    }
+/// The `Retry-After` and `X-Request-ID` an API error carries.
+fn refusal_headers(response: &reqwest::Response) -> (Option<String>, Option<String>) {
     let header = |name: &str| {
         response
             .headers()
@@ -327,8 +315,16 @@ async fn success(response: reqwest::Response) -> Result<reqwest::Response, Cairn
             .and_then(|value| value.to_str().ok())
             .map(str::to_string)
     };
-    let retry_after = header(RETRY_AFTER.as_str());
-    let request_id = header("x-request-id");
+    (header(RETRY_AFTER.as_str()), header("x-request-id"))
+}
+
+/// A 2xx answer as it is; any other status read into the API error its body describes.
+async fn success(response: reqwest::Response) -> Result<reqwest::Response, CairnError> {
+    let status = response.status().as_u16();
+    if (200..300).contains(&status) {
+        return Ok(response);
+    }
+    let (retry_after, request_id) = refusal_headers(&response);
     let body = response.bytes().await.unwrap_or_default();
     Err(api_error(
         status,
