@@ -101,7 +101,8 @@ export async function* resumingEvents(
         throw new CairnConnectionError(`GET ${url.pathname} broke off`, { cause: error });
       }
     } finally {
-      reader.releaseLock();
+      // Also when the caller leaves early: the connection closes, and the server's stream with it.
+      await reader.cancel().catch(() => {});
     }
   }
 }

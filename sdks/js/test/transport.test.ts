@@ -352,6 +352,24 @@ describe("event streams", () => {
     expect(seen).toEqual(["GET /v1/sandboxes/s1/watch", "GET /v1/sandboxes/s1/watch?since=8"]);
   });
 
+  it("closes the connection when the caller leaves the loop early", async () => {
+    let closed: () => void = () => {};
+    const serverSawClose = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const { baseUrl } = await scripted((_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(output("ab", 2));
+      response.on("close", () => closed());
+    });
+    const client = new CairnClient({ baseUrl, apiKey: "key" });
+    for await (const event of client.streamProcess("s1", "p1")) {
+      expect(event.type).toBe("output");
+      break;
+    }
+    await serverSawClose;
+  });
+
   it("gives up with a connection error after three failed connections in a row", async () => {
     const { baseUrl, seen } = await scripted((request) => request.socket.destroy());
     const client = new CairnClient({ baseUrl, apiKey: "key" });
