@@ -28,6 +28,8 @@ import pg from "pg";
 import { indexTermCounts } from "../../core/ports/memory-text.ts";
 import { sqliteServingPragmas } from "../../plugins/storage/connection-settings.ts";
 import { timeOrderedId } from "../../plugins/storage/memory-ids.ts";
+import { memoryPostings } from "../../plugins/storage/migrations/0006-memory-postings.ts";
+import { memoryPostingsCovering } from "../../plugins/storage/migrations/0014-memory-postings-covering.ts";
 import { createTestDatabase } from "../support/platforms.ts";
 import { postgresCpuMilliseconds } from "../support/processes.ts";
 import { createCorpus } from "./memory-corpus.ts";
@@ -71,10 +73,16 @@ const segmentTables = [
   `create table memory_segment_list (account_id varchar(36) not null, segment integer not null,
      tier integer not null, ids text not null, primary key (account_id, segment))`,
 ];
-const postingsTable = `create table memory_postings (account_id varchar(36) not null, term varchar(256) not null,
-  memory_id varchar(36) not null references memories (id) on delete cascade, scope varchar(128) not null,
-  tf integer not null, length integer not null, primary key (account_id, term, memory_id) KEY)`;
-const postingsIndex = "create index memory_postings_memory_index on memory_postings (memory_id)";
+// Today's postings exactly as the migrations create them (the table, then its memory_id index;
+// on PostgreSQL the primary key made covering).
+const postingsDdl = (statements: readonly string[]) =>
+  statements.filter(
+    (statement) =>
+      statement.startsWith("create table memory_postings") ||
+      statement.includes("memory_postings_memory_index"),
+  );
+const postingsSqlite = postingsDdl(memoryPostings.sqlite);
+const postingsPostgres = [...postingsDdl(memoryPostings.postgresql), ...memoryPostingsCovering.postgresql];
 const unpack = (bytes: Uint8Array) =>
   new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 const bytesOf = (list: Uint32Array) => Buffer.from(list.buffer, list.byteOffset, list.byteLength);
@@ -89,8 +97,7 @@ function sqliteStore(layout: Layout): Store {
   database.exec("create table memories (id varchar(36) primary key, content text not null)");
   // Both layouts' tables (the statements are prepared up front), the unused one left empty.
   for (const table of segmentTables) database.exec(`${table.replace("BLOB", "blob")} without rowid`);
-  database.exec(`${postingsTable.replace(" KEY", "")} without rowid`);
-  database.exec(postingsIndex);
+  for (const statement of postingsSqlite) database.exec(statement);
   const statement = (text: string) => database.prepare(text);
   const row = statement("insert into memories (id, content) values (?, 'x')");
   const posting = statement(`insert into memory_postings (account_id, term, memory_id, scope, tf, length)
@@ -176,8 +183,7 @@ async function postgresStore(layout: Layout): Promise<Store> {
   await query("create table memories (id varchar(36) primary key, content text not null)");
   // Both layouts' tables, as on SQLite.
   for (const table of segmentTables) await query(table.replace("BLOB", "bytea"));
-  await query(postingsTable.replace(" KEY", " include (scope, tf, length)"));
-  await query(postingsIndex);
+  for (const statement of postingsPostgres) await query(statement);
   const column = <T>(rows: T[][], index: number) => rows.map((entry) => entry[index]);
   return {
     begin: async () => void (await query("begin")),

@@ -53,6 +53,7 @@ import {
   generateDataset,
   categories as generatedCategories,
   type Question,
+  turnText,
 } from "./recall-quality/dataset.ts";
 import { loadLocomo, locomoCategories } from "./recall-quality/locomo.ts";
 
@@ -81,7 +82,7 @@ const generationMs = performance.now() - generationStart;
 const categories: readonly string[] = locomo ? locomoCategories : generatedCategories;
 const turns = dataset.flatMap((conversation) => conversation.turns);
 const questions = dataset.flatMap((conversation) => conversation.questions);
-const textOf = new Map(turns.map((turn) => [turn.id, `${turn.speaker}: ${turn.text}`]));
+const textOf = new Map(turns.map((turn) => [turn.id, turnText(turn)]));
 
 const sessions = dataset.reduce(
   (sum, conversation) => sum + new Set(conversation.turns.map((turn) => turn.session)).size,

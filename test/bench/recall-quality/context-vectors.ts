@@ -19,9 +19,13 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { ensureModelServerEnvironment, startModelServer } from "../../model-server/model-server-process.ts";
+import {
+  embed as embedRequest,
+  ensureModelServerEnvironment,
+  startModelServer,
+} from "../../model-server/model-server-process.ts";
 import type { DumpedQuestion } from "./candidate-dump.ts";
-import { type Conversation, generateDataset, type Turn } from "./dataset.ts";
+import { type Conversation, generateDataset, type Turn, turnText } from "./dataset.ts";
 import { loadLocomo } from "./locomo.ts";
 
 const { values } = parseArgs({
@@ -40,11 +44,10 @@ const conversations: Conversation[] =
     ? generateDataset({ conversations: Number(values.conversations), seed: Number(values.seed) })
     : loadLocomo(values.locomo).conversations;
 
-const plain = (turn: Turn) => `${turn.speaker}: ${turn.text}`;
 const withPrevious = (turns: Turn[], index: number) =>
   index > 0 && turns[index - 1].session === turns[index].session
-    ? `${plain(turns[index - 1])}\n${plain(turns[index])}`
-    : plain(turns[index]);
+    ? `${turnText(turns[index - 1])}\n${turnText(turns[index])}`
+    : turnText(turns[index]);
 
 ensureModelServerEnvironment();
 const server = await startModelServer();
@@ -52,13 +55,11 @@ try {
   async function embed(texts: string[], inputType: "query" | "document"): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += 64) {
-      const response = await fetch(`${server.url}/v1/embeddings`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ input: texts.slice(start, start + 64), input_type: inputType }),
+      const { response, body } = await embedRequest(server, {
+        input: texts.slice(start, start + 64),
+        input_type: inputType,
       });
-      if (!response.ok) throw new Error(`embeddings: ${response.status} ${await response.text()}`);
-      const body = (await response.json()) as { data: Array<{ embedding: number[] }> };
+      if (!response.ok) throw new Error(`embeddings: ${response.status} ${JSON.stringify(body)}`);
       for (const { embedding } of body.data) {
         const vector = Float32Array.from(embedding);
         const norm = Math.hypot(...vector);
@@ -78,7 +79,7 @@ try {
   const context: Float32Array[][] = [];
   const questions: Float32Array[][] = [];
   for (const conversation of conversations) {
-    alone.push(await embed(conversation.turns.map(plain), "document"));
+    alone.push(await embed(conversation.turns.map(turnText), "document"));
     context.push(
       await embed(
         conversation.turns.map((_, index) => withPrevious(conversation.turns, index)),

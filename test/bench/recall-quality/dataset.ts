@@ -35,6 +35,9 @@ export interface Turn {
   sessionDate: string;
 }
 
+/** A turn as Cairn stores it (and BM25 indexes it): "Speaker: text". */
+export const turnText = (turn: Pick<Turn, "speaker" | "text">) => `${turn.speaker}: ${turn.text}`;
+
 export type Category =
   | "single-hop"
   | "temporal"
