@@ -172,7 +172,10 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     logger,
     relationDetection,
     afterWrite: (memoryIds) => memoryEmbedder?.wake(memoryIds),
-    afterForget: storage.upkeep?.afterForget,
+    afterForget: (unembedded) => {
+      storage.upkeep?.afterForget?.();
+      if (unembedded.length > 0) memoryEmbedder?.wake(unembedded);
+    },
     afterLink: storage.upkeep?.afterLink,
     commitsInProcess: storage.dialect === "sqlite",
     // Writes of remember and ingest (not imports) are memory.remembered events, queued before

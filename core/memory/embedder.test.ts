@@ -9,16 +9,27 @@ import { createFakeClock } from "../../test/doubles/fake-clock.ts";
 import { EmbeddingFailure, type EmbeddingProvider, type Embeddings } from "../ports/embeddings.ts";
 import { silentLogger } from "../ports/logger.ts";
 import type { EmbeddingPath, MemoryStore, StoredEmbedding } from "../ports/memory-store.ts";
-import { createMemoryEmbedder, embeddingProbeText } from "./embedder.ts";
+import {
+  contextCharacters,
+  createMemoryEmbedder,
+  embeddingPathVersion,
+  embeddingProbeText,
+  type StoredBatch,
+} from "./embedder.ts";
 
 const key = (path: EmbeddingPath) => `${path.modelId}/${path.dimensions}/${path.version}`;
 
 /** The embedding part of a store: rows, and per path the content hash each row's vector is for. */
 function createEmbeddingStore() {
-  const rows = new Map<string, { content: string; contentHash: string }>();
+  const rows = new Map<
+    string,
+    { content: string; contentHash: string; context: { memoryId: string; content: string } | null }
+  >();
   const vectors = new Map<string, Map<string, string>>();
   /** Each work lookup's listed ids (undefined: every row searched). */
   const lookups: Array<readonly string[] | undefined> = [];
+  /** Every batch of vectors stored, as stored. */
+  const storedBatches: StoredEmbedding[][] = [];
   const store = {
     async embeddingWork(path: EmbeddingPath, limit: number, _now: Date, memoryIds?: readonly string[]) {
       lookups.push(memoryIds);
@@ -31,6 +42,7 @@ function createEmbeddingStore() {
     async putEmbeddings(path: EmbeddingPath, embeddings: StoredEmbedding[]) {
       const onPath = vectors.get(key(path)) ?? new Map<string, string>();
       vectors.set(key(path), onPath);
+      storedBatches.push(embeddings);
       for (const embedding of embeddings) {
         expect(embedding.vector).toHaveLength(path.dimensions);
         if (rows.get(embedding.memoryId)?.contentHash === embedding.contentHash)
@@ -55,8 +67,9 @@ function createEmbeddingStore() {
     store,
     vectors,
     lookups,
-    add(id: string, content: string) {
-      rows.set(id, { content, contentHash: `hash:${content}` });
+    storedBatches,
+    add(id: string, content: string, context: { memoryId: string; content: string } | null = null) {
+      rows.set(id, { content, contentHash: `hash:${content}`, context });
     },
   };
 }
@@ -96,9 +109,13 @@ function createScriptedProvider(settings: { modelId?: string | null; dimensions?
 
 const unreachable = () =>
   new EmbeddingFailure("unreachable", "connection refused", { destination: "model_server" });
-const pathA = { modelId: "model-a", dimensions: 3, version: 1 };
+const pathA = { modelId: "model-a", dimensions: 3, version: embeddingPathVersion };
 
-function setUp(settings?: Parameters<typeof createScriptedProvider>[0], sweepMilliseconds?: number) {
+function setUp(
+  settings?: Parameters<typeof createScriptedProvider>[0],
+  sweepMilliseconds?: number,
+  afterStore?: (batch: StoredBatch) => Promise<void>,
+) {
   const store = createEmbeddingStore();
   const scripted = createScriptedProvider(settings);
   const embedder = createMemoryEmbedder({
@@ -108,6 +125,7 @@ function setUp(settings?: Parameters<typeof createScriptedProvider>[0], sweepMil
     clock: createFakeClock(),
     random: () => 0,
     sweepMilliseconds,
+    afterStore,
   });
   return { ...store, ...scripted, embedder };
 }
@@ -129,6 +147,46 @@ describe("createMemoryEmbedder", () => {
     expect(calls).toHaveLength(3);
     // Older paths are cleaned once per path, not on every idle pass.
     expect(store.dropOtherEmbeddingPaths).toHaveBeenCalledTimes(1);
+    await embedder.close();
+  });
+
+  it("embeds a memory with context alone and after it, stores the unit sum, and hands on its own vector", async () => {
+    const batches: StoredBatch[] = [];
+    const { embedder, add, calls, scripted, storedBatches } = setUp(
+      { modelId: "model-a", dimensions: 3 },
+      undefined,
+      async (batch) => {
+        batches.push(batch);
+      },
+    );
+    // Each text's vector says which text it is: alone [1, 0, 0], with context along y (made unit).
+    scripted.answer = async (texts) => ({
+      modelId: "model-a",
+      dimensions: 3,
+      vectors: texts.map((text) => new Float32Array(text.includes("\n") ? [0, 3, 0] : [1, 0, 0])),
+    });
+    const long = `${"x".repeat(contextCharacters)}END`;
+    add("m1", "first turn");
+    add("m2", "second turn", { memoryId: "m1", content: long });
+    add("m3", "third turn");
+    await embedder.drain();
+    // Two texts for m2: the first batch of two texts holds m1 and m3, the next m2.
+    expect(calls).toEqual([
+      ["first turn", "third turn"],
+      ["second turn", `${long.slice(-contextCharacters)}\nsecond turn`],
+    ]);
+    const second = storedBatches[1][0];
+    expect(second).toMatchObject({ memoryId: "m2", contextId: "m1" });
+    expect([...second.vector].map((value) => Number(value.toFixed(6)))).toEqual([
+      Number(Math.SQRT1_2.toFixed(6)),
+      Number(Math.SQRT1_2.toFixed(6)),
+      0,
+    ]);
+    expect(storedBatches[0][0]).toMatchObject({ memoryId: "m1", contextId: null });
+    expect([...storedBatches[0][0].vector]).toEqual([1, 0, 0]);
+    // Relation detection gets what the statement says, without its context.
+    expect(batches[1].embeddings).toHaveLength(1);
+    expect([...batches[1].embeddings[0].vector]).toEqual([1, 0, 0]);
     await embedder.close();
   });
 

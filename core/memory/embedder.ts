@@ -29,8 +29,15 @@
  * for that row while the others embed) is set aside, logged by id, so one row cannot hold up the
  * queue; it is found lexically. `close()` aborts the call in flight.
  *
- * After each batch is stored, `afterStore` (corrections by meaning: link-corrections.ts) gets its
- * vectors with `writtenSince`: a row written since then that lacked a vector on the path is a new
+ * A memory of a source session (a turn of a conversation) is embedded twice: alone, and after
+ * the session's memory before it (`EmbeddingWork.context`); its vector is the two unit vectors'
+ * sum made unit again, one vector per memory as before. A turn alone often leaves out what it
+ * is about ("Yes, twice last year"): on LoCoMo the vectors alone found 0.683 of the evidence
+ * against 0.643, and the fused search at least 0.742 against 0.707 (test/bench/RESULTS.md).
+ *
+ * After each batch is stored, `afterStore` (corrections by meaning: link-corrections.ts) gets the
+ * statements' own vectors (without context: a correction is about what the statement says) with
+ * `writtenSince`: a row written since then that lacked a vector on the path is a new
  * statement. It is when this embedder started, or when it learned a new model: rows it embeds
  * that were written earlier are a backfill (written while embeddings were off, or before a
  * restart) or a re-embed for the new model, never new statements, so they correct nothing.
@@ -46,8 +53,13 @@ import type { EmbeddingFailure, EmbeddingProvider, Embeddings } from "../ports/e
 import type { Logger } from "../ports/logger.ts";
 import type { EmbeddingPath, EmbeddingWork, MemoryStore, StoredEmbedding } from "../ports/memory-store.ts";
 
-/** Bumped when how texts are prepared for the model changes: every row is then embedded again. */
-export const embeddingPathVersion = 1;
+/**
+ * Bumped when how texts are prepared for the model changes: every row is then embedded again.
+ * 2: a memory of a source session is embedded with the one before it (`embeddedTexts`).
+ */
+export const embeddingPathVersion = 2;
+/** Characters of the previous memory of a session embedded as context: its end, next to the memory. */
+export const contextCharacters = 1_000;
 /** The text embedded to learn the model and width when the settings do not name both; no memory content. */
 export const embeddingProbeText = "Cairn embedding probe";
 const firstDelayMilliseconds = 1_000;
@@ -230,18 +242,18 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
     // Taken before the answer: a batch that reveals a new model was found on the old path, so its
     // rows written since had no vector there either (no correction check yet).
     const since = writtenSince;
-    const answer = await provider.embed(
-      work.map((item) => item.content),
-      stopping.signal,
-    );
+    const answer = await provider.embed(work.flatMap(embeddedTexts), stopping.signal);
     answeredOnce = true;
     learn(answer);
     const path = pathOf(answer);
-    const embeddings = stored(work, answer.vectors);
+    const { embeddings, own } = stored(work, answer.vectors);
     await memories.putEmbeddings(path, embeddings);
+    // A vector whose context was forgotten during the call is not stored, and that forget found
+    // no vector to drop: looked up again, such a row is embedded without it.
+    for (const item of work) if (item.context !== null) writtenRows.add(item.memoryId);
     if (options.afterStore === undefined || stopping.signal.aborted) return;
     try {
-      await options.afterStore({ path, embeddings, writtenSince: since });
+      await options.afterStore({ path, embeddings: own, writtenSince: since });
     } catch (error) {
       // The vectors are stored, so the rows are no longer work: a retry would not find them.
       logger.error({ err: error }, "checking new memories for corrections failed");
@@ -300,11 +312,15 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
       ids,
     );
     const work: EmbeddingWork[] = [];
+    // A batch of at most the provider's batch size of texts (two for a memory with context).
+    let texts = 0;
     for (const item of found) {
       if (setAsideRows.get(item.memoryId) === item.contentHash) continue;
       if (item.content.trim() === "") setAside(item, "blank content");
-      else if (work.length < provider.maxBatchSize) work.push(item);
-      else writtenRows.add(item.memoryId);
+      else if (texts + textCount(item) <= Math.max(provider.maxBatchSize, textCount(item))) {
+        work.push(item);
+        texts += textCount(item);
+      } else writtenRows.add(item.memoryId);
     }
     const moreToDo = () => writtenRows.size > 0 || scansDone < scansAsked;
     if (work.length === 0) {
@@ -442,11 +458,36 @@ export function createMemoryEmbedder(options: MemoryEmbedderOptions): MemoryEmbe
   };
 }
 
+/** The texts a memory is embedded from: its content, and with context the two together. */
+export function embeddedTexts(item: EmbeddingWork): string[] {
+  if (item.context === null) return [item.content];
+  return [item.content, `${item.context.content.slice(-contextCharacters)}\n${item.content}`];
+}
+
+const textCount = (item: EmbeddingWork) => (item.context === null ? 1 : 2);
+
+/** The unit vector of the sum of two unit vectors. */
+export function combinedVector(first: Float32Array, second: Float32Array): Float32Array {
+  const sum = new Float32Array(first.length);
+  const unit = (vector: Float32Array) => Math.hypot(...vector) || 1;
+  const [left, right] = [unit(first), unit(second)];
+  for (let index = 0; index < sum.length; index++) sum[index] = first[index] / left + second[index] / right;
+  const length = Math.hypot(...sum) || 1;
+  for (let index = 0; index < sum.length; index++) sum[index] /= length;
+  return sum;
+}
+
+/** The vectors to store (with context combined in) and each statement's own, by work item. */
 function stored(work: readonly EmbeddingWork[], vectors: readonly Float32Array[]) {
-  return work.map((item, index) => ({
-    accountId: item.accountId,
-    memoryId: item.memoryId,
-    contentHash: item.contentHash,
-    vector: vectors[index] as Float32Array,
-  }));
+  const embeddings: StoredEmbedding[] = [];
+  const own: StoredEmbedding[] = [];
+  let next = 0;
+  for (const item of work) {
+    const row = { accountId: item.accountId, memoryId: item.memoryId, contentHash: item.contentHash };
+    const alone = vectors[next++] as Float32Array;
+    const vector = item.context === null ? alone : combinedVector(alone, vectors[next++] as Float32Array);
+    embeddings.push({ ...row, vector, contextId: item.context?.memoryId ?? null });
+    own.push({ ...row, vector: alone });
+  }
+  return { embeddings, own };
 }

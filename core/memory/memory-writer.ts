@@ -81,8 +81,11 @@ export interface MemoryWriter {
    * such a write waits; true at worst once too often (a settle that finds nothing to link).
    */
   linkPending(accountId: string): boolean;
-  /** Tells the storage a forget committed (SQLite then empties its log soon: docs/memory.md#forget). */
-  forgotten(): void;
+  /**
+   * Tells the storage a forget committed (SQLite then empties its log soon: docs/memory.md#forget),
+   * with the rows whose vectors it dropped (the forgotten row was their context), to embed again.
+   */
+  forgotten(unembedded?: readonly string[]): void;
   /**
    * Counts one access of each row at `now` (written shortly); answers each row's accesses not
    * written yet, this one included.
@@ -121,8 +124,8 @@ export function createMemoryWriter(settings: {
   logger: Logger;
   /** Called after every committed write with the rows written (semantic search's embedder wakes on it). */
   afterWrite?: (memoryIds: readonly string[]) => void;
-  /** Called after every committed forget. */
-  afterForget?: () => void;
+  /** Called after every committed forget, with the rows whose vectors it dropped (`forgotten`). */
+  afterForget?: (unembedded: readonly string[]) => void;
   /**
    * Called with queued writes before they are linked and leave the queue (the plugin host queues
    * `memory.remembered` from it): a crash before the link commits calls it again for them after
@@ -421,8 +424,8 @@ export function createMemoryWriter(settings: {
     exclusive,
     written,
     linkPending: (accountId) => unlinked.has(accountId),
-    forgotten() {
-      settings.afterForget?.();
+    forgotten(unembedded = []) {
+      settings.afterForget?.(unembedded);
     },
     accessed(accountId, ids, now) {
       let rows = unwrittenAccesses.get(accountId);

@@ -172,6 +172,11 @@ export interface EmbeddingWork {
   memoryId: string;
   content: string;
   contentHash: string;
+  /**
+   * For a memory of a source session, the one before it in that session (same scope and
+   * `sourceSessionId`, the last live row created before it), embedded with it as context.
+   */
+  context: { memoryId: string; content: string } | null;
 }
 
 /** A memory's vector on a path, for the content it was computed from. */
@@ -181,6 +186,8 @@ export interface StoredEmbedding {
   contentHash: string;
   /** Unit length, `path.dimensions` long. */
   vector: Float32Array;
+  /** The memory embedded with it as context (`EmbeddingWork.context`): forgetting it drops the vector. */
+  contextId?: string | null;
 }
 
 export interface NearestRequest {
@@ -284,9 +291,12 @@ export interface MemoryStore {
     perSeed: number,
     now: Date,
   ): Promise<{ bySeed: Map<string, RelationRecord[]>; rows: MemoryRecord[] }>;
-  /** Hard delete of the row, its index entry, embeddings and every edge touching it; the rows it
-   * had superseded are current again. */
-  delete(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Hard delete of the row, its index entry, embeddings and every edge touching it; the rows it
+   * had superseded are current again. Other memories' vectors that took it as context go too:
+   * the answer lists those memories (to embed again), or is null when there was no such row.
+   */
+  delete(accountId: string, id: string): Promise<string[] | null>;
   /**
    * The terms' document frequencies and the account's totals and, in the same read, the postings
    * (in `shortLists.scope`, or every scope) of each term held by fewer than `shortLists.rows`
@@ -342,7 +352,8 @@ export interface MemoryStore {
    * its own transaction. Live rows of any account (superseded ones too: a question about the past
    * searches them) lacking a vector on `path` for their current content hash, oldest update
    * first, at most `limit`; with `memoryIds` (at most 500), among those rows only (looked up by
-   * id, where the whole search reads every row). Outside a transaction only.
+   * id, where the whole search reads every row), each with its session context. Outside a
+   * transaction only.
    */
   embeddingWork(
     path: EmbeddingPath,
@@ -353,7 +364,8 @@ export interface MemoryStore {
   /**
    * Stores vectors on `path`, replacing an older vector of the same memory and path. A vector
    * whose memory is gone or whose content hash no longer matches is dropped, so an embedding that
-   * finishes after a forget or an edit never brings old content back. A vector of the wrong width
+   * finishes after a forget or an edit never brings old content back; so is one whose context
+   * memory is gone (forgotten meanwhile). A vector of the wrong width
    * or with a non-finite value throws. Outside a transaction only (it takes each account's write
    * lock itself).
    */

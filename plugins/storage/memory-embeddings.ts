@@ -102,21 +102,27 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
   /** Inserts or replaces the vectors whose memory still holds the content they were computed from. */
   async function store(transaction: Execute, path: EmbeddingPath, embeddings: StoredEmbedding[], at: Date) {
     const pathValues = list([path.modelId, path.dimensions, path.version]);
-    const upsert = sql`on conflict (memory_id, model_id, dimensions, version) do update set scope = excluded.scope, content_hash = excluded.content_hash, embedding = excluded.embedding, created_at = excluded.created_at`;
+    const upsert = sql`on conflict (memory_id, model_id, dimensions, version) do update set scope = excluded.scope, content_hash = excluded.content_hash, embedding = excluded.embedding, context_id = excluded.context_id, created_at = excluded.created_at`;
+    // A vector whose context memory was forgotten meanwhile is not stored: it would keep a trace of it.
+    const contextKept = (contextId: string) =>
+      sql`(${contextId} = '' or exists (select 1 from memories c where c.id = ${contextId} and c.account_id = m.account_id))`;
     if (sqlite) {
       for (const embedding of embeddings) {
+        const contextId = embedding.contextId ?? "";
         await transaction(
-          sql`insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
-           select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, ${vectorBytes(embedding.vector)}, ${time(at)} from memories m where m.id = ${embedding.memoryId} and m.account_id = ${embedding.accountId} and m.content_hash = ${embedding.contentHash} ${upsert}`,
+          sql`insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, context_id, created_at)
+           select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, ${vectorBytes(embedding.vector)}, nullif(${contextId}, ''), ${time(at)} from memories m
+           where m.id = ${embedding.memoryId} and m.account_id = ${embedding.accountId} and m.content_hash = ${embedding.contentHash} and ${contextKept(contextId)} ${upsert}`,
         );
       }
     } else {
       const column = (value: (embedding: StoredEmbedding) => string) => embeddings.map(value);
       await transaction(
-        sql`insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, created_at)
-         select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, t.embedding::vector, ${time(at)}
-         from unnest(${column((embedding) => embedding.accountId)}::varchar[], ${column((embedding) => embedding.memoryId)}::varchar[], ${column((embedding) => embedding.contentHash)}::varchar[], ${column((embedding) => vectorLiteral(embedding.vector))}::text[]) as t(account_id, memory_id, content_hash, embedding)
-         join memories m on m.id = t.memory_id and m.account_id = t.account_id and m.content_hash = t.content_hash ${upsert}`,
+        sql`insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, context_id, created_at)
+         select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, t.embedding::vector, nullif(t.context_id, ''), ${time(at)}
+         from unnest(${column((embedding) => embedding.accountId)}::varchar[], ${column((embedding) => embedding.memoryId)}::varchar[], ${column((embedding) => embedding.contentHash)}::varchar[], ${column((embedding) => vectorLiteral(embedding.vector))}::text[], ${column((embedding) => embedding.contextId ?? "")}::varchar[]) as t(account_id, memory_id, content_hash, embedding, context_id)
+         join memories m on m.id = t.memory_id and m.account_id = t.account_id and m.content_hash = t.content_hash
+         where t.context_id = '' or exists (select 1 from memories c where c.id = t.context_id and c.account_id = m.account_id) ${upsert}`,
       );
     }
     // A vector of content its memory no longer holds goes, whichever vector it was.
@@ -136,17 +142,42 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
           : sqlite
             ? sql`m.id in (${list(memoryIds.length > 0 ? memoryIds : [""])}) and `
             : sql`m.id = any(${[...memoryIds]}::varchar[]) and `;
-      const rows = await run<{ account_id: string; id: string; content: string; content_hash: string }>(
-        sql`select m.account_id, m.id, m.content, m.content_hash from memories m where ${listed}${liveMemory(now)}
+      // The session's last live row created before the memory (memories_session_order_index).
+      const previous = sql`(select p.id from memories p where p.account_id = m.account_id and p.scope = m.scope and p.source_session_id = m.source_session_id
+         and (p.created_at, p.id) < (m.created_at, m.id) and (p.expires_at is null or p.expires_at > ${time(now)})
+         order by p.created_at desc, p.id desc limit 1)`;
+      const rows = await run<{
+        account_id: string;
+        id: string;
+        content: string;
+        content_hash: string;
+        context_id: string | null;
+      }>(
+        sql`select m.account_id, m.id, m.content, m.content_hash, case when m.source_session_id is null then null else ${previous} end as context_id
+         from memories m where ${listed}${liveMemory(now)}
          and not exists (select 1 from memory_embeddings e where e.memory_id = m.id and ${where(path, "e")} and e.content_hash = m.content_hash)
          order by m.updated_at, m.id limit ${limit}`,
       );
-      return rows.map((row) => ({
-        accountId: row.account_id,
-        memoryId: row.id,
-        content: row.content,
-        contentHash: row.content_hash.trim(),
-      }));
+      const contextIds = [
+        ...new Set(rows.flatMap((row) => (row.context_id === null ? [] : [row.context_id]))),
+      ];
+      const contexts = new Map<string, string>();
+      for (let start = 0; start < contextIds.length; start += 500) {
+        const found = await run<{ id: string; content: string }>(
+          sql`select id, content from memories where id in (${list(contextIds.slice(start, start + 500))})`,
+        );
+        for (const row of found) contexts.set(row.id, row.content);
+      }
+      return rows.map((row) => {
+        const content = row.context_id === null ? undefined : contexts.get(row.context_id);
+        return {
+          accountId: row.account_id,
+          memoryId: row.id,
+          content: row.content,
+          contentHash: row.content_hash.trim(),
+          context: content === undefined ? null : { memoryId: row.context_id as string, content },
+        };
+      });
     },
 
     async putEmbeddings(path, embeddings) {

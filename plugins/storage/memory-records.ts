@@ -217,12 +217,16 @@ export function createRecordMethods(
     async delete(accountId, id) {
       // Postings first: the row's delete would cascade to them without counting terms down.
       await index.unpost(accountId, id);
-      // Vectors explicitly, not only by the cascade (secure_delete overwrites them on SQLite).
+      // Vectors explicitly, not only by the cascade (secure_delete overwrites them on SQLite), and
+      // the vectors that took the row as context: they hold a trace of it.
       await run(sql`delete from memory_embeddings where memory_id = ${id} and account_id = ${accountId}`);
       const deleted = await run<{ id: string; scope: string; index_length: number | string | null }>(
         sql`delete from memories where id = ${id} and account_id = ${accountId} returning id, scope, index_length`,
       );
-      if (deleted.length === 0) return false;
+      if (deleted.length === 0) return null;
+      const withContext = await run<{ memory_id: string }>(
+        sql`delete from memory_embeddings where context_id = ${id} and account_id = ${accountId} returning memory_id`,
+      );
       await index.count(
         accountId,
         new Map([[deleted[0].scope, { rows: -1, length: -Number(deleted[0].index_length ?? 0) }]]),
@@ -235,7 +239,7 @@ export function createRecordMethods(
       await run(
         sql`update memories set superseded_at = null, superseded_by_id = null where account_id = ${accountId} and superseded_by_id = ${id}`,
       );
-      return true;
+      return [...new Set(withContext.map((row) => row.memory_id))];
     },
   };
   return records;

@@ -6,7 +6,12 @@
  * databases.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createMemoryEmbedder, type MemoryEmbedder } from "../../core/memory/embedder.ts";
+import {
+  combinedVector,
+  createMemoryEmbedder,
+  embeddingPathVersion,
+  type MemoryEmbedder,
+} from "../../core/memory/embedder.ts";
 import { fuseRankings } from "../../core/memory/hybrid.ts";
 import { systemClock } from "../../core/ports/clock.ts";
 import type { EmbeddingProvider } from "../../core/ports/embeddings.ts";
@@ -108,7 +113,7 @@ describe.each(storageTargets)("the memory embedder on %s", (target) => {
     for (const content of contents) await memory.remember({ content });
     await embedder.drain();
     const path = embedder.path() as EmbeddingPath;
-    expect(path).toEqual({ modelId: "e5-small-v2", dimensions: 384, version: 1 });
+    expect(path).toEqual({ modelId: "e5-small-v2", dimensions: 384, version: embeddingPathVersion });
     expect(await memories.embeddedCount(accountId, undefined, path, new Date())).toBe(contents.length);
     expect(await memories.embeddingWork(path, 100, new Date())).toEqual([]);
   });
@@ -159,6 +164,88 @@ describe.each(storageTargets)("the memory embedder on %s", (target) => {
     expect(await vectorsOf(forgotten.id)).toBe(0);
     expect(await memories.embeddingWork(embedder.path() as EmbeddingPath, 100, new Date())).toEqual([]);
   });
+
+  it("embeds a turn after the one before it in its session, and again without it once that one is forgotten", async () => {
+    const { memory } = await newAccount(test);
+    const session = crypto.randomUUID();
+    const { memories: turns } = await memory.import({
+      memories: [
+        {
+          content: "Caroline: I went to an adoption agency meeting last Friday.",
+          source_session_id: session,
+        },
+        { content: "Melanie: How did it go? Are you thinking of applying?", source_session_id: session },
+      ],
+    });
+    const [question, answer] = turns;
+    await embedder.drain();
+    const stored = async (memoryId: string) => {
+      const [row] = await test.platform.storage.execute<{ context_id: string | null; embedding: unknown }>(
+        sql`select context_id, embedding from memory_embeddings where memory_id = ${memoryId}`,
+      );
+      const value = row.embedding;
+      const vector =
+        value instanceof Uint8Array
+          ? new Float32Array(new Uint8Array(value).buffer)
+          : Float32Array.from(JSON.parse(String(value)) as number[]);
+      return { contextId: row.context_id, vector };
+    };
+    const embedded = async (text: string) =>
+      (await switchable.provider.embed([text])).vectors[0] as Float32Array;
+    const close = (left: Float32Array, right: Float32Array) =>
+      left.reduce((sum, value, index) => sum + value * right[index], 0);
+    // The answer's vector is its own and the pair's, combined; the question's is its own.
+    const withContext = await stored(answer.id);
+    expect(withContext.contextId).toBe(question.id);
+    const expected = combinedVector(
+      await embedded(answer.content),
+      await embedded(`${question.content}\n${answer.content}`),
+    );
+    expect(close(withContext.vector, expected)).toBeGreaterThan(0.9999);
+    expect(close(withContext.vector, await embedded(answer.content))).toBeLessThan(0.99);
+    expect((await stored(question.id)).contextId).toBeNull();
+
+    await memory.forget(question.id);
+    expect(await vectorsOf(answer.id)).toBe(0);
+    await embedder.drain();
+    const alone = await stored(answer.id);
+    expect(alone.contextId).toBeNull();
+    expect(close(alone.vector, await embedded(answer.content))).toBeGreaterThan(0.9999);
+  });
+
+  it("embeds a turn again without its context when that is forgotten while the turn is being embedded", async () => {
+    const { memory } = await newAccount(test);
+    await embedder.drain();
+    const session = crypto.randomUUID();
+    const { memories: turns } = await memory.import({
+      memories: [
+        { content: "Jon: I lost my job at the bank last month.", source_session_id: session },
+        { content: "Gina: Sorry to hear it. What will you do next?", source_session_id: session },
+      ],
+    });
+    const [context, turn] = turns;
+    let forgottenInFlight = false;
+    switchable.state.beforeEmbed = async (texts) => {
+      if (!texts.some((text) => text.startsWith(`${context.content}\n`))) return;
+      await memory.forget(context.id);
+      forgottenInFlight = true;
+    };
+    try {
+      // Looked up by id only (no search of every row is due after the drain), as after a write.
+      embedder.wake([turn.id, context.id]);
+      await vi.waitFor(async () => expect(await vectorsOf(turn.id)).toBe(1), {
+        timeout: 60_000,
+        interval: 250,
+      });
+    } finally {
+      switchable.state.beforeEmbed = async () => {};
+    }
+    expect(forgottenInFlight).toBe(true);
+    const [row] = await test.platform.storage.execute<{ context_id: string | null }>(
+      sql`select context_id from memory_embeddings where memory_id = ${turn.id}`,
+    );
+    expect(row.context_id).toBeNull();
+  }, 120_000);
 
   it("keeps the work queued while the model server is down and completes it by itself when it is back", async () => {
     const { accountId, memory } = await newAccount(test);

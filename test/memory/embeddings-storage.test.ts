@@ -274,6 +274,99 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     ).rejects.toThrow(/model id/);
   });
 
+  it("gives a session's memory the one before it as context, and a forget drops the vectors it went into", async () => {
+    const account = await createAccountWithKey(test);
+    const turn = (content: string, session: string | null, scope = "chat") => ({
+      content: `${content} of ${account.accountId}`,
+      scope,
+      source_session_id: session,
+    });
+    // One import, so one instant: the batch's order is the session's order.
+    const imported = await test.request("/v1/memory/import", {
+      method: "POST",
+      credential: account.key,
+      json: {
+        memories: [
+          turn("first turn", "s1"),
+          turn("other session", "s2"),
+          turn("second turn", "s1"),
+          turn("third turn", "s1"),
+          turn("another scope", "s1", "elsewhere"),
+          turn("no session", null),
+        ],
+      },
+    });
+    expect(imported.status).toBe(201);
+    const ids = ((await imported.json()) as { memories: Array<{ id: string }> }).memories.map(
+      (memory) => memory.id,
+    );
+    const [first, otherSession, second, third, otherScope, sessionless] = ids;
+    const work = async () =>
+      new Map(
+        (await memories.embeddingWork(pathA, 10_000, now()))
+          .filter((item) => item.accountId === account.accountId)
+          .map((item) => [item.memoryId, item]),
+      );
+    const before = await work();
+    const contextOf = (items: typeof before, id: string) => items.get(id)?.context;
+    expect(contextOf(before, first)).toBeNull();
+    expect(contextOf(before, second)).toEqual({
+      memoryId: first,
+      content: `first turn of ${account.accountId}`,
+    });
+    expect(contextOf(before, third)).toEqual({
+      memoryId: second,
+      content: `second turn of ${account.accountId}`,
+    });
+    for (const id of [otherSession, otherScope, sessionless]) expect(contextOf(before, id)).toBeNull();
+
+    // Stored with their context; the forget of the second turn drops the third's vector (it
+    // went into it) and lists the third to embed again, now after the first.
+    const rows = ids.map((id) => ({ id, contentHash: before.get(id)?.contentHash as string }));
+    await memories.putEmbeddings(
+      pathA,
+      stored(
+        account.accountId,
+        rows,
+        ids.map((_, index) => unitVector(40 + index)),
+      ).map((embedding) => ({
+        ...embedding,
+        contextId: before.get(embedding.memoryId)?.context?.memoryId ?? null,
+      })),
+    );
+    for (const id of ids) expect(await vectorRows(id)).toBe(1);
+    const forgotten = await test.request(`/v1/memory/${second}`, {
+      method: "DELETE",
+      credential: account.key,
+    });
+    expect(forgotten.status).toBe(204);
+    expect(await vectorRows(second)).toBe(0);
+    expect(await vectorRows(third)).toBe(0);
+    for (const id of [first, otherSession, otherScope, sessionless]) expect(await vectorRows(id)).toBe(1);
+    const after = await work();
+    expect([...after.keys()]).toEqual([third]);
+    expect(contextOf(after, third)).toEqual({
+      memoryId: first,
+      content: `first turn of ${account.accountId}`,
+    });
+
+    // A vector made with the forgotten memory as context, finishing after the forget, is dropped.
+    const late = stored(
+      account.accountId,
+      [{ id: third, contentHash: after.get(third)?.contentHash as string }],
+      [unitVector(50)],
+    );
+    await memories.putEmbeddings(pathA, [{ ...late[0], contextId: second }]);
+    expect(await vectorRows(third)).toBe(0);
+    await memories.putEmbeddings(pathA, [{ ...late[0], contextId: first }]);
+    expect(await vectorRows(third)).toBe(1);
+    // Creation order is the import's order, a millisecond apart, the last at the time of the import.
+    const listed = await test.request("/v1/memory/export", { credential: account.key });
+    const exported = ((await listed.json()) as { memories: Array<{ id: string; created_at: string }> })
+      .memories;
+    expect(exported.map((memory) => memory.id)).toEqual(ids.filter((id) => id !== second));
+  });
+
   it("forget removes the memory's vectors in its transaction", async () => {
     const account = await accountWith(2);
     await memories.putEmbeddings(

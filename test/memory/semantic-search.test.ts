@@ -90,6 +90,36 @@ describe.each(storageTargets)("semantic search on %s", (target) => {
     expect(figures.embedding_model_id).toBe("e5-small-v2");
   }, 120_000);
 
+  it("embeds a turn again at once when the turn before it, its context, is forgotten", async () => {
+    const session = crypto.randomUUID();
+    const { memories: turns } = await call<{ memories: Array<{ id: string }> }>("/v1/memory/import", {
+      method: "POST",
+      body: JSON.stringify({
+        memories: [
+          {
+            content: "Caroline: I went to a support group for new parents yesterday.",
+            source_session_id: session,
+          },
+          { content: "Melanie: That sounds lovely. Did it help?", source_session_id: session },
+        ],
+      }),
+    });
+    await embedded();
+    const forget = async (id: string) =>
+      (
+        await fetch(`${server.baseUrl}/v1/memory/${id}`, {
+          method: "DELETE",
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).status;
+    expect(await forget(turns[0].id)).toBe(204);
+    // The second turn's vector went with the first (it held a trace of it); the forget wakes the
+    // embedder for it, where a sweep would come only after 10 minutes.
+    await embedded();
+    // The next test counts this account's memories.
+    expect(await forget(turns[1].id)).toBe(204);
+  });
+
   it("answers lexically with a warning while the model server is down, and remember does not wait for it", async () => {
     await modelServer.stop();
     const written = await remember("The office plants are watered on Fridays.");

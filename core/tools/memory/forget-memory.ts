@@ -21,7 +21,7 @@ export const forgetMemory = defineTool({
     const accountId = requireAccount(context);
     const deleted = await context.platform.storage.memories.transaction(async (store) => {
       const row = await store.getAny(accountId, input.memory_id);
-      if (!row) return false;
+      if (!row) return null;
       await store.addTombstone(
         accountId,
         await identityDigest(
@@ -34,8 +34,9 @@ export const forgetMemory = defineTool({
       );
       return store.delete(accountId, input.memory_id);
     });
-    if (!deleted) throw memoryNotFound();
-    context.platform.memoryWriter.forgotten();
+    if (deleted === null) throw memoryNotFound();
+    // The rows embedded with it as context lost their vectors: they are embedded again without it.
+    context.platform.memoryWriter.forgotten(deleted);
     return null;
   },
 });

@@ -88,7 +88,9 @@ export const importMemories = defineTool({
           input.memories.map((memory, index) => ({
             ...toMemoryInput(memory),
             contentHash: hashes[index],
-            createdAt: memory.created_at ?? undefined,
+            // Without one, a millisecond apart in the order given, the last now: creation order
+            // (an export's, a session's context for embeddings) is the batch's order.
+            createdAt: memory.created_at ?? new Date(now.getTime() - (input.memories.length - 1 - index)),
             updatedAt: memory.updated_at ?? undefined,
           })),
           now,

@@ -29,6 +29,7 @@ import { memoryExportOrder } from "./0023-memory-export-order.ts";
 import { oauth } from "./0024-oauth.ts";
 import { snapshotsAndKeyRoles } from "./0025-snapshots-and-key-roles.ts";
 import { previewLinks } from "./0026-preview-links.ts";
+import { memorySessionContext } from "./0027-memory-session-context.ts";
 import type { MigrationSource } from "./migration-source.ts";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -62,6 +63,7 @@ export const migrationSources: MigrationSource[] = [
   oauth,
   snapshotsAndKeyRoles,
   previewLinks,
+  memorySessionContext,
 ];
 
 export function migrationsFor(dialect: Dialect) {
