@@ -55,7 +55,8 @@ import type { EmbeddingPath, EmbeddingWork, MemoryStore, StoredEmbedding } from 
 
 /**
  * Bumped when how texts are prepared for the model changes: every row is then embedded again.
- * 2: a memory of a source session is embedded with the one before it (`embeddedTexts`).
+ * 2: a memory of a source session is embedded with the one before it (`embeddedTexts`); the
+ * others' version-1 vectors are carried over by migration 0027.
  */
 export const embeddingPathVersion = 2;
 /** Characters of the previous memory of a session embedded as context: its end, next to the memory. */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
 import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
 import { hnswIndexName, hnswIndexStatement, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
+import { carriedOverVectors } from "../../plugins/storage/migrations/0027-memory-session-context.ts";
 import { sql } from "../../plugins/storage/sql-statement.ts";
 import { eventually } from "../support/eventually.ts";
 import { recordingPostgresStore } from "../support/memory-store-tests.ts";
@@ -1009,6 +1010,68 @@ describe.each(storageTargets)("forget leaves no vector byte behind on %s", (targ
       }
       expect(await filesHolding(files, needle)).toEqual([]);
       expect((await filesHolding(files, vectorBytes(kept))).length).toBeGreaterThan(0);
+    } finally {
+      await test.close();
+    }
+  });
+});
+
+describe.each(storageTargets)("the upgrade to session context on %s", (target) => {
+  it("carries the vectors of memories without a session over to version 2, and leaves session memories to the embedder", async () => {
+    const test = await createTestPlatform(target);
+    try {
+      const { memories, execute } = test.platform.storage;
+      const account = await createAccountWithKey(test);
+      const imported = await test.request("/v1/memory/import", {
+        method: "POST",
+        credential: account.key,
+        json: {
+          memories: [
+            { content: "The boiler is serviced every March." },
+            { content: "Jon: I lost my job last month.", source_session_id: "s1" },
+          ],
+        },
+      });
+      expect(imported.status).toBe(201);
+      const [alone, turn] = ((await imported.json()) as { memories: Array<{ id: string }> }).memories.map(
+        (memory) => memory.id,
+      );
+      const versionOne = { ...pathA, version: 1 };
+      const versionTwo = { ...pathA, version: 2 };
+      const work = await memories.embeddingWork(versionOne, 100, new Date());
+      await memories.putEmbeddings(
+        versionOne,
+        work.map((item, index) => ({
+          accountId: item.accountId,
+          memoryId: item.memoryId,
+          contentHash: item.contentHash,
+          vector: unitVector(60 + index),
+        })),
+      );
+      const vectorOf = async (memoryId: string, version: number) =>
+        (
+          await execute<{ embedding: unknown; scope: string | null }>(
+            sql`select embedding, scope from memory_embeddings where memory_id = ${memoryId} and version = ${version}`,
+          )
+        ).map((row) => [
+          String(
+            row.embedding instanceof Uint8Array ? Buffer.from(row.embedding).toString("hex") : row.embedding,
+          ),
+          row.scope,
+        ]);
+
+      // The migration's statement, as an older database meets it; twice changes nothing more.
+      await execute(carriedOverVectors);
+      await execute(carriedOverVectors);
+      expect(await vectorOf(alone, 2)).toEqual(await vectorOf(alone, 1));
+      expect(await vectorOf(alone, 2)).toHaveLength(1);
+      expect(await vectorOf(turn, 2)).toEqual([]);
+      expect(
+        (await memories.embeddingWork(versionTwo, 100, new Date()))
+          .filter((item) => item.accountId === account.accountId)
+          .map((item) => item.memoryId),
+      ).toEqual([turn]);
+      expect(await memories.embeddedCount(account.accountId, undefined, versionTwo, new Date())).toBe(1);
     } finally {
       await test.close();
     }
