@@ -2,14 +2,21 @@
  * Sandbox disks and volumes are preallocated, and never take the host's last room: a request that
  * would leave less than the reserve (5 % of the file system, at least 2 GiB) is refused with
  * global_capacity_reached before anything is written. A volume's image holds its whole size at
- * once, so filling it later takes nothing more from the host. Real files, real mkfs.
+ * once, so filling it later takes nothing more from the host, and its inode tables are zeroed by
+ * mkfs (the kernel's later zeroing punched holes in the image). Real files, real mkfs.
  */
+import { execFile } from "node:child_process";
 import { mkdtemp, rm, stat, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../../core/index.ts";
-import { ensureHostRoom, hostReserveBytes, writableBytes } from "../../lib/sandbox-isolation/index.ts";
+import {
+  ensureHostRoom,
+  formatDisk,
+  hostReserveBytes,
+  writableBytes,
+} from "../../lib/sandbox-isolation/index.ts";
 import { formatVolume } from "./session-disk.ts";
 
 describe("room on the host for sandbox storage", () => {
@@ -36,6 +43,31 @@ describe("room on the host for sandbox storage", () => {
     expect((refusal as Error).message).toMatch(
       /^The host has no room for [\d.]+ GiB more of sandbox storage/,
     );
+  });
+
+  it("formats disks and volumes with every inode table zeroed, so nothing zeroes them later through the image", async () => {
+    // Several block groups (128 MiB each): with lazy zeroing, all but the first are left to the
+    // kernel, which zeroed them after the mount by punching holes in the preallocated image.
+    for (const [name, format] of [
+      ["disk.img", formatDisk],
+      ["volume-groups.img", formatVolume],
+    ] as const) {
+      const image = join(directory, name);
+      await format(image, 512 * 1024 ** 2);
+      const listing = await new Promise<string>((resolve, reject) =>
+        execFile(
+          "dumpe2fs",
+          [image],
+          { env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        ),
+      );
+      const groups = listing.split("\n").filter((line) => /^Group \d+:/.test(line));
+      expect(groups.length).toBeGreaterThan(1);
+      for (const group of groups) expect(group).toContain("ITABLE_ZEROED");
+      expect((await stat(image)).blocks * 512).toBeGreaterThanOrEqual(512 * 1024 ** 2);
+      await rm(image);
+    }
   });
 
   it("makes a volume's image preallocated, and none at all when the host has no room", async () => {

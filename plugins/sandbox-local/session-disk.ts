@@ -129,16 +129,17 @@ export interface DiskOwner {
 
 /**
  * Makes a volume's disk image of `bytes`, with a journal (its data outlives sessions). It is
- * preallocated, as a sandbox's disk is: a sparse image took the host's blocks as it filled, so a
- * volume larger than the host's free space could fill the host's disk. The size is the file
- * system's: a write past it fails with ENOSPC inside the sandbox. A failed format leaves no image.
+ * preallocated and formatted to keep its blocks, as a sandbox's disk is (`formatDisk`): a sparse
+ * image took the host's blocks as it filled, so a volume larger than the host's free space could
+ * fill the host's disk. The size is the file system's: a write past it fails with ENOSPC inside
+ * the sandbox. A failed format leaves no image.
  */
 export async function formatVolume(imagePath: string, bytes: number): Promise<void> {
   await ensureHostRoom(dirname(imagePath), bytes);
   const script = [
     "set -e",
     'fallocate --length "$2" "$1"',
-    'mkfs.ext4 -q -F -m 0 -E lazy_itable_init=1,nodiscard,root_owner=0:0 "$1"',
+    'mkfs.ext4 -q -F -m 0 -E lazy_itable_init=0,nodiscard,root_owner=0:0 "$1"',
   ].join("\n");
   try {
     await runHostTool("/bin/sh", ["-c", script, "format-volume", imagePath, String(bytes)]);
