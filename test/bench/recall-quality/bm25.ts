@@ -16,6 +16,14 @@ export function tokenize(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((token) => !stopwords.has(token));
 }
 
+/** The tokens of the texts counted, each text's tokens counting `weight` each. */
+export function termCounts(texts: ReadonlyArray<{ text: string; weight: number }>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { text, weight } of texts)
+    for (const token of tokenize(text)) counts.set(token, (counts.get(token) ?? 0) + weight);
+  return counts;
+}
+
 export class Bm25Index {
   private readonly documents: Array<{ id: string; length: number; counts: Map<string, number> }> = [];
   private readonly documentFrequency = new Map<string, number>();
@@ -25,13 +33,18 @@ export class Bm25Index {
   private readonly b = 0.75;
 
   add(id: string, text: string) {
-    const tokens = tokenize(text);
-    const counts = new Map<string, number>();
-    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-    for (const token of counts.keys())
+    this.addCounts(id, termCounts([{ text, weight: 1 }]));
+  }
+
+  /** A document given as term counts (weighted ones too); its length is their sum. */
+  addCounts(id: string, counts: Map<string, number>) {
+    let length = 0;
+    for (const [token, count] of counts) {
       this.documentFrequency.set(token, (this.documentFrequency.get(token) ?? 0) + 1);
-    this.documents.push({ id, length: tokens.length, counts });
-    this.totalLength += tokens.length;
+      length += count;
+    }
+    this.documents.push({ id, length, counts });
+    this.totalLength += length;
   }
 
   /** Ids of the best `limit` documents, best first; ties keep insertion order. */

@@ -1,7 +1,7 @@
 /**
  * Would the lexical search find more if each turn's words were indexed with its neighbours' at a
  * lower weight (issue 45 item 1, lexical ≥ 0.70)? Outside the server, with the plain BM25 of
- * bm25.ts (its tokens and constants), one index per conversation: a turn's term counts plus
+ * bm25.ts, one index per conversation: a turn's term counts plus
  * `previous` × the counts of the turn before it in its session and `next` × the turn after it (a
  * longer document, so the length norm counts them too). Recall@10 by category; the weights are
  * chosen on the even-numbered questions and reported on the odd ones, so no reported figure is
@@ -11,7 +11,7 @@
  * set of recall-quality.ts otherwise, `--conversations`, `--seed`). Seconds; no model, no database.
  */
 import { parseArgs } from "node:util";
-import { tokenize } from "./bm25.ts";
+import { Bm25Index, termCounts } from "./bm25.ts";
 import { type Conversation, generateDataset, type Question, turnText } from "./dataset.ts";
 import { loadLocomo } from "./locomo.ts";
 
@@ -36,42 +36,18 @@ interface Weights {
 function rank(weights: Weights): Array<{ question: Question; top: string[] }> {
   const ranked: Array<{ question: Question; top: string[] }> = [];
   for (const { turns, questions } of conversations) {
-    const documents = turns.map((turn, index) => {
-      const counts = new Map<string, number>();
-      let length = 0;
-      const add = (text: string, weight: number) => {
-        for (const token of tokenize(text)) {
-          counts.set(token, (counts.get(token) ?? 0) + weight);
-          length += weight;
-        }
-      };
-      add(turnText(turn), 1);
-      const before = turns[index - 1];
-      const after = turns[index + 1];
-      if (weights.previous > 0 && before?.session === turn.session) add(turnText(before), weights.previous);
-      if (weights.next > 0 && after?.session === turn.session) add(turnText(after), weights.next);
-      return { id: turn.id, counts, length };
-    });
-    const frequency = new Map<string, number>();
-    for (const document of documents)
-      for (const term of document.counts.keys()) frequency.set(term, (frequency.get(term) ?? 0) + 1);
-    const averageLength = documents.reduce((sum, document) => sum + document.length, 0) / documents.length;
-    for (const question of questions) {
-      const terms = [...new Set(tokenize(question.question))];
-      const scored = documents.flatMap((document, order) => {
-        let score = 0;
-        for (const term of terms) {
-          const count = document.counts.get(term);
-          if (!count) continue;
-          const containing = frequency.get(term) ?? 0;
-          const idf = Math.log(1 + (documents.length - containing + 0.5) / (containing + 0.5));
-          score += (idf * count * 2.2) / (count + 1.2 * (0.25 + (0.75 * document.length) / averageLength));
-        }
-        return score > 0 ? [{ id: document.id, score, order }] : [];
-      });
-      scored.sort((left, right) => right.score - left.score || left.order - right.order);
-      ranked.push({ question, top: scored.slice(0, 10).map((hit) => hit.id) });
+    const index = new Bm25Index();
+    for (const [position, turn] of turns.entries()) {
+      const texts = [{ text: turnText(turn), weight: 1 }];
+      const before = turns[position - 1];
+      const after = turns[position + 1];
+      if (weights.previous > 0 && before?.session === turn.session)
+        texts.push({ text: turnText(before), weight: weights.previous });
+      if (weights.next > 0 && after?.session === turn.session)
+        texts.push({ text: turnText(after), weight: weights.next });
+      index.addCounts(turn.id, termCounts(texts));
     }
+    for (const question of questions) ranked.push({ question, top: index.search(question.question, 10) });
   }
   return ranked;
 }
