@@ -142,9 +142,11 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
           : sqlite
             ? sql`m.id in (${list(memoryIds.length > 0 ? memoryIds : [""])}) and `
             : sql`m.id = any(${[...memoryIds]}::varchar[]) and `;
-      // The session's last live row created before the memory (memories_session_order_index).
+      // The session's last row created before the memory (memories_session_order_index), expired
+      // or not: a vector must not depend on when the embedder ran. An expired row stays in the
+      // vectors it went into as it stays stored, until a forget deletes it and them.
       const previous = sql`(select p.id from memories p where p.account_id = m.account_id and p.scope = m.scope and p.source_session_id = m.source_session_id
-         and (p.created_at, p.id) < (m.created_at, m.id) and (p.expires_at is null or p.expires_at > ${time(now)})
+         and (p.created_at, p.id) < (m.created_at, m.id)
          order by p.created_at desc, p.id desc limit 1)`;
       const rows = await run<{
         account_id: string;

@@ -368,6 +368,38 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     expect(exported.map((memory) => memory.id)).toEqual(ids.filter((id) => id !== second));
   });
 
+  it("takes the session's memory before as context also once it has expired, so a vector never depends on when it was made", async () => {
+    const account = await createAccountWithKey(test);
+    const imported = await test.request("/v1/memory/import", {
+      method: "POST",
+      credential: account.key,
+      json: {
+        memories: ["asked about the trip", "yes, twice last year"].map((content) => ({
+          content: `${content} of ${account.accountId}`,
+          source_session_id: "s1",
+        })),
+      },
+    });
+    expect(imported.status).toBe(201);
+    const [question, answer] = ((await imported.json()) as { memories: Array<{ id: string }> }).memories.map(
+      (memory) => memory.id,
+    );
+    const past = new Date(Date.now() - 60_000);
+    await test.platform.storage.execute(
+      sql`update memories set expires_at = ${target === "sqlite" ? past.getTime() : past} where id = ${question}`,
+    );
+    // An embedder that runs after the expiry makes the vector one that ran before it made: an
+    // expired memory stays in the vectors it went into until it is forgotten, as it stays stored.
+    const work = (await memories.embeddingWork(pathA, 10_000, now())).filter(
+      (item) => item.accountId === account.accountId,
+    );
+    expect(work.map((item) => item.memoryId)).toEqual([answer]);
+    expect(work[0].context).toEqual({
+      memoryId: question,
+      content: `asked about the trip of ${account.accountId}`,
+    });
+  });
+
   it("forget removes the memory's vectors in its transaction", async () => {
     const account = await accountWith(2);
     await memories.putEmbeddings(

@@ -84,10 +84,18 @@ describe.each(storageTargets)("forget leaves no trace on %s", (target) => {
     test = await createMemoryPlatform(target);
     account = await newAccount(test);
     const { memory } = account;
-    before = await memory.remember({ content: "The Berlin office safe holds the vault code.", scope });
+    // One session: with embeddings on, the next memory's vector takes the canary's memory as
+    // context (docs/memory.md#embeddings), and must be made again without it.
+    const session = "canary-session";
+    before = await memory.remember({
+      content: "The Berlin office safe holds the vault code.",
+      scope,
+      source_session_id: session,
+    });
     secret = await memory.remember({
       content: `The ${canary} vault code lives in the Berlin office safe.`,
       scope,
+      source_session_id: session,
       metadata: { note: `${canary} in metadata` },
       source_content: `source text with ${canary}`,
       event_dates: [`${canary}-date`],
@@ -95,6 +103,7 @@ describe.each(storageTargets)("forget leaves no trace on %s", (target) => {
     after = await memory.remember({
       content: "Nobody but Dana opens the Berlin office safe with the vault code.",
       scope,
+      source_session_id: session,
     });
     // Unrelated memories churn the full-text index around the canary's entry. No other word
     // starts like the canary: FTS5 stores a term as a suffix of the one before it on a page.

@@ -110,6 +110,10 @@ export function generateWrites(seed: number, count: number): ParityWrite[] {
     else if (expiry < 0.14) body.expires_in = 60_000 * (5 + Math.floor(random() * 200));
     if (random() < 0.15) body.event_dates = [`${pick(months)} ${1 + Math.floor(random() * 28)}`];
     if (random() < 0.1) body.metadata = { source: "parity", index };
+    // Two writes in three belong to one of four sessions (by position, so the draws above stay
+    // the same): with embeddings on, each is embedded after the row before it in its session,
+    // which may have expired or been superseded by then.
+    if (index % 3 !== 0) body.source_session_id = `parity-session-${index % 4}`;
     writes.push({ body, advance: 30_000 + Math.floor(random() * 90_000) });
   }
   return writes;
