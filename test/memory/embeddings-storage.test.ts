@@ -184,6 +184,14 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       )[0].total,
     );
 
+  /** Makes a memory expired a minute ago (SQLite keeps times as epoch milliseconds). */
+  const expire = async (memoryId: string) => {
+    const past = new Date(Date.now() - 60_000);
+    await test.platform.storage.execute(
+      sql`update memories set expires_at = ${target === "sqlite" ? past.getTime() : past} where id = ${memoryId}`,
+    );
+  };
+
   /** PostgreSQL: a store on the test's database that records every statement it runs. */
   function recordingStore() {
     const { pool, bound, statements, recording } = recordingPostgresStore(test.databaseUrl as string);
@@ -384,11 +392,8 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     const [question, answer] = ((await imported.json()) as { memories: Array<{ id: string }> }).memories.map(
       (memory) => memory.id,
     );
-    const past = new Date(Date.now() - 60_000);
-    await test.platform.storage.execute(
-      sql`update memories set expires_at = ${target === "sqlite" ? past.getTime() : past} where id = ${question}`,
-    );
-    // An embedder that runs after the expiry makes the vector one that ran before it made: an
+    await expire(question);
+    // The embedder running after the expiry makes the vector it would have made before: an
     // expired memory stays in the vectors it went into until it is forgotten, as it stays stored.
     const work = (await memories.embeddingWork(pathA, 10_000, now())).filter(
       (item) => item.accountId === account.accountId,
@@ -460,10 +465,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       (await nearest(account.accountId, query, { scope: "default", limit: 2, includeSuperseded: true }))[0]
         .id,
     ).toBe(best.id);
-    const past = new Date(Date.now() - 60_000);
-    await test.platform.storage.execute(
-      sql`update memories set expires_at = ${target === "sqlite" ? past.getTime() : past} where id = ${second.id}`,
-    );
+    await expire(second.id);
     const live = await nearest(account.accountId, query, {
       scope: "default",
       limit: 40,

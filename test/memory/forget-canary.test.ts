@@ -8,7 +8,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storageTargets, type TestPlatform } from "../support/platforms.ts";
+import { sql } from "../../plugins/storage/sql-statement.ts";
+import { embeddingsMode, storageTargets, type TestPlatform } from "../support/platforms.ts";
 import {
   createMemoryPlatform,
   type ExportPayload,
@@ -75,6 +76,12 @@ describe.each(storageTargets)("forget leaves no trace on %s", (target) => {
   let after: MemoryOut;
   let exported: ExportPayload;
 
+  const vectorsWithContext = async (memoryId: string) =>
+    (
+      await test.platform.storage.execute(
+        sql`select memory_id from memory_embeddings where context_id = ${memoryId}`,
+      )
+    ).length;
   const databaseContains = async (word: string) =>
     target === "sqlite"
       ? sqliteFilesContain(test, word)
@@ -85,7 +92,7 @@ describe.each(storageTargets)("forget leaves no trace on %s", (target) => {
     account = await newAccount(test);
     const { memory } = account;
     // One session: with embeddings on, the next memory's vector takes the canary's memory as
-    // context (docs/memory.md#embeddings), and must be made again without it.
+    // context (docs/memory.md#embeddings); the forget must drop that vector.
     const session = "canary-session";
     before = await memory.remember({
       content: "The Berlin office safe holds the vault code.",
@@ -120,6 +127,8 @@ describe.each(storageTargets)("forget leaves no trace on %s", (target) => {
     expect((await memory.relations(after.id)).relations.map((edge) => edge.target_memory_id)).toContain(
       secret.id,
     );
+    // The search embedded every write: the next memory's vector was made after the canary's.
+    if (embeddingsMode) expect(await vectorsWithContext(secret.id)).toBeGreaterThan(0);
     exported = await memory.export();
     expect(exported.memories.map((row) => row.id)).toContain(secret.id);
     expect(await databaseContains(canary)).toBe(true);
@@ -185,6 +194,8 @@ describe.each(storageTargets)("forget leaves no trace on %s", (target) => {
     } else {
       expect(await postgresTablesContain(test, canary)).toEqual([]);
     }
+    // No vector keeps the forgotten memory as its context.
+    expect(await vectorsWithContext(secret.id)).toBe(0);
     // The check itself can see a word that is still stored.
     expect(await databaseContains("fillerbirdsong")).toBe(true);
   });
