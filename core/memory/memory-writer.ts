@@ -73,7 +73,10 @@ export interface MemoryWriter {
    * finished; other accounts' writes do not wait for it.
    */
   exclusive<T>(accountId: string, write: () => Promise<T>): Promise<T>;
-  /** Tells the linker a transaction queued link jobs for the account, and wrote `memoryIds`. */
+  /**
+   * Tells the linker a transaction queued link jobs for the account, and wrote `memoryIds` (with
+   * the memories whose vectors it dropped: `writeMemories`'s `unembedded`).
+   */
   written(accountId: string, memoryIds: readonly string[]): void;
   /**
    * Whether writes of the account committed here may still wait to be linked: a search then links
@@ -185,11 +188,11 @@ export function createMemoryWriter(settings: {
 
   async function writeGroup(accountId: string, group: PendingRemember[]): Promise<void> {
     try {
-      const records = await exclusive(accountId, () =>
+      const { records, unembedded } = await exclusive(accountId, () =>
         memories.transaction(
           async (store) => {
             // Each write keeps its own time; the group shares one statement per table.
-            const ids = await writeMemories(
+            const { ids, unembedded } = await writeMemories(
               store,
               accountId,
               group.map((pending) => pending.memory),
@@ -200,7 +203,7 @@ export function createMemoryWriter(settings: {
               group.map((pending) => pending.identity),
             );
             const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
-            return ids.map((id) => rows.get(id));
+            return { records: ids.map((id) => rows.get(id)), unembedded };
           },
           {
             large:
@@ -214,10 +217,7 @@ export function createMemoryWriter(settings: {
         if (record) pending.resolve(record);
         else pending.reject(new Error("memory vanished while being written"));
       }
-      written(
-        accountId,
-        records.flatMap((record) => (record ? [record.id] : [])),
-      );
+      written(accountId, [...records.flatMap((record) => (record ? [record.id] : [])), ...unembedded]);
     } catch (error) {
       if (group.length === 1) {
         group[0].reject(error);

@@ -96,8 +96,10 @@ export async function prepareMemories(inputs: MemoryInput[], now: Date): Promise
 /**
  * Writes memories in order in the caller's transaction: new rows and their index entries in one
  * statement per table, a row whose identity exists merged into it (same id), and one link job
- * per row for relation detection (`linkQueued`, run by the linker just after). Returns the ids
- * in input order. `batchId` marks an import: its rows are linked to older rows, not to each other.
+ * per row for relation detection (`linkQueued`, run by the linker just after). Answers the ids in
+ * input order, and the memories whose vectors went because their session context changed (a turn
+ * written before theirs, a merge into another session: `dropStaleContexts`), to embed again.
+ * `batchId` marks an import: its rows are linked to older rows, not to each other.
  */
 export async function writeMemories(
   store: MemoryStore,
@@ -105,7 +107,7 @@ export async function writeMemories(
   memories: PreparedMemory[],
   now: Date,
   batchId: string | null = null,
-): Promise<string[]> {
+): Promise<{ ids: string[]; unembedded: string[] }> {
   const results = await store.insertMany(
     accountId,
     memories.map((memory) => memory.write),
@@ -113,13 +115,13 @@ export async function writeMemories(
   for (const [index, { id, inserted }] of results.entries()) {
     if (!inserted) await mergeInto(store, accountId, id, memories[index], now);
   }
-  const ids = results.map((result) => result.id);
+  const unembedded = await store.dropStaleContexts(accountId, results);
   await store.enqueueLinks(
     accountId,
     results.map(({ id, inserted }) => ({ memoryId: id, batchId, inserted })),
     now,
   );
-  return ids;
+  return { ids: results.map((result) => result.id), unembedded };
 }
 
 /** Merges a write into the existing row with its identity key. */

@@ -235,6 +235,16 @@ export interface MemoryStore {
   insertMany(accountId: string, writes: MemoryWrite[]): Promise<Array<{ id: string; inserted: boolean }>>;
   /** Replaces the mutable fields of an existing row (same id). */
   update(accountId: string, id: string, write: MemoryWrite): Promise<void>;
+  /**
+   * After `insertMany` and `update` (`written`: their answers), deletes the vectors whose session
+   * context is no longer the memory before theirs: the turn after an inserted or moved row, a
+   * merged row that changed session, and the turns that had it as context. Answers the memories
+   * whose vectors went (to embed again).
+   */
+  dropStaleContexts(
+    accountId: string,
+    written: ReadonlyArray<{ id: string; inserted: boolean }>,
+  ): Promise<string[]>;
   get(accountId: string, id: string, now: Date): Promise<MemoryRecord | null>;
   /** The row whatever its expiry (a write answers with the row it stored, even one already expired). */
   getAny(accountId: string, id: string): Promise<MemoryRecord | null>;

@@ -27,7 +27,12 @@ import { empty, list, raw, sql } from "./sql-statement.ts";
 
 type EmbeddingMethods = Pick<
   MemoryStore,
-  "embeddingWork" | "putEmbeddings" | "dropOtherEmbeddingPaths" | "nearest" | "embeddedCount"
+  | "embeddingWork"
+  | "putEmbeddings"
+  | "dropOtherEmbeddingPaths"
+  | "nearest"
+  | "embeddedCount"
+  | "dropStaleContexts"
 >;
 
 /** A PostgreSQL vector search's row. */
@@ -56,6 +61,17 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
   // Memories' liveness, as the lexical candidates check it.
   const liveMemory = (now: Date) => sql`(m.expires_at is null or m.expires_at > ${time(now)})`;
   const where = (path: EmbeddingPath, alias = "") => raw(pathCondition(path, alias));
+
+  // A session memory's context: the session's last row created before it
+  // (memories_session_order_index), expired or not, so a vector never depends on when the
+  // embedder ran (an expired row stays in the vectors it went into as it stays stored, until a
+  // forget deletes it and them). Null for a memory without a session.
+  const previous = sql`case when m.source_session_id is null then null else
+     (select p.id from memories p where p.account_id = m.account_id and p.scope = m.scope and p.source_session_id = m.source_session_id
+      and (p.created_at, p.id) < (m.created_at, m.id) order by p.created_at desc, p.id desc limit 1) end`;
+  // The session's first row created after `m`: the memory `m` is context for.
+  const next = sql`(select n.id from memories n where n.account_id = m.account_id and n.scope = m.scope and n.source_session_id = m.source_session_id
+     and (n.created_at, n.id) > (m.created_at, m.id) order by n.created_at, n.id limit 1)`;
 
   const outsideTransaction = (method: string) => {
     if (inTransaction) throw new Error(`${method} runs outside a transaction only`);
@@ -142,12 +158,6 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
           : sqlite
             ? sql`m.id in (${list(memoryIds.length > 0 ? memoryIds : [""])}) and `
             : sql`m.id = any(${[...memoryIds]}::varchar[]) and `;
-      // The session's last row created before the memory (memories_session_order_index), expired
-      // or not: a vector must not depend on when the embedder ran. An expired row stays in the
-      // vectors it went into as it stays stored, until a forget deletes it and them.
-      const previous = sql`(select p.id from memories p where p.account_id = m.account_id and p.scope = m.scope and p.source_session_id = m.source_session_id
-         and (p.created_at, p.id) < (m.created_at, m.id)
-         order by p.created_at desc, p.id desc limit 1)`;
       const rows = await run<{
         account_id: string;
         id: string;
@@ -155,7 +165,7 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
         content_hash: string;
         context_id: string | null;
       }>(
-        sql`select m.account_id, m.id, m.content, m.content_hash, case when m.source_session_id is null then null else ${previous} end as context_id
+        sql`select m.account_id, m.id, m.content, m.content_hash, ${previous} as context_id
          from memories m where ${listed}${liveMemory(now)}
          and not exists (select 1 from memory_embeddings e where e.memory_id = m.id and ${where(path, "e")} and e.content_hash = m.content_hash)
          order by m.updated_at, m.id limit ${limit}`,
@@ -180,6 +190,38 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
           context: content === undefined ? null : { memoryId: row.context_id as string, content },
         };
       });
+    },
+
+    async dropStaleContexts(accountId, written) {
+      // A row appended to its session (a remember, a conversation imported in order) has no
+      // vector yet and no turn after it: one lookup each finds that. Nothing to do for an account
+      // without vectors (embeddings off).
+      if (written.length === 0) return [];
+      const vectors = await run(sql`select 1 from memory_embeddings where account_id = ${accountId} limit 1`);
+      if (vectors.length === 0) return [];
+      const followers = await run<{ id: string | null }>(
+        sql`select ${next} as id from memories m where m.account_id = ${accountId} and m.id in (${list(written.map((row) => row.id))}) and m.source_session_id is not null`,
+      );
+      // A merged row may have changed session: its own vector and those it went into may be stale.
+      const merged = written.flatMap((row) => (row.inserted ? [] : [row.id]));
+      const dependents =
+        merged.length === 0
+          ? []
+          : await run<{ memory_id: string }>(
+              sql`select memory_id from memory_embeddings where account_id = ${accountId} and context_id in (${list(merged)})`,
+            );
+      const candidates = new Set([
+        ...merged,
+        ...followers.flatMap((row) => (row.id === null ? [] : [row.id])),
+        ...dependents.map((row) => row.memory_id),
+      ]);
+      if (candidates.size === 0) return [];
+      const dropped = await run<{ memory_id: string }>(
+        sql`delete from memory_embeddings where account_id = ${accountId} and memory_id in (${list([...candidates])})
+         and coalesce(context_id, '') <> coalesce((select ${previous} from memories m where m.id = memory_embeddings.memory_id), '')
+         returning memory_id`,
+      );
+      return [...new Set(dropped.map((row) => row.memory_id))];
     },
 
     async putEmbeddings(path, embeddings) {

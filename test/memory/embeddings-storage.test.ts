@@ -405,6 +405,84 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     });
   });
 
+  it("embeds a turn again when a turn is written before it or its context moves to another session", async () => {
+    const account = await createAccountWithKey(test);
+    const post = async (route: string, json: unknown) => {
+      const response = await test.request(route, { method: "POST", credential: account.key, json });
+      expect(response.status).toBe(201);
+      return (await response.json()) as { id: string; memories: Array<{ id: string }> };
+    };
+    const text = (content: string) => `${content} of ${account.accountId}`;
+    const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString();
+    const turn = (content: string, minute: number, session = "s1") => ({
+      content: text(content),
+      source_session_id: session,
+      created_at: at(minute),
+    });
+    const [first, third, alone] = (
+      await post("/v1/memory/import", {
+        memories: [turn("first turn", 1), turn("third turn", 3), turn("alone", 4, "s2")],
+      })
+    ).memories.map((memory) => memory.id);
+    const contexts = async () =>
+      new Map(
+        (await memories.embeddingWork(pathA, 10_000, now()))
+          .filter((item) => item.accountId === account.accountId)
+          .map((item) => [item.memoryId, item.context?.memoryId ?? null]),
+      );
+    /** Stores a vector for every memory the embedder would embed, with the context it was given. */
+    const embedAll = async () => {
+      const work = (await memories.embeddingWork(pathA, 10_000, now())).filter(
+        (item) => item.accountId === account.accountId,
+      );
+      await memories.putEmbeddings(
+        pathA,
+        work.map((item, index) => ({
+          accountId: item.accountId,
+          memoryId: item.memoryId,
+          contentHash: item.contentHash,
+          vector: unitVector(70 + index),
+          contextId: item.context?.memoryId ?? null,
+        })),
+      );
+    };
+    await embedAll();
+    expect(await contexts()).toEqual(new Map());
+
+    // A turn imported between two embedded ones: the later one's context is now the new turn.
+    const [second] = (await post("/v1/memory/import", { memories: [turn("second turn", 2)] })).memories.map(
+      (memory) => memory.id,
+    );
+    expect(await vectorRows(third)).toBe(0);
+    expect(await contexts()).toEqual(
+      new Map([
+        [second, first],
+        [third, second],
+      ]),
+    );
+    await embedAll();
+
+    // Stated again in the same session: every vector still holds.
+    const same = await post("/v1/memory", { content: text("second turn"), source_session_id: "s1" });
+    expect(same.id).toBe(second);
+    expect(await contexts()).toEqual(new Map());
+
+    // Stated again in another session (an upsert moves it): its own vector (made after the first
+    // turn) and the third turn's (made after it) go; the turn now after it in s2 had no context.
+    const moved = await post("/v1/memory", { content: text("second turn"), source_session_id: "s2" });
+    expect(moved.id).toBe(second);
+    expect(await contexts()).toEqual(
+      new Map([
+        [second, null],
+        [third, first],
+        [alone, second],
+      ]),
+    );
+    await embedAll();
+    expect(await contexts()).toEqual(new Map());
+    for (const id of [first, second, third, alone]) expect(await vectorRows(id)).toBe(1);
+  });
+
   it("forget removes the memory's vectors in its transaction", async () => {
     const account = await accountWith(2);
     await memories.putEmbeddings(

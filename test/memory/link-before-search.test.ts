@@ -126,7 +126,9 @@ describe.each(storageTargets)("a search just after a write on %s", (target) => {
       [factInput("The archive cluster uses canary rollout.", scope)],
       clock.now(),
     );
-    const [current] = await test.platform.storage.memories.transaction((store) =>
+    const {
+      ids: [current],
+    } = await test.platform.storage.memories.transaction((store) =>
       writeMemories(store, accountId, [prepared], clock.now()),
     );
     expect(await searchIds("archive cluster rollout", scope)).toEqual([current]);

@@ -19,9 +19,9 @@ describe.each(storageTargets)("one link run's supersessions on %s", (target) => 
     const write = async (content: string, minute: number) => {
       const now = new Date(start + minute * 60_000);
       const [prepared] = await prepareMemories([factInput(content, "order")], now);
-      const [id] = await store.memories.transaction((memories) =>
-        writeMemories(memories, accountId, [prepared], now),
-      );
+      const {
+        ids: [id],
+      } = await store.memories.transaction((memories) => writeMemories(memories, accountId, [prepared], now));
       return id;
     };
     const postgres = await write("Alpha service runs Postgres", 1);

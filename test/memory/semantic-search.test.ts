@@ -120,6 +120,40 @@ describe.each(storageTargets)("semantic search on %s", (target) => {
     expect(await forget(turns[1].id)).toBe(204);
   });
 
+  it("embeds a turn again at once when a turn is imported before it in its session", async () => {
+    const session = crypto.randomUUID();
+    const turn = (content: string, minute: number) => ({
+      content,
+      source_session_id: session,
+      created_at: new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString(),
+    });
+    const imported = (memories: unknown[]) =>
+      call<{ memories: Array<{ id: string }> }>("/v1/memory/import", {
+        method: "POST",
+        body: JSON.stringify({ memories }),
+      }).then((answer) => answer.memories.map((memory) => memory.id));
+    const ids = await imported([
+      turn("Caroline: I started pottery classes in May.", 1),
+      turn("Melanie: Are you keeping the bowls or giving them away?", 3),
+    ]);
+    await embedded();
+    ids.push(...(await imported([turn("Caroline: The first bowl cracked in the kiln.", 2)])));
+    // The last turn's vector was made after the first; the import dropped it (its context is now
+    // the turn imported before it: embeddings-storage.test.ts) and woke the embedder for it, where
+    // a sweep would come only after 10 minutes.
+    await embedded();
+    // The next test counts this account's memories.
+    for (const id of ids)
+      expect(
+        (
+          await fetch(`${server.baseUrl}/v1/memory/${id}`, {
+            method: "DELETE",
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).status,
+      ).toBe(204);
+  });
+
   it("answers lexically with a warning while the model server is down, and remember does not wait for it", async () => {
     await modelServer.stop();
     const written = await remember("The office plants are watered on Fridays.");

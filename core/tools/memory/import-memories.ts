@@ -75,7 +75,7 @@ export const importMemories = defineTool({
     // Behind the account's other writes, not beside them (memory-writer.ts); its index terms are
     // worked out there too, so eight imports sent at once hold one import's terms, not eight
     // (a 16 MiB import's are about 100 MiB the garbage collector copies while they live).
-    const rows = await memoryWriter.exclusive(accountId, async () => {
+    const { rows, unembedded } = await memoryWriter.exclusive(accountId, async () => {
       // Each content hashed once: for its row and for its identity digest.
       const hashes = await contentHashesOf(input.memories);
       const [digests, prepared] = await Promise.all([
@@ -104,7 +104,7 @@ export const importMemories = defineTool({
           const kept = input.memories.flatMap((memory, index) =>
             forgotten.has(digests[index]) ? [] : [{ memory, prepared: prepared[index] }],
           );
-          const written = await writeMemories(
+          const { ids: written, unembedded } = await writeMemories(
             store,
             accountId,
             kept.map((entry) => entry.prepared),
@@ -139,15 +139,12 @@ export const importMemories = defineTool({
           }
           await store.addRelations(accountId, relations);
           const byId = new Map((await store.getAnyMany(accountId, written)).map((row) => [row.id, row]));
-          return written.flatMap((id) => byId.get(id) ?? []);
+          return { rows: written.flatMap((id) => byId.get(id) ?? []), unembedded };
         },
         { large: true },
       );
     });
-    memoryWriter.written(
-      accountId,
-      rows.map((row) => row.id),
-    );
+    memoryWriter.written(accountId, [...rows.map((row) => row.id), ...unembedded]);
     return { source_session_id: null, memories: rows.map(toMemoryOut) };
   },
 });

@@ -72,20 +72,17 @@ export const ingestMemory = defineTool({
     await memoryWriter.settle(accountId);
     // Behind the account's other writes, not beside them (memory-writer.ts); large: up to 256 KiB
     // of text and its postings (SQLite writes them off the serving thread).
-    const records = await memoryWriter.exclusive(accountId, () =>
+    const { records, unembedded } = await memoryWriter.exclusive(accountId, () =>
       context.platform.storage.memories.transaction(
         async (store) => {
-          const ids = await writeMemories(store, accountId, prepared, context.now);
+          const { ids, unembedded } = await writeMemories(store, accountId, prepared, context.now);
           const rows = new Map((await store.getAnyMany(accountId, ids)).map((row) => [row.id, row]));
-          return ids.flatMap((id) => rows.get(id) ?? []);
+          return { records: ids.flatMap((id) => rows.get(id) ?? []), unembedded };
         },
         { large: true },
       ),
     );
-    memoryWriter.written(
-      accountId,
-      records.map((record) => record.id),
-    );
+    memoryWriter.written(accountId, [...records.map((record) => record.id), ...unembedded]);
     return { source_session_id: input.source_session_id, memories: records.map(toMemoryOut) };
   },
 });
