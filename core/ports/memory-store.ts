@@ -374,8 +374,9 @@ export interface MemoryStore {
   /**
    * Stores vectors on `path`, replacing an older vector of the same memory and path. A vector
    * whose memory is gone or whose content hash no longer matches is dropped, so an embedding that
-   * finishes after a forget or an edit never brings old content back; so is one whose context
-   * memory is gone (forgotten meanwhile). A vector of the wrong width
+   * finishes after a forget or an edit never brings old content back; so is one whose context is
+   * no longer the memory before it in its session (forgotten meanwhile, or a write put another
+   * turn between them or moved it to another session). A vector of the wrong width
    * or with a non-finite value throws. Outside a transaction only (it takes each account's write
    * lock itself).
    */

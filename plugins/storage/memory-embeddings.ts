@@ -23,7 +23,7 @@ import {
 import { memoryLockClass } from "./memory-account-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import type { Execute } from "./sql-execution.ts";
-import { empty, list, raw, sql } from "./sql-statement.ts";
+import { empty, list, raw, type Sql, sql } from "./sql-statement.ts";
 
 type EmbeddingMethods = Pick<
   MemoryStore,
@@ -119,16 +119,18 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
   async function store(transaction: Execute, path: EmbeddingPath, embeddings: StoredEmbedding[], at: Date) {
     const pathValues = list([path.modelId, path.dimensions, path.version]);
     const upsert = sql`on conflict (memory_id, model_id, dimensions, version) do update set scope = excluded.scope, content_hash = excluded.content_hash, embedding = excluded.embedding, context_id = excluded.context_id, created_at = excluded.created_at`;
-    // A vector whose context memory was forgotten meanwhile is not stored: it would keep a trace of it.
-    const contextKept = (contextId: string) =>
-      sql`(${contextId} = '' or exists (select 1 from memories c where c.id = ${contextId} and c.account_id = m.account_id))`;
+    // A vector made with a context that is no longer the memory before it is not stored: that
+    // memory was forgotten meanwhile (the vector would keep a trace of it), or a write put another
+    // turn between them or moved the memory to another session (dropStaleContexts found no vector
+    // to drop yet).
+    const contextCurrent = (contextId: Sql) => sql`${contextId} = coalesce(${previous}, '')`;
     if (sqlite) {
       for (const embedding of embeddings) {
         const contextId = embedding.contextId ?? "";
         await transaction(
           sql`insert into memory_embeddings (account_id, memory_id, scope, model_id, dimensions, version, content_hash, embedding, context_id, created_at)
            select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, ${vectorBytes(embedding.vector)}, nullif(${contextId}, ''), ${time(at)} from memories m
-           where m.id = ${embedding.memoryId} and m.account_id = ${embedding.accountId} and m.content_hash = ${embedding.contentHash} and ${contextKept(contextId)} ${upsert}`,
+           where m.id = ${embedding.memoryId} and m.account_id = ${embedding.accountId} and m.content_hash = ${embedding.contentHash} and ${contextCurrent(sql`${contextId}`)} ${upsert}`,
         );
       }
     } else {
@@ -138,7 +140,7 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
          select m.account_id, m.id, m.scope, ${pathValues}, m.content_hash, t.embedding::vector, nullif(t.context_id, ''), ${time(at)}
          from unnest(${column((embedding) => embedding.accountId)}::varchar[], ${column((embedding) => embedding.memoryId)}::varchar[], ${column((embedding) => embedding.contentHash)}::varchar[], ${column((embedding) => vectorLiteral(embedding.vector))}::text[], ${column((embedding) => embedding.contextId ?? "")}::varchar[]) as t(account_id, memory_id, content_hash, embedding, context_id)
          join memories m on m.id = t.memory_id and m.account_id = t.account_id and m.content_hash = t.content_hash
-         where t.context_id = '' or exists (select 1 from memories c where c.id = t.context_id and c.account_id = m.account_id) ${upsert}`,
+         where ${contextCurrent(sql`t.context_id`)} ${upsert}`,
       );
     }
     // A vector of content its memory no longer holds goes, whichever vector it was.

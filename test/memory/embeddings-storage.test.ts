@@ -460,6 +460,20 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
         [third, second],
       ]),
     );
+    // A vector the embedder made before that write, with the old context, is not stored.
+    const [late] = (await memories.embeddingWork(pathA, 10_000, now())).filter(
+      (item) => item.memoryId === third,
+    );
+    await memories.putEmbeddings(pathA, [
+      {
+        accountId: account.accountId,
+        memoryId: third,
+        contentHash: late.contentHash,
+        vector: unitVector(90),
+        contextId: first,
+      },
+    ]);
+    expect(await vectorRows(third)).toBe(0);
     await embedAll();
 
     // Stated again in the same session: every vector still holds.
