@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmbeddingPath, MemoryStore } from "../../core/index.ts";
+import type { EmbeddingPath, EmbeddingWork, MemoryStore, StoredEmbedding } from "../../core/index.ts";
 import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
 import { hnswIndexName, hnswIndexStatement, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
 import { carriedOverVectors } from "../../plugins/storage/migrations/0027-memory-session-context.ts";
@@ -51,6 +51,16 @@ function near(base: Float32Array, towards: Float32Array, weight: number): Float3
 
 const cosine = (a: Float32Array, b: Float32Array) =>
   a.reduce((sum, value, index) => sum + value * b[index], 0);
+
+/** What the embedder stores for its work: item i gets `unitVector(seed + i)`, made with the context it was given. */
+const vectorsFor = (work: EmbeddingWork[], seed: number): StoredEmbedding[] =>
+  work.map((item, index) => ({
+    accountId: item.accountId,
+    memoryId: item.memoryId,
+    contentHash: item.contentHash,
+    vector: unitVector(seed + index),
+    contextId: item.context?.memoryId ?? null,
+  }));
 
 describe.each(storageTargets)("memory vectors on %s", (target) => {
   let test: TestPlatform;
@@ -435,16 +445,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       const work = (await memories.embeddingWork(pathA, 10_000, now())).filter(
         (item) => item.accountId === account.accountId,
       );
-      await memories.putEmbeddings(
-        pathA,
-        work.map((item, index) => ({
-          accountId: item.accountId,
-          memoryId: item.memoryId,
-          contentHash: item.contentHash,
-          vector: unitVector(70 + index),
-          contextId: item.context?.memoryId ?? null,
-        })),
-      );
+      await memories.putEmbeddings(pathA, vectorsFor(work, 70));
     };
     await embedAll();
     expect(await contexts()).toEqual(new Map());
@@ -1165,15 +1166,7 @@ describe.each(storageTargets)("the upgrade to session context on %s", (target) =
       const versionOne = { ...pathA, version: 1 };
       const versionTwo = { ...pathA, version: 2 };
       const work = await memories.embeddingWork(versionOne, 100, new Date());
-      await memories.putEmbeddings(
-        versionOne,
-        work.map((item, index) => ({
-          accountId: item.accountId,
-          memoryId: item.memoryId,
-          contentHash: item.contentHash,
-          vector: unitVector(60 + index),
-        })),
-      );
+      await memories.putEmbeddings(versionOne, vectorsFor(work, 60));
       const vectorOf = async (memoryId: string, version: number) =>
         (
           await execute<{ embedding: unknown; scope: string | null }>(

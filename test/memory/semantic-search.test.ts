@@ -42,6 +42,14 @@ describe.each(storageTargets)("semantic search on %s", (target) => {
       "/v1/memory/metrics",
     );
 
+  const forget = async (id: string) =>
+    (
+      await fetch(`${server.baseUrl}/v1/memory/${id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).status;
+
   /** Waits (bounded by the test's timeout, polling) until every memory has its vector. */
   async function embedded(): Promise<void> {
     for (;;) {
@@ -105,13 +113,6 @@ describe.each(storageTargets)("semantic search on %s", (target) => {
       }),
     });
     await embedded();
-    const forget = async (id: string) =>
-      (
-        await fetch(`${server.baseUrl}/v1/memory/${id}`, {
-          method: "DELETE",
-          headers: { authorization: `Bearer ${key}` },
-        })
-      ).status;
     expect(await forget(turns[0].id)).toBe(204);
     // The second turn's vector went with the first (it held a trace of it); the forget wakes the
     // embedder for it, where a sweep would come only after 10 minutes.
@@ -143,15 +144,7 @@ describe.each(storageTargets)("semantic search on %s", (target) => {
     // a sweep would come only after 10 minutes.
     await embedded();
     // The next test counts this account's memories.
-    for (const id of ids)
-      expect(
-        (
-          await fetch(`${server.baseUrl}/v1/memory/${id}`, {
-            method: "DELETE",
-            headers: { authorization: `Bearer ${key}` },
-          })
-        ).status,
-      ).toBe(204);
+    for (const id of ids) expect(await forget(id)).toBe(204);
   });
 
   it("answers lexically with a warning while the model server is down, and remember does not wait for it", async () => {
