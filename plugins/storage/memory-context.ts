@@ -22,6 +22,8 @@ export interface MemoryContext extends ReturnType<typeof createMemoryRowCodec> {
   runSession: RunSession;
   /** The store of a `transaction`, which already holds the account's lock. */
   inTransaction: boolean;
+  /** The store of a large transaction (`RunTransaction`'s `large`: on SQLite, the writer thread's). */
+  large: boolean;
   /** PostgreSQL: the embedding paths whose HNSW index exists, shared by every transaction's store. */
   indexedPaths: Set<string>;
   /** The row is live at `now`: not expired. */
@@ -41,6 +43,7 @@ export interface MemoryContextSettings {
   runTransaction: RunTransaction;
   runSession: RunSession;
   inTransaction: boolean;
+  large: boolean;
   indexedPaths: Set<string>;
 }
 
@@ -50,6 +53,10 @@ export interface MemoryContextSettings {
 // work, 250 about a quarter of that. The pg client only builds each statement's arrays there.
 export const rowsPerArrayStatement = 1_000;
 export const rowsPerSqliteStatement = 250;
+// A large transaction's postings on SQLite, sorted by term within each statement: it runs on the
+// writer thread, and in key order each leaf page of the index is changed once a statement, not
+// once per row that holds its term (memory-index-writes.ts).
+export const postingsPerSqliteWriterStatement = 5_000;
 // Ids per IN list (far below both databases' parameter limits).
 export const idChunk = 500;
 

@@ -6,7 +6,12 @@
  */
 // core/ports/memory-text.ts, not core/index.ts: the search threads load this file and need none of the rest.
 import { createPacedSlices, createSlices, indexTermCounts } from "../../core/ports/memory-text.ts";
-import { type MemoryContext, rowsPerArrayStatement, rowsPerSqliteStatement } from "./memory-context.ts";
+import {
+  type MemoryContext,
+  postingsPerSqliteWriterStatement,
+  rowsPerArrayStatement,
+  rowsPerSqliteStatement,
+} from "./memory-context.ts";
 import { list, sql } from "./sql-statement.ts";
 
 export type IndexTerms = ReturnType<typeof indexTermCounts>;
@@ -61,7 +66,8 @@ export function createIndexWrites(context: MemoryContext) {
 
   /**
    * Posts new rows into the inverted index: their postings and their terms' document counts,
-   * a statement per `rowsPerSqliteStatement` of them in a JSON array on SQLite, per
+   * a statement per `rowsPerSqliteStatement` of them in a JSON array on SQLite (in a large
+   * transaction, on the writer thread, `postingsPerSqliteWriterStatement` in term order), per
    * `rowsPerArrayStatement` in arrays on PostgreSQL, with a turn for other requests between
    * statements. Postings are made a statement's worth at a time: a 500-memory import of long
    * texts has a million, and making them all at once held the thread for 300–400 ms.
@@ -69,7 +75,11 @@ export function createIndexWrites(context: MemoryContext) {
   async function post(accountId: string, rows: Array<{ id: string; scope: string; terms: IndexTerms }>) {
     // On PostgreSQL the statements' CPU is its backend's: paced while other accounts are served.
     const slices = sqlite ? createSlices() : createPacedSlices(accountId);
-    const rowsPerStatement = sqlite ? rowsPerSqliteStatement : rowsPerArrayStatement;
+    const postingsPerStatement = !sqlite
+      ? rowsPerArrayStatement
+      : context.large
+        ? postingsPerSqliteWriterStatement
+        : rowsPerSqliteStatement;
     const documents = new Map<string, number>();
     let postings: Array<[string, string, string, number, number]> = [];
     const insertPostings = async () => {
@@ -78,7 +88,7 @@ export function createIndexWrites(context: MemoryContext) {
       if (sqlite)
         await run(
           sql`insert into memory_postings (account_id, term, memory_id, scope, tf, length)
-             select ${accountId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${JSON.stringify(chunk)})`,
+             select ${accountId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${JSON.stringify(chunk)}) order by value ->> 0`,
         );
       else {
         const column = (index: number) => chunk.map((posting) => posting[index]);
@@ -93,19 +103,19 @@ export function createIndexWrites(context: MemoryContext) {
       for (const [term, tf] of terms.counts) {
         postings.push([term, id, scope, tf, terms.length]);
         documents.set(term, (documents.get(term) ?? 0) + 1);
-        if (postings.length === rowsPerStatement) await insertPostings();
+        if (postings.length === postingsPerStatement) await insertPostings();
       }
     }
     if (postings.length > 0) await insertPostings();
 
     const frequencies = [...documents];
-    for (let start = 0; start < frequencies.length; start += rowsPerStatement) {
-      const chunk = frequencies.slice(start, start + rowsPerStatement);
+    for (let start = 0; start < frequencies.length; start += postingsPerStatement) {
+      const chunk = frequencies.slice(start, start + postingsPerStatement);
       const conflict = sql`on conflict (account_id, term) do update set df = memory_terms.df + excluded.df`;
       if (sqlite)
         await run(
           sql`insert into memory_terms (account_id, term, df) select ${accountId}, value ->> 0, value ->> 1 from json_each(${JSON.stringify(chunk)}) where true
-             ${conflict}`,
+             order by value ->> 0 ${conflict}`,
         );
       else
         await run(

@@ -36,7 +36,7 @@ export function createSqlMemoryStore(
   const indexedPaths = new Set<string>();
 
   /** The store on `run`; `inTransaction`: the store of a `transaction`, which already holds the account's lock. */
-  function build(run: Execute, inTransaction = false) {
+  function build(run: Execute, inTransaction = false, large = false) {
     const context = createMemoryContext({
       dialect,
       run,
@@ -44,6 +44,7 @@ export function createSqlMemoryStore(
       runTransaction,
       runSession,
       inTransaction,
+      large,
       indexedPaths,
     });
     const index = createIndexWrites(context);
@@ -58,7 +59,7 @@ export function createSqlMemoryStore(
       ...createTombstoneMethods(context),
       transaction: (work, options) =>
         runTransaction((transactionExecute) => {
-          const inner = build(transactionExecute, true).store;
+          const inner = build(transactionExecute, true, options?.large === true).store;
           return work(dialect === "sqlite" ? inner : lockingPerAccount(inner, transactionExecute));
         }, options),
     };

@@ -34,7 +34,7 @@ import { createTestDatabase } from "../support/platforms.ts";
 import { postgresCpuMilliseconds } from "../support/processes.ts";
 import { createCorpus } from "./memory-corpus.ts";
 
-type Layout = "term" | "term-64" | "segment";
+type Layout = "term" | "term-64" | "term-sorted" | "segment";
 type Target = "sqlite" | "postgresql";
 const loaded = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const measured = 20_000;
@@ -294,13 +294,15 @@ function writer(layout: Layout, store: Store) {
     return async (memories: Memory[]) => {
       await store.begin();
       await store.rows(memories.map((memory) => memory.id));
-      await store.postings(
-        memories.flatMap((memory) =>
-          [...memory.counts].map(
-            ([term, tf]) => [term, memory.id, tf, memory.length] as [string, string, number, number],
-          ),
+      const postings = memories.flatMap((memory) =>
+        [...memory.counts].map(
+          ([term, tf]) => [term, memory.id, tf, memory.length] as [string, string, number, number],
         ),
       );
+      // `term-sorted`: the batch's postings in key order, so each leaf page is changed once, in turn.
+      if (layout === "term-sorted")
+        postings.sort((first, second) => (first[0] < second[0] ? -1 : first[0] > second[0] ? 1 : 0));
+      await store.postings(postings);
       await store.commit();
     };
   let next = 1;
@@ -407,8 +409,10 @@ const targets: Target[] = words.includes("both")
   : words.includes("postgresql")
     ? ["postgresql"]
     : ["sqlite"];
-const chosen = words.filter((word): word is Layout => ["term", "term-64", "segment"].includes(word));
+const chosen = words.filter((word): word is Layout =>
+  ["term", "term-64", "term-sorted", "segment"].includes(word),
+);
 console.log(`postings layouts on ${new Date().toISOString()}, node ${process.version}`);
 for (const target of targets)
-  for (const layout of chosen.length > 0 ? chosen : (["term", "term-64", "segment"] as const))
+  for (const layout of chosen.length > 0 ? chosen : (["term", "term-64", "term-sorted", "segment"] as const))
     if (!(target === "postgresql" && layout === "term-64")) await run(target, layout);
