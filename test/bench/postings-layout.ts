@@ -11,13 +11,15 @@
  *   page cache; PostgreSQL: 1,000 to a statement, random ids). A batch dirties a leaf page per
  *   distinct term, and a page split in the middle of the tree leaves two half-empty pages.
  * - `term-64` (SQLite): the same with a 64 MiB page cache.
+ * - `term-sorted`: today's table, each batch's postings inserted in key order (term, then memory),
+ *   as the SQLite store writes a large transaction's since 2026-12-03 (5,000 to a statement).
  * - `segment`: each batch one segment, a row per (account, segment, term) holding the term's
  *   postings packed (ordinal in the segment's ids, count, length), keyed segment first so a batch
  *   appends; ten segments of a tier are merged into one of the next (merging counted in the write
  *   cost); a read probes every live segment, their list read beforehand.
  *
  * Only the postings' SQL: no HTTP, rows, relation detection or threads. Run with
- * `npx node test/bench/postings-layout.ts [sqlite|postgresql|both] [term|term-64|segment ...]`
+ * `npx node test/bench/postings-layout.ts [sqlite|postgresql|both] [term|term-64|term-sorted|segment ...]`
  * (SQLite, every layout, by default; PostgreSQL needs `source .test-data/env`).
  */
 import { readFileSync, rmSync } from "node:fs";

@@ -28,12 +28,26 @@ export function benchNodeFlags(): string[] {
   return flags.split(" ").filter(Boolean);
 }
 
-/** CPU time a process has used so far (all its threads), in milliseconds, from /proc. */
-export async function cpuMilliseconds(pid: number | undefined): Promise<number> {
+/** CPU time a process (or a task: `pid/task/tid`) has used so far, in milliseconds, from /proc. */
+export async function cpuMilliseconds(pid: number | string | undefined): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
   // utime and stime, in clock ticks (100 a second), are fields 14 and 15, after the "(name)".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time each thread of a process has used so far, in milliseconds, by "tid name" (the kernel's
+ * name: Node calls the serving thread MainThread, a worker thread WorkerThread, V8's collector
+ * helpers V8Worker).
+ */
+export async function threadCpuMilliseconds(pid: number | undefined): Promise<Map<string, number>> {
+  const threads = new Map<string, number>();
+  for (const task of await readdir(`/proc/${pid}/task`).catch(() => [])) {
+    const name = (await readFile(`/proc/${pid}/task/${task}/comm`, "utf8").catch(() => "?")).trim();
+    threads.set(`${task} ${name}`, await cpuMilliseconds(`${pid}/task/${task}`));
+  }
+  return threads;
 }
 
 /**
