@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { NearestMemory } from "../ports/memory-store.ts";
 import { fuseRankings, type LexicalHit } from "./hybrid.ts";
+import { namedSpeakerBonus, withNamedSpeakers } from "./hybrid-recall.ts";
 
 type VectorHit = Pick<NearestMemory, "id" | "similarity">;
 
@@ -150,5 +151,30 @@ describe("fuseRankings", () => {
 
   it("returns nothing for nothing", () => {
     expect(fuseRankings([], [])).toEqual([]);
+  });
+});
+
+describe("withNamedSpeakers", () => {
+  const at = new Date(0);
+  const near = (id: string, similarity: number, lead: string) => ({ id, similarity, updatedAt: at, lead });
+
+  it("raises the rows the query's person speaks, and only those, by the bonus", () => {
+    const nearest = [
+      near("caroline", 0.62, "Caroline: I went to the support group yesterday."),
+      near("melanie", 0.6, "Melanie: I painted a sunrise last week."),
+      near("note", 0.59, "Melanie likes painting sunrises."),
+      near("other", 0.58, "Dr. Melanie: not a label this rule reads"),
+    ];
+    const raised = withNamedSpeakers("What did Melanie paint?", nearest);
+    expect(raised.map((row) => row.similarity)).toEqual([0.62, 0.6 + namedSpeakerBonus, 0.59, 0.58]);
+    // Through fusion, the named speaker's line now leads the vectors' side.
+    expect(ids(fuseRankings([], raised, { semanticFloor: 0.3 }))[0]).toBe("melanie");
+    expect(ids(fuseRankings([], nearest, { semanticFloor: 0.3 }))[0]).toBe("caroline");
+  });
+
+  it("changes nothing for a query that names no one, or a speaker it does not name", () => {
+    const nearest = [near("a", 0.7, "Maya: night shift again."), near("b", 0.6, "Jon: weekend plans.")];
+    expect(withNamedSpeakers("what happened at work?", nearest)).toEqual(nearest);
+    expect(withNamedSpeakers("What does Priya do?", nearest)).toEqual(nearest);
   });
 });

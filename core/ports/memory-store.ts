@@ -216,7 +216,12 @@ export interface NearestMemory {
   similarity: number;
   /** The row's `updatedAt`: fusion breaks ties by it before reading any row. */
   updatedAt: Date;
+  /** The content's first `nearestLeadLength` characters: hybrid recall reads a speaker label there. */
+  lead: string;
 }
+
+/** Characters of each nearest row's content `nearest` answers with (`NearestMemory.lead`). */
+export const nearestLeadLength = 80;
 
 export interface MemoryStore {
   /** Finds the row with this identity key (account, scope, kind, content hash), live or not. */

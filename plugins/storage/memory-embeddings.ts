@@ -5,6 +5,7 @@
  * memory changed or went away is never stored, never counted and never returned.
  */
 import type { EmbeddingPath, MemoryStore, NearestMemory, StoredEmbedding } from "../../core/index.ts";
+import { nearestLeadLength } from "../../core/ports/memory-store.ts";
 import {
   checkedVector,
   cosineWithBytes,
@@ -40,6 +41,7 @@ interface Nearest {
   memory_id: string;
   distance: number | string;
   updated_at: Date;
+  lead: string;
 }
 
 /**
@@ -58,6 +60,8 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
   // `runSession`: one connection outside any transaction (an index is built there); `indexedPaths`:
   // the paths whose HNSW index this process has made sure of.
   const { sqlite, run, runTransaction, runSession, inTransaction, time, indexedPaths } = context;
+  // The start of a nearest row's content (`NearestMemory.lead`), in characters on both databases.
+  const lead = raw(`substr(m.content, 1, ${nearestLeadLength})`);
   // Memories' liveness, as the lexical candidates check it.
   const liveMemory = (now: Date) => sql`(m.expires_at is null or m.expires_at > ${time(now)})`;
   const where = (path: EmbeddingPath, alias = "") => raw(pathCondition(path, alias));
@@ -275,14 +279,15 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
       const joined = sql`from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
         where e.account_id = ${accountId} and ${where(path, "e")} and ${liveMemory(now)}${filter}`;
       if (sqlite) {
-        const rows = await run<{ id: string; updated_at: number; embedding: Uint8Array }>(
-          sql`select m.id, m.updated_at, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ${request.fallbackLimit}`,
+        const rows = await run<{ id: string; updated_at: number; embedding: Uint8Array; lead: string }>(
+          sql`select m.id, m.updated_at, ${lead} as lead, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ${request.fallbackLimit}`,
         );
         const queryNorm = query.reduce((sum, value) => sum + value * value, 0);
         const scored: NearestMemory[] = rows.map((row) => ({
           id: row.id,
           similarity: cosineWithBytes(query, queryNorm, row.embedding),
           updatedAt: new Date(Number(row.updated_at)),
+          lead: row.lead,
         }));
         scored.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         return scored.slice(0, request.limit);
@@ -329,8 +334,8 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
       // Every candidate compared exactly, the memories checks with each.
       const exactly = () =>
         run<Nearest>(
-          sql`with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined})
-           select memory_id, distance, updated_at from candidates order by distance, memory_id limit ${request.limit}`,
+          sql`with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at, ${lead} as lead ${joined})
+           select memory_id, distance, updated_at, lead from candidates order by distance, memory_id limit ${request.limit}`,
         );
       let rows: Nearest[];
       if (total <= request.fallbackLimit) {
@@ -346,14 +351,14 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
           sql`with searched as materialized (select e.memory_id, e.content_hash, ${distance} as distance from memory_embeddings e
              where e.account_id = ${accountId} and ${where(path, "e")}${ownScope}),
            nearest as materialized (select memory_id, content_hash, distance from searched order by distance, memory_id limit ${depth})
-           select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id and m.content_hash = n.content_hash
+           select n.memory_id, n.distance, m.updated_at, ${lead} as lead from nearest n join memories m on m.id = n.memory_id and m.content_hash = n.content_hash
            where m.account_id = ${accountId} and ${liveMemory(now)}${filter} order by n.distance, n.memory_id limit ${request.limit}`,
         );
         if (rows.length < request.limit && searched > depth) rows = await exactly();
       } else {
         rows = await run<Nearest>(
           sql`with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${indexedDistance} limit ${request.limit})
-           select n.memory_id, n.distance, m.updated_at from nearest n join memories m on m.id = n.memory_id
+           select n.memory_id, n.distance, m.updated_at, ${lead} as lead from nearest n join memories m on m.id = n.memory_id
            order by n.distance, n.memory_id`,
         );
       }
@@ -361,6 +366,7 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
         id: row.memory_id,
         similarity: 1 - Number(row.distance),
         updatedAt: new Date(row.updated_at),
+        lead: row.lead,
       }));
     },
 

@@ -9,6 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingPath, EmbeddingWork, MemoryStore, StoredEmbedding } from "../../core/index.ts";
 import { hybridRecall, recallMemories } from "../../core/memory/index.ts";
+import { nearestLeadLength } from "../../core/ports/memory-store.ts";
 import { hnswIndexName, hnswIndexStatement, vectorBytes } from "../../plugins/storage/embedding-paths.ts";
 import { carriedOverVectors } from "../../plugins/storage/migrations/0027-memory-session-context.ts";
 import { sql } from "../../plugins/storage/sql-statement.ts";
@@ -117,13 +118,19 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     const account = await createAccountWithKey(test);
     const start = Date.now() - count * 1000 - 60_000;
     const writes = Array.from({ length: count }, (_, index) =>
-      memoryWrite(`memory ${index} of ${account.accountId}`, scope, new Date(start + index * 1000)),
+      // Past `nearestLeadLength` characters, so a search's leads are cut where the contract says.
+      memoryWrite(
+        `Speaker ${index}: memory ${index} of ${account.accountId}, ${"said at length ".repeat(4)}`,
+        scope,
+        new Date(start + index * 1000),
+      ),
     );
     const ids = (await memories.insertMany(account.accountId, writes)).map((row) => row.id);
     const rows = ids.map((id, index) => ({
       id,
       contentHash: writes[index].contentHash,
       updatedAt: writes[index].updatedAt,
+      content: writes[index].content,
     }));
     return { ...account, rows };
   }
@@ -233,7 +240,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       );
     expect((await work()).map((item) => item.memoryId)).toEqual(account.rows.map((row) => row.id));
     expect((await work())[0]).toMatchObject({
-      content: `memory 0 of ${account.accountId}`,
+      content: account.rows[0].content,
       contentHash: first.contentHash,
     });
 
@@ -533,9 +540,14 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     expect(answer.map((row) => row.id)).toEqual(expected.map((row) => row.id));
     for (const [index, row] of answer.entries())
       expect(row.similarity).toBeCloseTo(expected[index].similarity, 5);
-    // Each with its row's time, for fusion's tie-breaks.
+    // Each with its row's time, for fusion's tie-breaks, and the start of its content.
     const updatedAt = new Map(account.rows.map((row) => [row.id, row.updatedAt]));
     expect(answer.map((row) => row.updatedAt)).toEqual(answer.map((row) => updatedAt.get(row.id)));
+    const content = new Map(account.rows.map((row) => [row.id, row.content]));
+    expect(answer.map((row) => row.lead)).toEqual(
+      answer.map((row) => content.get(row.id)?.slice(0, nearestLeadLength)),
+    );
+    expect(answer[0].lead).toHaveLength(nearestLeadLength);
 
     // The scope's rows only: a row of another scope, closest of all, stays out of "default".
     const scopedRow = { id: scoped[0].id, contentHash: hash(`elsewhere ${account.accountId}`) };
@@ -648,6 +660,10 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       expect(answer).toHaveLength(5);
       const updatedAt = new Map(account.rows.map((row) => [row.id, row.updatedAt]));
       expect(answer.map((row) => row.updatedAt)).toEqual(answer.map((row) => updatedAt.get(row.id)));
+      const content = new Map(account.rows.map((row) => [row.id, row.content]));
+      expect(answer.map((row) => row.lead)).toEqual(
+        answer.map((row) => content.get(row.id)?.slice(0, nearestLeadLength)),
+      );
       // Two statements, no transaction: the account's row count, then the search, which sets
       // its own candidate list and iterative scan.
       expect(statements.map(({ sql }) => sql.trim().split(/\s+/)[0])).toEqual(["select", "with"]);

@@ -4,12 +4,14 @@
  * floors and depths can then be compared offline (recall-quality/fusion-sweep.ts) without
  * embedding the corpus again for each variant.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
 import { asksForHistory } from "../../../core/memory/history.ts";
 import { phraseMatches } from "../../../core/memory/scoring.ts";
 import type { TestPlatform } from "../../support/platforms.ts";
 import { scopeOf } from "./cairn-run.ts";
-import type { Question } from "./dataset.ts";
+import { type Conversation, generateDataset, type Question } from "./dataset.ts";
+import { loadLocomo } from "./locomo.ts";
 
 export interface DumpedQuestion {
   category: string;
@@ -80,4 +82,33 @@ export async function dumpCandidates(
   }
   await writeFile(file, JSON.stringify(dumped));
   console.log(`   candidates of ${dumped.length} questions written to ${file}`);
+}
+
+/**
+ * For the scripts that rank a dump offline: the dump named on the command line and the dataset it
+ * was made from (`--locomo path`, or the generated one of recall-quality.ts with `--conversations`
+ * and `--seed`), checked to match.
+ */
+export async function readDumpAndDataset(
+  script: string,
+): Promise<{ dumped: DumpedQuestion[]; conversations: Conversation[] }> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      locomo: { type: "string" },
+      conversations: { type: "string", default: "24" },
+      seed: { type: "string", default: "20261124" },
+    },
+  });
+  const file = positionals[0];
+  if (!file) throw new Error(`usage: ${script} candidates.json [--locomo path]`);
+  const dumped = JSON.parse(await readFile(file, "utf8")) as DumpedQuestion[];
+  const conversations =
+    values.locomo === undefined
+      ? generateDataset({ conversations: Number(values.conversations), seed: Number(values.seed) })
+      : loadLocomo(values.locomo).conversations;
+  const known = new Set(conversations.flatMap(({ turns }) => turns.map((turn) => turn.id)));
+  if (!dumped.every((question) => question.evidence.every((turn) => known.has(turn))))
+    throw new Error("the dump is of another dataset");
+  return { dumped, conversations };
 }

@@ -14,29 +14,11 @@
  *   [--locomo path/to/locomo10.json] (the dump's dataset: the generated one of recall-quality.ts by
  *   default, `--conversations`, `--seed`).
  */
-import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { fuseRankings } from "../../../core/memory/hybrid.ts";
 import { candidateDepth, recallSemanticFloor } from "../../../core/memory/hybrid-recall.ts";
-import type { DumpedQuestion } from "./candidate-dump.ts";
-import { generateDataset } from "./dataset.ts";
-import { loadLocomo } from "./locomo.ts";
+import { type DumpedQuestion, readDumpAndDataset } from "./candidate-dump.ts";
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    locomo: { type: "string" },
-    conversations: { type: "string", default: "24" },
-    seed: { type: "string", default: "20261124" },
-  },
-});
-const file = positionals[0];
-if (!file) throw new Error("usage: session-neighbours.ts candidates.json [--locomo path]");
-const dumped = JSON.parse(await readFile(file, "utf8")) as DumpedQuestion[];
-const conversations =
-  values.locomo === undefined
-    ? generateDataset({ conversations: Number(values.conversations), seed: Number(values.seed) })
-    : loadLocomo(values.locomo).conversations;
+const { dumped, conversations } = await readDumpAndDataset("session-neighbours.ts");
 const nextOf = new Map<string, string>();
 const previousOf = new Map<string, string>();
 for (const { turns } of conversations)
@@ -45,9 +27,6 @@ for (const { turns } of conversations)
     nextOf.set(turns[index - 1].id, turns[index].id);
     previousOf.set(turns[index].id, turns[index - 1].id);
   }
-const known = new Set(conversations.flatMap(({ turns }) => turns.map((turn) => turn.id)));
-if (!dumped.every((question) => question.evidence.every((turn) => known.has(turn))))
-  throw new Error("the dump is of another dataset");
 
 interface Variant {
   seeds: number;
