@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { relaySource } from "../../core/sandboxes/previews/relay.ts";
 import { objectName } from "../../plugins/sandbox-kubernetes/manifests.ts";
+import { eventually } from "../support/eventually.ts";
 import { createCairnRuntime, useKubernetesTestCluster } from "../support/kubernetes-cluster-cairn.ts";
 import type { TestPlatform } from "../support/platforms.ts";
 import { echoServerSource, openSocket, serveOverNode } from "./preview-terminal-support.ts";
@@ -214,10 +215,14 @@ describe("long-running work in a sandbox pod on a real Kubernetes control plane"
     expect((await podProcesses()).some((line) => line.includes("typescript-language-server"))).toBe(true);
 
     expect((await lsp(`${lspId}/stop`)).status).toBe(200);
-    const left = await podProcesses();
-    expect(
-      left.filter((line) => line.includes("typescript-language-server") || line.includes("tsserver")),
-    ).toEqual([]);
+    // The server and the tsserver it started end once signalled, as soon as the pod's processes
+    // get a core: waited for, not assumed at the stop's answer.
+    const languageServers = async () =>
+      (await podProcesses()).filter(
+        (line) => line.includes("typescript-language-server") || line.includes("tsserver"),
+      );
+    await eventually(async () => ((await languageServers()).length === 0 ? true : undefined));
+    expect(await languageServers()).toEqual([]);
   });
 
   it("uploads and downloads raw bytes through the pod's exec API in 8 MiB execs, byte for byte", {
