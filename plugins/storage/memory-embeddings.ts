@@ -279,18 +279,27 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
       const joined = sql`from memory_embeddings e join memories m on m.id = e.memory_id and m.content_hash = e.content_hash
         where e.account_id = ${accountId} and ${where(path, "e")} and ${liveMemory(now)}${filter}`;
       if (sqlite) {
-        const rows = await run<{ id: string; updated_at: number; embedding: Uint8Array; lead: string }>(
-          sql`select m.id, m.updated_at, ${lead} as lead, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ${request.fallbackLimit}`,
+        const rows = await run<{ id: string; updated_at: number; embedding: Uint8Array }>(
+          sql`select m.id, m.updated_at, e.embedding ${joined} order by m.updated_at desc, m.id desc limit ${request.fallbackLimit}`,
         );
         const queryNorm = query.reduce((sum, value) => sum + value * value, 0);
-        const scored: NearestMemory[] = rows.map((row) => ({
+        const scored = rows.map((row) => ({
           id: row.id,
           similarity: cosineWithBytes(query, queryNorm, row.embedding),
           updatedAt: new Date(Number(row.updated_at)),
-          lead: row.lead,
         }));
         scored.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        return scored.slice(0, request.limit);
+        const nearest = scored.slice(0, request.limit);
+        // The leads of the rows answered only: the scan may hold thousands of rows, and a
+        // content read is the row's overflow pages too.
+        const leads = new Map<string, string>();
+        if (nearest.length > 0) {
+          const read = await run<{ id: string; lead: string }>(
+            sql`select m.id, ${lead} as lead from memories m where m.id in (${list(nearest.map((row) => row.id))})`,
+          );
+          for (const row of read) leads.set(row.id, row.lead);
+        }
+        return nearest.map((row): NearestMemory => ({ ...row, lead: leads.get(row.id) ?? "" }));
       }
       // Distances in the stored single precision; the HNSW walk orders by the index's half-
       // precision expression (the only order that uses it), and its rows come back with their
@@ -331,11 +340,13 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
       const total = Number(counted?.total ?? 0);
       const searched = scoped ? Number(counted?.scoped ?? 0) + Number(counted?.unscoped ?? 0) : total;
       const passed = Math.max(total, Number(counted?.vectors ?? 0));
-      // Every candidate compared exactly, the memories checks with each.
+      // Every candidate compared exactly, the memories checks with each; leads read for the rows answered.
       const exactly = () =>
         run<Nearest>(
-          sql`with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at, ${lead} as lead ${joined})
-           select memory_id, distance, updated_at, lead from candidates order by distance, memory_id limit ${request.limit}`,
+          sql`with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined}),
+           nearest as materialized (select memory_id, distance, updated_at from candidates order by distance, memory_id limit ${request.limit})
+           select n.memory_id, n.distance, n.updated_at, ${lead} as lead from nearest n join memories m on m.id = n.memory_id
+           order by n.distance, n.memory_id`,
         );
       let rows: Nearest[];
       if (total <= request.fallbackLimit) {
