@@ -7,6 +7,13 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { asksForHistory } from "../../../core/memory/history.ts";
+import { type FusedMemory, fuseRankings } from "../../../core/memory/hybrid.ts";
+import {
+  candidateDepth,
+  namedSpeakerBonus,
+  recallSemanticFloor,
+  withNamedSpeakers,
+} from "../../../core/memory/hybrid-recall.ts";
 import { phraseMatches } from "../../../core/memory/scoring.ts";
 import type { TestPlatform } from "../../support/platforms.ts";
 import { scopeOf } from "./cairn-run.ts";
@@ -111,4 +118,28 @@ export async function readDumpAndDataset(
   if (!dumped.every((question) => question.evidence.every((turn) => known.has(turn))))
     throw new Error("the dump is of another dataset");
   return { dumped, conversations };
+}
+
+/**
+ * A dumped question's hybrid ranking as hybridRecall makes it (both sides at recall's depth, the
+ * named speaker's vector neighbours raised by `bonus`); `textOf` gives a turn's stored text.
+ */
+export function hybridRanking(
+  question: DumpedQuestion,
+  textOf: ReadonlyMap<string, string>,
+  bonus = namedSpeakerBonus,
+): FusedMemory[] {
+  const nearest = question.nearest.slice(0, candidateDepth).map((near) => ({
+    id: near.turn,
+    similarity: near.similarity,
+    updatedAt: new Date(0),
+    lead: textOf.get(near.turn) ?? "",
+  }));
+  return fuseRankings(
+    question.lexical
+      .slice(0, candidateDepth)
+      .map((hit) => ({ id: hit.turn, score: hit.score, phrase: hit.phrase })),
+    withNamedSpeakers(question.question, nearest, bonus),
+    { semanticFloor: recallSemanticFloor },
+  );
 }

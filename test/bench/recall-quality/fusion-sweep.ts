@@ -6,7 +6,8 @@
  * plus reciprocal-rank fusion. Deterministic; no model server, no database.
  *
  * Usage: npx node test/bench/recall-quality/fusion-sweep.ts candidates.json [wide]
- * (`wide`: the normalised variants with higher lexical shares and floors, depths 50 to 200).
+ * (`wide`: the normalised variants with higher lexical shares and floors, depths 50 to 200). Last,
+ * the lexical weight fitted for each first word of a question ("when", "how", …).
  */
 import { readFile } from "node:fs/promises";
 import { fuseRankings } from "../../../core/memory/hybrid.ts";
@@ -155,3 +156,19 @@ for (const seats of ["phrase", "phrase leaders"])
   for (const k of [5, 10])
     for (const floor of [0, 0.2, 0.3])
       line(`rrf k${k} w0.4 d100 f${floor} ${seats}`, reciprocalRank(k, 0.4, 100, floor, seats));
+
+// The lexical weight chosen by the question's first word ("when", "what", "how", …), each word's
+// weight fitted on the even half: could the form of a question say which list to trust?
+const firstWord = (question: DumpedQuestion) => question.question.toLowerCase().match(/[a-z]+/)?.[0] ?? "";
+const weights = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+const fitted = new Map<string, number>();
+for (const word of new Set(dumped.map(firstWord))) {
+  const asked = fitHalf.filter((question) => firstWord(question) === word);
+  const scored = weights.map((weight) =>
+    recallAt(reciprocalRank(5, weight, 100, 0.3, "phrase leaders"), asked),
+  );
+  fitted.set(word, weights[scored.indexOf(Math.max(...scored))] as number);
+}
+line("rrf k5 d100 f0.3 seats, weight by first word", (question) =>
+  reciprocalRank(5, fitted.get(firstWord(question)) ?? 0.4, 100, 0.3, "phrase leaders")(question),
+);

@@ -11,34 +11,15 @@
  *   default, `--conversations`, `--seed`).
  */
 import { extractEntities, speakerOf } from "../../../core/memory/entities.ts";
-import { fuseRankings } from "../../../core/memory/hybrid.ts";
-import {
-  candidateDepth,
-  namedSpeakerBonus,
-  recallSemanticFloor,
-  withNamedSpeakers,
-} from "../../../core/memory/hybrid-recall.ts";
-import { type DumpedQuestion, readDumpAndDataset } from "./candidate-dump.ts";
+import { namedSpeakerBonus } from "../../../core/memory/hybrid-recall.ts";
+import { type DumpedQuestion, hybridRanking, readDumpAndDataset } from "./candidate-dump.ts";
 import { turnText } from "./dataset.ts";
 
 const { dumped, conversations } = await readDumpAndDataset("speaker-vectors.ts");
 const textOf = new Map(conversations.flatMap(({ turns }) => turns.map((turn) => [turn.id, turnText(turn)])));
 
-function ranked(question: DumpedQuestion, bonus: number): string[] {
-  const nearest = question.nearest.slice(0, candidateDepth).map((near) => ({
-    id: near.turn,
-    similarity: near.similarity,
-    updatedAt: new Date(0),
-    lead: textOf.get(near.turn) ?? "",
-  }));
-  return fuseRankings(
-    question.lexical
-      .slice(0, candidateDepth)
-      .map((hit) => ({ id: hit.turn, score: hit.score, phrase: hit.phrase })),
-    withNamedSpeakers(question.question, nearest, bonus),
-    { semanticFloor: recallSemanticFloor },
-  ).map((row) => row.id);
-}
+const ranked = (question: DumpedQuestion, bonus: number) =>
+  hybridRanking(question, textOf, bonus).map((row) => row.id);
 
 const categories = [...new Set(dumped.map((question) => question.category))];
 const fitHalf = dumped.filter((_, index) => index % 2 === 0);
