@@ -1,8 +1,10 @@
 /**
- * One `POST {base}/embeddings` over web-standard fetch, bounded in time and in answer size, that
+ * One `POST {base}/embeddings`, bounded in time and in answer size, that
  * returns the parsed JSON of a 2xx answer and turns everything else into an EmbeddingFailure.
  * Redirects are refused, so the texts reach only the configured address.
  */
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, globalAgent as httpsGlobalAgent, request as httpsRequest } from "node:https";
 import { type EmbeddingDestination, EmbeddingFailure } from "../../core/ports/embeddings.ts";
 
 export interface EmbeddingsPost {
@@ -28,28 +30,20 @@ export async function postEmbeddings(post: EmbeddingsPost): Promise<unknown> {
     extra: { status?: number; cause?: unknown } = {},
   ) => new EmbeddingFailure(kind, message, { destination, ...extra });
   const timeout = AbortSignal.timeout(post.timeoutSeconds * 1000);
-  let status: number;
-  let text: string | null;
+  let answer: Answer;
   try {
-    const response = await fetch(post.endpoint, {
-      method: "POST",
-      headers: post.headers,
-      body: JSON.stringify(post.body),
-      signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
-      redirect: "manual",
-    });
-    status = response.status;
-    text = await readBounded(response, post.maxAnswerBytes);
+    answer = await exchange(post, signal === undefined ? timeout : AbortSignal.any([signal, timeout]));
   } catch (error) {
     // Connecting and reading fail alike: by who aborted, else the server is unreachable.
     if (signal?.aborted) throw failure("aborted", "the embedding call was cancelled", { cause: error });
     if (timeout.aborted) {
       throw failure("timeout", `${who} did not answer within ${post.timeoutSeconds} s`, { cause: error });
     }
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    const code = (error as { code?: unknown }).code;
     const reason = typeof code === "string" ? ` (${code})` : "";
     throw failure("unreachable", `${who} is unreachable${reason}`, { cause: error });
   }
+  const { status, text } = answer;
   if (status < 200 || status > 299) {
     throw failure("rejected", `${who} answered ${status}${errorDetail(status, text ?? "")}`, { status });
   }
@@ -62,29 +56,61 @@ export async function postEmbeddings(post: EmbeddingsPost): Promise<unknown> {
   }
 }
 
-/** The body as text, or null (and the rest left unread) once it passes `limit` bytes. */
-async function readBounded(response: Response, limit: number): Promise<string | null> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+interface Answer {
+  status: number;
+  /** The body, or null (and the rest left unread) once it passed `maxAnswerBytes`. */
+  text: string | null;
+}
+
+/**
+ * Connections kept alive as the global agents keep them (and through the proxy NODE_USE_ENV_PROXY
+ * sets, as theirs), but an idle one is closed after 4 s: the model server (uvicorn) closes its end
+ * after 5 s, and the global agents' 5 s would now and then send a request down a connection the
+ * server was closing.
+ */
+const idleConnectionMilliseconds = 4_000;
+const agentOptions = {
+  keepAlive: true,
+  timeout: idleConnectionMilliseconds,
+  // The environment's proxy settings when NODE_USE_ENV_PROXY is on (both global agents hold them).
+  proxyEnv: httpsGlobalAgent.options.proxyEnv,
+};
+const httpAgent = new HttpAgent(agentOptions);
+const httpsAgent = new HttpsAgent(agentOptions);
+
+/**
+ * The POST over node:http or node:https. Nothing follows a redirect: its status is the answer.
+ * Not the global fetch: through it a query's embedding cost the serving thread about 1 ms more of
+ * CPU, and took about as much longer (test/bench/model-server.ts).
+ */
+function exchange(post: EmbeddingsPost, signal: AbortSignal): Promise<Answer> {
+  const url = new URL(post.endpoint);
+  const secure = url.protocol === "https:";
+  const body = Buffer.from(JSON.stringify(post.body));
+  const headers = { ...post.headers, "content-length": String(body.byteLength) };
+  return new Promise((resolve, reject) => {
+    const outgoing = (secure ? httpsRequest : httpRequest)(
+      url,
+      { method: "POST", headers, signal, agent: secure ? httpsAgent : httpAgent },
+      (incoming) => {
+        const status = incoming.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        incoming.on("data", (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size <= post.maxAnswerBytes) chunks.push(chunk);
+          else {
+            incoming.destroy();
+            resolve({ status, text: null });
+          }
+        });
+        incoming.on("end", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }));
+        incoming.on("error", reject);
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
 }
 
 /**

@@ -2,10 +2,14 @@
  * The model server's throughput on this machine: embeddings per second for single inputs and for
  * batches of 32 and 128, one request at a time, default model and settings (eager load, CPU).
  * With each, the model server's CPU time per embedding (all its threads: ONNX Runtime's spin
- * while waiting for work counts). Then a search query's time while a request of 128 memories runs. Prints figures; run with `npx node test/bench/model-server.ts` (SVC_MODEL_* settings such as
- * SVC_MODEL_THREADS pass through to the server).
+ * while waiting for work counts). Then a search query sent as Cairn's server sends it (its embeddings
+ * client, plugins/embeddings): the round trip's p50 / p90 and the CPU each side spends on it, this
+ * process's and the model server's. Then a search query's time while a request of 128 memories
+ * runs. Prints figures; run with `npx node test/bench/model-server.ts` (SVC_MODEL_* settings such
+ * as SVC_MODEL_THREADS pass through to the server).
  */
 import { cpus, loadavg } from "node:os";
+import { createOpenAiCompatibleEmbeddings } from "../../plugins/embeddings/create-openai-compatible-embeddings.ts";
 import {
   ensureModelServerEnvironment,
   type RunningModelServer,
@@ -63,6 +67,33 @@ try {
       `batch of ${String(batchSize).padStart(3)}: ${perSecond.toFixed(1).padStart(7)} embeddings/s, ${cpuEach.toFixed(1)} ms of CPU each`,
     );
   }
+  // A search query as hybrid recall sends it, one at a time.
+  const client = createOpenAiCompatibleEmbeddings({
+    destination: "model_server",
+    baseUrl: `${server.url}/v1`,
+    apiKey: null,
+    model: null,
+    dimensions: null,
+    timeoutSeconds: 10,
+  });
+  const query = (round: number) =>
+    client.embed([`when is the planning meeting ${round}`], undefined, "query");
+  for (let round = 0; round < 50; round++) await query(round);
+  const rounds = 300;
+  const roundTrips: number[] = [];
+  const serverCpuBefore = await cpuMilliseconds(server.process.pid);
+  const clientCpuBefore = process.cpuUsage();
+  for (let round = 0; round < rounds; round++) {
+    const started = performance.now();
+    await query(round);
+    roundTrips.push(performance.now() - started);
+  }
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const serverCpu = (await cpuMilliseconds(server.process.pid)) - serverCpuBefore;
+  roundTrips.sort((a, b) => a - b);
+  console.log(
+    `a query through Cairn's client (${rounds}): p50 ${roundTrips[rounds / 2]?.toFixed(2)} ms, p90 ${roundTrips[(rounds * 9) / 10]?.toFixed(2)} ms; CPU each: this process ${((clientCpu.user + clientCpu.system) / 1000 / rounds).toFixed(2)} ms, the model server ${(serverCpu / rounds).toFixed(2)} ms`,
+  );
   // A search query sent while the embedder's request of 128 memories runs (a hybrid recall during a
   // backfill): the model runs one at a time, the request's Python work holds the interpreter.
   const queryLatencies: number[] = [];
