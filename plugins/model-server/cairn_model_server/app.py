@@ -25,6 +25,9 @@ from .settings import Settings, SettingsError, read_settings
 
 logger = logging.getLogger("cairn_model_server")
 
+# Answers of at most this many vectors are rendered on the event loop (see `embeddings`).
+INLINE_RESPONSE_VECTORS = 8
+
 
 def error(status: int, code: str, message: str) -> JSONResponse:
     # Cairn's envelope ({code, message}) with OpenAI's `type`, so either kind of client reads it.
@@ -87,7 +90,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         except InvalidRequestError as failure:
             return error(400, failure.code, str(failure))
         try:
-            embedder = await run_in_threadpool(holder.load)
+            # Loaded once: after that, no thread hop to hand it over.
+            embedder = holder.embedder or await run_in_threadpool(holder.load)
         except Exception as failure:
             logger.exception("loading the model failed")
             return error(503, "model_unavailable", f"the model could not be loaded: {failure}")
@@ -108,6 +112,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             logger.exception("embedding failed")
             return error(503, "model_failure", f"the model failed: {failure}")
         # Shaping and rendering thousands of floats takes a while: off the event loop, like the model.
+        # A few vectors (a search query's) take less than the hop to a thread and back.
+        if len(vectors) <= INLINE_RESPONSE_VECTORS:
+            return _embedding_response(vectors, parsed, model_id, tokens, batches)
         return await run_in_threadpool(_embedding_response, vectors, parsed, model_id, tokens, batches)
 
     @asynccontextmanager
