@@ -63,6 +63,8 @@ describe("OpenAI-compatible embeddings client", () => {
     expect(request.path).toBe("/v1/embeddings");
     expect(request.headers.authorization).toBe("Bearer sk-local");
     expect(request.headers["content-type"]).toBe("application/json");
+    // The answer is read as it comes: nothing here decompresses one.
+    expect(request.headers["accept-encoding"]).toBe("identity");
     expect(request.body).toEqual({
       model: "all-MiniLM-L6-v2",
       input: ["first text", "second text"],

@@ -87,7 +87,13 @@ function exchange(post: EmbeddingsPost, signal: AbortSignal): Promise<Answer> {
   const url = new URL(post.endpoint);
   const secure = url.protocol === "https:";
   const body = Buffer.from(JSON.stringify(post.body));
-  const headers = { ...post.headers, "content-length": String(body.byteLength) };
+  // Identity asked for: node:http does not decompress, and a request naming no encoding leaves
+  // the server free to choose one.
+  const headers = {
+    ...post.headers,
+    "content-length": String(body.byteLength),
+    "accept-encoding": "identity",
+  };
   return new Promise((resolve, reject) => {
     const outgoing = (secure ? httpsRequest : httpRequest)(
       url,
