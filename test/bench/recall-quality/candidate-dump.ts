@@ -143,3 +143,44 @@ export function hybridRanking(
     { semanticFloor: recallSemanticFloor },
   );
 }
+
+/** A dumped question's turns, best first (only the first ten are read). */
+export type DumpRanker = (question: DumpedQuestion) => readonly string[];
+
+function recallAtTen(rank: DumpRanker, questions: readonly DumpedQuestion[]): string {
+  let sum = 0;
+  for (const question of questions) {
+    const top = rank(question).slice(0, 10);
+    sum += question.evidence.filter((turn) => top.includes(turn)).length / question.evidence.length;
+  }
+  return (sum / Math.max(1, questions.length)).toFixed(3);
+}
+
+/**
+ * Recall@10 of each variant, one line each under a header: on the even questions (where a
+ * variant is chosen), then on the odd ones by category and together (what is reported), then
+ * over all questions.
+ */
+export function printFitAndReport(
+  dumped: readonly DumpedQuestion[],
+  variants: ReadonlyArray<readonly [label: string, rank: DumpRanker]>,
+  { heading = "variant", width = 26 } = {},
+): void {
+  const categories = [...new Set(dumped.map((question) => question.category))];
+  const fitHalf = dumped.filter((_, index) => index % 2 === 0);
+  const reportHalf = dumped.filter((_, index) => index % 2 === 1);
+  console.log(
+    `${heading.padEnd(width)}  fit     ${categories.map((category) => category.slice(0, 5)).join("  ")}   report  all`,
+  );
+  for (const [label, rank] of variants) {
+    const cells = categories.map((category) =>
+      recallAtTen(
+        rank,
+        reportHalf.filter((question) => question.category === category),
+      ),
+    );
+    console.log(
+      `${label.padEnd(width)}  ${recallAtTen(rank, fitHalf)}   ${cells.join("  ")}   ${recallAtTen(rank, reportHalf)}   ${recallAtTen(rank, dumped)}`,
+    );
+  }
+}

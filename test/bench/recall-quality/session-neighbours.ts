@@ -16,7 +16,7 @@
  */
 import { fuseRankings } from "../../../core/memory/hybrid.ts";
 import { candidateDepth, recallSemanticFloor } from "../../../core/memory/hybrid-recall.ts";
-import { type DumpedQuestion, readDumpAndDataset } from "./candidate-dump.ts";
+import { type DumpedQuestion, printFitAndReport, readDumpAndDataset } from "./candidate-dump.ts";
 
 const { dumped, conversations } = await readDumpAndDataset("session-neighbours.ts");
 const nextOf = new Map<string, string>();
@@ -61,48 +61,22 @@ const fused = (question: DumpedQuestion, variant: Variant) =>
     { semanticFloor: recallSemanticFloor },
   );
 
-const categories = [...new Set(dumped.map((question) => question.category))];
-const fitHalf = dumped.filter((_, index) => index % 2 === 0);
-const reportHalf = dumped.filter((_, index) => index % 2 === 1);
-type Ranker = (question: DumpedQuestion) => Array<{ id: string }>;
-function recallAt(ranker: Ranker, questions: DumpedQuestion[]) {
-  let sum = 0;
-  for (const question of questions) {
-    const top = ranker(question)
-      .slice(0, 10)
-      .map((row) => row.id);
-    sum += question.evidence.filter((turn) => top.includes(turn)).length / question.evidence.length;
-  }
-  return (sum / Math.max(1, questions.length)).toFixed(3);
-}
-function line(label: string, ranker: Ranker) {
-  const cells = categories.map((category) =>
-    recallAt(
-      ranker,
-      reportHalf.filter((question) => question.category === category),
-    ),
-  );
-  console.log(
-    `${label.padEnd(34)} ${recallAt(ranker, fitHalf)}   ${cells.join("  ")}   ${recallAt(ranker, reportHalf)}   ${recallAt(ranker, dumped)}`,
-  );
-}
-
-console.log(
-  `${"variant".padEnd(34)} fit     ${categories.map((category) => category.slice(0, 5)).join("  ")}   report  all`,
-);
 const variants: Variant[] = [{ seeds: 0, next: 0, previous: 0, add: false }];
 for (const add of [false, true])
   for (const seeds of [3, 10, 20])
     for (const next of [0.5, 0.75, 0.9])
       for (const previous of [0, 0.5]) variants.push({ seeds, next, previous, add });
-for (const [name, rank] of [
-  ["lexical", lexical],
-  ["hybrid", fused],
-] as const)
-  for (const variant of variants)
-    line(
-      variant.seeds === 0
-        ? `${name} today`
-        : `${name} s${variant.seeds} n${variant.next} p${variant.previous} ${variant.add ? "add" : "max"}`,
-      (question) => rank(question, variant),
-    );
+printFitAndReport(
+  dumped,
+  (["lexical", "hybrid"] as const).flatMap((name) =>
+    variants.map((variant) => {
+      const rank = name === "lexical" ? lexical : fused;
+      const label =
+        variant.seeds === 0
+          ? `${name} today`
+          : `${name} s${variant.seeds} n${variant.next} p${variant.previous} ${variant.add ? "add" : "max"}`;
+      return [label, (question: DumpedQuestion) => rank(question, variant).map((row) => row.id)] as const;
+    }),
+  ),
+  { width: 34 },
+);

@@ -17,7 +17,12 @@
  *   default, `--conversations`, `--seed`).
  */
 import type { FusedMemory } from "../../../core/memory/hybrid.ts";
-import { type DumpedQuestion, hybridRanking, readDumpAndDataset } from "./candidate-dump.ts";
+import {
+  type DumpedQuestion,
+  hybridRanking,
+  printFitAndReport,
+  readDumpAndDataset,
+} from "./candidate-dump.ts";
 import { turnText } from "./dataset.ts";
 
 const { dumped, conversations } = await readDumpAndDataset("session-spread.ts");
@@ -83,14 +88,6 @@ function gather(rows: FusedMemory[], beta: number, depth: number): string[] {
 
 type Ten = (rows: FusedMemory[]) => string[];
 const rankings = new Map(dumped.map((question) => [question, hybridRanking(question, textOf)]));
-function recallAt(ten: Ten, questions: DumpedQuestion[]): string {
-  let sum = 0;
-  for (const question of questions) {
-    const top = ten(rankings.get(question) ?? []);
-    sum += question.evidence.filter((turn) => top.includes(turn)).length / question.evidence.length;
-  }
-  return (sum / Math.max(1, questions.length)).toFixed(3);
-}
 
 const variants: Array<[string, Ten]> = [["today", (rows) => rows.slice(0, 10).map((row) => row.id)]];
 for (const kept of [0, 3])
@@ -112,20 +109,9 @@ for (const depth of [10, 50])
   for (const beta of [0.02, 0.05, 0.1, 0.2])
     variants.push([`gather k ${depth} beta ${beta}`, (rows) => gather(rows, beta, depth)]);
 
-const categories = [...new Set(dumped.map((question) => question.category))];
-const fitHalf = dumped.filter((_, index) => index % 2 === 0);
-const reportHalf = dumped.filter((_, index) => index % 2 === 1);
-console.log(
-  `${"variant".padEnd(26)}  fit     ${categories.map((category) => category.slice(0, 5)).join("  ")}   report  all`,
+printFitAndReport(
+  dumped,
+  variants.map(
+    ([label, ten]) => [label, (question: DumpedQuestion) => ten(rankings.get(question) ?? [])] as const,
+  ),
 );
-for (const [name, ten] of variants) {
-  const cells = categories.map((category) =>
-    recallAt(
-      ten,
-      reportHalf.filter((question) => question.category === category),
-    ),
-  );
-  console.log(
-    `${name.padEnd(26)}  ${recallAt(ten, fitHalf)}   ${cells.join("  ")}   ${recallAt(ten, reportHalf)}   ${recallAt(ten, dumped)}`,
-  );
-}

@@ -12,7 +12,12 @@
  */
 import { extractEntities, speakerOf } from "../../../core/memory/entities.ts";
 import { namedSpeakerBonus } from "../../../core/memory/hybrid-recall.ts";
-import { type DumpedQuestion, hybridRanking, readDumpAndDataset } from "./candidate-dump.ts";
+import {
+  type DumpedQuestion,
+  hybridRanking,
+  printFitAndReport,
+  readDumpAndDataset,
+} from "./candidate-dump.ts";
 import { turnText } from "./dataset.ts";
 
 const { dumped, conversations } = await readDumpAndDataset("speaker-vectors.ts");
@@ -20,18 +25,6 @@ const textOf = new Map(conversations.flatMap(({ turns }) => turns.map((turn) => 
 
 const ranked = (question: DumpedQuestion, bonus: number) =>
   hybridRanking(question, textOf, bonus).map((row) => row.id);
-
-const categories = [...new Set(dumped.map((question) => question.category))];
-const fitHalf = dumped.filter((_, index) => index % 2 === 0);
-const reportHalf = dumped.filter((_, index) => index % 2 === 1);
-function recallAt(bonus: number, questions: DumpedQuestion[]) {
-  let sum = 0;
-  for (const question of questions) {
-    const top = ranked(question, bonus).slice(0, 10);
-    sum += question.evidence.filter((turn) => top.includes(turn)).length / question.evidence.length;
-  }
-  return (sum / Math.max(1, questions.length)).toFixed(3);
-}
 
 const naming = dumped.filter((question) => {
   const named = extractEntities(question.question);
@@ -41,15 +34,14 @@ const naming = dumped.filter((question) => {
   });
 }).length;
 console.log(`${naming} of ${dumped.length} questions name the speaker of a vector neighbour`);
-console.log(`bonus   fit     ${categories.map((category) => category.slice(0, 5)).join("  ")}   report  all`);
-for (const bonus of [0, 0.01, 0.02, namedSpeakerBonus, 0.08]) {
-  const cells = categories.map((category) =>
-    recallAt(
-      bonus,
-      reportHalf.filter((question) => question.category === category),
-    ),
-  );
-  console.log(
-    `${bonus.toFixed(2)}${bonus === namedSpeakerBonus ? "*" : " "}   ${recallAt(bonus, fitHalf)}   ${cells.join("  ")}   ${recallAt(bonus, reportHalf)}   ${recallAt(bonus, dumped)}`,
-  );
-}
+printFitAndReport(
+  dumped,
+  [0, 0.01, 0.02, namedSpeakerBonus, 0.08].map(
+    (bonus) =>
+      [
+        `${bonus.toFixed(2)}${bonus === namedSpeakerBonus ? "*" : ""}`,
+        (question) => ranked(question, bonus),
+      ] as const,
+  ),
+  { heading: "bonus", width: 6 },
+);
