@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { asksWhen, extractEventDates, maxEventDates, mentionsTime, unionDates } from "./dates.ts";
+import {
+  asksWhen,
+  extractEventDates,
+  inQueryPeriod,
+  maxEventDates,
+  mentionsTime,
+  queryPeriod,
+  unionDates,
+} from "./dates.ts";
 
 // Wednesday 13 March 2024, late in the UTC day: relative dates use the UTC calendar day.
 const wednesday = new Date("2024-03-13T23:30:00Z");
@@ -92,5 +100,63 @@ describe("mentionsTime and asksWhen", () => {
     ["Where is the party?", false],
   ])("asksWhen(%j) is %s", (query, expected) => {
     expect(asksWhen(query)).toBe(expected);
+  });
+});
+
+describe("queryPeriod and inQueryPeriod", () => {
+  const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
+  it.each([
+    [
+      "What painting did Melanie show on October 13, 2023?",
+      { start: day("2023-10-13"), end: day("2023-10-14") },
+    ],
+    ["What did Gina find on 1 February, 2023?", { start: day("2023-02-01"), end: day("2023-02-02") }],
+    ["What happened on 2024-02-29?", { start: day("2024-02-29"), end: day("2024-03-01") }],
+    ["What did Maria donate in December 2023?", { start: day("2023-12-01"), end: day("2024-01-01") }],
+    [
+      "What did Mel paint in their latest project in July, 2023?",
+      { start: day("2023-07-01"), end: day("2023-08-01") },
+    ],
+    [
+      "How many times has Melanie gone to the beach in 2023?",
+      { start: day("2023-01-01"), end: day("2024-01-01") },
+    ],
+    ["When did Melanie go camping in June?", { monthOfYear: 6 }],
+    ["What did I do yesterday?", { start: day("2024-03-12"), end: day("2024-03-13") }],
+    ["What did we ship last week?", { start: day("2024-03-04"), end: day("2024-03-11") }],
+    ["Where did we go last weekend?", { start: day("2024-03-09"), end: day("2024-03-11") }],
+    ["What changed last month?", { start: day("2024-02-01"), end: day("2024-03-01") }],
+    ["Which books did I read last year?", { start: day("2023-01-01"), end: day("2024-01-01") }],
+    ["What did I decide this week?", { start: day("2024-03-11"), end: day("2024-03-18") }],
+  ])("%j", (query, expected) => {
+    expect(queryPeriod(query, wednesday)).toEqual(expected);
+  });
+
+  it.each([
+    "What does Maya do for work?",
+    "May I ask what Maya likes?",
+    "Who may come to the party?",
+    "What happened on February 30, 2023?",
+    "How many 2023 models did he sell?",
+  ])("%j names no time", (query) => {
+    expect(queryPeriod(query, wednesday)).toBeNull();
+  });
+
+  it("ends at the period, plus the slack for when a memory was said", () => {
+    const october = queryPeriod("on October 13, 2023", wednesday);
+    if (october === null) throw new Error("no period");
+    expect(inQueryPeriod(october, Date.parse("2023-10-13T18:20:00Z"), [], 0)).toBe(true);
+    expect(inQueryPeriod(october, Date.parse("2023-10-14T00:00:00Z"), [], 0)).toBe(false);
+    expect(inQueryPeriod(october, Date.parse("2023-10-16T00:00:00Z"), [], 7)).toBe(true);
+    expect(inQueryPeriod(october, Date.parse("2023-10-12T23:59:59Z"), [], 7)).toBe(false);
+    // A memory about the day, said at another time.
+    expect(inQueryPeriod(october, Date.parse("2024-01-01T00:00:00Z"), ["2023-10-13"], 0)).toBe(true);
+    expect(inQueryPeriod(october, Date.parse("2024-01-01T00:00:00Z"), ["next Friday"], 0)).toBe(false);
+    const june = queryPeriod("in June", wednesday);
+    if (june === null) throw new Error("no period");
+    expect(inQueryPeriod(june, Date.parse("2021-06-30T12:00:00Z"), [], 0)).toBe(true);
+    expect(inQueryPeriod(june, Date.parse("2021-07-05T12:00:00Z"), [], 7)).toBe(true);
+    expect(inQueryPeriod(june, Date.parse("2021-07-09T12:00:00Z"), [], 7)).toBe(false);
+    expect(inQueryPeriod(june, Date.parse("2021-01-09T12:00:00Z"), ["2019-06-02"], 0)).toBe(true);
   });
 });

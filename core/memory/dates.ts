@@ -195,3 +195,93 @@ export function mentionsTime(text: string): boolean {
 export function asksWhen(query: string): boolean {
   return asksWhenPattern.test(query.normalize("NFKC"));
 }
+
+/**
+ * The time a query asks about, when it names one (docs/memory.md#search): a day ("on October 13,
+ * 2023", "2023-10-13"), a month ("in July 2023"), a year ("in 2023"), a month of any year ("in
+ * June"), or a span before `now` ("yesterday", "last week", "last month", "last year"). Times are
+ * UTC milliseconds, `end` exclusive. Null when the query names no time, or more than one kind.
+ */
+export type QueryPeriod = { start: number; end: number } | { monthOfYear: number };
+
+const utcDay = (year: number, month: number, day: number) => Date.UTC(year, month - 1, day);
+const monthYearPattern = new RegExp(`\\b(${monthAlternatives})\\.?,?\\s+((?:19|20)\\d{2})\\b`, "i");
+const monthAlonePattern = new RegExp(
+  `\\b(?:in|during|since|until|by|early|late|mid|of|last|this)[\\s-]+(${monthAlternatives})\\b`,
+  "i",
+);
+const yearAlonePattern = /\b(?:in|during|of|since|until|by)\s+((?:19|20)\d{2})\b/i;
+const spanPattern = /\b(yesterday|today|this (?:week|month|year)|last (?:week|weekend|month|year))\b/i;
+
+export function queryPeriod(query: string, now: Date): QueryPeriod | null {
+  const text = query.normalize("NFKC");
+  const day = extractEventDates(text.replace(dayWordPattern, ""), null)[0];
+  if (day !== undefined) {
+    const [year, month, date] = day.split(/[-/]/).map(Number);
+    return { start: utcDay(year, month, date), end: utcDay(year, month, date + 1) };
+  }
+  const monthYear = monthYearPattern.exec(text);
+  if (monthYear !== null) {
+    const month = monthNumbers.get(monthYear[1].toLowerCase()) ?? 1;
+    const year = Number(monthYear[2]);
+    return { start: utcDay(year, month, 1), end: utcDay(year, month + 1, 1) };
+  }
+  const year = yearAlonePattern.exec(text);
+  if (year !== null) return { start: utcDay(Number(year[1]), 1, 1), end: utcDay(Number(year[1]) + 1, 1, 1) };
+  const month = monthAlonePattern.exec(text);
+  // "may" is also a verb: only "in May", "since May", … name the month.
+  if (month !== null) return { monthOfYear: monthNumbers.get(month[1].toLowerCase()) ?? 1 };
+  const span = spanPattern.exec(text);
+  if (span === null || Number.isNaN(now.getTime())) return null;
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth() + 1;
+  const d = now.getUTCDate();
+  const monday = d - ((now.getUTCDay() + 6) % 7);
+  switch (span[1].toLowerCase()) {
+    case "yesterday":
+      return { start: utcDay(y, m, d - 1), end: utcDay(y, m, d) };
+    case "today":
+      return { start: utcDay(y, m, d), end: utcDay(y, m, d + 1) };
+    case "this week":
+      return { start: utcDay(y, m, monday), end: utcDay(y, m, monday + 7) };
+    case "last week":
+      return { start: utcDay(y, m, monday - 7), end: utcDay(y, m, monday) };
+    case "last weekend":
+      return { start: utcDay(y, m, monday - 2), end: utcDay(y, m, monday) };
+    case "this month":
+      return { start: utcDay(y, m, 1), end: utcDay(y, m + 1, 1) };
+    case "last month":
+      return { start: utcDay(y, m - 1, 1), end: utcDay(y, m, 1) };
+    case "this year":
+      return { start: utcDay(y, 1, 1), end: utcDay(y + 1, 1, 1) };
+    default:
+      return { start: utcDay(y - 1, 1, 1), end: utcDay(y, 1, 1) };
+  }
+}
+
+/**
+ * Whether a memory said at `saidAt` (its document date, else when it was written), or about one
+ * of `eventDates`, falls in `period`. What is said about a time often comes up to `slackDays`
+ * after it ("last week I …"), so the end is extended by that much for the time it was said.
+ */
+export function inQueryPeriod(
+  period: QueryPeriod,
+  saidAt: number,
+  eventDates: readonly string[] | undefined,
+  slackDays: number,
+): boolean {
+  const slack = slackDays * dayInMilliseconds;
+  if ("monthOfYear" in period) {
+    const said = new Date(saidAt);
+    const before = new Date(saidAt - slack);
+    if (said.getUTCMonth() + 1 === period.monthOfYear || before.getUTCMonth() + 1 === period.monthOfYear)
+      return true;
+    return (eventDates ?? []).some((date) => Number(date.split(/[-/]/)[1]) === period.monthOfYear);
+  }
+  if (saidAt >= period.start && saidAt < period.end + slack) return true;
+  return (eventDates ?? []).some((date) => {
+    const [year, month, day] = date.split(/[-/]/).map(Number);
+    const time = utcDay(year, month, day);
+    return time >= period.start && time < period.end;
+  });
+}

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { NearestMemory } from "../ports/memory-store.ts";
 import { fuseRankings, type LexicalHit } from "./hybrid.ts";
-import { namedSpeakerBonus, withNamedSpeakers } from "./hybrid-recall.ts";
+import { namedSpeakerBonus, queryPeriodBonus, withNamedSpeakers, withQueryPeriod } from "./hybrid-recall.ts";
 
 type VectorHit = Pick<NearestMemory, "id" | "similarity">;
 
@@ -156,7 +156,13 @@ describe("fuseRankings", () => {
 
 describe("withNamedSpeakers", () => {
   const at = new Date(0);
-  const near = (id: string, similarity: number, lead: string) => ({ id, similarity, updatedAt: at, lead });
+  const near = (id: string, similarity: number, lead: string) => ({
+    id,
+    similarity,
+    updatedAt: at,
+    lead,
+    saidAt: at,
+  });
 
   it("raises the rows the query's person speaks, and only those, by the bonus", () => {
     const nearest = [
@@ -176,5 +182,38 @@ describe("withNamedSpeakers", () => {
     const nearest = [near("a", 0.7, "Maya: night shift again."), near("b", 0.6, "Jon: weekend plans.")];
     expect(withNamedSpeakers("what happened at work?", nearest)).toEqual(nearest);
     expect(withNamedSpeakers("What does Priya do?", nearest)).toEqual(nearest);
+  });
+});
+
+describe("withQueryPeriod", () => {
+  const now = new Date("2024-03-13T12:00:00Z");
+  const near = (id: string, similarity: number, saidAt: string) => ({
+    id,
+    similarity,
+    updatedAt: new Date(saidAt),
+    lead: "",
+    saidAt: new Date(saidAt),
+  });
+  const nearest = [
+    near("march", 0.7, "2023-03-20T10:00:00Z"),
+    near("july", 0.6, "2023-07-14T10:00:00Z"),
+    near("early-august", 0.58, "2023-08-05T10:00:00Z"),
+    near("late-august", 0.57, "2023-08-20T10:00:00Z"),
+  ];
+
+  it("raises the rows said in the time the query names, and a week after it, by the bonus", () => {
+    const raised = withQueryPeriod("What did Mel paint in July 2023?", now, nearest);
+    expect(raised.map((row) => row.similarity)).toEqual([
+      0.7,
+      0.6 + queryPeriodBonus,
+      0.58 + queryPeriodBonus,
+      0.57,
+    ]);
+    expect(ids(fuseRankings([], raised, { semanticFloor: 0.3 }))[0]).toBe("july");
+  });
+
+  it("changes nothing for a query that names no time", () => {
+    expect(withQueryPeriod("What did Mel paint?", now, nearest)).toEqual(nearest);
+    expect(withQueryPeriod("What did Mel paint in July 2021?", now, nearest)).toEqual(nearest);
   });
 });

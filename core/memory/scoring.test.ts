@@ -204,10 +204,11 @@ describe("scoreCandidates", () => {
       accessCount: 10_000,
       relationBoost: 1,
       updatedAt: daysAgo(-5),
+      createdAt: daysAgo(1),
       eventDates: ["2024-05-31"],
     });
     const [result] = scoreCandidates({
-      query: "When did Maya say blue?",
+      query: "When did Maya say blue yesterday?",
       now,
       candidates: [best],
       lexical: new Map([["best", 1]]),
@@ -247,6 +248,33 @@ describe("scoreCandidates", () => {
     ];
     expect(ids(search("When did I run a half marathon?", collection))).toEqual(["dated", "undated"]);
     expect(ids(search("Who ran a half marathon?", collection))[0]).toBe("undated");
+  });
+
+  it("ranks the rows said in the time the query names, or about it, above the others", () => {
+    const collection = [
+      row("may", "Maria: I started aerial yoga classes, so fun.", {
+        createdAt: new Date("2023-05-09T10:00:00Z"),
+      }),
+      row("december", "Maria: Trying a new workout class this week.", {
+        createdAt: new Date("2024-01-20T10:00:00Z"),
+        documentDate: new Date("2023-12-04T10:00:00Z"),
+      }),
+      row("told-later", "Maria: Last week's workout class was brutal.", {
+        createdAt: new Date("2024-01-05T10:00:00Z"),
+      }),
+      row("about", "Maria: The new workout class schedule is out.", {
+        createdAt: new Date("2024-03-01T10:00:00Z"),
+        eventDates: ["2023-12-18"],
+      }),
+    ];
+    const december = ids(search("What workout class did Maria start in December 2023?", collection));
+    expect(december.slice(0, 3).toSorted()).toEqual(["about", "december", "told-later"]);
+    expect(december[3]).toBe("may");
+    expect(ids(search("What workout class did Maria start in May 2023?", collection))[0]).toBe("may");
+    // "may" the verb names no month.
+    expect(search("What workout class may Maria start?", collection)).toEqual(
+      search("What workout class might Maria start?", collection),
+    );
   });
 
   it("ranks a transcript line spoken by the person the query names above one addressed to them", () => {

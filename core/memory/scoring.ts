@@ -7,14 +7,15 @@
  * Score (each signal in [0, 1], weights sum below 1, so the score is in [0, 1)):
  * a phrase match dominates (its weight exceeds all other weights together), then BM25 relevance
  * normalised by the best score the query could reach, then how specific the row is (small talk
- * made of words every memory uses says little), whether it names a time when the query asks
- * when, whether its speaker is the person the query names, current-vs-historical state,
+ * made of words every memory uses says little), whether it was said in the time the query names
+ * (or, less, names a time when the query asks when), whether its speaker is the person the query
+ * names, current-vs-historical state,
  * relation links (edges, or entities shared with the query), then recency and importance, which
  * only break near-ties. How often a row was read plays no part.
  */
 
 import { LRUCache } from "lru-cache";
-import { asksWhen, mentionsTime } from "./dates.ts";
+import { asksWhen, inQueryPeriod, mentionsTime, queryPeriod } from "./dates.ts";
 import { extractEntities, sharedEntities, speakerLabelLength, speakerOf } from "./entities.ts";
 import { asksForHistory } from "./history.ts";
 import { distinctIndexTerms, isIndexTerm, maxIndexTokens, queryTokens, textTerms } from "./tokenize.ts";
@@ -32,6 +33,10 @@ export interface ScoringCandidate {
   accessCount: number;
   /** Dates the row is about (YYYY-MM-DD or as written); absent = none stored. */
   eventDates?: readonly string[];
+  /** The date of the document the row came from, and when it was written: when it was said is
+   * the first, else the second (absent = neither is known). */
+  documentDate?: Date | null;
+  createdAt?: Date;
   /** 0–1 link strength through a relation edge to a lexical hit (the edge confidence); absent
    * or 0 when the row is not linked. Shared entities with the query are found here. */
   relationBoost?: number;
@@ -57,12 +62,16 @@ export interface ScoredMemory {
 
 export type PhraseMatch = "exact" | "near" | null;
 
-// Phrase weights exceed the sum of all other weights (0.44), so a phrase match ranks first.
-const exactPhraseWeight = 0.55;
-const nearPhraseWeight = 0.45;
+// Phrase weights exceed the sum of all other weights (0.45), so a phrase match ranks first, and
+// an exact one with all the others stays below 1.
+const exactPhraseWeight = 0.54;
+const nearPhraseWeight = 0.46;
 const lexicalWeight = 0.2;
 const specificityWeight = 0.08;
-const timeWeight = 0.03;
+// The time signal: the row was said in (or is about) the time the query names, or, less, the
+// query asks when and the row names a time (`whenShare`).
+const timeWeight = 0.04;
+const whenShare = 0.75;
 const speakerWeight = 0.02;
 const stateWeight = 0.05;
 const relationWeight = 0.03;
@@ -70,6 +79,12 @@ const recencyWeight = 0.02;
 const importanceWeight = 0.01;
 // Specificity looks at this many distinct index terms of a content (its first ones).
 const specificityTermLimit = 16;
+/**
+ * What is said about a time often comes this many days after it ("last week I …"): a row said up
+ * to a week after the period a query names counts as said in it. Chosen with the bonus on the
+ * even questions of LoCoMo and the generated set (test/bench/recall-quality/question-periods.ts).
+ */
+export const periodSlackDays = 7;
 // Recency halves every 30 days: last month's memory counts half as much as today's.
 const recencyHalfLifeDays = 30;
 // A row naming the query's entities is linked like a relation edge: 0.35 + 0.15 per shared
@@ -372,6 +387,7 @@ export function queryScorer(
   const phrase = queryPhrase(query);
   const queryEntities = extractEntities(query);
   const whenQuery = asksWhen(query);
+  const period = queryPeriod(query, now);
   const nowTime = now.getTime();
   const matches = new Map<string, { analysis: ContentAnalysis; phrase: PhraseMatch; entityLink: number }>();
   const match = (content: string) => {
@@ -414,7 +430,13 @@ export function queryScorer(
       if (!matched && relation === 0) continue;
       const { analysis } = row;
       if (whenQuery) analysis.mentionsTime ??= mentionsTime(candidate.content);
-      const time = whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0) ? 1 : 0;
+      const said = (candidate.documentDate ?? candidate.createdAt)?.getTime() ?? Number.NaN;
+      const time =
+        period !== null && inQueryPeriod(period, said, candidate.eventDates, periodSlackDays)
+          ? 1
+          : whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0)
+            ? whenShare
+            : 0;
       const speaker = analysis.speaker !== null && queryEntities.includes(analysis.speaker) ? 1 : 0;
       // A history query wants the replaced rows; any other query wants the current ones. The
       // bonus grows with the row's own match, so replaced small talk does not outrank an answer.

@@ -218,6 +218,9 @@ export interface NearestMemory {
   updatedAt: Date;
   /** The content's first `nearestLeadLength` characters: hybrid recall reads a speaker label there. */
   lead: string;
+  /** When the row was said: its `documentDate`, else its `createdAt` (a question naming a time
+   * raises the rows said then, core/memory/dates.ts `queryPeriod`). */
+  saidAt: Date;
 }
 
 /** Characters of each nearest row's content `nearest` answers with (`NearestMemory.lead`). */

@@ -42,6 +42,7 @@ interface Nearest {
   distance: number | string;
   updated_at: Date;
   lead: string;
+  said_at: Date;
 }
 
 /**
@@ -62,6 +63,8 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
   const { sqlite, run, runTransaction, runSession, inTransaction, time, indexedPaths } = context;
   // The start of a nearest row's content (`NearestMemory.lead`), in characters on both databases.
   const lead = raw(`substr(m.content, 1, ${nearestLeadLength})`);
+  // When a nearest row was said (`NearestMemory.saidAt`).
+  const saidAt = raw("coalesce(m.document_date, m.created_at)");
   // Memories' liveness, as the lexical candidates check it.
   const liveMemory = (now: Date) => sql`(m.expires_at is null or m.expires_at > ${time(now)})`;
   const where = (path: EmbeddingPath, alias = "") => raw(pathCondition(path, alias));
@@ -292,14 +295,17 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
         const nearest = scored.slice(0, request.limit);
         // The leads of the rows answered only: the scan may hold thousands of rows, and a
         // content read is the row's overflow pages too.
-        const leads = new Map<string, string>();
+        const leads = new Map<string, { lead: string; said_at: number }>();
         if (nearest.length > 0) {
-          const read = await run<{ id: string; lead: string }>(
-            sql`select m.id, ${lead} as lead from memories m where m.id in (${list(nearest.map((row) => row.id))})`,
+          const read = await run<{ id: string; lead: string; said_at: number }>(
+            sql`select m.id, ${lead} as lead, ${saidAt} as said_at from memories m where m.id in (${list(nearest.map((row) => row.id))})`,
           );
-          for (const row of read) leads.set(row.id, row.lead);
+          for (const row of read) leads.set(row.id, row);
         }
-        return nearest.map((row): NearestMemory => ({ ...row, lead: leads.get(row.id) ?? "" }));
+        return nearest.map((row): NearestMemory => {
+          const read = leads.get(row.id);
+          return { ...row, lead: read?.lead ?? "", saidAt: new Date(Number(read?.said_at ?? row.updatedAt)) };
+        });
       }
       // Distances in the stored single precision; the HNSW walk orders by the index's half-
       // precision expression (the only order that uses it), and its rows come back with their
@@ -345,7 +351,7 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
         run<Nearest>(
           sql`with candidates as materialized (select e.memory_id, ${distance} as distance, m.updated_at ${joined}),
            nearest as materialized (select memory_id, distance, updated_at from candidates order by distance, memory_id limit ${request.limit})
-           select n.memory_id, n.distance, n.updated_at, ${lead} as lead from nearest n join memories m on m.id = n.memory_id
+           select n.memory_id, n.distance, n.updated_at, ${lead} as lead, ${saidAt} as said_at from nearest n join memories m on m.id = n.memory_id
            order by n.distance, n.memory_id`,
         );
       let rows: Nearest[];
@@ -362,14 +368,14 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
           sql`with searched as materialized (select e.memory_id, e.content_hash, ${distance} as distance from memory_embeddings e
              where e.account_id = ${accountId} and ${where(path, "e")}${ownScope}),
            nearest as materialized (select memory_id, content_hash, distance from searched order by distance, memory_id limit ${depth})
-           select n.memory_id, n.distance, m.updated_at, ${lead} as lead from nearest n join memories m on m.id = n.memory_id and m.content_hash = n.content_hash
+           select n.memory_id, n.distance, m.updated_at, ${lead} as lead, ${saidAt} as said_at from nearest n join memories m on m.id = n.memory_id and m.content_hash = n.content_hash
            where m.account_id = ${accountId} and ${liveMemory(now)}${filter} order by n.distance, n.memory_id limit ${request.limit}`,
         );
         if (rows.length < request.limit && searched > depth) rows = await exactly();
       } else {
         rows = await run<Nearest>(
           sql`with nearest as materialized (select e.memory_id, ${distance} as distance ${filtered} order by ${indexedDistance} limit ${request.limit})
-           select n.memory_id, n.distance, m.updated_at, ${lead} as lead from nearest n join memories m on m.id = n.memory_id
+           select n.memory_id, n.distance, m.updated_at, ${lead} as lead, ${saidAt} as said_at from nearest n join memories m on m.id = n.memory_id
            order by n.distance, n.memory_id`,
         );
       }
@@ -378,6 +384,7 @@ export function createEmbeddingMethods(context: MemoryContext): EmbeddingMethods
         similarity: 1 - Number(row.distance),
         updatedAt: new Date(row.updated_at),
         lead: row.lead,
+        saidAt: new Date(row.said_at),
       }));
     },
 

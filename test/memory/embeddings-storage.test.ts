@@ -119,11 +119,15 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
     const start = Date.now() - count * 1000 - 60_000;
     const writes = Array.from({ length: count }, (_, index) =>
       // Past `nearestLeadLength` characters, so a search's leads are cut where the contract says.
-      memoryWrite(
-        `Speaker ${index}: memory ${index} of ${account.accountId}, ${"said at length ".repeat(4)}`,
-        scope,
-        new Date(start + index * 1000),
-      ),
+      ({
+        ...memoryWrite(
+          `Speaker ${index}: memory ${index} of ${account.accountId}, ${"said at length ".repeat(4)}`,
+          scope,
+          new Date(start + index * 1000),
+        ),
+        // Every other row from a document of its own date: the time it was said.
+        documentDate: index % 2 === 1 ? new Date(Date.UTC(2023, 0, 1 + index)) : null,
+      }),
     );
     const ids = (await memories.insertMany(account.accountId, writes)).map((row) => row.id);
     const rows = ids.map((id, index) => ({
@@ -131,6 +135,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       contentHash: writes[index].contentHash,
       updatedAt: writes[index].updatedAt,
       content: writes[index].content,
+      saidAt: writes[index].documentDate ?? writes[index].createdAt,
     }));
     return { ...account, rows };
   }
@@ -548,6 +553,10 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       answer.map((row) => content.get(row.id)?.slice(0, nearestLeadLength)),
     );
     expect(answer[0].lead).toHaveLength(nearestLeadLength);
+    // And when it was said: its document's date, else when it was written.
+    const saidAt = new Map(account.rows.map((row) => [row.id, row.saidAt]));
+    expect(answer.map((row) => row.saidAt)).toEqual(answer.map((row) => saidAt.get(row.id)));
+    expect(new Set(answer.map((row) => row.saidAt.getUTCFullYear())).size).toBe(2);
 
     // The scope's rows only: a row of another scope, closest of all, stays out of "default".
     const scopedRow = { id: scoped[0].id, contentHash: hash(`elsewhere ${account.accountId}`) };
@@ -664,6 +673,8 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       expect(answer.map((row) => row.lead)).toEqual(
         answer.map((row) => content.get(row.id)?.slice(0, nearestLeadLength)),
       );
+      const saidAt = new Map(account.rows.map((row) => [row.id, row.saidAt]));
+      expect(answer.map((row) => row.saidAt)).toEqual(answer.map((row) => saidAt.get(row.id)));
       // Two statements, no transaction: the account's row count, then the search, which sets
       // its own candidate list and iterative scan.
       expect(statements.map(({ sql }) => sql.trim().split(/\s+/)[0])).toEqual(["select", "with"]);
@@ -851,6 +862,10 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
           10,
         ).map((row) => row.id),
       );
+      // When each row was said, on both paths: written then (no document date), or its document's date.
+      expect(inWork.map((row) => row.saidAt)).toEqual(inWork.map((row) => row.updatedAt));
+      const saidAt = new Map(account.rows.map((row) => [row.id, row.saidAt]));
+      expect(inDefault.map((row) => row.saidAt)).toEqual(inDefault.map((row) => saidAt.get(row.id)));
       expect(await nearest(account.accountId, query, { ...options, scope: "travel" })).toEqual([]);
     },
   );

@@ -11,13 +11,15 @@ import { type FusedMemory, fuseRankings } from "../../../core/memory/hybrid.ts";
 import {
   candidateDepth,
   namedSpeakerBonus,
+  queryPeriodBonus,
   recallSemanticFloor,
   withNamedSpeakers,
+  withQueryPeriod,
 } from "../../../core/memory/hybrid-recall.ts";
 import { phraseMatches } from "../../../core/memory/scoring.ts";
 import type { TestPlatform } from "../../support/platforms.ts";
 import { scopeOf } from "./cairn-run.ts";
-import { type Conversation, generateDataset, type Question } from "./dataset.ts";
+import { type Conversation, generateDataset, type Question, turnText } from "./dataset.ts";
 import { loadLocomo } from "./locomo.ts";
 
 export interface DumpedQuestion {
@@ -120,26 +122,42 @@ export async function readDumpAndDataset(
   return { dumped, conversations };
 }
 
+/** A dataset's turns as Cairn stores them: each one's text, and when it was said (its session's date). */
+export function turnsOf(conversations: readonly Conversation[]) {
+  const turns = conversations.flatMap((conversation) => conversation.turns);
+  return {
+    textOf: new Map(turns.map((turn) => [turn.id, turnText(turn)])),
+    saidAtOf: new Map(turns.map((turn) => [turn.id, new Date(turn.sessionDate)])),
+  };
+}
+
 /**
  * A dumped question's hybrid ranking as hybridRecall makes it (both sides at recall's depth, the
- * named speaker's vector neighbours raised by `bonus`); `textOf` gives a turn's stored text.
+ * named speaker's vector neighbours raised by `bonus`, those said in the time the question names by
+ * `periodBonus`); `textOf` gives a turn's stored text, `saidAtOf` its session's date (`turnsOf`).
  */
 export function hybridRanking(
   question: DumpedQuestion,
   textOf: ReadonlyMap<string, string>,
-  bonus = namedSpeakerBonus,
+  { bonus = namedSpeakerBonus, periodBonus = queryPeriodBonus, saidAtOf = new Map<string, Date>() } = {},
 ): FusedMemory[] {
   const nearest = question.nearest.slice(0, candidateDepth).map((near) => ({
     id: near.turn,
     similarity: near.similarity,
     updatedAt: new Date(0),
     lead: textOf.get(near.turn) ?? "",
+    saidAt: saidAtOf.get(near.turn) ?? new Date(Number.NaN),
   }));
   return fuseRankings(
     question.lexical
       .slice(0, candidateDepth)
       .map((hit) => ({ id: hit.turn, score: hit.score, phrase: hit.phrase })),
-    withNamedSpeakers(question.question, nearest, bonus),
+    withQueryPeriod(
+      question.question,
+      new Date(),
+      withNamedSpeakers(question.question, nearest, bonus),
+      periodBonus,
+    ),
     { semanticFloor: recallSemanticFloor },
   );
 }

@@ -22,12 +22,12 @@ import {
   hybridRanking,
   printFitAndReport,
   readDumpAndDataset,
+  turnsOf,
 } from "./candidate-dump.ts";
-import { turnText } from "./dataset.ts";
 
 const { dumped, conversations } = await readDumpAndDataset("session-spread.ts");
 const turns = conversations.flatMap((conversation) => conversation.turns);
-const textOf = new Map(turns.map((turn) => [turn.id, turnText(turn)]));
+const { textOf, saidAtOf } = turnsOf(conversations);
 const sessionOf = new Map(turns.map((turn) => [turn.id, `${turn.conversation}/${turn.session}`]));
 const neighboursOf = new Map<string, string[]>();
 for (const { turns: ordered } of conversations)
@@ -87,7 +87,7 @@ function gather(rows: FusedMemory[], beta: number, depth: number): string[] {
 }
 
 type Ten = (rows: FusedMemory[]) => string[];
-const rankings = new Map(dumped.map((question) => [question, hybridRanking(question, textOf)]));
+const rankings = new Map(dumped.map((question) => [question, hybridRanking(question, textOf, { saidAtOf })]));
 
 const variants: Array<[string, Ten]> = [["today", (rows) => rows.slice(0, 10).map((row) => row.id)]];
 for (const kept of [0, 3])

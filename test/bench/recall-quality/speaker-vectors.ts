@@ -17,14 +17,14 @@ import {
   hybridRanking,
   printFitAndReport,
   readDumpAndDataset,
+  turnsOf,
 } from "./candidate-dump.ts";
-import { turnText } from "./dataset.ts";
 
 const { dumped, conversations } = await readDumpAndDataset("speaker-vectors.ts");
-const textOf = new Map(conversations.flatMap(({ turns }) => turns.map((turn) => [turn.id, turnText(turn)])));
+const { textOf, saidAtOf } = turnsOf(conversations);
 
 const ranked = (question: DumpedQuestion, bonus: number) =>
-  hybridRanking(question, textOf, bonus).map((row) => row.id);
+  hybridRanking(question, textOf, { bonus, saidAtOf }).map((row) => row.id);
 
 const naming = dumped.filter((question) => {
   const named = extractEntities(question.question);
