@@ -196,12 +196,7 @@ export function asksWhen(query: string): boolean {
   return asksWhenPattern.test(query.normalize("NFKC"));
 }
 
-/**
- * The time a query asks about, when it names one (docs/memory.md#search): a day ("on October 13,
- * 2023", "2023-10-13"), a month ("in July 2023"), a year ("in 2023"), a month of any year ("in
- * June"), or a span before `now` ("yesterday", "last week", "last month", "last year"). Times are
- * UTC milliseconds, `end` exclusive. Null when the query names no time, or more than one kind.
- */
+/** A span of UTC milliseconds (`end` exclusive), or a month of any year (1–12). */
 export type QueryPeriod = { start: number; end: number } | { monthOfYear: number };
 
 const utcDay = (year: number, month: number, day: number) => Date.UTC(year, month - 1, day);
@@ -213,6 +208,13 @@ const monthAlonePattern = new RegExp(
 const yearAlonePattern = /\b(?:in|during|of|since|until|by)\s+((?:19|20)\d{2})\b/i;
 const spanPattern = /\b(yesterday|today|this (?:week|month|year)|last (?:week|weekend|month|year))\b/i;
 
+/**
+ * The time a query asks about, when it names one (docs/memory.md#search): a day ("on October 13,
+ * 2023", "2023-10-13"), a month ("in July 2023"), a year ("in 2023"), a month of any year ("in
+ * June"), or a span before `now` ("yesterday", "last week", "last month", "last year"). Times are
+ * UTC milliseconds, `end` exclusive. A query naming several takes the first of these kinds it
+ * names, in this order; null when it names none.
+ */
 export function queryPeriod(query: string, now: Date): QueryPeriod | null {
   const text = query.normalize("NFKC");
   const day = extractEventDates(text.replace(dayWordPattern, ""), null)[0];
