@@ -6,7 +6,7 @@
  */
 import type { MemorySearch } from "../ports/memory-search.ts";
 import type { MemoryStore, NearestMemory } from "../ports/memory-store.ts";
-import { inQueryPeriod, queryPeriod } from "./dates.ts";
+import { asksWhen, inQueryPeriod, mentionsTime, queryPeriod } from "./dates.ts";
 import type { MemoryEmbedder } from "./embedder.ts";
 import { extractEntities, speakerOf } from "./entities.ts";
 import { asksForHistory } from "./history.ts";
@@ -20,49 +20,39 @@ export const candidateDepth = 100;
 /** Recall's semantic floor (hybrid.ts): similarities at or below it count as no match. */
 export const recallSemanticFloor = 0.3;
 /**
- * Added to a vector neighbour's similarity when its content is a transcript line ("Maya: …")
- * spoken by someone the query names, as recall's own ranking counts the speaker. Chosen on the
- * even questions of LoCoMo and of the generated set (test/bench/recall-quality/speaker-vectors.ts)
- * and reported on the odd ones: hybrid recall@10 0.741 → 0.751 and 0.632 → 0.643.
+ * What is added to a vector neighbour's similarity before fusion for the signals recall's own
+ * ranking counts too (core/memory/scoring.ts), each chosen on the even questions of LoCoMo and
+ * of the generated set and reported on the odd ones (test/bench/RESULTS.md):
+ * - `namedSpeaker`: its content is a transcript line ("Maya: …") spoken by someone the query
+ *   names (recall-quality/speaker-vectors.ts: hybrid recall@10 0.741 → 0.751 and 0.632 → 0.643);
+ * - `period`: the query names a time ("… in July 2023", "… on 3 June, 2023", "last week") and the
+ *   row was said then, up to `periodSlackDays` after (recall-quality/question-periods.ts);
+ * - `timeNamed`: the query asks when ("When did …") and the row's lead names a time ("yesterday",
+ *   "last Saturday", a date: dates.ts `mentionsTime`) (recall-quality/question-periods.ts).
  */
-export const namedSpeakerBonus = 0.04;
+export const vectorBonuses = { namedSpeaker: 0.04, period: 0.2, timeNamed: 0.1 };
 
-/** The vector neighbours with `namedSpeakerBonus` added where the query names the row's speaker. */
-export function withNamedSpeakers(
-  query: string,
-  nearest: readonly NearestMemory[],
-  bonus = namedSpeakerBonus,
-): NearestMemory[] {
-  const named = extractEntities(query);
-  if (named.length === 0) return [...nearest];
-  return nearest.map((row) => {
-    const speaker = speakerOf(row.lead);
-    return speaker !== null && named.includes(speaker) ? { ...row, similarity: row.similarity + bonus } : row;
-  });
-}
-
-/**
- * Added to a vector neighbour's similarity when the query names a time ("… in July 2023", "… on
- * 3 June, 2023", "last week") and the row was said then (up to `periodSlackDays` after), as
- * recall's own ranking counts it. Chosen on the even questions of LoCoMo and of the generated
- * set (test/bench/recall-quality/question-periods.ts) and reported on the odd ones.
- */
-export const queryPeriodBonus = 0.2;
-
-/** The vector neighbours with `queryPeriodBonus` added where they were said in the query's time. */
-export function withQueryPeriod(
+/** The vector neighbours with `bonuses` added where the query's signals hold for them. */
+export function withQuerySignals(
   query: string,
   now: Date,
   nearest: readonly NearestMemory[],
-  bonus = queryPeriodBonus,
+  bonuses = vectorBonuses,
 ): NearestMemory[] {
+  const named = extractEntities(query);
   const period = queryPeriod(query, now);
-  if (period === null) return [...nearest];
-  return nearest.map((row) =>
-    inQueryPeriod(period, row.saidAt.getTime(), undefined, periodSlackDays)
-      ? { ...row, similarity: row.similarity + bonus }
-      : row,
-  );
+  const when = asksWhen(query);
+  return nearest.map((row) => {
+    let bonus = 0;
+    if (named.length > 0) {
+      const speaker = speakerOf(row.lead);
+      if (speaker !== null && named.includes(speaker)) bonus += bonuses.namedSpeaker;
+    }
+    if (period !== null && inQueryPeriod(period, row.saidAt.getTime(), undefined, periodSlackDays))
+      bonus += bonuses.period;
+    if (when && mentionsTime(row.lead)) bonus += bonuses.timeNamed;
+    return bonus === 0 ? row : { ...row, similarity: row.similarity + bonus };
+  });
 }
 
 export interface HybridRecallSettings {
@@ -131,7 +121,7 @@ export async function hybridRecall(
       // A question about the past: recall's leader is the old row it asked for, and keeps first place.
       phrase: phraseIn(record.content) !== null || (history && position === 0),
     })),
-    withQueryPeriod(request.query, request.now, withNamedSpeakers(request.query, nearest)),
+    withQuerySignals(request.query, request.now, nearest),
     {
       semanticFloor: recallSemanticFloor,
       tieBreak: (first, second) =>

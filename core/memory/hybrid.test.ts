@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { NearestMemory } from "../ports/memory-store.ts";
 import { fuseRankings, type LexicalHit } from "./hybrid.ts";
-import { namedSpeakerBonus, queryPeriodBonus, withNamedSpeakers, withQueryPeriod } from "./hybrid-recall.ts";
+import { vectorBonuses, withQuerySignals } from "./hybrid-recall.ts";
 
 type VectorHit = Pick<NearestMemory, "id" | "similarity">;
 
@@ -154,66 +154,65 @@ describe("fuseRankings", () => {
   });
 });
 
-describe("withNamedSpeakers", () => {
-  const at = new Date(0);
-  const near = (id: string, similarity: number, lead: string) => ({
+describe("withQuerySignals", () => {
+  const now = new Date("2024-03-13T12:00:00Z");
+  const near = (id: string, similarity: number, lead: string, saidAt = "2023-01-10T10:00:00Z") => ({
     id,
     similarity,
-    updatedAt: at,
+    updatedAt: new Date(saidAt),
     lead,
-    saidAt: at,
+    saidAt: new Date(saidAt),
   });
+  const similarities = (query: string, nearest: NearestMemory[]) =>
+    withQuerySignals(query, now, nearest).map((row) => row.similarity);
 
-  it("raises the rows the query's person speaks, and only those, by the bonus", () => {
+  it("raises the rows the query's person speaks, and only those", () => {
     const nearest = [
       near("caroline", 0.62, "Caroline: I went to the support group yesterday."),
       near("melanie", 0.6, "Melanie: I painted a sunrise last week."),
       near("note", 0.59, "Melanie likes painting sunrises."),
       near("other", 0.58, "Dr. Melanie: not a label this rule reads"),
     ];
-    const raised = withNamedSpeakers("What did Melanie paint?", nearest);
-    expect(raised.map((row) => row.similarity)).toEqual([0.62, 0.6 + namedSpeakerBonus, 0.59, 0.58]);
+    const raised = withQuerySignals("What did Melanie paint?", now, nearest);
+    expect(raised.map((row) => row.similarity)).toEqual([0.62, 0.6 + vectorBonuses.namedSpeaker, 0.59, 0.58]);
     // Through fusion, the named speaker's line now leads the vectors' side.
     expect(ids(fuseRankings([], raised, { semanticFloor: 0.3 }))[0]).toBe("melanie");
     expect(ids(fuseRankings([], nearest, { semanticFloor: 0.3 }))[0]).toBe("caroline");
   });
 
-  it("changes nothing for a query that names no one, or a speaker it does not name", () => {
-    const nearest = [near("a", 0.7, "Maya: night shift again."), near("b", 0.6, "Jon: weekend plans.")];
-    expect(withNamedSpeakers("what happened at work?", nearest)).toEqual(nearest);
-    expect(withNamedSpeakers("What does Priya do?", nearest)).toEqual(nearest);
-  });
-});
-
-describe("withQueryPeriod", () => {
-  const now = new Date("2024-03-13T12:00:00Z");
-  const near = (id: string, similarity: number, saidAt: string) => ({
-    id,
-    similarity,
-    updatedAt: new Date(saidAt),
-    lead: "",
-    saidAt: new Date(saidAt),
-  });
-  const nearest = [
-    near("march", 0.7, "2023-03-20T10:00:00Z"),
-    near("july", 0.6, "2023-07-14T10:00:00Z"),
-    near("early-august", 0.58, "2023-08-05T10:00:00Z"),
-    near("late-august", 0.57, "2023-08-20T10:00:00Z"),
-  ];
-
-  it("raises the rows said in the time the query names, and a week after it, by the bonus", () => {
-    const raised = withQueryPeriod("What did Mel paint in July 2023?", now, nearest);
+  it("raises the rows said in the time the query names, and a week after it", () => {
+    const nearest = [
+      near("march", 0.7, "Mel: a canvas", "2023-03-20T10:00:00Z"),
+      near("july", 0.6, "Mel: a canvas", "2023-07-14T10:00:00Z"),
+      near("early-august", 0.58, "Mel: a canvas", "2023-08-05T10:00:00Z"),
+      near("late-august", 0.57, "Mel: a canvas", "2023-08-20T10:00:00Z"),
+    ];
+    const raised = withQuerySignals("What did they paint in July 2023?", now, nearest);
     expect(raised.map((row) => row.similarity)).toEqual([
       0.7,
-      0.6 + queryPeriodBonus,
-      0.58 + queryPeriodBonus,
+      0.6 + vectorBonuses.period,
+      0.58 + vectorBonuses.period,
       0.57,
     ]);
     expect(ids(fuseRankings([], raised, { semanticFloor: 0.3 }))[0]).toBe("july");
+    expect(similarities("What did they paint in July 2021?", nearest)).toEqual([0.7, 0.6, 0.58, 0.57]);
   });
 
-  it("changes nothing for a query that names no time", () => {
-    expect(withQueryPeriod("What did Mel paint?", now, nearest)).toEqual(nearest);
-    expect(withQueryPeriod("What did Mel paint in July 2021?", now, nearest)).toEqual(nearest);
+  it("raises the rows naming a time for a when-question only", () => {
+    const nearest = [
+      near("undated", 0.7, "Ann: The half marathon was tough, what a race."),
+      near("dated", 0.6, "Ann: I ran my first half marathon last Saturday!"),
+    ];
+    expect(similarities("When did Jon run a half marathon?", nearest)).toEqual([
+      0.7,
+      0.6 + vectorBonuses.timeNamed,
+    ]);
+    expect(similarities("How was Jon's half marathon?", nearest)).toEqual([0.7, 0.6]);
+  });
+
+  it("changes nothing for a query with none of the signals", () => {
+    const nearest = [near("a", 0.7, "Maya: night shift again."), near("b", 0.6, "Jon: weekend plans.")];
+    expect(withQuerySignals("what happened at work?", now, nearest)).toEqual(nearest);
+    expect(withQuerySignals("What does Priya do?", now, nearest)).toEqual(nearest);
   });
 });

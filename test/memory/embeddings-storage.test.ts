@@ -121,7 +121,7 @@ describe.each(storageTargets)("memory vectors on %s", (target) => {
       // Past `nearestLeadLength` characters, so a search's leads are cut where the contract says.
       ({
         ...memoryWrite(
-          `Speaker ${index}: memory ${index} of ${account.accountId}, ${"said at length ".repeat(4)}`,
+          `Speaker ${index}: memory ${index} of ${account.accountId}, ${"said at length ".repeat(20)}`,
           scope,
           new Date(start + index * 1000),
         ),

@@ -10,13 +10,12 @@ import { asksForHistory } from "../../../core/memory/history.ts";
 import { type FusedMemory, fuseRankings } from "../../../core/memory/hybrid.ts";
 import {
   candidateDepth,
-  namedSpeakerBonus,
-  queryPeriodBonus,
   recallSemanticFloor,
-  withNamedSpeakers,
-  withQueryPeriod,
+  vectorBonuses,
+  withQuerySignals,
 } from "../../../core/memory/hybrid-recall.ts";
 import { phraseMatches } from "../../../core/memory/scoring.ts";
+import { nearestLeadLength } from "../../../core/ports/memory-store.ts";
 import type { TestPlatform } from "../../support/platforms.ts";
 import { scopeOf } from "./cairn-run.ts";
 import { type Conversation, generateDataset, type Question, turnText } from "./dataset.ts";
@@ -133,31 +132,26 @@ export function turnsOf(conversations: readonly Conversation[]) {
 
 /**
  * A dumped question's hybrid ranking as hybridRecall makes it (both sides at recall's depth, the
- * named speaker's vector neighbours raised by `bonus`, those said in the time the question names by
- * `periodBonus`); `textOf` gives a turn's stored text, `saidAtOf` its session's date (`turnsOf`).
+ * vector neighbours raised by `bonuses` as `withQuerySignals` raises them); `textOf` gives a
+ * turn's stored text, `saidAtOf` its session's date (`turnsOf`).
  */
 export function hybridRanking(
   question: DumpedQuestion,
   textOf: ReadonlyMap<string, string>,
-  { bonus = namedSpeakerBonus, periodBonus = queryPeriodBonus, saidAtOf = new Map<string, Date>() } = {},
+  { bonuses = vectorBonuses, saidAtOf = new Map<string, Date>() } = {},
 ): FusedMemory[] {
   const nearest = question.nearest.slice(0, candidateDepth).map((near) => ({
     id: near.turn,
     similarity: near.similarity,
     updatedAt: new Date(0),
-    lead: textOf.get(near.turn) ?? "",
+    lead: (textOf.get(near.turn) ?? "").slice(0, nearestLeadLength),
     saidAt: saidAtOf.get(near.turn) ?? new Date(Number.NaN),
   }));
   return fuseRankings(
     question.lexical
       .slice(0, candidateDepth)
       .map((hit) => ({ id: hit.turn, score: hit.score, phrase: hit.phrase })),
-    withQueryPeriod(
-      question.question,
-      new Date(),
-      withNamedSpeakers(question.question, nearest, bonus),
-      periodBonus,
-    ),
+    withQuerySignals(question.question, new Date(), nearest, bonuses),
     { semanticFloor: recallSemanticFloor },
   );
 }

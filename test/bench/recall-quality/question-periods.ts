@@ -1,20 +1,21 @@
 /**
- * Would recall find more if a question naming a time ("What did Maria do in December 2023?",
- * "… on 3 June, 2023") raised the memories said in that time (core/memory/dates.ts
- * `queryPeriod`, `inQueryPeriod`)? Measured on a candidate dump (recall-quality.ts --dump) made
- * without it: each lexical hit in the period has `lexical` added to its score and each vector
- * neighbour in it `vector` added to its similarity, before fusion as hybrid recall fuses; a turn
- * is said on its session's date (its memory's document date), up to `slack` days after the period
- * counting. The lexical ranking alone is reported too, and the questions naming a time alone.
- * Chosen on the even questions, reported on the odd ones: recall's ranking adds 0.04 (its time
- * signal, core/memory/scoring.ts), and 0.2 with a slack of 7 days was best on the fit half for
- * the vectors (`queryPeriodBonus`, `periodSlackDays`). Deterministic: no model server, no
- * database.
+ * The time in a question, for hybrid recall's vector side (core/memory/hybrid-recall.ts
+ * `withQuerySignals`), measured on a candidate dump (recall-quality.ts --dump):
+ * - a question naming a time ("What did Maria do in December 2023?", "… on 3 June, 2023";
+ *   core/memory/dates.ts `queryPeriod`): each lexical hit said in it (a turn on its session's
+ *   date, up to `slack` days after) has `lexical` added to its score and each vector neighbour
+ *   `vector` added to its similarity; the lexical ranking alone and the questions naming a time
+ *   alone are reported too. On a dump made since recall counts the period itself (08e906c), the
+ *   lexical scores already hold its 0.04;
+ * - a when-question ("When did …"): each vector neighbour whose first `nearestLeadLength`
+ *   characters name a time (`mentionsTime`) has `timeNamed` added.
+ * Chosen on the even questions, reported on the odd ones (the choices: RESULTS.md, 2026-12-03
+ * fifth session). Deterministic: no model server, no database.
  *
  * Usage: npx node test/bench/recall-quality/question-periods.ts candidates.json [--locomo path]
  */
-import { inQueryPeriod, queryPeriod } from "../../../core/memory/dates.ts";
-import { candidateDepth } from "../../../core/memory/hybrid-recall.ts";
+import { asksWhen, inQueryPeriod, queryPeriod } from "../../../core/memory/dates.ts";
+import { candidateDepth, vectorBonuses } from "../../../core/memory/hybrid-recall.ts";
 import {
   type DumpedQuestion,
   hybridRanking,
@@ -76,7 +77,10 @@ const hybrid = variants.map(
     [
       label(variant),
       (question: DumpedQuestion) =>
-        hybridRanking(raised(question, variant), textOf, { periodBonus: 0 }).map((row) => row.id),
+        hybridRanking(raised(question, variant), textOf, {
+          bonuses: { ...vectorBonuses, period: 0, timeNamed: 0 },
+          saidAtOf,
+        }).map((row) => row.id),
     ] as const,
 );
 const lexicalAlone = variants
@@ -96,5 +100,23 @@ console.log("hybrid");
 printFitAndReport(dumped, hybrid, layout);
 console.log("lexical alone");
 printFitAndReport(dumped, lexicalAlone, layout);
-console.log("the questions naming a time alone, hybrid");
-printFitAndReport(dated, hybrid, layout);
+if (dated.length > 0) {
+  console.log("the questions naming a time alone, hybrid");
+  printFitAndReport(dated, hybrid, layout);
+}
+
+const when = dumped.filter((question) => asksWhen(question.question));
+console.log(`${when.length} when-questions; the vectors' bonus for a lead naming a time`);
+const timeNamed = [0, 0.05, 0.1, 0.2].map(
+  (bonus) =>
+    [
+      `${bonus}${bonus === vectorBonuses.timeNamed ? "*" : ""}`,
+      (question: DumpedQuestion) =>
+        hybridRanking(question, textOf, { bonuses: { ...vectorBonuses, timeNamed: bonus }, saidAtOf }).map(
+          (row) => row.id,
+        ),
+    ] as const,
+);
+printFitAndReport(dumped, timeNamed, { heading: "bonus", width: 6 });
+console.log("the when-questions alone");
+printFitAndReport(when, timeNamed, { heading: "bonus", width: 6 });

@@ -1,5 +1,5 @@
 /**
- * Hybrid recall's speaker bonus (core/memory/hybrid-recall.ts `withNamedSpeakers`), measured on a
+ * Hybrid recall's speaker bonus (core/memory/hybrid-recall.ts `withQuerySignals`), measured on a
  * candidate dump (recall-quality.ts --dump): each vector neighbour spoken by someone the question
  * names ("Maya: …" for "What does Maya do for work?") has a bonus added to its similarity before
  * fusion, for bonuses from 0 (before it) to 0.08; recall@10 chosen on the even questions and
@@ -11,7 +11,7 @@
  *   default, `--conversations`, `--seed`).
  */
 import { extractEntities, speakerOf } from "../../../core/memory/entities.ts";
-import { namedSpeakerBonus } from "../../../core/memory/hybrid-recall.ts";
+import { vectorBonuses } from "../../../core/memory/hybrid-recall.ts";
 import {
   type DumpedQuestion,
   hybridRanking,
@@ -24,7 +24,9 @@ const { dumped, conversations } = await readDumpAndDataset("speaker-vectors.ts")
 const { textOf, saidAtOf } = turnsOf(conversations);
 
 const ranked = (question: DumpedQuestion, bonus: number) =>
-  hybridRanking(question, textOf, { bonus, saidAtOf }).map((row) => row.id);
+  hybridRanking(question, textOf, { bonuses: { ...vectorBonuses, namedSpeaker: bonus }, saidAtOf }).map(
+    (row) => row.id,
+  );
 
 const naming = dumped.filter((question) => {
   const named = extractEntities(question.question);
@@ -36,10 +38,10 @@ const naming = dumped.filter((question) => {
 console.log(`${naming} of ${dumped.length} questions name the speaker of a vector neighbour`);
 printFitAndReport(
   dumped,
-  [0, 0.01, 0.02, namedSpeakerBonus, 0.08].map(
+  [0, 0.01, 0.02, vectorBonuses.namedSpeaker, 0.08].map(
     (bonus) =>
       [
-        `${bonus.toFixed(2)}${bonus === namedSpeakerBonus ? "*" : ""}`,
+        `${bonus.toFixed(2)}${bonus === vectorBonuses.namedSpeaker ? "*" : ""}`,
         (question) => ranked(question, bonus),
       ] as const,
   ),
