@@ -1,7 +1,7 @@
 /** Starting real server processes for end-to-end tests: a free port, a readiness wait, a clean stop. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, readlink } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -78,6 +78,43 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether `pid`, or a process it started, holds the listening TCP socket of `port` (Linux /proc). */
+async function listensOn(pid: number | undefined, port: number): Promise<boolean> {
+  if (pid === undefined) return false;
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const lines = (await readFile(table, "utf8").catch(() => "")).split("\n").slice(1);
+    for (const line of lines) {
+      const fields = line.trim().split(/\s+/);
+      // local_address, state 0A (LISTEN), inode.
+      if (fields[1]?.endsWith(hexPort) && fields[3] === "0A") inodes.add(fields[9]);
+    }
+  }
+  if (inodes.size === 0) return false;
+  const parents = new Map<number, number>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (stat) parents.set(Number(entry), parent);
+  }
+  const ours = (candidate: number) => {
+    for (let current = candidate; current > 1; current = parents.get(current) ?? 0)
+      if (current === pid) return true;
+    return false;
+  };
+  for (const candidate of parents.keys()) {
+    if (!ours(candidate)) continue;
+    const fds = await readdir(`/proc/${candidate}/fd`).catch(() => [] as string[]);
+    for (const fd of fds) {
+      const target = await readlink(`/proc/${candidate}/fd/${fd}`).catch(() => "");
+      if (inodes.has(target.slice(8, -1)) && target.startsWith("socket:[")) return true;
+    }
+  }
+  return false;
+}
+
 export interface RunningServer {
   baseUrl: string;
   process: ChildProcess;
@@ -114,7 +151,9 @@ export async function startServer(
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
     try {
-      if ((await fetch(`${baseUrl}/health`)).ok)
+      // Healthy, and the port is our process's: another process may take a port `freePort`
+      // let go of before the child binds it, and would answer in its place.
+      if ((await fetch(`${baseUrl}/health`)).ok && (await listensOn(child.pid, port)))
         return { baseUrl, process: child, output: () => output, stop };
     } catch {
       // not listening yet
