@@ -366,6 +366,10 @@ function diversify(ranked: Analysed[], limit: number): void {
   ranked.sort(compareRanked);
 }
 
+/** When a row was said: its document's date, else when it was written (NaN: unknown). */
+const saidAt = (candidate: ScoringCandidate) =>
+  (candidate.documentDate ?? candidate.createdAt)?.getTime() ?? Number.NaN;
+
 /** Rank candidate rows for a query: best first, ties by newer `updatedAt`, then smaller id.
  * Rows with no lexical match and no relation or entity link are left out. */
 export function scoreCandidates(input: ScoringInput): ScoredMemory[] {
@@ -430,9 +434,8 @@ export function queryScorer(
       if (!matched && relation === 0) continue;
       const { analysis } = row;
       if (whenQuery) analysis.mentionsTime ??= mentionsTime(candidate.content);
-      const said = (candidate.documentDate ?? candidate.createdAt)?.getTime() ?? Number.NaN;
       const time =
-        period !== null && inQueryPeriod(period, said, candidate.eventDates, periodSlackDays)
+        period !== null && inQueryPeriod(period, saidAt(candidate), candidate.eventDates, periodSlackDays)
           ? 1
           : whenQuery && (analysis.mentionsTime || (candidate.eventDates?.length ?? 0) > 0)
             ? whenShare

@@ -95,11 +95,15 @@ export async function dumpCandidates(
 /**
  * For the scripts that rank a dump offline: the dump named on the command line and the dataset it
  * was made from (`--locomo path`, or the generated one of recall-quality.ts with `--conversations`
- * and `--seed`), checked to match.
+ * and `--seed`), checked to match, with its turns as Cairn stores them: each one's text
+ * (`textOf`) and when it was said, its session's date (`saidAtOf`).
  */
-export async function readDumpAndDataset(
-  script: string,
-): Promise<{ dumped: DumpedQuestion[]; conversations: Conversation[] }> {
+export async function readDumpAndDataset(script: string): Promise<{
+  dumped: DumpedQuestion[];
+  conversations: Conversation[];
+  textOf: Map<string, string>;
+  saidAtOf: Map<string, Date>;
+}> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
@@ -115,16 +119,13 @@ export async function readDumpAndDataset(
     values.locomo === undefined
       ? generateDataset({ conversations: Number(values.conversations), seed: Number(values.seed) })
       : loadLocomo(values.locomo).conversations;
-  const known = new Set(conversations.flatMap(({ turns }) => turns.map((turn) => turn.id)));
+  const turns = conversations.flatMap((conversation) => conversation.turns);
+  const known = new Set(turns.map((turn) => turn.id));
   if (!dumped.every((question) => question.evidence.every((turn) => known.has(turn))))
     throw new Error("the dump is of another dataset");
-  return { dumped, conversations };
-}
-
-/** A dataset's turns as Cairn stores them: each one's text, and when it was said (its session's date). */
-export function turnsOf(conversations: readonly Conversation[]) {
-  const turns = conversations.flatMap((conversation) => conversation.turns);
   return {
+    dumped,
+    conversations,
     textOf: new Map(turns.map((turn) => [turn.id, turnText(turn)])),
     saidAtOf: new Map(turns.map((turn) => [turn.id, new Date(turn.sessionDate)])),
   };
@@ -133,7 +134,7 @@ export function turnsOf(conversations: readonly Conversation[]) {
 /**
  * A dumped question's hybrid ranking as hybridRecall makes it (both sides at recall's depth, the
  * vector neighbours raised by `bonuses` as `withQuerySignals` raises them); `textOf` gives a
- * turn's stored text, `saidAtOf` its session's date (`turnsOf`).
+ * turn's stored text, `saidAtOf` its session's date (both from `readDumpAndDataset`).
  */
 export function hybridRanking(
   question: DumpedQuestion,

@@ -21,11 +21,9 @@ import {
   hybridRanking,
   printFitAndReport,
   readDumpAndDataset,
-  turnsOf,
 } from "./candidate-dump.ts";
 
-const { dumped, conversations } = await readDumpAndDataset("question-periods.ts");
-const { textOf, saidAtOf } = turnsOf(conversations);
+const { dumped, textOf, saidAtOf } = await readDumpAndDataset("question-periods.ts");
 const now = new Date();
 
 interface Variant {

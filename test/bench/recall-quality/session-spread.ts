@@ -22,12 +22,10 @@ import {
   hybridRanking,
   printFitAndReport,
   readDumpAndDataset,
-  turnsOf,
 } from "./candidate-dump.ts";
 
-const { dumped, conversations } = await readDumpAndDataset("session-spread.ts");
+const { dumped, conversations, textOf, saidAtOf } = await readDumpAndDataset("session-spread.ts");
 const turns = conversations.flatMap((conversation) => conversation.turns);
-const { textOf, saidAtOf } = turnsOf(conversations);
 const sessionOf = new Map(turns.map((turn) => [turn.id, `${turn.conversation}/${turn.session}`]));
 const neighboursOf = new Map<string, string[]>();
 for (const { turns: ordered } of conversations)

@@ -17,11 +17,9 @@ import {
   hybridRanking,
   printFitAndReport,
   readDumpAndDataset,
-  turnsOf,
 } from "./candidate-dump.ts";
 
-const { dumped, conversations } = await readDumpAndDataset("speaker-vectors.ts");
-const { textOf, saidAtOf } = turnsOf(conversations);
+const { dumped, textOf, saidAtOf } = await readDumpAndDataset("speaker-vectors.ts");
 
 const ranked = (question: DumpedQuestion, bonus: number) =>
   hybridRanking(question, textOf, { bonuses: { ...vectorBonuses, namedSpeaker: bonus }, saidAtOf }).map(
