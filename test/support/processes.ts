@@ -128,7 +128,26 @@ export async function startServer(
   args: string[],
   environment: Record<string, string>,
 ): Promise<RunningServer> {
-  const port = await freePort();
+  // Another process may take the port `freePort` let go of before the child binds it: the child
+  // then stops saying so, and starts again on another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOn(await freePort(), command, args, environment);
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof Error) || !error.message.includes(portTaken)) throw error;
+    }
+  }
+}
+
+// What a server that could not listen on its port says (platform/explain-start-up-failure.ts).
+const portTaken = "it is in use by another process";
+
+async function startServerOn(
+  port: number,
+  command: string,
+  args: string[],
+  environment: Record<string, string>,
+): Promise<RunningServer> {
   const child = spawn(command, args, {
     env: { ...process.env, ...environment, SVC_PORT: String(port), SVC_HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -151,8 +170,7 @@ export async function startServer(
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
     try {
-      // Healthy, and the port is our process's: another process may take a port `freePort`
-      // let go of before the child binds it, and would answer in its place.
+      // Healthy, and the port is our process's: one that took the port would answer in its place.
       if ((await fetch(`${baseUrl}/health`)).ok && (await listensOn(child.pid, port)))
         return { baseUrl, process: child, output: () => output, stop };
     } catch {
